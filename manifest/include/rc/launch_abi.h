@@ -1,0 +1,25 @@
+// The contract between the LLVM pass and the client runtime.
+//
+// clang lowers each kernel's host stub to
+//   cudaLaunchKernel(stub, grid, block, args, shmem, stream)
+// The pass replaces it with a call of the same shape whose first argument is
+// the kernel's constant 64-bit ID:
+//   __rc_launch_kernel(id, grid, block, args, shmem, stream)
+// dim3 lowers identically in both (x86-64: i64 + i32), so only the first
+// operand and the callee change.
+#ifndef RC_LAUNCH_ABI_H
+#define RC_LAUNCH_ABI_H
+
+#include <cstdint>
+
+#define RC_LAUNCH_ENTRY "__rc_launch_kernel"
+
+// Object-file section that carries a translation unit's manifest fragment
+// from compile to link: remote-clang embeds it, the link step merges all of
+// them into `<output>.rcm` and strips the section from the output.
+#define RC_FRAGMENT_SECTION ".rc_manifest"
+// Each embedded fragment: 8-byte magic, little-endian uint64 length, then a
+// Manifest flatbuffer of that length (one module).
+#define RC_FRAGMENT_MAGIC "RCFRAG01"
+
+#endif

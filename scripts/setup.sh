@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs everything remote-clang needs on a fresh Debian 12 machine.
+# Safe to re-run: each step checks what is already there.
+#   - apt: clang 19 toolchain, libfabric, flatbuffers, googletest, ninja, ccache
+#   - .venv: pinned lit and the pinned CUDA 12.4 wheels
+#   - .cuda-root: a --cuda-path tree for clang assembled from those wheels
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+CUDA_ROOT="$ROOT/.cuda-root"
+WHEELS="$ROOT/.wheels"
+
+die() { echo "setup.sh: error: $*" >&2; exit 1; }
+say() { echo "setup.sh: $*"; }
+
+APT_PACKAGES=(clang-19 llvm-19-dev libclang-19-dev llvm-19-tools lld-19
+  libfabric-dev libfabric-bin flatbuffers-compiler libflatbuffers-dev
+  googletest libgtest-dev cmake ninja-build ccache python3-venv
+  binutils file xz-utils)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  say "installing apt packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Versions the project was verified with (DESIGN.md); fail loudly on others.
+clang_ver="$(clang-19 --version | head -1)"
+[[ "$clang_ver" == *"19.1"* ]] || die "need clang 19.1, found: $clang_ver"
+flatc_ver="$(flatc --version)"
+[[ "$flatc_ver" == *"2.0.8"* ]] || die "need flatc 2.0.8 (same as headers), found: $flatc_ver"
+pkg-config --modversion libfabric | grep -q '^1\.' || die "libfabric 1.x not found by pkg-config"
+
+# Python venv (Debian's Python is externally managed).
+PY=python3
+[ -x "$VENV/bin/python" ] || { say "creating $VENV"; "$PY" -m venv "$VENV"; }
+PIP_PINS=(lit==18.1.8
+  nvidia-cuda-nvcc-cu12==12.4.131
+  nvidia-cuda-runtime-cu12==12.4.127
+  nvidia-cuda-cccl-cu12==12.4.127.post1
+  nvidia-cublas-cu12==12.4.5.8
+  nvidia-cuda-nvcc==13.0.88)
+if ! "$VENV/bin/python" -m pip freeze 2>/dev/null | grep -q '^nvidia-cuda-nvcc==13.0.88$' ||
+   ! "$VENV/bin/python" -m pip freeze 2>/dev/null | grep -q '^lit==18.1.8$'; then
+  say "installing pinned wheels into $VENV"
+  "$VENV/bin/python" -m pip install -q --no-deps "${PIP_PINS[@]}"
+fi
+SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+NV="$SITE/nvidia"
+[ -d "$NV/cuda_nvcc" ] || die "CUDA 12.4 nvcc wheel missing under $NV"
+
+# Assemble the CUDA root clang reads with --cuda-path: symlinks into the wheels.
+say "assembling $CUDA_ROOT"
+rm -rf "$CUDA_ROOT"
+mkdir -p "$CUDA_ROOT/bin" "$CUDA_ROOT/include" "$CUDA_ROOT/lib64" "$CUDA_ROOT/nvvm"
+for d in cuda_runtime cuda_nvcc cuda_cccl cublas; do
+  [ -d "$NV/$d/include" ] || continue
+  for f in "$NV/$d/include"/*; do ln -sfn "$f" "$CUDA_ROOT/include/$(basename "$f")"; done
+done
+ln -sfn "$NV/cuda_nvcc/bin/ptxas" "$CUDA_ROOT/bin/ptxas"
+ln -sfn "$NV/cuda_nvcc/nvvm/libdevice" "$CUDA_ROOT/nvvm/libdevice"
+# clang's CUDA wrapper headers include this one; the wheels do not ship it.
+: > "$CUDA_ROOT/include/curand_mtgp32_kernel.h"
+echo "CUDA Version 12.4.131" > "$CUDA_ROOT/version.txt"
+printf '{ "cuda" : { "name" : "CUDA SDK", "version" : "12.4.1" } }\n' > "$CUDA_ROOT/version.json"
+# The cu12 nvcc wheel lacks fatbinary; CUDA 13's speaks a newer flag dialect.
+FATBIN13="$SITE/nvidia/cu13/bin/fatbinary"
+[ -x "$FATBIN13" ] || FATBIN13="$(find "$SITE/nvidia" -name fatbinary -type f | head -1)"
+[ -x "$FATBIN13" ] || die "fatbinary not found in the nvidia-cuda-nvcc 13 wheel"
+sed "s|@FATBINARY@|$FATBIN13|" "$ROOT/scripts/fatbinary-wrapper.sh.in" > "$CUDA_ROOT/bin/fatbinary"
+chmod +x "$CUDA_ROOT/bin/fatbinary"
+
+"$CUDA_ROOT/bin/ptxas" --version | grep -q 'V12.4' || die "ptxas in $CUDA_ROOT is not 12.4"
+say "ok: clang-19, flatc 2.0.8, libfabric, lit, CUDA 12.4 root at $CUDA_ROOT"

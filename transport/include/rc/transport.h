@@ -1,0 +1,56 @@
+// Message transport between the client runtime and rc-server, over libfabric
+// RDM endpoints. Addresses:
+//   tcp://HOST:PORT   provider "tcp;ofi_rxm" (across hosts, or loopback)
+//   shm://NAME        provider "shm" (same host)
+// A Listener owns the well-known endpoint. A client's first message reaches
+// it; the listener then opens a private endpoint for that client and both
+// sides continue on a one-to-one Connection, so every server session is an
+// independent object with its own thread.
+#ifndef RC_TRANSPORT_H
+#define RC_TRANSPORT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rc::transport {
+
+enum class Status { Ok, Timeout, Closed, Error };
+
+const char *statusName(Status s);
+
+class Connection {
+public:
+  virtual ~Connection() = default;
+  // Sends one message of any size (large ones are split and reassembled).
+  virtual Status send(const void *data, size_t size) = 0;
+  // Receives one whole message. timeoutMs < 0 waits forever.
+  virtual Status recv(std::vector<uint8_t> &message, int timeoutMs) = 0;
+  // False once the peer is known to be gone (process exited, connection
+  // reset, or no sign of life within the keep-alive window).
+  virtual bool peerAlive() = 0;
+  virtual std::string peerDescription() const = 0;
+  // Why the last non-Ok status happened, for error messages.
+  virtual std::string lastError() const = 0;
+};
+
+class Listener {
+public:
+  virtual ~Listener() = default;
+  // Waits for a new client; returns nullptr on timeout or error.
+  virtual std::unique_ptr<Connection> accept(int timeoutMs) = 0;
+  virtual std::string address() const = 0;
+  virtual std::string lastError() const = 0;
+};
+
+// Both return nullptr and fill *error with a sentence naming the address and
+// the reason (unreachable, refused, bad URL, provider missing, timeout).
+std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
+                                    std::string *error);
+std::unique_ptr<Listener> listen(const std::string &url, std::string *error);
+
+} // namespace rc::transport
+
+#endif
