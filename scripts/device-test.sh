@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (device tool), from the repository root, with
+# `.bundle` carried: unpacks the bundle and runs the GPU tests: every sample
+# through rc-server on the GPU, over tcp and over shm.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEST=/tmp/rc-bundle
+rm -rf "$DEST" && mkdir -p "$DEST"
+python3 -c "import tarfile,sys; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" \
+  "$ROOT/.bundle/bundle.tar.xz" "$DEST"
+export LD_LIBRARY_PATH="$DEST/rc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+nvidia-smi -L
+status=0
+bash "$ROOT/scripts/run-samples.sh" --server "$DEST/rc/bin/rc-server" \
+  --samples "$DEST/rc/samples" --transports "${RC_TRANSPORTS:-tcp shm}" || status=1
+for t in "$DEST"/rc/bin/*_gputest; do
+  [ -x "$t" ] || continue
+  echo "== $(basename "$t")"; "$t" || status=1
+done
+exit $status

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The main job: build the toolchain, build the sample CUDA project with
+# remote-clang++, show the samples' manifests, then run the samples through
+# rc-server on a GPU: the server named by RC_SERVER, else a local GPU.
+# With neither, it says so after the build.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${RC_BUILD_DIR:-$ROOT/build}"
+SAMPLES_BUILD="$BUILD/samples"
+
+echo "== 1/4 building remote-clang (toolchain, runtime, rc-server) in $BUILD"
+bash "$ROOT/scripts/build.sh" remote_clang_driver rcplugin rc-link rc-manifest rc_cudart rc-server
+
+echo "== 2/4 building test/samples/project with remote-clang++"
+if [ ! -f "$SAMPLES_BUILD/build.ninja" ]; then
+  cmake -S "$ROOT/test/samples/project" -B "$SAMPLES_BUILD" -G Ninja \
+    -DCMAKE_CXX_COMPILER="$BUILD/bin/remote-clang++" \
+    -DCMAKE_CUDA_COMPILER="$BUILD/bin/remote-clang++"
+fi
+cmake --build "$SAMPLES_BUILD"
+
+echo "== 3/4 manifests"
+for m in "$SAMPLES_BUILD"/*.rcm; do
+  echo "-- $(basename "$m")"
+  "$BUILD/bin/rc-manifest" list "$m"
+  "$BUILD/bin/rc-manifest" verify "$m"
+done
+
+echo "== 4/4 running the samples through rc-server"
+if [ -n "${RC_SERVER:-}" ]; then
+  echo "using the server named by RC_SERVER=$RC_SERVER (it must have been started with"
+  echo "  rc-server --listen ... --manifest <each sample>.rcm)"
+  exec bash "$ROOT/scripts/run-samples.sh" --samples "$SAMPLES_BUILD"
+elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  echo "local GPU: $(nvidia-smi -L | head -1)"
+  exec bash "$ROOT/scripts/run-samples.sh" --server "$BUILD/bin/rc-server" --samples "$SAMPLES_BUILD"
+else
+  cat <<MSG
+No GPU here and RC_SERVER is not set: the samples were built and their manifests
+checked, but nothing ran. To run them, start on a GPU machine
+    rc-server --listen tcp://0.0.0.0:7070 --manifest <sample>.rcm ...
+and re-run with RC_SERVER=tcp://<gpu-host>:7070 bash scripts/main.sh
+MSG
+fi

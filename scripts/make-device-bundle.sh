@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Packs what must run on the GPU machine (which has no clang) into
+# .bundle/bundle.tar.xz: rc-server, the runtime libraries, the sample binaries
+# with their manifests, and the libfabric libraries with their dependencies.
+# Carry `.bundle` with the device tool and run scripts/device-test.sh there.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${RC_BUILD_DIR:-$ROOT/build}"
+OUT="$ROOT/.bundle"
+STAGE="$(mktemp -d)"
+trap 'rm -rf "$STAGE"' EXIT
+mkdir -p "$STAGE/rc/bin" "$STAGE/rc/lib" "$STAGE/rc/samples" "$OUT"
+
+cp "$BUILD/bin/rc-server" "$STAGE/rc/bin/"
+for extra in "$BUILD"/bin/*_gputest; do [ -x "$extra" ] && cp "$extra" "$STAGE/rc/bin/"; done
+cp -L "$BUILD"/lib/librc_*.so* "$STAGE/rc/lib/"
+for b in "$BUILD"/samples/*; do
+  [ -f "$b.rcm" ] && cp "$b" "$b.rcm" "$STAGE/rc/samples/"
+done
+# libfabric and what it pulls in; glibc and libstdc++ are newer on the GPU
+# machine (Ubuntu 24.04), so those stay behind.
+for lib in $(ldd "$BUILD/bin/rc-server" "$BUILD"/lib/librc_cudart.so | awk '/=>/ {print $3}' | sort -u); do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libstdc++.so*|libgcc_s.so*|ld-linux*) ;;
+    *) cp -L "$lib" "$STAGE/rc/lib/" ;;
+  esac
+done
+tar -C "$STAGE" -cJf "$OUT/bundle.tar.xz" rc
+ls -la "$OUT/bundle.tar.xz"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The project's test command: build everything, then run every CTest suite
+# (lit + FileCheck toolchain tests, GoogleTest suites, the sample project built
+# with remote-clang++). GPU tests (label `gpu`) skip with a message when this
+# machine has no GPU; scripts/device-test.sh runs them on one.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${RC_BUILD_DIR:-$ROOT/build}"
+bash "$ROOT/scripts/build.sh"
+cd "$BUILD"
+ctest --output-on-failure -j1 "$@"
