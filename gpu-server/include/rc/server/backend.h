@@ -1,0 +1,109 @@
+// The device behind rc-server. Two implementations, clearly apart:
+//   cuda_backend.cpp  - a real GPU through the CUDA driver API (dlopen'd)
+//   host_backend.cpp  - host memory behind fake device addresses, for tests
+// A Backend is shared by all sessions; each session gets its own
+// DeviceContext (its own CUDA context), used only from that session's thread.
+// The session validates every command before calling in here, so backends
+// may assume handles exist and ranges lie inside the session's allocations.
+#ifndef RC_SERVER_BACKEND_H
+#define RC_SERVER_BACKEND_H
+
+#include "rc/server/registry.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rc::server {
+
+struct DeviceDescription {
+  std::string name;
+  uint64_t totalMem = 0;
+  std::array<uint8_t, 16> uuid{};
+  std::vector<int32_t> attributes; // indexed by CUdevice_attribute
+  std::string backend;             // "cuda" or "host-test"
+};
+
+// cudaError_t numbering (rc/server/errors.h) plus what went wrong.
+struct OpStatus {
+  int code = 0;
+  std::string detail;
+  bool ok() const { return code == 0; }
+  static OpStatus success() { return {}; }
+  static OpStatus fail(int c, std::string d) { return {c, std::move(d)}; }
+};
+
+// Backend stream/event handle. Stream handle 0 is the legacy default stream
+// and kPerThreadStream the per-thread one; anything else comes from
+// streamCreate/eventCreate.
+using NativeHandle = uint64_t;
+constexpr NativeHandle kPerThreadStream = 2;
+
+struct LaunchConfig {
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t sharedMem = 0;
+  NativeHandle stream = 0;
+};
+
+class DeviceContext {
+public:
+  virtual ~DeviceContext() = default;
+  virtual OpStatus malloc(uint64_t size, uint64_t *addr) = 0;
+  virtual OpStatus free(uint64_t addr) = 0;
+  virtual OpStatus copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
+                           NativeHandle stream) = 0;
+  // Returns after the bytes are in `dst` (the reply needs them).
+  virtual OpStatus copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
+                           NativeHandle stream) = 0;
+  virtual OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
+                           NativeHandle stream) = 0;
+  virtual OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
+                          NativeHandle stream) = 0;
+  // `args` holds kernel.argsSize bytes, aligned to 16.
+  virtual OpStatus launch(const KernelInfo &kernel, const LaunchConfig &cfg,
+                          const uint8_t *args) = 0;
+  virtual OpStatus streamCreate(uint32_t flags, int32_t priority,
+                                NativeHandle *stream) = 0;
+  virtual OpStatus streamDestroy(NativeHandle stream) = 0;
+  virtual OpStatus streamSynchronize(NativeHandle stream) = 0;
+  // code 0 when idle, kErrNotReady when work is pending.
+  virtual OpStatus streamQuery(NativeHandle stream) = 0;
+  virtual OpStatus deviceSynchronize() = 0;
+  virtual OpStatus eventCreate(uint32_t flags, NativeHandle *event) = 0;
+  virtual OpStatus eventDestroy(NativeHandle event) = 0;
+  virtual OpStatus eventRecord(NativeHandle event, NativeHandle stream) = 0;
+  virtual OpStatus eventSynchronize(NativeHandle event) = 0;
+  virtual OpStatus eventQuery(NativeHandle event) = 0;
+  virtual OpStatus eventElapsed(NativeHandle start, NativeHandle end,
+                                float *ms) = 0;
+  virtual OpStatus streamWaitEvent(NativeHandle stream, NativeHandle event,
+                                   uint32_t flags) = 0;
+  // Device address and size of a __device__/__constant__ variable in this
+  // context.
+  virtual OpStatus symbolAddress(const VariableInfo &var, uint64_t *addr,
+                                 uint64_t *size) = 0;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  // Loads every module once and resolves every kernel and variable of the
+  // registry; fails naming the first symbol that does not resolve.
+  virtual bool prepare(Registry &registry, std::string *error) = 0;
+  virtual const DeviceDescription &device() const = 0;
+  virtual std::unique_ptr<DeviceContext> createContext(std::string *error) = 0;
+  // Bytes currently allocated by all contexts (tests check frees).
+  virtual uint64_t bytesInUse() const = 0;
+};
+
+// Host test device: no GPU needed. Launches are validated, then recorded.
+std::unique_ptr<Backend> makeHostBackend();
+// Real GPU `device` through libcuda.so.1; nullptr + *error when unavailable.
+std::unique_ptr<Backend> makeCudaBackend(int device, std::string *error);
+
+} // namespace rc::server
+
+#endif

@@ -1,0 +1,49 @@
+// The host test device: host memory behind fake device addresses, so the
+// whole server (validation, copies, streams, events, sessions) can be tested
+// without a GPU. Kernels are not executed; each launch is recorded.
+#ifndef RC_SERVER_HOST_BACKEND_H
+#define RC_SERVER_HOST_BACKEND_H
+
+#include "rc/server/backend.h"
+
+#include <mutex>
+
+namespace rc::server {
+
+// Fake device addresses start here: far from where Linux puts host heaps and
+// stacks, so a host pointer passed by mistake never looks valid.
+constexpr uint64_t kHostDeviceBase = 0x0000600000000000ULL;
+
+struct LaunchRecord {
+  uint64_t kernelId = 0;
+  LaunchConfig config;
+  std::vector<uint8_t> args;
+};
+
+class HostBackend : public Backend {
+public:
+  HostBackend();
+  bool prepare(Registry &registry, std::string *error) override;
+  const DeviceDescription &device() const override { return device_; }
+  std::unique_ptr<DeviceContext> createContext(std::string *error) override;
+  uint64_t bytesInUse() const override;
+
+  // Every launch of every session, in order (for tests).
+  std::vector<LaunchRecord> launches() const;
+
+  // Used by contexts.
+  uint64_t reserve(uint64_t size); // fake address, or 0 when out of memory
+  void release(uint64_t size);
+  void record(LaunchRecord r);
+
+private:
+  DeviceDescription device_;
+  mutable std::mutex mutex_;
+  uint64_t nextAddr_ = kHostDeviceBase;
+  uint64_t inUse_ = 0;
+  std::vector<LaunchRecord> launches_;
+};
+
+} // namespace rc::server
+
+#endif

@@ -1,0 +1,85 @@
+// Everything rc-server knows about kernels and variables: the verified
+// manifests, their modules (deduplicated by fatbin hash) and flat lookup
+// tables from 64-bit ID to what a launch needs for validation.
+#ifndef RC_SERVER_REGISTRY_H
+#define RC_SERVER_REGISTRY_H
+
+#include "rc/manifest_file.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace rc::server {
+
+struct ParamInfo {
+  std::string name;
+  uint32_t offset = 0;
+  uint32_t size = 0;
+  manifest::ParamKind kind = manifest::ParamKind::Value;
+  std::vector<uint32_t> pointerOffsets; // absolute offsets in the args buffer
+};
+
+struct ModuleInfo {
+  std::string source;
+  uint64_t fatbinHash = 0;
+  const uint8_t *fatbin = nullptr; // points into a LoadedManifest's bytes
+  size_t fatbinSize = 0;
+  void *native = nullptr; // backend's loaded module (CUlibrary)
+};
+
+struct KernelInfo {
+  uint64_t id = 0;
+  std::string name;      // mangled: what cuLibraryGetKernel wants
+  std::string demangled; // for messages
+  std::string firstSite; // "file:line" of the first launch site, or ""
+  uint32_t module = 0;   // index into Registry::modules
+  uint32_t argsSize = 0;
+  std::vector<ParamInfo> params;
+  std::vector<uint32_t> manifests; // indices of manifests declaring it
+  void *native = nullptr;          // backend's handle (CUkernel)
+  // "kernel foo(int*) (launched at a.cu:12)": how errors name a launch.
+  std::string describe() const;
+};
+
+struct VariableInfo {
+  uint64_t id = 0;
+  std::string name;
+  std::string demangled;
+  uint64_t size = 0;
+  uint32_t module = 0;
+  std::vector<uint32_t> manifests;
+  void *library = nullptr; // backend's module handle (CUlibrary)
+};
+
+class Registry {
+public:
+  // Takes ownership of a verified manifest and indexes it. Fails (naming the
+  // manifest and the kernel) on inconsistent layouts or conflicting IDs.
+  bool add(LoadedManifest manifest, std::string *error);
+  bool addFile(const std::string &path, std::string *error);
+
+  const KernelInfo *kernel(uint64_t id) const;
+  const VariableInfo *variable(uint64_t id) const;
+  // Index of the manifest with this file hash, or -1.
+  int manifestByHash(uint64_t hash) const;
+
+  size_t manifestCount() const { return manifests_.size(); }
+  const LoadedManifest &manifest(size_t i) const { return *manifests_[i]; }
+
+  std::vector<ModuleInfo> modules;
+  std::unordered_map<uint64_t, KernelInfo> kernels;
+  std::unordered_map<uint64_t, VariableInfo> variables;
+
+private:
+  bool addKernel(const manifest::Kernel &k, uint32_t manifestIndex,
+                 const std::vector<uint32_t> &moduleMap, std::string *error);
+  // unique_ptr keeps the bytes (and every pointer into them) in place.
+  std::vector<std::unique_ptr<LoadedManifest>> manifests_;
+};
+
+} // namespace rc::server
+
+#endif

@@ -1,0 +1,81 @@
+// rc-server without the network: loads manifests, prepares the backend and
+// runs sessions over any rc::transport::Connection (tests use in-memory
+// ones). Each served connection gets its own thread.
+#ifndef RC_SERVER_SERVER_CORE_H
+#define RC_SERVER_SERVER_CORE_H
+
+#include "rc/server/backend.h"
+#include "rc/server/registry.h"
+#include "rc/server/session.h"
+#include "rc/transport.h"
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace rc::server {
+
+struct ServerOptions {
+  std::vector<std::string> manifests;
+  bool testDevice = false;
+  std::string authToken;
+  int device = 0;
+};
+
+class ServerCore {
+public:
+  ServerCore();
+  ~ServerCore(); // stops and joins every session
+
+  // Loads and verifies every manifest, starts the backend and resolves every
+  // kernel and variable. On failure *error says which file/symbol and why.
+  bool start(const ServerOptions &options, std::string *error);
+  // "3 manifests, 6 modules, 42 kernels, 3 variables resolved in 12.3 ms;
+  //  backend cuda (NVIDIA H100 80GB HBM3)"
+  const std::string &summary() const { return summary_; }
+
+  // Runs a session for `conn` on a new thread.
+  void serve(std::unique_ptr<transport::Connection> conn);
+  // Runs a session on the calling thread until the client leaves.
+  void runSession(transport::Connection &conn);
+  // Asks every session to end and waits for them.
+  void stop();
+
+  Backend &backend() { return *backend_; }
+  const Registry &registry() const { return registry_; }
+  uint64_t liveSessions() const { return live_; }
+  uint64_t closedSessions() const { return closed_; }
+  // True after a sticky CUDA error in any session: every context of this
+  // process is unusable, so rc-server must restart (main() re-executes).
+  bool deviceLost() const { return health_.lost(); }
+  std::string deviceLostReason() const { return health_.reason(); }
+  // Device memory held by all sessions together.
+  uint64_t bytesInUse() const { return backend_ ? backend_->bytesInUse() : 0; }
+
+private:
+  struct Worker {
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  void reapFinished();
+
+  Registry registry_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<SessionEnv> env_;
+  DeviceHealth health_;
+  std::string summary_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> nextSession_{1};
+  std::atomic<uint64_t> live_{0};
+  std::atomic<uint64_t> closed_{0};
+  std::mutex workersMutex_;
+  std::list<Worker> workers_;
+};
+
+} // namespace rc::server
+
+#endif

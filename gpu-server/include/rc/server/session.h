@@ -1,0 +1,85 @@
+// One client's session, independent of the transport: it consumes received
+// messages and produces reply messages. The first message must be Hello;
+// after it, Batches are replayed by the session's Executor.
+#ifndef RC_SERVER_SESSION_H
+#define RC_SERVER_SESSION_H
+
+#include "rc/server/backend.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace rc::server {
+
+class Executor;
+
+constexpr uint32_t kProtocolVersion = 1;
+
+// What a fault in one session does to the others. With CUDA a sticky error
+// (illegal address, launch failure, ...) poisons every context of the
+// process, existing and new (verified on an H100, driver 580): the whole
+// server must restart. Sessions report it here; ServerCore acts on it.
+class DeviceHealth {
+public:
+  void markLost(const std::string &why);
+  bool lost() const;
+  std::string reason() const;
+
+private:
+  mutable std::mutex mutex_;
+  bool lost_ = false;
+  std::string reason_;
+};
+
+struct SessionEnv {
+  const Registry &registry;
+  Backend &backend;
+  std::string authToken; // empty: no authentication
+  DeviceHealth *health = nullptr;
+};
+
+struct SessionStats {
+  uint64_t batches = 0;
+  uint64_t commands = 0;
+  uint64_t bytesIn = 0;
+  uint64_t failedBatches = 0;
+};
+
+class Session {
+public:
+  Session(const SessionEnv &env, uint64_t id);
+  ~Session(); // destroys the context: frees everything the client had
+
+  enum class Next { Continue, Close };
+  // Handles one received message, appending zero or more replies.
+  Next handle(const uint8_t *data, size_t size,
+              std::vector<std::vector<uint8_t>> &replies);
+
+  uint64_t id() const { return id_; }
+  uint32_t clientPid() const { return pid_; }
+  const std::string &clientName() const { return name_; }
+  // Why handle() returned Close ("goodbye", "handshake failed: ...").
+  const std::string &closeReason() const { return closeReason_; }
+  SessionStats stats() const;
+
+private:
+  Next onHello(const void *hello, std::vector<std::vector<uint8_t>> &replies);
+  Next onBatch(const void *batch, std::vector<std::vector<uint8_t>> &replies);
+  void replyError(uint64_t seq, int code, const std::string &message,
+                  std::vector<std::vector<uint8_t>> &replies);
+
+  const SessionEnv &env_;
+  uint64_t id_;
+  uint32_t pid_ = 0;
+  std::string name_;
+  std::string closeReason_;
+  SessionStats stats_;
+  std::unique_ptr<Executor> executor_; // exists once Hello succeeded
+};
+
+} // namespace rc::server
+
+#endif

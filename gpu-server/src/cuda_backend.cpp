@@ -1,0 +1,442 @@
+// The CUDA backend: a real GPU through the driver API, dlopen'd at run time so
+// rc-server builds and starts (with --test-device) where there is no GPU.
+// Modules are loaded once as context-independent libraries (cuLibrary*, CUDA
+// >= 12.0); every session gets its own CUcontext, current on its thread.
+#include "cuda_driver.h"
+#include "rc/server/backend.h"
+#include "rc/server/errors.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace rc::server {
+
+namespace {
+
+constexpr size_t kStagingSlots = 4;
+constexpr size_t kStagingSlotBytes = 1 << 20;
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+CUstream toStream(NativeHandle h) {
+  if (h == 0)
+    return nullptr; // legacy default stream (entry points resolved LEGACY)
+  if (h == kPerThreadStream)
+    return CU_STREAM_PER_THREAD;
+  return reinterpret_cast<CUstream>(h);
+}
+CUevent toEvent(NativeHandle h) { return reinterpret_cast<CUevent>(h); }
+
+class CudaBackend;
+
+class CudaContext : public DeviceContext {
+public:
+  CudaContext(CudaBackend &b, CUcontext ctx) : backend_(b), ctx_(ctx) {}
+  ~CudaContext() override;
+  bool initStaging(std::string *error);
+
+  OpStatus malloc(uint64_t size, uint64_t *addr) override;
+  OpStatus free(uint64_t addr) override;
+  OpStatus copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
+                   NativeHandle s) override;
+  OpStatus copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
+                   NativeHandle s) override;
+  OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
+                   NativeHandle s) override;
+  OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
+                  NativeHandle s) override;
+  OpStatus launch(const KernelInfo &kernel, const LaunchConfig &cfg,
+                  const uint8_t *args) override;
+  OpStatus streamCreate(uint32_t flags, int32_t priority,
+                        NativeHandle *stream) override;
+  OpStatus streamDestroy(NativeHandle stream) override;
+  OpStatus streamSynchronize(NativeHandle stream) override;
+  OpStatus streamQuery(NativeHandle stream) override;
+  OpStatus deviceSynchronize() override;
+  OpStatus eventCreate(uint32_t flags, NativeHandle *event) override;
+  OpStatus eventDestroy(NativeHandle event) override;
+  OpStatus eventRecord(NativeHandle event, NativeHandle stream) override;
+  OpStatus eventSynchronize(NativeHandle event) override;
+  OpStatus eventQuery(NativeHandle event) override;
+  OpStatus eventElapsed(NativeHandle start, NativeHandle end,
+                        float *ms) override;
+  OpStatus streamWaitEvent(NativeHandle stream, NativeHandle event,
+                           uint32_t flags) override;
+  OpStatus symbolAddress(const VariableInfo &var, uint64_t *addr,
+                         uint64_t *size) override;
+
+private:
+  OpStatus check(CUresult r) const;
+  const CudaDriver &drv() const;
+
+  struct Slot {
+    uint8_t *host = nullptr;
+    CUevent done = nullptr; // recorded after the copy that used the slot
+    bool used = false;
+  };
+  // Next pinned staging slot, waiting until the copy that last used it ended.
+  OpStatus takeSlot(Slot **slot);
+
+  CudaBackend &backend_;
+  CUcontext ctx_;
+  Slot slots_[kStagingSlots];
+  size_t nextSlot_ = 0;
+  std::map<uint64_t, uint64_t> allocs_; // for accounting on destroy
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
+};
+
+class CudaBackend : public Backend {
+public:
+  explicit CudaBackend(int ordinal) : ordinal_(ordinal) {}
+
+  bool init(std::string *error) {
+    if (!drv.load(error))
+      return false;
+    CUresult r = drv.cuInit(0);
+    if (r != CUDA_SUCCESS)
+      return fail(error, "cuInit failed: " + drv.describe(r));
+    int count = 0;
+    drv.cuDeviceGetCount(&count);
+    if (ordinal_ < 0 || ordinal_ >= count)
+      return fail(error, "device " + std::to_string(ordinal_) +
+                             " does not exist (" + std::to_string(count) +
+                             " CUDA devices)");
+    if ((r = drv.cuDeviceGet(&dev, ordinal_)) != CUDA_SUCCESS)
+      return fail(error, "cuDeviceGet: " + drv.describe(r));
+    char name[256] = {};
+    drv.cuDeviceGetName(name, sizeof name - 1, dev);
+    size_t total = 0;
+    drv.cuDeviceTotalMem(&total, dev);
+    CUuuid uuid{};
+    drv.cuDeviceGetUuid(&uuid, dev);
+    desc_.name = name;
+    desc_.totalMem = total;
+    std::memcpy(desc_.uuid.data(), uuid.bytes, 16);
+    desc_.attributes.assign(CU_DEVICE_ATTRIBUTE_MAX, 0);
+    // Attributes the driver does not know (newer than it) stay 0.
+    for (int a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; ++a) {
+      int v = 0;
+      if (drv.cuDeviceGetAttribute(&v, CUdevice_attribute(a), dev) ==
+          CUDA_SUCCESS)
+        desc_.attributes[a] = v;
+    }
+    desc_.backend = "cuda";
+    return true;
+  }
+
+  bool prepare(Registry &reg, std::string *error) override {
+    for (ModuleInfo &m : reg.modules) {
+      if (!m.fatbin || m.fatbinSize == 0)
+        continue; // no device code: only an error if a kernel needs it
+      // The driver reads the fatbin with aligned loads; flatbuffer vectors
+      // are only 4-byte aligned, so copy into 8-byte-aligned storage.
+      images_.emplace_back((m.fatbinSize + 7) / 8);
+      std::memcpy(images_.back().data(), m.fatbin, m.fatbinSize);
+      CUlibrary lib = nullptr;
+      CUresult r = drv.cuLibraryLoadData(&lib, images_.back().data(), nullptr,
+                                         nullptr, 0, nullptr, nullptr, 0);
+      if (r != CUDA_SUCCESS)
+        return fail(error, "cannot load module " + m.source + " (fatbin " +
+                               hex(m.fatbinHash) + "): " + drv.describe(r));
+      m.native = lib;
+    }
+    for (auto &kv : reg.kernels) {
+      KernelInfo &k = kv.second;
+      const ModuleInfo &m = reg.modules[k.module];
+      CUkernel kernel = nullptr;
+      CUresult r = m.native ? drv.cuLibraryGetKernel(
+                                  &kernel, CUlibrary(m.native), k.name.c_str())
+                            : CUDA_ERROR_NOT_FOUND;
+      if (r != CUDA_SUCCESS)
+        return fail(error, "kernel " + k.name + " (" + k.demangled +
+                               ") does not resolve in module " + m.source +
+                               ": " + drv.describe(r));
+      k.native = kernel;
+    }
+    if (reg.variables.empty())
+      return true;
+    // Globals are per context: check every name now in a scratch context so
+    // a bad manifest fails at start-up, not in some session later.
+    CUcontext scratch = nullptr;
+    CUresult r = drv.cuCtxCreate(&scratch, 0, dev);
+    if (r != CUDA_SUCCESS)
+      return fail(error, "cuCtxCreate: " + drv.describe(r));
+    bool ok = true;
+    for (auto &kv : reg.variables) {
+      VariableInfo &v = kv.second;
+      const ModuleInfo &m = reg.modules[v.module];
+      v.library = m.native;
+      CUdeviceptr p = 0;
+      size_t bytes = 0;
+      r = m.native ? drv.cuLibraryGetGlobal(&p, &bytes, CUlibrary(m.native),
+                                            v.name.c_str())
+                   : CUDA_ERROR_NOT_FOUND;
+      if (r != CUDA_SUCCESS) {
+        ok = fail(error, "variable " + v.name + " does not resolve in module " +
+                             m.source + ": " + drv.describe(r));
+        break;
+      }
+    }
+    drv.cuCtxDestroy(scratch);
+    return ok;
+  }
+
+  const DeviceDescription &device() const override { return desc_; }
+
+  std::unique_ptr<DeviceContext> createContext(std::string *error) override {
+    CUcontext ctx = nullptr;
+    // cuCtxCreate also makes the context current on the calling (session)
+    // thread, which is the only thread that will use it.
+    CUresult r = drv.cuCtxCreate(&ctx, 0, dev);
+    if (r != CUDA_SUCCESS) {
+      fail(error, "cuCtxCreate: " + drv.describe(r));
+      return nullptr;
+    }
+    auto c = std::make_unique<CudaContext>(*this, ctx);
+    if (!c->initStaging(error))
+      return nullptr;
+    return c;
+  }
+
+  uint64_t bytesInUse() const override { return inUse.load(); }
+
+  CudaDriver drv;
+  CUdevice dev = 0;
+  std::atomic<uint64_t> inUse{0};
+
+private:
+  static bool fail(std::string *error, const std::string &why) {
+    if (error)
+      *error = why;
+    return false;
+  }
+  int ordinal_;
+  DeviceDescription desc_;
+  std::vector<std::vector<uint64_t>> images_;
+};
+
+const CudaDriver &CudaContext::drv() const { return backend_.drv; }
+
+OpStatus CudaContext::check(CUresult r) const {
+  if (r == CUDA_SUCCESS)
+    return OpStatus::success();
+  return OpStatus::fail(cudaErrorFromCuResult(int(r)), drv().describe(r));
+}
+
+bool CudaContext::initStaging(std::string *error) {
+  for (Slot &s : slots_) {
+    void *p = nullptr;
+    CUresult r = drv().cuMemHostAlloc(&p, kStagingSlotBytes, 0);
+    if (r == CUDA_SUCCESS)
+      r = drv().cuEventCreate(&s.done, CU_EVENT_DISABLE_TIMING);
+    if (r != CUDA_SUCCESS) {
+      if (error)
+        *error = "cannot allocate pinned staging memory: " + drv().describe(r);
+      return false;
+    }
+    s.host = static_cast<uint8_t *>(p);
+  }
+  return true;
+}
+
+CudaContext::~CudaContext() {
+  drv().cuCtxSetCurrent(ctx_);
+  for (Slot &s : slots_) {
+    if (s.done)
+      drv().cuEventDestroy(s.done);
+    if (s.host)
+      drv().cuMemFreeHost(s.host);
+  }
+  for (auto &kv : allocs_)
+    backend_.inUse -= kv.second;
+  // Destroying the context frees every allocation, stream and event of the
+  // session, including those the client never released.
+  drv().cuCtxDestroy(ctx_);
+}
+
+OpStatus CudaContext::takeSlot(Slot **slot) {
+  Slot &s = slots_[nextSlot_];
+  nextSlot_ = (nextSlot_ + 1) % kStagingSlots;
+  if (s.used) {
+    OpStatus st = check(drv().cuEventSynchronize(s.done));
+    if (!st.ok())
+      return st;
+  }
+  s.used = true;
+  *slot = &s;
+  return OpStatus::success();
+}
+
+OpStatus CudaContext::malloc(uint64_t size, uint64_t *addr) {
+  if (size == 0) {
+    *addr = 0;
+    return OpStatus::success();
+  }
+  CUdeviceptr p = 0;
+  OpStatus st = check(drv().cuMemAlloc(&p, size));
+  if (st.ok()) {
+    *addr = p;
+    allocs_[p] = size;
+    backend_.inUse += size;
+  }
+  return st;
+}
+
+OpStatus CudaContext::free(uint64_t addr) {
+  OpStatus st = check(drv().cuMemFree(CUdeviceptr(addr)));
+  auto it = allocs_.find(addr);
+  if (st.ok() && it != allocs_.end()) {
+    backend_.inUse -= it->second;
+    allocs_.erase(it);
+  }
+  return st;
+}
+
+OpStatus CudaContext::copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
+                              NativeHandle s) {
+  // Through pinned staging: the copy stays asynchronous on the stream and the
+  // message buffer may be reused as soon as this returns.
+  for (uint64_t done = 0; done < size;) {
+    uint64_t n = std::min<uint64_t>(size - done, kStagingSlotBytes);
+    Slot *slot = nullptr;
+    OpStatus st = takeSlot(&slot);
+    if (!st.ok())
+      return st;
+    std::memcpy(slot->host, src + done, n);
+    st = check(drv().cuMemcpyHtoDAsync(dst + done, slot->host, n, toStream(s)));
+    if (st.ok())
+      st = check(drv().cuEventRecord(slot->done, toStream(s)));
+    if (!st.ok())
+      return st;
+    done += n;
+  }
+  return OpStatus::success();
+}
+
+OpStatus CudaContext::copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
+                              NativeHandle s) {
+  for (uint64_t done = 0; done < size;) {
+    uint64_t n = std::min<uint64_t>(size - done, kStagingSlotBytes);
+    Slot *slot = nullptr;
+    OpStatus st = takeSlot(&slot);
+    if (st.ok())
+      st = check(
+          drv().cuMemcpyDtoHAsync(slot->host, src + done, n, toStream(s)));
+    if (st.ok())
+      st = check(drv().cuEventRecord(slot->done, toStream(s)));
+    if (st.ok())
+      st = check(drv().cuEventSynchronize(slot->done));
+    if (!st.ok())
+      return st;
+    std::memcpy(dst + done, slot->host, n);
+    done += n;
+  }
+  return OpStatus::success();
+}
+
+OpStatus CudaContext::copyD2D(uint64_t dst, uint64_t src, uint64_t size,
+                              NativeHandle s) {
+  return check(drv().cuMemcpyDtoDAsync(dst, src, size, toStream(s)));
+}
+
+OpStatus CudaContext::memset(uint64_t dst, uint8_t value, uint64_t size,
+                             NativeHandle s) {
+  return check(drv().cuMemsetD8Async(dst, value, size, toStream(s)));
+}
+
+OpStatus CudaContext::launch(const KernelInfo &kernel, const LaunchConfig &cfg,
+                             const uint8_t *args) {
+  // kernelParams: one pointer per parameter into the packed argument bytes.
+  std::vector<void *> params;
+  params.reserve(kernel.params.size());
+  for (const ParamInfo &p : kernel.params)
+    params.push_back(const_cast<uint8_t *>(args) + p.offset);
+  // A CUkernel is accepted as a CUfunction with a current context (CUDA 12).
+  return check(drv().cuLaunchKernel(
+      reinterpret_cast<CUfunction>(kernel.native), cfg.grid[0], cfg.grid[1],
+      cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2], cfg.sharedMem,
+      toStream(cfg.stream), params.empty() ? nullptr : params.data(), nullptr));
+}
+
+OpStatus CudaContext::streamCreate(uint32_t flags, int32_t priority,
+                                   NativeHandle *stream) {
+  CUstream s = nullptr;
+  OpStatus st = check(drv().cuStreamCreateWithPriority(&s, flags, priority));
+  *stream = reinterpret_cast<NativeHandle>(s);
+  return st;
+}
+OpStatus CudaContext::streamDestroy(NativeHandle s) {
+  return check(drv().cuStreamDestroy(toStream(s)));
+}
+OpStatus CudaContext::streamSynchronize(NativeHandle s) {
+  return check(drv().cuStreamSynchronize(toStream(s)));
+}
+OpStatus CudaContext::streamQuery(NativeHandle s) {
+  return check(drv().cuStreamQuery(toStream(s)));
+}
+OpStatus CudaContext::deviceSynchronize() {
+  return check(drv().cuCtxSynchronize());
+}
+OpStatus CudaContext::eventCreate(uint32_t flags, NativeHandle *event) {
+  CUevent e = nullptr;
+  OpStatus st = check(drv().cuEventCreate(&e, flags));
+  *event = reinterpret_cast<NativeHandle>(e);
+  return st;
+}
+OpStatus CudaContext::eventDestroy(NativeHandle e) {
+  return check(drv().cuEventDestroy(toEvent(e)));
+}
+OpStatus CudaContext::eventRecord(NativeHandle e, NativeHandle s) {
+  return check(drv().cuEventRecord(toEvent(e), toStream(s)));
+}
+OpStatus CudaContext::eventSynchronize(NativeHandle e) {
+  return check(drv().cuEventSynchronize(toEvent(e)));
+}
+OpStatus CudaContext::eventQuery(NativeHandle e) {
+  return check(drv().cuEventQuery(toEvent(e)));
+}
+OpStatus CudaContext::eventElapsed(NativeHandle a, NativeHandle b, float *ms) {
+  return check(drv().cuEventElapsedTime(ms, toEvent(a), toEvent(b)));
+}
+OpStatus CudaContext::streamWaitEvent(NativeHandle s, NativeHandle e,
+                                      uint32_t flags) {
+  return check(drv().cuStreamWaitEvent(toStream(s), toEvent(e), flags));
+}
+
+OpStatus CudaContext::symbolAddress(const VariableInfo &var, uint64_t *addr,
+                                    uint64_t *size) {
+  auto it = symbols_.find(var.id);
+  if (it == symbols_.end()) {
+    // Each context has its own copy of a module's globals: resolve once.
+    CUdeviceptr p = 0;
+    size_t bytes = 0;
+    OpStatus st = check(drv().cuLibraryGetGlobal(
+        &p, &bytes, CUlibrary(var.library), var.name.c_str()));
+    if (!st.ok())
+      return st;
+    it = symbols_.emplace(var.id, std::make_pair(uint64_t(p), uint64_t(bytes)))
+             .first;
+  }
+  *addr = it->second.first;
+  *size = it->second.second;
+  return OpStatus::success();
+}
+
+} // namespace
+
+std::unique_ptr<Backend> makeCudaBackend(int device, std::string *error) {
+  auto b = std::make_unique<CudaBackend>(device);
+  if (!b->init(error))
+    return nullptr;
+  return b;
+}
+
+} // namespace rc::server

@@ -1,0 +1,544 @@
+#include "executor.h"
+#include "rc/server/errors.h"
+
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace rc::server {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+OpStatus fail(int code, std::string detail) {
+  return OpStatus::fail(code, std::move(detail));
+}
+
+// Client handles with a fixed meaning (cudaStreamLegacy, cudaStreamPerThread).
+constexpr uint64_t kLegacyStreamHandle = 1;
+constexpr uint64_t kPerThreadStreamHandle = 2;
+
+// Most read-back bytes one batch's reply may carry: a flatbuffer must stay
+// under 2 GiB, and FlatBufferBuilder aborts rather than fail beyond that.
+constexpr uint64_t kMaxPayload = 1ULL << 30;
+
+OpStatus payloadTooBig(uint64_t size) {
+  return OpStatus::fail(kErrInvalidValue,
+                        "reading " + std::to_string(size) +
+                            " more bytes would make this batch's reply "
+                            "exceed 1 GiB; split the read-back");
+}
+
+} // namespace
+
+Executor::Executor(const Registry &registry, const DeviceDescription &device,
+                   std::unique_ptr<DeviceContext> context,
+                   std::vector<bool> allowedManifests)
+    : registry_(registry), device_(device), ctx_(std::move(context)),
+      allowed_(std::move(allowedManifests)) {}
+
+bool Executor::inSession(uint64_t addr, uint64_t size) const {
+  for (const auto *table : {&allocations_, &symbolRanges_}) {
+    auto it = table->upper_bound(addr);
+    if (it == table->begin())
+      continue;
+    --it;
+    uint64_t off = addr - it->first;
+    if (off <= it->second && size <= it->second - off)
+      return true;
+  }
+  return false;
+}
+
+OpStatus Executor::checkRange(const char *role, uint64_t addr,
+                              uint64_t size) const {
+  if (inSession(addr, size))
+    return OpStatus::success();
+  return fail(kErrInvalidValue, std::string(role) + " range " + hex(addr) +
+                                    " + " + std::to_string(size) +
+                                    " bytes is not inside one allocation of "
+                                    "this session");
+}
+
+OpStatus Executor::stream(uint64_t handle, NativeHandle *out) const {
+  if (handle == 0 || handle == kLegacyStreamHandle) {
+    *out = 0;
+    return OpStatus::success();
+  }
+  if (handle == kPerThreadStreamHandle) {
+    *out = kPerThreadStream;
+    return OpStatus::success();
+  }
+  auto it = streams_.find(handle);
+  if (it == streams_.end())
+    return fail(kErrInvalidResourceHandle, "unknown stream " + hex(handle));
+  *out = it->second;
+  return OpStatus::success();
+}
+
+OpStatus Executor::event(uint64_t handle, NativeHandle *out) const {
+  auto it = events_.find(handle);
+  if (it == events_.end())
+    return fail(kErrInvalidResourceHandle, "unknown event " + hex(handle));
+  *out = it->second;
+  return OpStatus::success();
+}
+
+OpStatus Executor::variable(uint64_t id, const VariableInfo **out) {
+  const VariableInfo *v = registry_.variable(id);
+  bool allowed = false;
+  if (v)
+    for (uint32_t m : v->manifests)
+      allowed = allowed || (m < allowed_.size() && allowed_[m]);
+  if (!allowed)
+    return fail(kErrInvalidSymbol, "unknown variable id " + hex(id));
+  *out = v;
+  return OpStatus::success();
+}
+
+OpStatus Executor::symbol(const VariableInfo &v, uint64_t *addr) {
+  auto it = symbols_.find(v.id);
+  if (it == symbols_.end()) {
+    uint64_t a = 0, size = 0;
+    OpStatus st = ctx_->symbolAddress(v, &a, &size);
+    if (!st.ok())
+      return st;
+    it = symbols_.emplace(v.id, std::make_pair(a, size)).first;
+    // Kernels may be handed a variable's address (cudaGetSymbolAddress).
+    symbolRanges_[a] = size;
+  }
+  *addr = it->second.first;
+  return OpStatus::success();
+}
+
+OpStatus Executor::syncResult(OpStatus st) const {
+  if (!st.ok() && !lastLaunch_.empty())
+    st.detail += "; last launch in this session: " + lastLaunch_;
+  return st;
+}
+
+OpStatus Executor::doMalloc(const wire::Malloc &c, ResultData &r) {
+  if (c.size() > device_.totalMem)
+    return fail(kErrMemoryAllocation,
+                std::to_string(c.size()) + " bytes exceed the device memory");
+  uint64_t addr = 0;
+  OpStatus st = ctx_->malloc(c.size(), &addr);
+  if (!st.ok())
+    return st;
+  if (addr)
+    allocations_[addr] = c.size();
+  r.addr = addr;
+  return st;
+}
+
+OpStatus Executor::doFree(const wire::Free &c) {
+  if (c.addr() == 0)
+    return OpStatus::success(); // cudaFree(nullptr) is a no-op
+  auto it = allocations_.find(c.addr());
+  if (it == allocations_.end())
+    return fail(kErrInvalidValue,
+                hex(c.addr()) + " is not an allocation of this session");
+  OpStatus st = ctx_->free(c.addr());
+  if (st.ok())
+    allocations_.erase(it);
+  return st;
+}
+
+OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
+  const KernelInfo *k = registry_.kernel(c.kernel_id());
+  bool allowed = false;
+  if (k)
+    for (uint32_t m : k->manifests)
+      allowed = allowed || (m < allowed_.size() && allowed_[m]);
+  if (!allowed)
+    return fail(kErrInvalidDeviceFunction,
+                "unknown kernel id " + hex(c.kernel_id()) +
+                    " (not in the manifests this client announced)");
+  *what = "launch of " + k->describe();
+
+  LaunchConfig cfg;
+  if (!c.grid() || c.grid()->size() != 3 || !c.block() ||
+      c.block()->size() != 3)
+    return fail(kErrInvalidConfiguration, "grid and block need 3 dimensions");
+  const auto &attr = device_.attributes;
+  uint64_t threads = 1;
+  for (int i = 0; i < 3; ++i) {
+    cfg.grid[i] = c.grid()->Get(i);
+    cfg.block[i] = c.block()->Get(i);
+    if (cfg.grid[i] == 0 || cfg.block[i] == 0)
+      return fail(kErrInvalidConfiguration,
+                  "grid or block dimension of size 0");
+    threads *= cfg.block[i];
+  }
+  // The same limits the driver enforces, from the device's attributes, so
+  // the host test device rejects what a GPU would.
+  auto attrOr = [&](CUdevice_attribute a, int32_t dflt) {
+    size_t i = size_t(a);
+    return i < attr.size() && attr[i] > 0 ? uint64_t(attr[i]) : uint64_t(dflt);
+  };
+  const uint64_t maxThreads =
+      attrOr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
+  if (threads > maxThreads)
+    return fail(kErrInvalidConfiguration, std::to_string(threads) +
+                                              " threads per block exceed " +
+                                              std::to_string(maxThreads));
+  for (int i = 0; i < 3; ++i) {
+    auto blockAttr =
+        CUdevice_attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + i);
+    auto gridAttr = CUdevice_attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + i);
+    if (cfg.block[i] > attrOr(blockAttr, 1024) ||
+        cfg.grid[i] > attrOr(gridAttr, 65535))
+      return fail(
+          kErrInvalidConfiguration,
+          "grid (" + std::to_string(cfg.grid[0]) + "," +
+              std::to_string(cfg.grid[1]) + "," + std::to_string(cfg.grid[2]) +
+              ") block (" + std::to_string(cfg.block[0]) + "," +
+              std::to_string(cfg.block[1]) + "," +
+              std::to_string(cfg.block[2]) + ") exceeds the device's limits");
+  }
+  cfg.sharedMem = c.shared_mem();
+  const uint64_t maxShared =
+      attrOr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 49152);
+  if (cfg.sharedMem > maxShared)
+    return fail(kErrInvalidValue,
+                std::to_string(cfg.sharedMem) +
+                    " bytes of dynamic shared memory exceed " +
+                    std::to_string(maxShared));
+  OpStatus st = stream(c.stream(), &cfg.stream);
+  if (!st.ok())
+    return st;
+
+  size_t got = c.args() ? c.args()->size() : 0;
+  if (got != k->argsSize)
+    return fail(kErrInvalidValue, std::to_string(got) +
+                                      " bytes of arguments, the kernel takes " +
+                                      std::to_string(k->argsSize));
+  // Copy to aligned storage: the driver reads parameters in place, and a
+  // flatbuffer vector is only 4-byte aligned.
+  argBuffer_.assign(k->argsSize + 16, 0);
+  if (got)
+    std::memcpy(argBuffer_.data(), c.args()->data(), got);
+  for (size_t pi = 0; pi < k->params.size(); ++pi)
+    for (uint32_t off : k->params[pi].pointerOffsets) {
+      uint64_t ptr;
+      std::memcpy(&ptr, argBuffer_.data() + off, 8);
+      // One past the end is a valid pointer value (end iterators), so a
+      // pointer is checked as a zero-length range.
+      if (ptr != 0 && !inSession(ptr, 0))
+        return fail(
+            kErrInvalidValue,
+            "parameter " + std::to_string(pi) + " (" + k->params[pi].name +
+                ") pointer " + hex(ptr) +
+                (off != k->params[pi].offset
+                     ? " at byte " + std::to_string(off - k->params[pi].offset)
+                     : std::string()) +
+                " is not inside any allocation of this session");
+    }
+  lastLaunch_ = k->describe();
+  return ctx_->launch(*k, cfg, argBuffer_.data());
+}
+
+OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
+                           std::vector<ResultData> &results,
+                           std::string *what) {
+  using wire::Command;
+  ResultData r;
+  r.index = index;
+  NativeHandle s = 0, e = 0, e2 = 0;
+  OpStatus st;
+  switch (entry.cmd_type()) {
+  case Command::Malloc:
+    *what = "cudaMalloc";
+    st = doMalloc(*entry.cmd_as_Malloc(), r);
+    if (st.ok())
+      results.push_back(std::move(r));
+    return st;
+  case Command::Free:
+    *what = "cudaFree";
+    return doFree(*entry.cmd_as_Free());
+  case Command::MemcpyH2D: {
+    *what = "cudaMemcpyAsync (host to device)";
+    const auto &c = *entry.cmd_as_MemcpyH2D();
+    uint64_t n = c.data() ? c.data()->size() : 0;
+    // Zero-byte copies are no-ops, as in CUDA, wherever they point.
+    if (!(st = stream(c.stream(), &s)).ok() || n == 0 ||
+        !(st = checkRange("destination", c.dst(), n)).ok())
+      return st;
+    return ctx_->copyH2D(c.dst(), c.data()->data(), n, s);
+  }
+  case Command::MemcpyD2H: {
+    *what = "cudaMemcpyAsync (device to host)";
+    const auto &c = *entry.cmd_as_MemcpyD2H();
+    if (c.size() > kMaxPayload - replyBytes_)
+      return payloadTooBig(c.size());
+    replyBytes_ += c.size();
+    if (!(st = stream(c.stream(), &s)).ok() ||
+        (c.size() && !(st = checkRange("source", c.src(), c.size())).ok()))
+      return st;
+    r.payload.resize(c.size());
+    if (c.size())
+      st = syncResult(ctx_->copyD2H(r.payload.data(), c.src(), c.size(), s));
+    if (st.ok())
+      results.push_back(std::move(r));
+    return st;
+  }
+  case Command::MemcpyD2D: {
+    *what = "cudaMemcpyAsync (device to device)";
+    const auto &c = *entry.cmd_as_MemcpyD2D();
+    if (!(st = stream(c.stream(), &s)).ok() || c.size() == 0 ||
+        !(st = checkRange("source", c.src(), c.size())).ok() ||
+        !(st = checkRange("destination", c.dst(), c.size())).ok())
+      return st;
+    return ctx_->copyD2D(c.dst(), c.src(), c.size(), s);
+  }
+  case Command::Memset: {
+    *what = "cudaMemsetAsync";
+    const auto &c = *entry.cmd_as_Memset();
+    if (!(st = stream(c.stream(), &s)).ok() || c.size() == 0 ||
+        !(st = checkRange("destination", c.dst(), c.size())).ok())
+      return st;
+    return ctx_->memset(c.dst(), c.value(), c.size(), s);
+  }
+  case Command::Launch:
+    *what = "kernel launch";
+    return doLaunch(*entry.cmd_as_Launch(), what);
+  case Command::StreamCreate: {
+    *what = "cudaStreamCreate";
+    const auto &c = *entry.cmd_as_StreamCreate();
+    if (c.stream() <= kPerThreadStreamHandle || streams_.count(c.stream()))
+      return fail(kErrInvalidValue, "stream handle " + hex(c.stream()) +
+                                        " is reserved or already in use");
+    if (!(st = ctx_->streamCreate(c.flags(), c.priority(), &s)).ok())
+      return st;
+    streams_[c.stream()] = s;
+    return st;
+  }
+  case Command::StreamDestroy: {
+    *what = "cudaStreamDestroy";
+    const auto &c = *entry.cmd_as_StreamDestroy();
+    auto it = streams_.find(c.stream());
+    if (it == streams_.end())
+      return fail(kErrInvalidResourceHandle,
+                  "unknown stream " + hex(c.stream()));
+    if (!(st = ctx_->streamDestroy(it->second)).ok())
+      return st;
+    streams_.erase(it);
+    return st;
+  }
+  case Command::StreamSynchronize: {
+    *what = "cudaStreamSynchronize";
+    if (!(st = stream(entry.cmd_as_StreamSynchronize()->stream(), &s)).ok())
+      return st;
+    return syncResult(ctx_->streamSynchronize(s));
+  }
+  case Command::StreamQuery: {
+    *what = "cudaStreamQuery";
+    if (!(st = stream(entry.cmd_as_StreamQuery()->stream(), &s)).ok())
+      return st;
+    st = ctx_->streamQuery(s);
+    if (st.code == kErrNotReady)
+      st = OpStatus::success(), r.code = kErrNotReady;
+    if (st.ok())
+      results.push_back(std::move(r));
+    return syncResult(st);
+  }
+  case Command::DeviceSynchronize:
+    *what = "cudaDeviceSynchronize";
+    return syncResult(ctx_->deviceSynchronize());
+  case Command::EventCreate: {
+    *what = "cudaEventCreate";
+    const auto &c = *entry.cmd_as_EventCreate();
+    if (c.event() == 0 || events_.count(c.event()))
+      return fail(kErrInvalidValue, "event handle " + hex(c.event()) +
+                                        " is reserved or already in use");
+    if (!(st = ctx_->eventCreate(c.flags(), &e)).ok())
+      return st;
+    events_[c.event()] = e;
+    return st;
+  }
+  case Command::EventDestroy: {
+    *what = "cudaEventDestroy";
+    auto it = events_.find(entry.cmd_as_EventDestroy()->event());
+    if (it == events_.end())
+      return fail(kErrInvalidResourceHandle,
+                  "unknown event " + hex(entry.cmd_as_EventDestroy()->event()));
+    if (!(st = ctx_->eventDestroy(it->second)).ok())
+      return st;
+    events_.erase(it);
+    return st;
+  }
+  case Command::EventRecord: {
+    *what = "cudaEventRecord";
+    const auto &c = *entry.cmd_as_EventRecord();
+    if (!(st = event(c.event(), &e)).ok() ||
+        !(st = stream(c.stream(), &s)).ok())
+      return st;
+    return ctx_->eventRecord(e, s);
+  }
+  case Command::EventSynchronize:
+    *what = "cudaEventSynchronize";
+    if (!(st = event(entry.cmd_as_EventSynchronize()->event(), &e)).ok())
+      return st;
+    return syncResult(ctx_->eventSynchronize(e));
+  case Command::EventQuery:
+    *what = "cudaEventQuery";
+    if (!(st = event(entry.cmd_as_EventQuery()->event(), &e)).ok())
+      return st;
+    st = ctx_->eventQuery(e);
+    if (st.code == kErrNotReady)
+      st = OpStatus::success(), r.code = kErrNotReady;
+    if (st.ok())
+      results.push_back(std::move(r));
+    return syncResult(st);
+  case Command::EventElapsedTime: {
+    *what = "cudaEventElapsedTime";
+    const auto &c = *entry.cmd_as_EventElapsedTime();
+    if (!(st = event(c.start(), &e)).ok() || !(st = event(c.end(), &e2)).ok())
+      return st;
+    float ms = 0;
+    if (!(st = ctx_->eventElapsed(e, e2, &ms)).ok())
+      return st;
+    r.value = ms;
+    results.push_back(std::move(r));
+    return st;
+  }
+  case Command::StreamWaitEvent: {
+    *what = "cudaStreamWaitEvent";
+    const auto &c = *entry.cmd_as_StreamWaitEvent();
+    if (!(st = stream(c.stream(), &s)).ok() ||
+        !(st = event(c.event(), &e)).ok())
+      return st;
+    return ctx_->streamWaitEvent(s, e, c.flags());
+  }
+  case Command::SymbolWrite: {
+    *what = "cudaMemcpyToSymbolAsync";
+    const auto &c = *entry.cmd_as_SymbolWrite();
+    const VariableInfo *v = nullptr;
+    uint64_t base = 0, n = c.data() ? c.data()->size() : 0;
+    if (!(st = variable(c.variable_id(), &v)).ok())
+      return st;
+    *what += " (" + v->name + ")";
+    if (c.offset() > v->size || n > v->size - c.offset())
+      return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
+                                        " + " + std::to_string(n) +
+                                        " bytes exceed the variable's " +
+                                        std::to_string(v->size) + " bytes");
+    if (!(st = stream(c.stream(), &s)).ok() || !(st = symbol(*v, &base)).ok() ||
+        n == 0)
+      return st;
+    return ctx_->copyH2D(base + c.offset(), c.data()->data(), n, s);
+  }
+  case Command::SymbolRead: {
+    *what = "cudaMemcpyFromSymbolAsync";
+    const auto &c = *entry.cmd_as_SymbolRead();
+    const VariableInfo *v = nullptr;
+    uint64_t base = 0;
+    if (!(st = variable(c.variable_id(), &v)).ok())
+      return st;
+    *what += " (" + v->name + ")";
+    if (c.offset() > v->size || c.size() > v->size - c.offset())
+      return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
+                                        " + " + std::to_string(c.size()) +
+                                        " bytes exceed the variable's " +
+                                        std::to_string(v->size) + " bytes");
+    if (!(st = stream(c.stream(), &s)).ok() || !(st = symbol(*v, &base)).ok())
+      return st;
+    if (c.size() > kMaxPayload - replyBytes_)
+      return payloadTooBig(c.size());
+    replyBytes_ += c.size();
+    r.payload.resize(c.size());
+    if (c.size())
+      st = syncResult(
+          ctx_->copyD2H(r.payload.data(), base + c.offset(), c.size(), s));
+    if (st.ok())
+      results.push_back(std::move(r));
+    return st;
+  }
+  case Command::SymbolAddress: {
+    *what = "cudaGetSymbolAddress";
+    const VariableInfo *v = nullptr;
+    uint64_t base = 0;
+    if (!(st = variable(entry.cmd_as_SymbolAddress()->variable_id(), &v))
+             .ok() ||
+        !(st = symbol(*v, &base)).ok())
+      return st;
+    r.addr = base;
+    r.value = double(v->size);
+    results.push_back(std::move(r));
+    return st;
+  }
+  case Command::SetDevice:
+    *what = "cudaSetDevice";
+    // A session sees exactly one device, numbered 0.
+    if (entry.cmd_as_SetDevice()->device() != 0)
+      return fail(kErrInvalidDevice,
+                  "device " +
+                      std::to_string(entry.cmd_as_SetDevice()->device()) +
+                      " does not exist (this server exposes device 0)");
+    return OpStatus::success();
+  case Command::Goodbye:
+    *what = "Goodbye";
+    goodbye_ = true;
+    return OpStatus::success();
+  case Command::NONE:
+  default:
+    *what = "command";
+    return fail(kErrInvalidValue, "empty or unknown command type " +
+                                      std::to_string(int(entry.cmd_type())));
+  }
+}
+
+bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
+                   ErrorData *error) {
+  uint32_t index = 0;
+  replyBytes_ = 0;
+  auto report = [&](uint32_t i, int code, const std::string &message) {
+    error->seq = batch.seq();
+    error->index = i;
+    error->code = code;
+    error->message = message;
+    return false;
+  };
+  const auto *cmds = batch.commands();
+  if (sticky_) {
+    // The context is corrupt, as it would be in CUDA: nothing more runs, but
+    // a Goodbye still ends the session.
+    if (cmds)
+      for (const wire::CommandEntry *c : *cmds)
+        if (c && c->cmd_type() == wire::Command::Goodbye)
+          goodbye_ = true;
+    return report(0, sticky_,
+                  "the session's context is unusable after an earlier "
+                  "error: " +
+                      stickyMessage_);
+  }
+  if (!cmds)
+    return true;
+  for (const wire::CommandEntry *c : *cmds) {
+    std::string what;
+    OpStatus st = c ? execute(*c, index, results, &what)
+                    : fail(kErrInvalidValue, "null command entry");
+    ++commands_;
+    if (!st.ok()) {
+      std::string message =
+          (what.empty() ? "command" : what) + ": " + st.detail;
+      if (isStickyError(st.code)) {
+        sticky_ = st.code;
+        stickyMessage_ = message;
+      }
+      return report(index, st.code, message);
+    }
+    ++index;
+    if (goodbye_)
+      break;
+  }
+  return true;
+}
+
+} // namespace rc::server

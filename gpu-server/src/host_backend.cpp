@@ -1,0 +1,330 @@
+// Host test device (see host_backend.h). Everything runs synchronously on the
+// session's thread, so streams are just names and events are timestamps.
+#include "rc/server/host_backend.h"
+#include "rc/server/errors.h"
+
+#include <cuda.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace rc::server {
+
+namespace {
+
+constexpr uint64_t kHostTotalMem = 16ULL << 30;
+constexpr size_t kMaxLaunchRecords = 1 << 16;
+constexpr uint32_t kEventDisableTiming = 0x2; // CU_EVENT_DISABLE_TIMING
+
+void setAttr(std::vector<int32_t> &a, CUdevice_attribute which, int32_t v) {
+  if (size_t(which) < a.size())
+    a[size_t(which)] = v;
+}
+
+// Plausible Hopper-like numbers, so clients compute occupancy and pick code
+// paths as they would on an H100.
+std::vector<int32_t> hostAttributes() {
+  std::vector<int32_t> a(CU_DEVICE_ATTRIBUTE_MAX, 0);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 1024);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 1024);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 64);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 2147483647);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 65535);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 65535);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 49152);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 65536);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 32);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_PITCH, 2147483647);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, 65536);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 1980000);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 2619000);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 5120);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, 512);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 132);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 9);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, 1);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 2);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 1);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, 1);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 1);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_ECC_ENABLED, 1);
+  return a;
+}
+
+using Clock = std::chrono::steady_clock;
+
+struct HostEvent {
+  uint32_t flags = 0;
+  bool recorded = false;
+  Clock::time_point when;
+};
+
+struct Block {
+  uint8_t *host = nullptr;
+  uint64_t size = 0;
+};
+
+class HostContext : public DeviceContext {
+public:
+  explicit HostContext(HostBackend &b) : backend_(b) {}
+  ~HostContext() override {
+    for (auto &kv : blocks_)
+      drop(kv.second);
+    for (auto &kv : symbols_)
+      drop(kv.second);
+  }
+
+  OpStatus malloc(uint64_t size, uint64_t *addr) override {
+    if (size == 0) { // cudaMalloc(0) succeeds with a null pointer
+      *addr = 0;
+      return OpStatus::success();
+    }
+    Block b;
+    b.size = size;
+    uint64_t fake = backend_.reserve(size);
+    // calloc leaves untouched pages unmapped, so big test buffers are cheap.
+    if (fake)
+      b.host = static_cast<uint8_t *>(std::calloc(1, size));
+    if (!fake || !b.host) {
+      if (fake)
+        backend_.release(size);
+      return OpStatus::fail(kErrMemoryAllocation, "out of memory allocating " +
+                                                      std::to_string(size) +
+                                                      " bytes");
+    }
+    blocks_[fake] = b;
+    *addr = fake;
+    return OpStatus::success();
+  }
+
+  OpStatus free(uint64_t addr) override {
+    auto it = blocks_.find(addr);
+    if (it == blocks_.end())
+      return OpStatus::fail(kErrInvalidValue, "not an allocation");
+    drop(it->second);
+    blocks_.erase(it);
+    return OpStatus::success();
+  }
+
+  OpStatus copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
+                   NativeHandle) override {
+    uint8_t *p = resolve(dst, size);
+    if (!p)
+      return outside(dst, size);
+    std::memcpy(p, src, size);
+    return OpStatus::success();
+  }
+  OpStatus copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
+                   NativeHandle) override {
+    const uint8_t *p = resolve(src, size);
+    if (!p)
+      return outside(src, size);
+    std::memcpy(dst, p, size);
+    return OpStatus::success();
+  }
+  OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
+                   NativeHandle) override {
+    uint8_t *d = resolve(dst, size);
+    const uint8_t *s = resolve(src, size);
+    if (!d || !s)
+      return outside(d ? src : dst, size);
+    std::memmove(d, s, size);
+    return OpStatus::success();
+  }
+  OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
+                  NativeHandle) override {
+    uint8_t *p = resolve(dst, size);
+    if (!p)
+      return outside(dst, size);
+    std::memset(p, value, size);
+    return OpStatus::success();
+  }
+
+  OpStatus launch(const KernelInfo &kernel, const LaunchConfig &cfg,
+                  const uint8_t *args) override {
+    LaunchRecord r;
+    r.kernelId = kernel.id;
+    r.config = cfg;
+    r.args.assign(args, args + kernel.argsSize);
+    backend_.record(std::move(r));
+    return OpStatus::success();
+  }
+
+  OpStatus streamCreate(uint32_t, int32_t, NativeHandle *s) override {
+    *s = nextHandle_++;
+    return OpStatus::success();
+  }
+  OpStatus streamDestroy(NativeHandle) override { return OpStatus::success(); }
+  OpStatus streamSynchronize(NativeHandle) override {
+    return OpStatus::success();
+  }
+  OpStatus streamQuery(NativeHandle) override { return OpStatus::success(); }
+  OpStatus deviceSynchronize() override { return OpStatus::success(); }
+
+  OpStatus eventCreate(uint32_t flags, NativeHandle *e) override {
+    *e = nextHandle_++;
+    events_[*e].flags = flags;
+    return OpStatus::success();
+  }
+  OpStatus eventDestroy(NativeHandle e) override {
+    events_.erase(e);
+    return OpStatus::success();
+  }
+  OpStatus eventRecord(NativeHandle e, NativeHandle) override {
+    HostEvent &ev = events_[e];
+    ev.recorded = true;
+    ev.when = Clock::now();
+    return OpStatus::success();
+  }
+  OpStatus eventSynchronize(NativeHandle) override {
+    return OpStatus::success();
+  }
+  OpStatus eventQuery(NativeHandle) override { return OpStatus::success(); }
+  OpStatus eventElapsed(NativeHandle a, NativeHandle b, float *ms) override {
+    const HostEvent &x = events_[a], &y = events_[b];
+    if ((x.flags | y.flags) & kEventDisableTiming)
+      return OpStatus::fail(kErrInvalidResourceHandle,
+                            "event created with cudaEventDisableTiming");
+    if (!x.recorded || !y.recorded)
+      return OpStatus::fail(kErrInvalidResourceHandle,
+                            "event was never recorded");
+    *ms = std::chrono::duration<float, std::milli>(y.when - x.when).count();
+    return OpStatus::success();
+  }
+  OpStatus streamWaitEvent(NativeHandle, NativeHandle, uint32_t) override {
+    return OpStatus::success();
+  }
+
+  OpStatus symbolAddress(const VariableInfo &var, uint64_t *addr,
+                         uint64_t *size) override {
+    auto it = symbolAddr_.find(var.id);
+    if (it == symbolAddr_.end()) {
+      uint64_t bytes = var.size ? var.size : 1;
+      uint64_t fake = backend_.reserve(bytes);
+      Block b;
+      b.size = bytes;
+      b.host = fake ? static_cast<uint8_t *>(std::calloc(1, bytes)) : nullptr;
+      if (!b.host) {
+        if (fake)
+          backend_.release(bytes);
+        return OpStatus::fail(kErrMemoryAllocation,
+                              "out of memory for variable " + var.name);
+      }
+      symbols_[fake] = b;
+      it = symbolAddr_.emplace(var.id, fake).first;
+    }
+    *addr = it->second;
+    *size = var.size;
+    return OpStatus::success();
+  }
+
+private:
+  void drop(Block &b) {
+    std::free(b.host);
+    backend_.release(b.size);
+  }
+  // Host bytes for [addr, addr+size) if one block (allocation or variable)
+  // holds them all.
+  uint8_t *resolve(uint64_t addr, uint64_t size) {
+    for (auto *table : {&blocks_, &symbols_}) {
+      auto it = table->upper_bound(addr);
+      if (it == table->begin())
+        continue;
+      --it;
+      uint64_t off = addr - it->first;
+      if (off <= it->second.size && size <= it->second.size - off)
+        return it->second.host + off;
+    }
+    return nullptr;
+  }
+  static OpStatus outside(uint64_t addr, uint64_t size) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "range 0x%llx+%llu is not device memory",
+                  (unsigned long long)addr, (unsigned long long)size);
+    return OpStatus::fail(kErrInvalidValue, buf);
+  }
+
+  HostBackend &backend_;
+  std::map<uint64_t, Block> blocks_;
+  std::map<uint64_t, Block> symbols_;
+  std::map<uint64_t, uint64_t> symbolAddr_; // variable id -> fake address
+  std::map<NativeHandle, HostEvent> events_;
+  NativeHandle nextHandle_ = 16; // above the special stream handles
+};
+
+} // namespace
+
+HostBackend::HostBackend() {
+  device_.name = "remote-clang host test device";
+  device_.totalMem = kHostTotalMem;
+  for (size_t i = 0; i < device_.uuid.size(); ++i)
+    device_.uuid[i] = uint8_t(0xA0 + i);
+  device_.attributes = hostAttributes();
+  device_.backend = "host-test";
+}
+
+bool HostBackend::prepare(Registry &, std::string *) {
+  // Nothing to load: kernels "resolve" by being in the registry.
+  return true;
+}
+
+std::unique_ptr<DeviceContext> HostBackend::createContext(std::string *) {
+  return std::make_unique<HostContext>(*this);
+}
+
+uint64_t HostBackend::bytesInUse() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return inUse_;
+}
+
+std::vector<LaunchRecord> HostBackend::launches() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return launches_;
+}
+
+uint64_t HostBackend::reserve(uint64_t size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (size > kHostTotalMem - inUse_)
+    return 0;
+  inUse_ += size;
+  uint64_t addr = nextAddr_;
+  // Addresses are never reused (256-byte aligned, one guard page apart), so
+  // a stale or foreign pointer never lands in a live allocation by accident.
+  nextAddr_ += ((size + 255) & ~uint64_t(255)) + 4096;
+  return addr;
+}
+
+void HostBackend::release(uint64_t size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  inUse_ -= size;
+}
+
+void HostBackend::record(LaunchRecord r) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // A long-running test-device server keeps only the most recent launches.
+  if (launches_.size() >= kMaxLaunchRecords)
+    launches_.erase(launches_.begin(),
+                    launches_.begin() + kMaxLaunchRecords / 2);
+  launches_.push_back(std::move(r));
+}
+
+std::unique_ptr<Backend> makeHostBackend() {
+  return std::make_unique<HostBackend>();
+}
+
+} // namespace rc::server

@@ -1,0 +1,175 @@
+// rc-server: serves remote-clang clients. See docs/server.md.
+#include "rc/server/log.h"
+#include "rc/server/server_core.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+
+using namespace rc::server;
+
+namespace {
+
+std::atomic<bool> gStop{false};
+extern "C" void onSignal(int) { gStop = true; }
+
+const char kUsage[] =
+    "usage: rc-server --listen URL --manifest PATH [--manifest PATH ...]\n"
+    "                 [--test-device] [--auth-token T]\n"
+    "                 [--log-level quiet|info|debug] [--device N]\n"
+    "\n"
+    "Serves remote-clang applications: every kernel of the given manifests\n"
+    "is loaded and resolved at start-up, then each client gets a session\n"
+    "with its own CUDA context.\n"
+    "\n"
+    "  --listen URL       tcp://HOST:PORT (across hosts) or shm://NAME (same\n"
+    "                     host)\n"
+    "  --manifest PATH    a binary's manifest (<binary>.rcm); repeatable;\n"
+    "                     clients must have been built with one of them\n"
+    "  --test-device      no GPU: host memory behind fake device addresses;\n"
+    "                     launches are validated and recorded, not run\n"
+    "  --auth-token T     clients must send this token (RC_AUTH_TOKEN)\n"
+    "  --log-level L      quiet, info (default) or debug\n"
+    "  --device N         CUDA device ordinal (default 0)\n"
+    "  --help             this text\n";
+
+int usageError(const std::string &why) {
+  std::fprintf(stderr, "rc-server: %s\n(run rc-server --help for usage)\n",
+               why.c_str());
+  return 2;
+}
+
+} // namespace
+
+#ifdef RC_SERVER_HAVE_TRANSPORT
+// Returns 0 on a signal, 1 on errors, 3 when the GPU state was lost.
+static int serveForever(ServerCore &core, const std::string &url) {
+  std::string error;
+  std::unique_ptr<rc::transport::Listener> listener =
+      rc::transport::listen(url, &error);
+  if (!listener) {
+    logError("cannot listen: " + error);
+    return 1;
+  }
+  logInfo(core.summary() + "; listening on " + listener->address());
+  while (!gStop) {
+    if (core.deviceLost()) {
+      logError("GPU state lost (" + core.deviceLostReason() +
+               "): closing all sessions and restarting");
+      core.stop();
+      return 3;
+    }
+    std::unique_ptr<rc::transport::Connection> conn = listener->accept(200);
+    if (conn)
+      core.serve(std::move(conn));
+  }
+  logInfo("shutting down: " + std::to_string(core.liveSessions()) +
+          " live sessions");
+  core.stop();
+  return 0;
+}
+#else
+static int serveForever(ServerCore &core, const std::string &url) {
+  logError(core.summary() + "; cannot listen on " + url +
+           ": this rc-server was built without the transport library");
+  return 1;
+}
+#endif
+
+int main(int argc, char **argv) {
+  std::string listenUrl;
+  ServerOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool hasValue = false;
+    // Accept both "--opt value" and "--opt=value".
+    size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      hasValue = true;
+    }
+    auto need = [&](const char *what) -> bool {
+      if (hasValue)
+        return true;
+      if (i + 1 >= argc)
+        return false;
+      value = argv[++i];
+      (void)what;
+      return true;
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (arg == "--listen") {
+      if (!need("URL"))
+        return usageError("--listen needs a URL (tcp://HOST:PORT or "
+                          "shm://NAME)");
+      listenUrl = value;
+    } else if (arg == "--manifest") {
+      if (!need("PATH"))
+        return usageError("--manifest needs a path");
+      options.manifests.push_back(value);
+    } else if (arg == "--test-device") {
+      if (hasValue)
+        return usageError("--test-device takes no value");
+      options.testDevice = true;
+    } else if (arg == "--auth-token") {
+      if (!need("T") || value.empty())
+        return usageError("--auth-token needs a non-empty token");
+      options.authToken = value;
+    } else if (arg == "--log-level") {
+      LogLevel level;
+      if (!need("LEVEL") || !parseLogLevel(value, &level))
+        return usageError("--log-level must be quiet, info or debug");
+      setLogLevel(level);
+    } else if (arg == "--device") {
+      char *end = nullptr;
+      if (!need("N"))
+        return usageError("--device needs a number");
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end || n < 0 || n > 1024)
+        return usageError("--device needs a device ordinal, got '" + value +
+                          "'");
+      options.device = int(n);
+    } else {
+      return usageError("unknown argument '" + std::string(argv[i]) + "'");
+    }
+  }
+  if (listenUrl.empty())
+    return usageError("--listen URL is required");
+  if (listenUrl.rfind("tcp://", 0) != 0 && listenUrl.rfind("shm://", 0) != 0)
+    return usageError("--listen URL must start with tcp:// or shm://, got '" +
+                      listenUrl + "'");
+  if (options.manifests.empty())
+    return usageError("at least one --manifest PATH is required");
+
+  std::signal(SIGPIPE, SIG_IGN);
+  struct sigaction sa {};
+  sa.sa_handler = onSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  ServerCore core;
+  std::string error;
+  if (!core.start(options, &error)) {
+    logError("start-up failed: " + error);
+    return 1;
+  }
+  int rc = serveForever(core, listenUrl);
+  if (rc == 3 && !gStop) {
+    // A sticky CUDA error poisons every context of this process; a fresh
+    // process (same arguments) serves new clients again.
+    execv("/proc/self/exe", argv);
+    logError(std::string("cannot restart: ") + std::strerror(errno));
+    return 1;
+  }
+  return rc;
+}

@@ -1,0 +1,146 @@
+#include "rc/server/server_core.h"
+#include "rc/server/log.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace rc::server {
+
+namespace {
+// How often a waiting session checks for shutdown and a vanished peer.
+constexpr int kPollMs = 200;
+} // namespace
+
+ServerCore::ServerCore() = default;
+ServerCore::~ServerCore() { stop(); }
+
+bool ServerCore::start(const ServerOptions &options, std::string *error) {
+  auto t0 = std::chrono::steady_clock::now();
+  for (const std::string &path : options.manifests)
+    if (!registry_.addFile(path, error))
+      return false;
+  if (options.testDevice) {
+    backend_ = makeHostBackend();
+  } else {
+    backend_ = makeCudaBackend(options.device, error);
+    if (!backend_) {
+      if (error)
+        *error += " (use --test-device to run without a GPU)";
+      return false;
+    }
+  }
+  if (!backend_->prepare(registry_, error))
+    return false;
+  env_.reset(new SessionEnv{registry_, *backend_, options.authToken, &health_});
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count();
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%zu manifests, %zu modules, %zu kernels, %zu variables "
+                "resolved in %.1f ms; backend %s (%s)",
+                registry_.manifestCount(), registry_.modules.size(),
+                registry_.kernels.size(), registry_.variables.size(), ms,
+                backend_->device().backend.c_str(),
+                backend_->device().name.c_str());
+  summary_ = buf;
+  return true;
+}
+
+void ServerCore::reapFinished() {
+  std::lock_guard<std::mutex> lock(workersMutex_);
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (it->done) {
+      it->thread.join();
+      it = workers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void ServerCore::serve(std::unique_ptr<transport::Connection> conn) {
+  reapFinished();
+  std::lock_guard<std::mutex> lock(workersMutex_);
+  workers_.emplace_back();
+  Worker &w = workers_.back();
+  // The thread owns the connection; `w` stays put (std::list).
+  w.thread = std::thread(
+      [this, &w](std::unique_ptr<transport::Connection> c) {
+        runSession(*c);
+        c.reset();
+        w.done = true;
+      },
+      std::move(conn));
+}
+
+void ServerCore::runSession(transport::Connection &conn) {
+  if (!env_) {
+    logError("session refused: server not started");
+    return;
+  }
+  ++live_;
+  std::string reason;
+  SessionStats stats;
+  uint64_t id = nextSession_++;
+  uint32_t pid = 0;
+  {
+    Session session(*env_, id);
+    logDebug("session " + std::to_string(id) + " from " +
+             conn.peerDescription());
+    std::vector<uint8_t> message;
+    std::vector<std::vector<uint8_t>> replies;
+    while (reason.empty()) {
+      if (stopping_) {
+        reason = "server shutting down";
+        break;
+      }
+      transport::Status st = conn.recv(message, kPollMs);
+      if (st == transport::Status::Timeout) {
+        if (!conn.peerAlive())
+          reason = "client gone (no sign of life)";
+        continue;
+      }
+      if (st == transport::Status::Closed) {
+        reason = "client disconnected";
+        break;
+      }
+      if (st != transport::Status::Ok) {
+        reason = "transport error: " + conn.lastError();
+        break;
+      }
+      replies.clear();
+      Session::Next next =
+          session.handle(message.data(), message.size(), replies);
+      for (const std::vector<uint8_t> &r : replies)
+        if (conn.send(r.data(), r.size()) != transport::Status::Ok) {
+          reason = "cannot send reply: " + conn.lastError();
+          break;
+        }
+      if (reason.empty() && next == Session::Next::Close)
+        reason = session.closeReason();
+    }
+    stats = session.stats();
+    pid = session.clientPid();
+  } // the session's context (and all its memory) is destroyed here
+  logInfo("session " + std::to_string(id) + " (app pid " + std::to_string(pid) +
+          ") closed: " + std::to_string(stats.batches) + " batches, " +
+          std::to_string(stats.commands) + " commands, " +
+          std::to_string(stats.bytesIn) + " bytes in (" + reason + ")");
+  ++closed_;
+  --live_;
+}
+
+void ServerCore::stop() {
+  stopping_ = true;
+  std::list<Worker> workers;
+  {
+    std::lock_guard<std::mutex> lock(workersMutex_);
+    workers.splice(workers.end(), workers_);
+  }
+  for (Worker &w : workers)
+    if (w.thread.joinable())
+      w.thread.join();
+}
+
+} // namespace rc::server

@@ -1,0 +1,242 @@
+#include "rc/server/session.h"
+#include "executor.h"
+#include "rc/server/errors.h"
+#include "rc/server/log.h"
+
+#include <cstdio>
+
+namespace rc::server {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", (unsigned long long)v);
+  return buf;
+}
+
+std::vector<uint8_t> finish(flatbuffers::FlatBufferBuilder &fbb,
+                            wire::Body type, flatbuffers::Offset<void> body) {
+  fbb.Finish(wire::CreateMessage(fbb, type, body), "RCW1");
+  return std::vector<uint8_t>(fbb.GetBufferPointer(),
+                              fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+std::vector<uint8_t> helloFailure(const std::string &error) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto err = fbb.CreateString(error);
+  wire::HelloReplyBuilder hr(fbb);
+  hr.add_ok(false);
+  hr.add_error(err);
+  return finish(fbb, wire::Body::HelloReply, hr.Finish().Union());
+}
+
+std::vector<uint8_t> batchReply(uint64_t seq,
+                                const std::vector<ResultData> &results,
+                                const std::vector<ErrorData> &errors) {
+  flatbuffers::FlatBufferBuilder fbb(1024 + [&] {
+    size_t n = 0;
+    for (const ResultData &r : results)
+      n += r.payload.size();
+    return n;
+  }());
+  std::vector<flatbuffers::Offset<wire::Result>> rs;
+  for (const ResultData &r : results) {
+    auto payload = r.payload.empty() ? 0 : fbb.CreateVector(r.payload);
+    rs.push_back(
+        wire::CreateResult(fbb, r.index, r.addr, r.value, r.code, payload));
+  }
+  std::vector<flatbuffers::Offset<wire::Error>> es;
+  for (const ErrorData &e : errors)
+    es.push_back(wire::CreateError(fbb, e.seq, e.index, e.code,
+                                   fbb.CreateString(e.message)));
+  auto body = wire::CreateBatchReply(fbb, seq, fbb.CreateVector(rs),
+                                     fbb.CreateVector(es));
+  return finish(fbb, wire::Body::BatchReply, body.Union());
+}
+
+} // namespace
+
+void DeviceHealth::markLost(const std::string &why) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!lost_)
+    reason_ = why;
+  lost_ = true;
+}
+bool DeviceHealth::lost() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return lost_;
+}
+std::string DeviceHealth::reason() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return reason_;
+}
+
+Session::Session(const SessionEnv &env, uint64_t id) : env_(env), id_(id) {}
+Session::~Session() = default;
+
+SessionStats Session::stats() const {
+  SessionStats s = stats_;
+  if (executor_)
+    s.commands = executor_->commandsRun();
+  return s;
+}
+
+void Session::replyError(uint64_t seq, int code, const std::string &message,
+                         std::vector<std::vector<uint8_t>> &replies) {
+  ErrorData e;
+  e.seq = seq;
+  e.code = code;
+  e.message = message;
+  replies.push_back(batchReply(seq, {}, {e}));
+}
+
+Session::Next Session::handle(const uint8_t *data, size_t size,
+                              std::vector<std::vector<uint8_t>> &replies) {
+  stats_.bytesIn += size;
+  // Verify before touching anything: the peer may send any bytes at all.
+  std::string bad;
+  if (!data || size < 8 || !flatbuffers::BufferHasIdentifier(data, "RCW1")) {
+    bad = "malformed message of " + std::to_string(size) +
+          " bytes: not an RCW1 protocol message";
+  } else {
+    flatbuffers::Verifier verifier(data, size, /*max_depth=*/64,
+                                   /*max_tables=*/10000000);
+    if (!wire::VerifyMessageBuffer(verifier))
+      bad = "malformed message of " + std::to_string(size) +
+            " bytes: flatbuffers verification failed";
+  }
+  if (!bad.empty()) {
+    logDebug("session " + std::to_string(id_) + ": " + bad);
+    if (!executor_)
+      replies.push_back(helloFailure(bad));
+    else
+      replyError(0, kErrInvalidValue, bad, replies);
+    return Next::Continue;
+  }
+  const wire::Message *msg = wire::GetMessage(data);
+  switch (msg->body_type()) {
+  case wire::Body::Hello:
+    return onHello(msg->body_as_Hello(), replies);
+  case wire::Body::Batch:
+    return onBatch(msg->body_as_Batch(), replies);
+  default:
+    if (!executor_)
+      replies.push_back(
+          helloFailure("unexpected message: the first message must be Hello"));
+    else
+      replyError(0, kErrInvalidValue,
+                 "unexpected message type " +
+                     std::to_string(int(msg->body_type())) +
+                     " from a client (expected Batch)",
+                 replies);
+    return Next::Continue;
+  }
+}
+
+Session::Next Session::onHello(const void *p,
+                               std::vector<std::vector<uint8_t>> &replies) {
+  const auto *hello = static_cast<const wire::Hello *>(p);
+  if (executor_) {
+    replyError(0, kErrInvalidValue, "duplicate Hello in session", replies);
+    return Next::Continue;
+  }
+  pid_ = hello->client_pid();
+  name_ = hello->client_name() ? hello->client_name()->str() : "";
+  auto refuse = [&](const std::string &why) {
+    closeReason_ = "handshake refused: " + why;
+    replies.push_back(helloFailure(why));
+    return Next::Close;
+  };
+  if (hello->protocol_version() != kProtocolVersion)
+    return refuse("protocol version " +
+                  std::to_string(hello->protocol_version()) +
+                  " is not supported (server speaks " +
+                  std::to_string(kProtocolVersion) + ")");
+  if (!env_.authToken.empty()) {
+    std::string given =
+        hello->auth_token() ? hello->auth_token()->str() : std::string();
+    // Compare every byte so timing says nothing about the token.
+    unsigned diff = given.size() != env_.authToken.size();
+    for (size_t i = 0; i < given.size() && i < env_.authToken.size(); ++i)
+      diff |= unsigned(given[i] ^ env_.authToken[i]);
+    if (diff)
+      return refuse("authentication failed: wrong or missing auth token "
+                    "(RC_AUTH_TOKEN)");
+  }
+  if (env_.health && env_.health->lost())
+    return refuse("this server's GPU state was lost (" + env_.health->reason() +
+                  "); rc-server is restarting, retry shortly");
+  std::vector<bool> allowed(env_.registry.manifestCount(), false);
+  if (hello->manifest_hashes())
+    for (uint64_t h : *hello->manifest_hashes()) {
+      int i = env_.registry.manifestByHash(h);
+      if (i < 0)
+        return refuse("manifest " + hex(h) + " of " + name_ +
+                      " is not loaded on this server (start rc-server with "
+                      "--manifest <binary>.rcm of this build)");
+      allowed[size_t(i)] = true;
+    }
+  std::string error;
+  std::unique_ptr<DeviceContext> ctx = env_.backend.createContext(&error);
+  if (!ctx)
+    return refuse("cannot create a device context: " + error);
+  const DeviceDescription &dev = env_.backend.device();
+  executor_ = std::make_unique<Executor>(env_.registry, dev, std::move(ctx),
+                                         std::move(allowed));
+
+  flatbuffers::FlatBufferBuilder fbb;
+  auto info = wire::CreateDeviceInfo(
+      fbb, fbb.CreateString(dev.name), dev.totalMem,
+      fbb.CreateVector(dev.uuid.data(), dev.uuid.size()),
+      fbb.CreateVector(dev.attributes), fbb.CreateString(dev.backend));
+  auto devices = fbb.CreateVector(&info, 1);
+  wire::HelloReplyBuilder hr(fbb);
+  hr.add_ok(true);
+  hr.add_session_id(id_);
+  hr.add_devices(devices);
+  replies.push_back(finish(fbb, wire::Body::HelloReply, hr.Finish().Union()));
+  logInfo("session " + std::to_string(id_) + " (app pid " +
+          std::to_string(pid_) + ", " + name_ + ") opened");
+  return Next::Continue;
+}
+
+Session::Next Session::onBatch(const void *p,
+                               std::vector<std::vector<uint8_t>> &replies) {
+  const auto *batch = static_cast<const wire::Batch *>(p);
+  if (!executor_) {
+    replyError(batch->seq(), kErrInitialization,
+               "Batch (seq " + std::to_string(batch->seq()) +
+                   ") before Hello: the first message must be Hello",
+               replies);
+    return Next::Continue;
+  }
+  ++stats_.batches;
+  std::vector<ResultData> results;
+  ErrorData error;
+  bool ok = executor_->run(*batch, results, &error);
+  if (!ok) {
+    ++stats_.failedBatches;
+    // Only a real GPU has process-wide sticky errors.
+    if (executor_->stickyError() && env_.health &&
+        env_.backend.device().backend == "cuda")
+      env_.health->markLost("session " + std::to_string(id_) + ": " +
+                            executor_->stickyMessage());
+    logDebug("session " + std::to_string(id_) + " batch " +
+             std::to_string(batch->seq()) + " command " +
+             std::to_string(error.index) + ": " + error.message);
+  }
+  // A failed batch is answered even when nobody waits, so the error reaches
+  // the client at its next round trip.
+  if (batch->reply_wanted() || !ok)
+    replies.push_back(batchReply(batch->seq(), results,
+                                 ok ? std::vector<ErrorData>{}
+                                    : std::vector<ErrorData>{error}));
+  if (executor_->saidGoodbye()) {
+    closeReason_ = "goodbye";
+    return Next::Close;
+  }
+  return Next::Continue;
+}
+
+} // namespace rc::server

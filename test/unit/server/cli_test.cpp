@@ -1,0 +1,89 @@
+// The rc-server executable: argument errors exit 2 with a message, --help
+// works, and a test-device server started on a free tcp port serves a
+// client and shuts down cleanly on SIGTERM.
+#include "process_util.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace rc::server::test;
+
+namespace {
+
+TEST(Cli, HelpExitsZero) {
+  Child c({"--help"});
+  EXPECT_EQ(c.wait(), 0);
+  EXPECT_NE(c.text.find("usage: rc-server --listen URL"), std::string::npos);
+  EXPECT_NE(c.text.find("--test-device"), std::string::npos);
+}
+
+TEST(Cli, BadArgumentsExitTwoWithAMessage) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{}, "--listen URL is required"},
+      {{"--listen", "tcp://127.0.0.1:1"}, "at least one --manifest"},
+      {{"--listen", "udp://x", "--manifest", "a"}, "must start with tcp://"},
+      {{"--bogus"}, "unknown argument '--bogus'"},
+      {{"--log-level", "loud"}, "--log-level must be"},
+      {{"--device", "x1"}, "--device needs a device ordinal"},
+      {{"--listen"}, "--listen needs a URL"},
+  };
+  for (const Case &k : cases) {
+    Child c(k.args);
+    EXPECT_EQ(c.wait(), 2) << c.text;
+    EXPECT_NE(c.text.find(k.message), std::string::npos) << c.text;
+  }
+}
+
+TEST(Cli, MissingManifestFailsStartNamingIt) {
+  Child c({"--listen", "tcp://127.0.0.1:1", "--manifest", "/nonexistent.rcm",
+           "--test-device"});
+  EXPECT_EQ(c.wait(), 1);
+  EXPECT_NE(c.text.find("/nonexistent.rcm"), std::string::npos) << c.text;
+}
+
+#ifdef RC_TEST_HAVE_TRANSPORT
+TEST(Cli, ServesAClientAndStopsOnSigterm) {
+  TestManifest m = writeTestManifest();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", m.path, "--test-device"});
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  EXPECT_NE(server.text.find("1 manifests, 1 modules, 2 kernels, 1 variables "
+                             "resolved in"),
+            std::string::npos)
+      << server.text;
+  {
+    std::string err;
+    auto c = rc::transport::connect(url, 5000, &err);
+    ASSERT_NE(c, nullptr) << err;
+    Bytes h = hello({m.hash});
+    ASSERT_EQ(c->send(h.data(), h.size()), rc::transport::Status::Ok);
+    Bytes reply;
+    ASSERT_EQ(c->recv(reply, 5000), rc::transport::Status::Ok);
+    ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
+    Bytes b = batch(1, {cMalloc(64), cGoodbye()}, false);
+    ASSERT_EQ(c->send(b.data(), b.size()), rc::transport::Status::Ok);
+    EXPECT_TRUE(server.waitFor("closed: 1 batches, 2 commands", 10000))
+        << server.text;
+  }
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  EXPECT_NE(server.text.find("shutting down"), std::string::npos)
+      << server.text;
+}
+#endif
+
+} // namespace

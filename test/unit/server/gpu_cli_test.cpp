@@ -1,0 +1,122 @@
+// The rc-server binary on a real GPU over tcp: a client runs a kernel; a
+// kernel fault poisons the process, so rc-server restarts itself on the same
+// address and serves new clients. Skipped where libcuda.so.1 is missing.
+#include "gpu_manifest.h"
+#include "process_util.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <dlfcn.h>
+#include <thread>
+
+using namespace rc::server::test;
+
+namespace {
+
+size_t count(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+struct Remote {
+  std::unique_ptr<rc::transport::Connection> conn;
+  Bytes roundTrip(const Bytes &msg) {
+    EXPECT_EQ(conn->send(msg.data(), msg.size()), rc::transport::Status::Ok);
+    Bytes reply;
+    EXPECT_EQ(conn->recv(reply, 20000), rc::transport::Status::Ok)
+        << conn->lastError();
+    return reply;
+  }
+};
+
+// Connects (retrying while the server restarts) and says Hello.
+bool open(Remote &r, const std::string &url, uint64_t hash) {
+  std::string err;
+  for (int i = 0; i < 100 && !r.conn; ++i) {
+    r.conn = rc::transport::connect(url, 2000, &err);
+    if (!r.conn)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!r.conn) {
+    ADD_FAILURE() << err;
+    return false;
+  }
+  const wire::HelloReply *hr;
+  Bytes reply = r.roundTrip(hello({hash}));
+  hr = asHelloReply(reply);
+  if (!hr || !hr->ok()) {
+    ADD_FAILURE() << (hr && hr->error() ? hr->error()->str() : "no reply");
+    return false;
+  }
+  return hr->devices()->Get(0)->backend()->str() == "cuda";
+}
+
+// scale(p, 256) with gTable[0] = 3: every float triples.
+void runScale(Remote &r, const GpuManifest &g) {
+  Bytes reply = r.roundTrip(batch(1, {cMalloc(1024)}));
+  uint64_t buf = resultAt(asBatchReply(reply), 0)->addr();
+  std::vector<float> in(256);
+  for (int i = 0; i < 256; ++i)
+    in[i] = float(i);
+  Bytes data(1024), three(4);
+  std::memcpy(data.data(), in.data(), 1024);
+  float f = 3.0f;
+  std::memcpy(three.data(), &f, 4);
+  reply = r.roundTrip(batch(
+      2, {cH2D(buf, data), cSymbolWrite(g.table, 0, three),
+          cLaunch(g.scale, scaleArgs(buf, 256), 0, {1, 1, 1}, {256, 1, 1}),
+          cD2H(buf, 1024)}));
+  const wire::BatchReply *br = asBatchReply(reply);
+  ASSERT_TRUE(br && br->errors()->size() == 0);
+  std::vector<float> out(256);
+  std::memcpy(out.data(), resultAt(br, 3)->payload()->data(), 1024);
+  for (int i = 0; i < 256; ++i)
+    ASSERT_EQ(out[i], 3.0f * float(i));
+}
+
+TEST(GpuCli, ServesKernelsAndRestartsAfterAFault) {
+  if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+    GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
+  GpuManifest g = writeGpuManifest();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", g.path});
+  if (!server.waitFor("listening on", 30000)) {
+    // libcuda without a usable GPU (a CI machine with the driver library).
+    if (server.text.find("cuInit") != std::string::npos ||
+        server.text.find("CUDA devices") != std::string::npos)
+      GTEST_SKIP() << server.text;
+    FAIL() << server.text;
+  }
+  std::printf("%s", server.text.c_str());
+  {
+    Remote a;
+    ASSERT_TRUE(open(a, url, g.hash));
+    runScale(a, g);
+    Bytes reply = a.roundTrip(batch(1, {cMalloc(256)}));
+    uint64_t buf = resultAt(asBatchReply(reply), 0)->addr();
+    reply = a.roundTrip(batch(2, {cLaunch(g.scale, scaleArgs(buf, 1 << 30), 0,
+                                          {1 << 20, 1, 1}, {1024, 1, 1}),
+                                  cDeviceSync()}));
+    const wire::BatchReply *br = asBatchReply(reply);
+    ASSERT_TRUE(br && br->errors()->size() == 1);
+    EXPECT_EQ(br->errors()->Get(0)->code(), 700);
+  }
+  ASSERT_TRUE(server.waitFor("restarting", 20000)) << server.text;
+  for (int i = 0; i < 300 && count(server.text, "listening on") < 2; ++i)
+    server.waitFor("\x01", 100);
+  ASSERT_EQ(count(server.text, "listening on"), 2u) << server.text;
+  Remote b;
+  ASSERT_TRUE(open(b, url, g.hash));
+  runScale(b, g);
+  b.conn.reset();
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  std::printf("%s", server.text.c_str());
+}
+
+} // namespace

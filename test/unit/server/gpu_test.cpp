@@ -1,0 +1,260 @@
+// The CUDA backend on a real GPU, in process (no transport): a real fatbin
+// from gpu_kernels.cu in an in-test manifest, sessions over in-memory
+// connections. Skipped where libcuda.so.1 or a GPU is missing.
+#include "gpu_manifest.h"
+#include "rc/fatbin.h"
+#include "rc/kernel_id.h"
+#include "rc/manifest_file.h"
+#include "rc/server/log.h"
+#include "rc/server/server_core.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <unistd.h>
+
+using namespace rc;
+using namespace rc::server;
+using namespace rc::server::test;
+
+namespace {
+
+namespace fb = flatbuffers;
+namespace mf = rc::manifest;
+
+struct Client {
+  std::unique_ptr<MemConnection> conn;
+  Bytes roundTrip(const Bytes &msg) {
+    EXPECT_EQ(conn->send(msg.data(), msg.size()), rc::transport::Status::Ok);
+    Bytes reply;
+    EXPECT_EQ(conn->recv(reply, 30000), rc::transport::Status::Ok);
+    return reply;
+  }
+};
+
+Bytes floats(const std::vector<float> &v) {
+  Bytes b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+class GpuTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    setLogLevel(LogLevel::Info);
+    g = writeGpuManifest();
+    ServerOptions o;
+    o.manifests = {g.path};
+    std::string err;
+    if (!core.start(o, &err)) {
+      if (err.find("libcuda.so.1") != std::string::npos ||
+          err.find("cuInit") != std::string::npos ||
+          err.find("does not exist") != std::string::npos)
+        GTEST_SKIP() << "no usable GPU here: " << err;
+      FAIL() << err;
+    }
+    std::printf("rc-server: %s\n", core.summary().c_str());
+  }
+  Client connect() {
+    auto ends = memPair();
+    core.serve(std::move(ends.second));
+    Client c{std::move(ends.first)};
+    Bytes r = c.roundTrip(hello({g.hash}));
+    const wire::HelloReply *hr = asHelloReply(r);
+    EXPECT_TRUE(hr && hr->ok());
+    return c;
+  }
+  const wire::BatchReply *ok(const Bytes &r) {
+    const wire::BatchReply *br = asBatchReply(r);
+    EXPECT_NE(br, nullptr);
+    if (br && br->errors() && br->errors()->size())
+      ADD_FAILURE() << br->errors()->Get(0)->message()->str();
+    return br;
+  }
+  GpuManifest g;
+  ServerCore core;
+};
+
+TEST_F(GpuTest, HelloDescribesTheGpu) {
+  auto ends = memPair();
+  core.serve(std::move(ends.second));
+  Client c{std::move(ends.first)};
+  Bytes r = c.roundTrip(hello({g.hash}));
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_TRUE(hr && hr->ok());
+  const wire::DeviceInfo *d = hr->devices()->Get(0);
+  std::printf("device: %s, %llu bytes, cc %d.%d, %d SMs\n", d->name()->c_str(),
+              (unsigned long long)d->total_mem(), d->attributes()->Get(75),
+              d->attributes()->Get(76), d->attributes()->Get(16));
+  EXPECT_EQ(d->backend()->str(), "cuda");
+  EXPECT_GT(d->total_mem(), 1ULL << 30);
+  EXPECT_EQ(d->attributes()->Get(10), 32); // warp size
+}
+
+TEST_F(GpuTest, KernelsRunWithPointersValuesAggregatesAndConstants) {
+  Client c = connect();
+  const int n = 1000;
+  std::vector<float> in(1024);
+  for (int i = 0; i < 1024; ++i)
+    in[i] = float(i);
+  Bytes r = c.roundTrip(batch(1, {cMalloc(4096)}));
+  uint64_t buf = resultAt(ok(r), 0)->addr();
+  ASSERT_NE(buf, 0u);
+  float factor[1] = {2.5f};
+  Bytes fb(4);
+  std::memcpy(fb.data(), factor, 4);
+  r = c.roundTrip(
+      batch(2, {cH2D(buf, floats(in)), cSymbolWrite(g.table, 0, fb),
+                cLaunch(g.scale, scaleArgs(buf, n), 0, {4, 1, 1}, {256, 1, 1}),
+                cD2H(buf, 4096)}));
+  const wire::BatchReply *br = ok(r);
+  ASSERT_NE(resultAt(br, 3), nullptr);
+  const uint8_t *p = resultAt(br, 3)->payload()->data();
+  std::vector<float> out(1024);
+  std::memcpy(out.data(), p, 4096);
+  for (int i = 0; i < 1024; ++i)
+    ASSERT_EQ(out[i], i < n ? float(i) * 2.5f : float(i)) << i;
+
+  // Aggregate with a pointer at offset 8; 32 threads each write tag.
+  r = c.roundTrip(batch(3, {cLaunch(g.consume, consumeArgs(7, buf + 64), 0,
+                                    {1, 1, 1}, {32, 1, 1}),
+                            cD2H(buf + 64, 128), cSymbolRead(g.table, 0, 4)}));
+  br = ok(r);
+  std::memcpy(out.data(), resultAt(br, 1)->payload()->data(), 128);
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(out[i], 7.0f);
+  float back;
+  std::memcpy(&back, resultAt(br, 2)->payload()->data(), 4);
+  EXPECT_EQ(back, 2.5f);
+}
+
+TEST_F(GpuTest, StreamsEventsAndQueries) {
+  Client c = connect();
+  Bytes r = c.roundTrip(batch(1, {cMalloc(1 << 20), cStreamCreate(10),
+                                  cEventCreate(20), cEventCreate(21)}));
+  uint64_t buf = resultAt(ok(r), 0)->addr();
+  Bytes spinArgs(8);
+  long long cycles = 200000000; // ~0.1 s at 1.98 GHz
+  std::memcpy(spinArgs.data(), &cycles, 8);
+  r = c.roundTrip(
+      batch(2, {cEventRecord(20, 10),
+                cLaunch(g.spin, spinArgs, 10, {1, 1, 1}, {1, 1, 1}),
+                cEventRecord(21, 10), cStreamQuery(10), cEventQuery(21)}));
+  const wire::BatchReply *br = ok(r);
+  EXPECT_EQ(resultAt(br, 3)->code(), 600); // cudaErrorNotReady
+  EXPECT_EQ(resultAt(br, 4)->code(), 600);
+  r = c.roundTrip(
+      batch(3, {cStreamWaitEvent(0, 21), cMemset(buf, 1, 1 << 20, 10),
+                cStreamSync(10), cEventElapsed(20, 21), cStreamQuery(10),
+                cD2H(buf + 1000, 4, 10), cStreamDestroy(10), cDeviceSync()}));
+  br = ok(r);
+  double ms = resultAt(br, 3)->value();
+  std::printf("spin kernel: %.2f ms by events\n", ms);
+  EXPECT_GT(ms, 10.0);
+  EXPECT_EQ(resultAt(br, 4)->code(), 0);
+  EXPECT_EQ(resultAt(br, 5)->payload()->Get(0), 1);
+}
+
+TEST_F(GpuTest, DisconnectFreesDeviceMemory) {
+  {
+    Client c = connect();
+    c.roundTrip(batch(1, {cMalloc(64 << 20), cMalloc(1 << 20)}));
+    EXPECT_GE(core.bytesInUse(), uint64_t(65 << 20));
+  }
+  for (int i = 0; i < 500 && core.liveSessions(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(core.bytesInUse(), 0u);
+}
+
+TEST_F(GpuTest, ReplayThroughput) {
+  Client c = connect();
+  Bytes r = c.roundTrip(batch(1, {cMalloc(4096)}));
+  uint64_t buf = resultAt(ok(r), 0)->addr();
+  // Batches of 256 small launches, the way a decode step would send them.
+  std::vector<Cmd> cmds;
+  for (int i = 0; i < 256; ++i)
+    cmds.push_back(
+        cLaunch(g.scale, scaleArgs(buf, 1024), 0, {4, 1, 1}, {256, 1, 1}));
+  cmds.push_back(cStreamSync(0));
+  Bytes msg = batch(2, cmds);
+  c.roundTrip(msg); // warm-up
+  auto t0 = std::chrono::steady_clock::now();
+  const int rounds = 40;
+  for (int i = 0; i < rounds; ++i)
+    ok(c.roundTrip(msg));
+  double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  std::printf("replayed %d launches in %.1f ms: %.2f us per launch (incl. "
+              "execution and one sync per 256)\n",
+              rounds * 256, s * 1e3, s * 1e6 / (rounds * 256));
+}
+
+TEST(GpuStartup, KernelMissingFromTheFatbinFailsStartNamingIt) {
+  GpuManifest g = writeGpuManifest("_Z7missingv");
+  ServerCore core;
+  ServerOptions o;
+  o.manifests = {g.path};
+  std::string err;
+  bool started = core.start(o, &err);
+  if (!started && err.find("libcuda.so.1") != std::string::npos)
+    GTEST_SKIP() << err;
+  EXPECT_FALSE(started);
+  EXPECT_NE(err.find("_Z7missingv"), std::string::npos) << err;
+  EXPECT_NE(err.find("gpu_kernels.cu"), std::string::npos) << err;
+}
+
+// Must stay the last test of the file: after it, CUDA refuses every context
+// in this process (ctest runs each test in its own process anyway).
+TEST_F(GpuTest, ZzIllegalAddressIsStickyAndPoisonsTheProcess) {
+  Client bad = connect(), other = connect();
+  Bytes r = bad.roundTrip(batch(1, {cMalloc(256)}));
+  uint64_t buf = resultAt(ok(r), 0)->addr();
+  EXPECT_FALSE(core.deviceLost());
+  // The pointer is valid; the kernel runs far past the allocation's end.
+  r = bad.roundTrip(batch(2, {cLaunch(g.scale, scaleArgs(buf, 1 << 30), 0,
+                                      {1 << 20, 1, 1}, {1024, 1, 1}),
+                              cDeviceSync()}));
+  const wire::BatchReply *br = asBatchReply(r);
+  ASSERT_TRUE(br && br->errors()->size() == 1);
+  const wire::Error *e = br->errors()->Get(0);
+  std::printf("error: %d %s\n", e->code(), e->message()->c_str());
+  EXPECT_EQ(e->index(), 1u);
+  EXPECT_EQ(e->code(), 700);
+  EXPECT_NE(e->message()->str().find("cudaDeviceSynchronize"),
+            std::string::npos);
+  EXPECT_NE(e->message()->str().find("scale(float*, int)"), std::string::npos);
+  // Every later batch of that session reports it.
+  r = bad.roundTrip(batch(3, {cMalloc(16)}));
+  br = asBatchReply(r);
+  ASSERT_TRUE(br && br->errors()->size() == 1);
+  EXPECT_EQ(br->errors()->Get(0)->code(), 700);
+  EXPECT_EQ(br->errors()->Get(0)->index(), 0u);
+  // CUDA poisons the whole process: the server knows it must restart...
+  EXPECT_TRUE(core.deviceLost());
+  EXPECT_NE(core.deviceLostReason().find("scale(float*, int)"),
+            std::string::npos);
+  // ...the other live session fails too (observed, not wanted)...
+  r = other.roundTrip(batch(2, {cMalloc(256), cDeviceSync()}));
+  br = asBatchReply(r);
+  ASSERT_NE(br, nullptr);
+  std::printf("other live session after the fault: %s\n",
+              br->errors()->size() ? br->errors()->Get(0)->message()->c_str()
+                                   : "works");
+  // ...and a new client is told why instead of getting a broken context.
+  auto ends = memPair();
+  core.serve(std::move(ends.second));
+  Client fresh{std::move(ends.first)};
+  r = fresh.roundTrip(hello({g.hash}));
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_NE(hr, nullptr);
+  EXPECT_FALSE(hr->ok());
+  EXPECT_NE(hr->error()->str().find("restarting"), std::string::npos)
+      << hr->error()->str();
+}
+
+} // namespace

@@ -1,0 +1,106 @@
+// Test helpers around processes: a child with captured output (the
+// rc-server binary) and a free loopback tcp port.
+#ifndef RC_SERVER_PROCESS_UTIL_H
+#define RC_SERVER_PROCESS_UTIL_H
+
+#include <arpa/inet.h>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace rc::server::test {
+
+// The rc-server binary: RC_SERVER_BIN from the environment (a carried
+// build), else the one this build made.
+inline std::string serverBin() {
+  const char *env = std::getenv("RC_SERVER_BIN");
+  return env ? env : RC_SERVER_BIN;
+}
+
+// A child process with its stdout+stderr captured.
+struct Child {
+  pid_t pid = -1;
+  int out = -1;
+  std::string text;
+
+  explicit Child(const std::vector<std::string> &args,
+                 const std::string &bin = serverBin()) {
+    int fds[2];
+    if (pipe(fds) != 0)
+      return;
+    pid = fork();
+    if (pid == 0) {
+      dup2(fds[1], 1);
+      dup2(fds[1], 2);
+      close(fds[0]);
+      std::vector<char *> argv;
+      argv.push_back(const_cast<char *>(bin.c_str()));
+      for (const std::string &a : args)
+        argv.push_back(const_cast<char *>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(bin.c_str(), argv.data());
+      _exit(127);
+    }
+    close(fds[1]);
+    out = fds[0];
+  }
+  ~Child() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    if (out >= 0)
+      close(out);
+  }
+  // Reads output until `needle` shows up or the timeout passes.
+  bool waitFor(const std::string &needle, int timeoutMs) {
+    auto end =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    while (text.find(needle) == std::string::npos) {
+      int left = int(std::chrono::duration_cast<std::chrono::milliseconds>(
+                         end - std::chrono::steady_clock::now())
+                         .count());
+      if (left <= 0)
+        return false;
+      pollfd p{out, POLLIN, 0};
+      if (poll(&p, 1, left) <= 0)
+        return false;
+      char buf[4096];
+      ssize_t n = read(out, buf, sizeof buf);
+      if (n <= 0)
+        return text.find(needle) != std::string::npos;
+      text.append(buf, size_t(n));
+    }
+    return true;
+  }
+  int wait() {
+    waitFor("\x01never", 10000); // drain until EOF
+    int status = 0;
+    waitpid(pid, &status, 0);
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+};
+
+inline int freePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+} // namespace rc::server::test
+
+#endif

@@ -1,0 +1,114 @@
+// Helpers for rc-server tests: a manifest built in-test, wire messages built
+// with FlatBufferBuilder, reply decoding, and an in-memory Connection pair.
+#ifndef RC_SERVER_TEST_UTIL_H
+#define RC_SERVER_TEST_UTIL_H
+
+#include "manifest_generated.h"
+#include "protocol_generated.h"
+#include "rc/transport.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace rc::server::test {
+
+using Bytes = std::vector<uint8_t>;
+namespace wire = rc::wire;
+
+// The test manifest:
+//   scale(float* p, int n)        Pointer at 0, Value at 8, args_size 16
+//   consume(Pair s)               Aggregate of 16 bytes, pointer field at 8
+//   gTable                        __constant__, 64 bytes
+struct TestManifest {
+  std::string path;
+  uint64_t hash = 0;
+  uint64_t scaleId = 0;
+  uint64_t consumeId = 0;
+  uint64_t tableId = 0;
+};
+// Writes a manifest file into a fresh temp directory. `salt` makes the
+// module (and so the file hash) distinct, for several-manifest tests.
+TestManifest writeTestManifest(const std::string &salt = "");
+
+// ---- messages ---------------------------------------------------------
+using Cmd = std::function<flatbuffers::Offset<wire::CommandEntry>(
+    flatbuffers::FlatBufferBuilder &)>;
+
+Bytes hello(const std::vector<uint64_t> &manifestHashes,
+            const std::string &token = "", uint32_t version = 1);
+Bytes batch(uint64_t seq, const std::vector<Cmd> &commands,
+            bool replyWanted = true);
+
+Cmd cMalloc(uint64_t size);
+Cmd cFree(uint64_t addr);
+Cmd cH2D(uint64_t dst, const Bytes &data, uint64_t stream = 0);
+Cmd cD2H(uint64_t src, uint64_t size, uint64_t stream = 0);
+Cmd cD2D(uint64_t dst, uint64_t src, uint64_t size, uint64_t stream = 0);
+Cmd cMemset(uint64_t dst, uint8_t value, uint64_t size, uint64_t stream = 0);
+Cmd cLaunch(uint64_t kernel, const Bytes &args, uint64_t stream = 0,
+            std::vector<uint32_t> grid = {1, 1, 1},
+            std::vector<uint32_t> block = {32, 1, 1}, uint32_t shmem = 0);
+Cmd cStreamCreate(uint64_t handle);
+Cmd cStreamDestroy(uint64_t handle);
+Cmd cStreamSync(uint64_t handle);
+Cmd cStreamQuery(uint64_t handle);
+Cmd cDeviceSync();
+Cmd cEventCreate(uint64_t handle, uint32_t flags = 0);
+Cmd cEventRecord(uint64_t event, uint64_t stream = 0);
+Cmd cEventQuery(uint64_t event);
+Cmd cEventSync(uint64_t event);
+Cmd cEventElapsed(uint64_t start, uint64_t end);
+Cmd cStreamWaitEvent(uint64_t stream, uint64_t event);
+Cmd cSymbolWrite(uint64_t var, uint64_t offset, const Bytes &data);
+Cmd cSymbolRead(uint64_t var, uint64_t offset, uint64_t size);
+Cmd cSymbolAddress(uint64_t var);
+Cmd cSetDevice(int device);
+Cmd cGoodbye();
+
+// Argument buffers for the test kernels.
+Bytes scaleArgs(uint64_t ptr, int32_t n);
+Bytes consumeArgs(uint64_t tag, uint64_t ptr);
+
+// ---- replies ----------------------------------------------------------
+// nullptr unless `b` verifies and holds that body.
+const wire::HelloReply *asHelloReply(const Bytes &b);
+const wire::BatchReply *asBatchReply(const Bytes &b);
+const wire::Result *resultAt(const wire::BatchReply *r, uint32_t index);
+
+// ---- in-memory transport ----------------------------------------------
+struct Pipe {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<Bytes> queue;
+  bool closed = false;
+};
+
+class MemConnection : public transport::Connection {
+public:
+  MemConnection(std::shared_ptr<Pipe> in, std::shared_ptr<Pipe> out)
+      : in_(std::move(in)), out_(std::move(out)) {}
+  ~MemConnection() override { close(); }
+  transport::Status send(const void *data, size_t size) override;
+  transport::Status recv(Bytes &message, int timeoutMs) override;
+  bool peerAlive() override;
+  std::string peerDescription() const override { return "memory"; }
+  std::string lastError() const override { return "closed"; }
+  void close();
+
+private:
+  std::shared_ptr<Pipe> in_, out_;
+};
+
+// Two connected ends: first is the client's, second the server's.
+std::pair<std::unique_ptr<MemConnection>, std::unique_ptr<MemConnection>>
+memPair();
+
+} // namespace rc::server::test
+
+#endif

@@ -1,0 +1,388 @@
+// Session-level behavior on the host test device: handshake, replay,
+// results, and validation of every command (each failure names the command
+// index and the operation).
+#include "rc/server/host_backend.h"
+#include "rc/server/session.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace rc::server;
+using namespace rc::server::test;
+
+namespace {
+
+class SessionTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m = writeTestManifest();
+    std::string err;
+    ASSERT_TRUE(reg.addFile(m.path, &err)) << err;
+    backend = std::make_unique<HostBackend>();
+    ASSERT_TRUE(backend->prepare(reg, &err)) << err;
+    env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend, token});
+    session = std::make_unique<Session>(*env, 7);
+  }
+
+  std::vector<Bytes> send(const Bytes &msg, Session::Next *next = nullptr) {
+    std::vector<Bytes> replies;
+    Session::Next n = session->handle(msg.data(), msg.size(), replies);
+    if (next)
+      *next = n;
+    return replies;
+  }
+  // Sends and expects exactly one reply.
+  Bytes send1(const Bytes &msg) {
+    std::vector<Bytes> r = send(msg);
+    EXPECT_EQ(r.size(), 1u);
+    return r.empty() ? Bytes() : r[0];
+  }
+  void open() {
+    Bytes r = send1(hello({m.hash}));
+    const wire::HelloReply *hr = asHelloReply(r);
+    ASSERT_NE(hr, nullptr);
+    ASSERT_TRUE(hr->ok()) << (hr->error() ? hr->error()->str() : "");
+  }
+  uint64_t malloc(uint64_t size) {
+    Bytes r = send1(batch(1, {cMalloc(size)}));
+    const wire::BatchReply *br = asBatchReply(r);
+    EXPECT_NE(br, nullptr);
+    const wire::Result *res = resultAt(br, 0);
+    EXPECT_NE(res, nullptr);
+    return res ? res->addr() : 0;
+  }
+  // Runs a batch that must fail at `index`; returns the error message.
+  std::string expectError(const Bytes &msg, uint32_t index, int code,
+                          uint64_t seq) {
+    Bytes r = send1(msg);
+    const wire::BatchReply *br = asBatchReply(r);
+    if (!br || !br->errors() || br->errors()->size() != 1) {
+      ADD_FAILURE() << "expected one error";
+      return "";
+    }
+    const wire::Error *e = br->errors()->Get(0);
+    EXPECT_EQ(e->seq(), seq);
+    EXPECT_EQ(e->index(), index);
+    EXPECT_EQ(e->code(), code);
+    return e->message() ? e->message()->str() : "";
+  }
+
+  TestManifest m;
+  Registry reg;
+  std::string token;
+  std::unique_ptr<HostBackend> backend;
+  std::unique_ptr<SessionEnv> env;
+  std::unique_ptr<Session> session;
+};
+
+TEST_F(SessionTest, HelloListsTheTestDevice) {
+  Bytes r = send1(hello({m.hash}));
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_NE(hr, nullptr);
+  ASSERT_TRUE(hr->ok());
+  EXPECT_EQ(hr->session_id(), 7u);
+  ASSERT_EQ(hr->devices()->size(), 1u);
+  const wire::DeviceInfo *d = hr->devices()->Get(0);
+  EXPECT_EQ(d->name()->str(), "remote-clang host test device");
+  EXPECT_EQ(d->backend()->str(), "host-test");
+  EXPECT_EQ(d->uuid()->size(), 16u);
+  ASSERT_GT(d->attributes()->size(), 80u);
+  EXPECT_EQ(d->attributes()->Get(1), 1024); // max threads per block
+  EXPECT_EQ(d->attributes()->Get(75), 9);   // compute capability major
+}
+
+TEST_F(SessionTest, HelloWithUnknownManifestIsRefusedNamingTheHash) {
+  Session::Next next;
+  std::vector<Bytes> r = send(hello({m.hash, 0x1234}), &next);
+  ASSERT_EQ(r.size(), 1u);
+  const wire::HelloReply *hr = asHelloReply(r[0]);
+  ASSERT_NE(hr, nullptr);
+  EXPECT_FALSE(hr->ok());
+  EXPECT_NE(hr->error()->str().find("0x0000000000001234"), std::string::npos)
+      << hr->error()->str();
+  EXPECT_EQ(next, Session::Next::Close);
+}
+
+TEST_F(SessionTest, HelloWithWrongProtocolVersionIsRefused) {
+  const wire::HelloReply *hr;
+  Bytes r = send1(hello({m.hash}, "", 2));
+  ASSERT_NE(hr = asHelloReply(r), nullptr);
+  EXPECT_FALSE(hr->ok());
+  EXPECT_NE(hr->error()->str().find("protocol version 2"), std::string::npos);
+}
+
+TEST_F(SessionTest, AuthTokenIsChecked) {
+  token = "s3cret";
+  env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend, token});
+  session = std::make_unique<Session>(*env, 8);
+  Bytes r = send1(hello({m.hash}, "wrong"));
+  EXPECT_FALSE(asHelloReply(r)->ok());
+  EXPECT_NE(asHelloReply(r)->error()->str().find("authentication"),
+            std::string::npos);
+  session = std::make_unique<Session>(*env, 9);
+  r = send1(hello({m.hash}, "s3cret"));
+  EXPECT_TRUE(asHelloReply(r)->ok());
+}
+
+TEST_F(SessionTest, BatchBeforeHelloIsAnError) {
+  std::string msg =
+      expectError(batch(3, {cMalloc(16)}), 0, 3 /*initialization*/, 3);
+  EXPECT_NE(msg.find("before Hello"), std::string::npos) << msg;
+  open(); // still possible afterwards
+}
+
+TEST_F(SessionTest, MalformedMessagesGetErrorReplies) {
+  // Before Hello: a failed HelloReply.
+  Bytes junk = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  Bytes r = send1(junk);
+  ASSERT_NE(asHelloReply(r), nullptr);
+  EXPECT_FALSE(asHelloReply(r)->ok());
+  open();
+  // Random bytes, an empty message, a truncated batch, a wrong identifier.
+  std::srand(1234);
+  Bytes random(4096);
+  for (auto &b : random)
+    b = uint8_t(std::rand());
+  Bytes good = batch(5, {cMalloc(64), cMemset(0, 0, 0)});
+  Bytes truncated(good.begin(), good.begin() + good.size() / 2);
+  Bytes wrongId = good;
+  std::memcpy(wrongId.data() + 4, "XXXX", 4);
+  for (const Bytes &bad : {random, Bytes(), truncated, wrongId}) {
+    std::string msg = expectError(bad, 0, 1, 0);
+    EXPECT_NE(msg.find("malformed message"), std::string::npos) << msg;
+  }
+  // Every truncation of a valid batch is rejected, never a crash.
+  for (size_t n = 0; n < good.size(); ++n) {
+    Bytes cut(good.begin(), good.begin() + n);
+    std::vector<Bytes> rs = send(cut);
+    ASSERT_EQ(rs.size(), 1u);
+    EXPECT_NE(asBatchReply(rs[0]), nullptr);
+  }
+  // Single flipped bytes: verified or rejected, the session survives.
+  for (size_t i = 0; i < good.size(); ++i) {
+    Bytes flipped = good;
+    flipped[i] ^= 0xFF;
+    send(flipped);
+  }
+  EXPECT_NE(malloc(32), 0u);
+}
+
+TEST_F(SessionTest, CopiesMoveBytes) {
+  open();
+  uint64_t a = malloc(256), b = malloc(256);
+  ASSERT_GE(a, kHostDeviceBase);
+  Bytes data(100);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = uint8_t(i * 3);
+  Bytes r = send1(batch(2, {cH2D(a + 10, data), cD2D(b, a + 10, 100),
+                            cMemset(b + 50, 0xEE, 10), cD2H(b, 100)}));
+  const wire::BatchReply *br = asBatchReply(r);
+  ASSERT_NE(br, nullptr);
+  ASSERT_EQ(br->errors()->size(), 0u);
+  const wire::Result *res = resultAt(br, 3);
+  ASSERT_NE(res, nullptr);
+  ASSERT_EQ(res->payload()->size(), 100u);
+  for (size_t i = 0; i < 100; ++i)
+    EXPECT_EQ(res->payload()->Get(i), i >= 50 && i < 60 ? 0xEE : data[i]);
+}
+
+TEST_F(SessionTest, NoReplyUnlessWantedOrFailed) {
+  open();
+  EXPECT_EQ(send(batch(2, {cMalloc(16)}, false)).size(), 0u);
+  // A failure is answered even though no reply was wanted.
+  std::string msg = expectError(batch(3, {cFree(0x42)}, false), 0, 1, 3);
+  EXPECT_NE(msg.find("cudaFree"), std::string::npos) << msg;
+}
+
+TEST_F(SessionTest, LaunchIsValidatedAndRecorded) {
+  open();
+  uint64_t buf = malloc(1024);
+  Bytes r =
+      send1(batch(2, {cLaunch(m.scaleId, scaleArgs(buf + 512, 77), 0, {4, 2, 1},
+                              {128, 1, 1}, 256),
+                      cLaunch(m.consumeId, consumeArgs(0xFFFFFFFFFFFF, buf)),
+                      cLaunch(m.scaleId, scaleArgs(0, 1))})); // null is allowed
+  const wire::BatchReply *br = asBatchReply(r);
+  ASSERT_NE(br, nullptr);
+  EXPECT_EQ(br->errors()->size(), 0u);
+  std::vector<LaunchRecord> launches = backend->launches();
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_EQ(launches[0].kernelId, m.scaleId);
+  EXPECT_EQ(launches[0].config.grid[0], 4u);
+  EXPECT_EQ(launches[0].config.grid[1], 2u);
+  EXPECT_EQ(launches[0].config.block[0], 128u);
+  EXPECT_EQ(launches[0].config.sharedMem, 256u);
+  EXPECT_EQ(launches[0].args, scaleArgs(buf + 512, 77));
+  EXPECT_EQ(launches[1].kernelId, m.consumeId);
+}
+
+TEST_F(SessionTest, UnknownKernelIdFailsAtItsIndex) {
+  open();
+  uint64_t buf = malloc(64);
+  std::string msg = expectError(
+      batch(4, {cMemset(buf, 0, 64), cLaunch(0xDEAD, scaleArgs(buf, 1))}), 1,
+      98, 4);
+  EXPECT_NE(msg.find("unknown kernel id 0xdead"), std::string::npos) << msg;
+}
+
+TEST_F(SessionTest, WrongArgsSizeNamesTheKernelAndLaunchSite) {
+  open();
+  Bytes shortArgs(12, 0);
+  std::string msg =
+      expectError(batch(5, {cLaunch(m.scaleId, shortArgs)}), 0, 1, 5);
+  EXPECT_NE(msg.find("scale(float*, int)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("test.cu:42"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("12 bytes"), std::string::npos) << msg;
+}
+
+TEST_F(SessionTest, PointerParamOutsideAllocationsIsRejected) {
+  open();
+  uint64_t buf = malloc(64);
+  std::string msg =
+      expectError(batch(6, {cLaunch(m.scaleId, scaleArgs(buf, 1)),
+                            cLaunch(m.scaleId, scaleArgs(buf + 65, 1))}),
+                  1, 1, 6);
+  EXPECT_NE(msg.find("parameter 0 (p)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not inside any allocation"), std::string::npos) << msg;
+  // One past the end is a valid pointer value.
+  Bytes r = send1(batch(7, {cLaunch(m.scaleId, scaleArgs(buf + 64, 1))}));
+  EXPECT_EQ(asBatchReply(r)->errors()->size(), 0u);
+}
+
+TEST_F(SessionTest, PointerInsideAggregateIsChecked) {
+  open();
+  uint64_t buf = malloc(64);
+  // The first 8 bytes are a plain value: anything goes there.
+  Bytes ok = send1(batch(8, {cLaunch(m.consumeId, consumeArgs(0x1234, buf))}));
+  EXPECT_EQ(asBatchReply(ok)->errors()->size(), 0u);
+  std::string msg = expectError(
+      batch(9, {cLaunch(m.consumeId, consumeArgs(buf, 0x1234))}), 0, 1, 9);
+  EXPECT_NE(msg.find("at byte 8"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("consume(Pair)"), std::string::npos) << msg;
+}
+
+TEST_F(SessionTest, LaunchConfigurationLimits) {
+  open();
+  expectError(batch(10, {cLaunch(m.scaleId, scaleArgs(0, 1), 0, {1, 1, 1},
+                                 {1024, 2, 1})}),
+              0, 9, 10);
+  expectError(batch(11, {cLaunch(m.scaleId, scaleArgs(0, 1), 0, {0, 1, 1})}), 0,
+              9, 11);
+  expectError(batch(12, {cLaunch(m.scaleId, scaleArgs(0, 1), 0, {1, 1})}), 0, 9,
+              12);
+}
+
+TEST_F(SessionTest, CopyBeyondAnAllocationIsRejected) {
+  open();
+  uint64_t a = malloc(64);
+  std::string msg = expectError(batch(13, {cD2H(a + 32, 33)}), 0, 1, 13);
+  EXPECT_NE(msg.find("cudaMemcpyAsync (device to host)"), std::string::npos)
+      << msg;
+  expectError(batch(14, {cH2D(a + 60, Bytes(8, 1))}), 0, 1, 14);
+  expectError(batch(15, {cMemset(a, 0, 65)}), 0, 1, 15);
+  expectError(batch(16, {cD2D(a, a + 1, 64)}), 0, 1, 16);
+  // Overflowing ranges too.
+  expectError(batch(17, {cD2H(a + 8, ~uint64_t(0) - 4)}), 0, 1, 17);
+}
+
+TEST_F(SessionTest, UnknownStreamAndEventHandles) {
+  open();
+  uint64_t a = malloc(64);
+  std::string msg = expectError(batch(18, {cMemset(a, 0, 8, 99)}), 0, 400, 18);
+  EXPECT_NE(msg.find("unknown stream 0x63"), std::string::npos) << msg;
+  msg = expectError(batch(19, {cEventRecord(5)}), 0, 400, 19);
+  EXPECT_NE(msg.find("unknown event 0x5"), std::string::npos) << msg;
+  expectError(batch(20, {cStreamDestroy(99)}), 0, 400, 20);
+  // Created handles work; destroyed ones are gone again.
+  Bytes r =
+      send1(batch(21, {cStreamCreate(99), cMemset(a, 0, 8, 99), cStreamSync(99),
+                       cStreamQuery(99), cStreamDestroy(99)}));
+  ASSERT_EQ(asBatchReply(r)->errors()->size(), 0u);
+  EXPECT_EQ(resultAt(asBatchReply(r), 3)->code(), 0);
+  expectError(batch(22, {cStreamSync(99)}), 0, 400, 22);
+  expectError(batch(23, {cStreamCreate(1)}), 0, 1, 23); // reserved
+}
+
+TEST_F(SessionTest, EventsTimeAndQuery) {
+  open();
+  Bytes r = send1(batch(24, {cEventCreate(1), cEventCreate(2), cEventRecord(1),
+                             cEventRecord(2), cEventSync(2), cEventQuery(2),
+                             cStreamWaitEvent(0, 2), cEventElapsed(1, 2)}));
+  const wire::BatchReply *br = asBatchReply(r);
+  ASSERT_EQ(br->errors()->size(), 0u);
+  EXPECT_EQ(resultAt(br, 5)->code(), 0);
+  EXPECT_GE(resultAt(br, 7)->value(), 0.0);
+  // Timing a never-recorded or timing-disabled event is an error.
+  expectError(batch(25, {cEventCreate(3), cEventElapsed(1, 3)}), 1, 400, 25);
+  expectError(batch(26, {cEventCreate(4, 2 /*disable timing*/), cEventRecord(4),
+                         cEventElapsed(1, 4)}),
+              2, 400, 26);
+}
+
+TEST_F(SessionTest, SymbolsReadWriteAndAddress) {
+  open();
+  Bytes data = {1, 2, 3, 4, 5, 6, 7, 8};
+  Bytes r = send1(
+      batch(27, {cSymbolWrite(m.tableId, 8, data),
+                 cSymbolRead(m.tableId, 6, 12), cSymbolAddress(m.tableId)}));
+  const wire::BatchReply *br = asBatchReply(r);
+  ASSERT_EQ(br->errors()->size(), 0u);
+  const auto *payload = resultAt(br, 1)->payload();
+  ASSERT_EQ(payload->size(), 12u);
+  Bytes expect = {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0};
+  EXPECT_EQ(Bytes(payload->begin(), payload->end()), expect);
+  uint64_t addr = resultAt(br, 2)->addr();
+  EXPECT_EQ(resultAt(br, 2)->value(), 64.0);
+  // A kernel may take the variable's address.
+  Bytes ok = send1(batch(28, {cLaunch(m.scaleId, scaleArgs(addr + 4, 1))}));
+  EXPECT_EQ(asBatchReply(ok)->errors()->size(), 0u);
+  expectError(batch(29, {cSymbolRead(m.tableId, 60, 8)}), 0, 1, 29);
+  expectError(batch(30, {cSymbolAddress(0x99)}), 0, 13, 30);
+}
+
+TEST_F(SessionTest, FreeAndMallocRules) {
+  open();
+  uint64_t a = malloc(64);
+  uint64_t before = backend->bytesInUse();
+  EXPECT_GE(before, 64u);
+  expectError(batch(31, {cFree(a + 8)}), 0, 1, 31); // not a base address
+  Bytes r = send1(batch(32, {cFree(a), cFree(0)}));
+  EXPECT_EQ(asBatchReply(r)->errors()->size(), 0u);
+  EXPECT_EQ(backend->bytesInUse(), before - 64);
+  expectError(batch(33, {cFree(a)}), 0, 1, 33);   // double free
+  expectError(batch(34, {cD2H(a, 8)}), 0, 1, 34); // use after free
+  expectError(batch(35, {cMalloc(1ULL << 50)}), 0, 2, 35);
+  expectError(batch(36, {cSetDevice(1)}), 0, 101, 36);
+}
+
+TEST_F(SessionTest, BatchStopsAtTheFirstFailure) {
+  open();
+  uint64_t a = malloc(16);
+  expectError(
+      batch(37, {cMemset(a, 0x11, 16), cFree(0x5), cMemset(a, 0x22, 16)}), 1, 1,
+      37);
+  Bytes r = send1(batch(38, {cD2H(a, 16)}));
+  EXPECT_EQ(resultAt(asBatchReply(r), 0)->payload()->Get(0), 0x11);
+}
+
+TEST_F(SessionTest, GoodbyeClosesTheSession) {
+  open();
+  Session::Next next;
+  send(batch(39, {cGoodbye()}, false), &next);
+  EXPECT_EQ(next, Session::Next::Close);
+  EXPECT_EQ(session->closeReason(), "goodbye");
+}
+
+TEST_F(SessionTest, DestroyingTheSessionFreesItsMemory) {
+  open();
+  malloc(1000);
+  malloc(2000);
+  send1(batch(40, {cSymbolAddress(m.tableId)}));
+  EXPECT_GE(backend->bytesInUse(), 3000u);
+  session.reset();
+  EXPECT_EQ(backend->bytesInUse(), 0u);
+}
+
+} // namespace
