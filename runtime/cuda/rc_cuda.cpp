@@ -1,0 +1,83 @@
+// librc_cuda.so: the driver-API calls applications make directly. Device
+// queries reuse the runtime's handshake snapshot through the exported
+// runtime API (the runtime's attribute numbering equals CUdevice_attribute's).
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+namespace {
+CUresult fromRuntime(cudaError_t e) {
+  switch (e) {
+  case cudaSuccess:
+    return CUDA_SUCCESS;
+  case cudaErrorInvalidValue:
+    return CUDA_ERROR_INVALID_VALUE;
+  case cudaErrorInvalidDevice:
+    return CUDA_ERROR_INVALID_DEVICE;
+  case cudaErrorNoDevice:
+    return CUDA_ERROR_NO_DEVICE;
+  default:
+    return CUDA_ERROR_UNKNOWN;
+  }
+}
+} // namespace
+
+extern "C" {
+
+CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  if (!device)
+    return CUDA_ERROR_INVALID_VALUE;
+  int count = 0;
+  if (cudaError_t e = cudaGetDeviceCount(&count))
+    return fromRuntime(e);
+  if (ordinal < 0 || ordinal >= count)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attr,
+                              CUdevice device) {
+  return fromRuntime(
+      cudaDeviceGetAttribute(value, cudaDeviceAttr(int(attr)), device));
+}
+
+CUresult cuDriverGetVersion(int *version) {
+  return fromRuntime(cudaDriverGetVersion(version));
+}
+
+CUresult cuGetErrorString(CUresult error, const char **str) {
+  if (!str)
+    return CUDA_ERROR_INVALID_VALUE;
+  switch (error) {
+  case CUDA_SUCCESS:
+    *str = "no error";
+    break;
+  case CUDA_ERROR_INVALID_VALUE:
+    *str = "invalid argument";
+    break;
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    *str = "out of memory";
+    break;
+  case CUDA_ERROR_NOT_INITIALIZED:
+    *str = "initialization error";
+    break;
+  case CUDA_ERROR_NO_DEVICE:
+    *str = "no CUDA-capable device is detected";
+    break;
+  case CUDA_ERROR_INVALID_DEVICE:
+    *str = "invalid device ordinal";
+    break;
+  case CUDA_ERROR_NOT_SUPPORTED:
+    *str = "operation not supported";
+    break;
+  case CUDA_ERROR_UNKNOWN:
+    *str = "unknown error";
+    break;
+  default:
+    *str = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+} // extern "C"

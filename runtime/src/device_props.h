@@ -1,0 +1,19 @@
+// Fills the CUDA 12.4 cudaDeviceProp from the handshake's DeviceInfo, whose
+// attributes are indexed by CUdevice_attribute.
+#ifndef RC_RT_DEVICE_PROPS_H
+#define RC_RT_DEVICE_PROPS_H
+
+#include "protocol_generated.h"
+
+#include <cuda_runtime_api.h>
+#include <vector>
+
+namespace rc::rt {
+
+void fillDeviceProp(cudaDeviceProp &p, const wire::DeviceInfo &info);
+// attrs[a] or 0 when the server did not send attribute `a`.
+int attributeOr0(const std::vector<int32_t> &attrs, int a);
+
+} // namespace rc::rt
+
+#endif

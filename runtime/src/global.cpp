@@ -1,0 +1,48 @@
+#include "global.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+namespace rc::rt {
+
+namespace {
+std::atomic<Runtime *> current{nullptr};
+std::mutex createMu;
+
+void shutdownAtExit() {
+  if (Runtime *rt = current.load())
+    rt->shutdown();
+}
+} // namespace
+
+Runtime &runtime() {
+  Runtime *rt = current.load(std::memory_order_acquire);
+  if (rt)
+    return *rt;
+  std::lock_guard<std::mutex> lock(createMu);
+  if (!(rt = current.load())) {
+    rt = new Runtime(envConnector(), loadDiscoveredManifests,
+                     Options::fromEnv());
+    current.store(rt, std::memory_order_release);
+    std::atexit(shutdownAtExit);
+  }
+  return *rt;
+}
+
+void installRuntimeForTest(std::unique_ptr<Runtime> rt) {
+  std::lock_guard<std::mutex> lock(createMu);
+  Runtime *old = current.exchange(rt.release());
+  if (old) {
+    old->shutdown();
+    delete old;
+  }
+  lastError() = cudaSuccess;
+}
+
+cudaError_t &lastError() {
+  thread_local cudaError_t last = cudaSuccess;
+  return last;
+}
+
+} // namespace rc::rt

@@ -1,0 +1,87 @@
+#include "registry.h"
+
+#include "rc/fatbin.h"
+
+#include <cstring>
+
+namespace rc::rt {
+
+namespace {
+// Layout of the argument of __cudaRegisterFatBinary (clang's
+// __cuda_fatbin_wrapper).
+struct FatbinWrapper {
+  int magic;
+  int version;
+  const void *data;
+  void *unused;
+};
+} // namespace
+
+Registry &Registry::instance() {
+  // Leaked on purpose: clang's module destructors call
+  // __cudaUnregisterFatBinary during exit, after static destructors may run.
+  static Registry *r = new Registry;
+  return *r;
+}
+
+void **Registry::registerFatbin(const void *wrapper) {
+  auto *fb = new RegisteredFatbin;
+  FatbinWrapper w{};
+  if (wrapper)
+    std::memcpy(&w, wrapper, sizeof w);
+  if (uint32_t(w.magic) == kFatbinWrapperMagic && w.data) {
+    fb->data = w.data;
+    fb->valid = fatbinSize(w.data) != 0;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  fatbins_.push_back(fb);
+  // The handle is a pointer to our record, as void** like cudart's.
+  return reinterpret_cast<void **>(fb);
+}
+
+void Registry::unregisterFatbin(void **) {
+  // Keep records alive: stubs may still be looked up by late destructors.
+}
+
+void Registry::registerFunction(void **handle, const void *stub,
+                                const char *deviceName) {
+  std::lock_guard<std::mutex> lock(mu_);
+  functions_[stub] = {reinterpret_cast<RegisteredFatbin *>(handle),
+                      deviceName ? deviceName : ""};
+}
+
+void Registry::registerVar(void **handle, const void *hostVar,
+                           const char *deviceName) {
+  std::lock_guard<std::mutex> lock(mu_);
+  vars_[hostVar] = {reinterpret_cast<RegisteredFatbin *>(handle),
+                    deviceName ? deviceName : ""};
+}
+
+bool Registry::lookup(std::unordered_map<const void *, RegisteredSymbol> &map,
+                      const void *key, uint64_t *moduleHash,
+                      std::string *name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map.find(key);
+  if (it == map.end() || !it->second.module || !it->second.module->valid)
+    return false;
+  RegisteredFatbin *m = it->second.module;
+  if (!m->hashed) {
+    m->hash = fatbinHash(m->data, fatbinSize(m->data));
+    m->hashed = true;
+  }
+  *moduleHash = m->hash;
+  *name = it->second.deviceName;
+  return true;
+}
+
+bool Registry::function(const void *stub, uint64_t *moduleHash,
+                        std::string *name) {
+  return lookup(functions_, stub, moduleHash, name);
+}
+
+bool Registry::variable(const void *hostVar, uint64_t *moduleHash,
+                        std::string *name) {
+  return lookup(vars_, hostVar, moduleHash, name);
+}
+
+} // namespace rc::rt

@@ -1,0 +1,231 @@
+// The client runtime core: one connection to rc-server, local state (device
+// snapshot, allocation table, stream/event handles) and the batch that async
+// work is appended to. The exported CUDA API (api_*.cpp) is a thin layer over
+// one global instance; tests build their own with an injected connection.
+//
+// Locking: every public method takes mu_; private helpers named *Locked or
+// documented as such expect it held.
+#ifndef RC_RT_RUNTIME_H
+#define RC_RT_RUNTIME_H
+
+#include "batch.h"
+#include "kernel_index.h"
+#include "rc/transport.h"
+
+#include <cuda_runtime_api.h>
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace rc::rt {
+
+constexpr uint32_t kProtocolVersion = 1;
+
+struct Options {
+  size_t maxCommands = 512;    // a batch leaves when it holds this many
+  size_t maxBytes = 1 << 20;   // ... or this many bytes
+  int64_t batchAgeUs = 50;     // ... or its first command is this old
+  size_t chunkBytes = 4 << 20; // H2D command / D2H reply size limit
+  int connectTimeoutMs = 5000; // connect + handshake
+  bool flusherThread = true;   // background age flush
+  // RC_BATCH_AGE_US, RC_CONNECT_TIMEOUT_MS, RC_BATCH_MAX_COMMANDS,
+  // RC_BATCH_MAX_BYTES override the defaults.
+  static Options fromEnv();
+};
+
+// Opens the connection; null + *error (a sentence) on failure.
+using Connector = std::function<std::unique_ptr<transport::Connection>(
+    int timeoutMs, std::string *error)>;
+using ManifestLoader = std::function<void(KernelIndex &)>;
+
+// The default connector: RC_SERVER through rc::transport::connect.
+Connector envConnector();
+
+class Runtime {
+public:
+  Runtime(Connector connect, ManifestLoader manifests, Options opts);
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  // ---- connection -------------------------------------------------------
+  cudaError_t ensureConnected();
+  void shutdown(); // flush, Goodbye, stop the flusher; later calls fail
+
+  // ---- device (answered locally) ---------------------------------------
+  cudaError_t deviceCount(int *count);
+  cudaError_t deviceProperties(cudaDeviceProp *prop, int device);
+  cudaError_t deviceAttribute(int *value, int attr, int device);
+  cudaError_t setDevice(int device);
+  cudaError_t getDevice(int *device);
+  cudaError_t deviceSynchronize();
+  cudaError_t deviceReset();
+
+  // ---- memory -----------------------------------------------------------
+  cudaError_t malloc(void **ptr, size_t size);
+  cudaError_t free(void *ptr);
+  cudaError_t mallocHost(void **ptr, size_t size);
+  cudaError_t freeHost(void *ptr);
+  cudaError_t memcpy(void *dst, const void *src, size_t count,
+                     cudaMemcpyKind kind, cudaStream_t stream, bool async,
+                     bool perThread);
+  cudaError_t memset(void *dst, int value, size_t count, cudaStream_t stream,
+                     bool perThread);
+  cudaError_t memGetInfo(size_t *freeBytes, size_t *totalBytes);
+  cudaError_t pointerAttributes(cudaPointerAttributes *attr, const void *p);
+
+  // ---- symbols ----------------------------------------------------------
+  cudaError_t symbolAddress(void **devPtr, const void *symbol);
+  cudaError_t symbolSize(size_t *size, const void *symbol);
+  cudaError_t memcpyToSymbol(const void *symbol, const void *src, size_t count,
+                             size_t offset, cudaMemcpyKind kind,
+                             cudaStream_t stream, bool async, bool perThread);
+  cudaError_t memcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                               size_t offset, cudaMemcpyKind kind,
+                               cudaStream_t stream, bool async, bool perThread);
+
+  // ---- streams and events ----------------------------------------------
+  cudaError_t streamCreate(cudaStream_t *stream, unsigned flags, int priority);
+  cudaError_t streamDestroy(cudaStream_t stream);
+  cudaError_t streamSynchronize(cudaStream_t stream, bool perThread);
+  cudaError_t streamQuery(cudaStream_t stream, bool perThread);
+  cudaError_t streamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                              unsigned flags, bool perThread);
+  cudaError_t eventCreate(cudaEvent_t *event, unsigned flags);
+  cudaError_t eventDestroy(cudaEvent_t event);
+  cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream,
+                          bool perThread);
+  cudaError_t eventSynchronize(cudaEvent_t event);
+  cudaError_t eventQuery(cudaEvent_t event);
+  cudaError_t eventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+
+  // ---- launches ---------------------------------------------------------
+  cudaError_t launch(uint64_t id, dim3 grid, dim3 block, void **args,
+                     size_t shmem, cudaStream_t stream, bool perThread);
+  cudaError_t launchStub(const void *stub, dim3 grid, dim3 block, void **args,
+                         size_t shmem, cudaStream_t stream, bool perThread);
+  cudaError_t launchEx(const cudaLaunchConfig_t *cfg, uint64_t id, void **args,
+                       bool perThread);
+  cudaError_t stubToId(const void *stub, uint64_t *id);
+
+  // ---- observability for tests -----------------------------------------
+  uint64_t messagesSent();
+  uint64_t roundTrips();
+
+private:
+  struct OpDesc {
+    const char *call;  // API call that produced the command
+    uint64_t kernelId; // launches: the kernel, for the error message
+  };
+  // Where a reply's Result for one command goes.
+  struct Sink {
+    uint32_t index = 0;
+    void *payload = nullptr;
+    size_t payloadSize = 0;
+    uint64_t *addr = nullptr;
+    double *value = nullptr;
+    int *code = nullptr;
+    bool *filled = nullptr;
+  };
+  struct ServerError {
+    uint64_t seq;
+    uint32_t index;
+    cudaError_t code;
+  };
+  enum class State { NotTried, Connected, Failed, Lost, ShutDown };
+
+  // runtime_connect.cpp
+  cudaError_t ensureConnectedLocked();
+  cudaError_t handshakeLocked(std::string *error);
+  cudaError_t unavailableLocked() const;
+  void loseConnectionLocked(const std::string &why);
+  void flusherMain();
+
+  // runtime_sync.cpp
+  uint32_t appendLocked(wire::Command type, flatbuffers::Offset<void> cmd,
+                        OpDesc desc);
+  void afterAppendLocked();
+  cudaError_t sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
+                              uint64_t *seqOut);
+  cudaError_t waitSeqLocked(uint64_t seq, bool all);
+  cudaError_t recvOneLocked(int timeoutMs);
+  void handleReplyLocked(const std::vector<uint8_t> &msg);
+  // Round trip for the current batch (plus sinks of its last commands);
+  // `sync` waits for every outstanding reply and returns pending errors.
+  cudaError_t roundTripLocked(std::vector<Sink> sinks, bool sync);
+  cudaError_t takePendingErrorLocked();
+  std::string describeOpLocked(uint64_t seq, uint32_t index);
+  std::string opNameLocked(uint64_t seq, uint32_t index);
+
+  // runtime_streams.cpp
+  cudaError_t wireStreamLocked(cudaStream_t s, bool perThread, uint64_t *out);
+  cudaError_t wireEventLocked(cudaEvent_t e, uint64_t *out);
+  void ensureDeviceLocked();
+
+  // runtime_memory.cpp
+  bool isDevicePointerLocked(const void *p) const;
+  cudaError_t variableLocked(const void *symbol,
+                             const manifest::Variable **var);
+  cudaError_t symbolAddressLocked(const manifest::Variable *var,
+                                  uint64_t *addr);
+  cudaError_t memcpyLocked(void *dst, const void *src, size_t count,
+                           cudaMemcpyKind kind, cudaStream_t stream, bool async,
+                           bool perThread, const char *call);
+
+  // runtime_launch.cpp
+  cudaError_t launchLocked(uint64_t id, dim3 grid, dim3 block, void **args,
+                           size_t shmem, cudaStream_t stream, bool perThread,
+                           const char *call);
+
+  Connector connector_;
+  ManifestLoader manifestLoader_;
+  Options opts_;
+
+  std::mutex mu_;
+  State state_ = State::NotTried;
+  std::unique_ptr<transport::Connection> conn_;
+  KernelIndex index_;
+  std::vector<cudaDeviceProp> props_;
+  std::vector<std::vector<int32_t>> attrs_;
+  std::string serverName_;
+
+  BatchBuilder batch_;
+  std::vector<OpDesc> batchOps_;
+  uint64_t nextSeq_ = 1;
+  std::map<uint64_t, std::vector<OpDesc>> sentOps_; // until answered
+  std::map<uint64_t, std::vector<Sink>> sinks_;     // reply-wanted batches
+  std::vector<ServerError> errors_;                 // not yet reported
+  std::string lastErrorLine_;                       // printed last
+  int sentDevice_ = 0;
+
+  std::map<uint64_t, size_t> allocs_;                  // device address -> size
+  std::map<uintptr_t, size_t> hostAllocs_;             // cudaMallocHost blocks
+  std::unordered_map<uint64_t, uint64_t> symbolAddrs_; // variable id -> addr
+  std::map<uint64_t, size_t> symbolRanges_;            // addr -> size
+  uint64_t nextHandle_ = 0x100;
+  std::map<uint64_t, unsigned> streams_; // id -> flags
+  std::map<uint64_t, unsigned> events_;  // id -> flags
+  std::unordered_map<std::thread::id, uint64_t> perThreadStreams_;
+
+  uint64_t messagesSent_ = 0;
+  uint64_t roundTrips_ = 0;
+
+  std::condition_variable flusherCv_;
+  std::thread flusher_;
+  bool stopFlusher_ = false;
+};
+
+// The current thread's device (cudaSetDevice is per host thread).
+int &threadDevice();
+
+} // namespace rc::rt
+
+#endif

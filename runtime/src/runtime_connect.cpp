@@ -1,0 +1,243 @@
+// Connection life cycle: lazy connect + handshake at the first call that needs
+// the device, the background age flusher, and Goodbye at exit.
+#include "device_props.h"
+#include "runtime.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+namespace rc::rt {
+
+namespace {
+long envLong(const char *name, long fallback) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return fallback;
+  char *end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  if (*end || n < 0) {
+    std::fprintf(stderr,
+                 "remote-clang: ignoring %s=%s (expected a non-negative "
+                 "integer)\n",
+                 name, v);
+    return fallback;
+  }
+  return n;
+}
+
+std::string programName() {
+  std::ifstream f("/proc/self/cmdline");
+  std::string arg0;
+  std::getline(f, arg0, '\0');
+  return arg0;
+}
+} // namespace
+
+Options Options::fromEnv() {
+  Options o;
+  o.batchAgeUs = envLong("RC_BATCH_AGE_US", o.batchAgeUs);
+  o.connectTimeoutMs =
+      int(envLong("RC_CONNECT_TIMEOUT_MS", o.connectTimeoutMs));
+  o.maxCommands = size_t(envLong("RC_BATCH_MAX_COMMANDS", long(o.maxCommands)));
+  o.maxBytes = size_t(envLong("RC_BATCH_MAX_BYTES", long(o.maxBytes)));
+  if (o.maxCommands == 0)
+    o.maxCommands = 1;
+  return o;
+}
+
+Connector envConnector() {
+  return [](int timeoutMs,
+            std::string *error) -> std::unique_ptr<transport::Connection> {
+    const char *url = std::getenv("RC_SERVER");
+    if (!url || !*url) {
+      *error = "RC_SERVER is not set";
+      return nullptr;
+    }
+    return transport::connect(url, timeoutMs, error);
+  };
+}
+
+int &threadDevice() {
+  thread_local int device = 0;
+  return device;
+}
+
+Runtime::Runtime(Connector connect, ManifestLoader manifests, Options opts)
+    : connector_(std::move(connect)), manifestLoader_(std::move(manifests)),
+      opts_(opts) {}
+
+Runtime::~Runtime() { shutdown(); }
+
+cudaError_t Runtime::ensureConnected() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ensureConnectedLocked();
+}
+
+cudaError_t Runtime::unavailableLocked() const {
+  switch (state_) {
+  case State::Connected:
+    return cudaSuccess;
+  case State::ShutDown:
+    return cudaErrorCudartUnloading;
+  case State::Lost:
+    return cudaErrorDevicesUnavailable;
+  default:
+    return cudaErrorNoDevice;
+  }
+}
+
+cudaError_t Runtime::ensureConnectedLocked() {
+  if (state_ != State::NotTried)
+    return unavailableLocked();
+  if (manifestLoader_)
+    manifestLoader_(index_);
+  std::string error;
+  conn_ = connector_(opts_.connectTimeoutMs, &error);
+  cudaError_t err = conn_ ? handshakeLocked(&error) : cudaErrorNoDevice;
+  if (err != cudaSuccess) {
+    state_ = State::Failed;
+    conn_.reset();
+    // Printed once: later calls fail quietly with the same code.
+    std::fprintf(stderr,
+                 "remote-clang: no GPU server: %s. Start rc-server on the GPU "
+                 "machine (rc-server --listen tcp://0.0.0.0:PORT --manifest "
+                 "<program>.rcm) and set RC_SERVER=tcp://HOST:PORT (or "
+                 "shm://NAME on the same host); CUDA calls fail with "
+                 "cudaErrorNoDevice until then.\n",
+                 error.c_str());
+    return cudaErrorNoDevice;
+  }
+  state_ = State::Connected;
+  if (opts_.flusherThread)
+    flusher_ = std::thread([this] { flusherMain(); });
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::handshakeLocked(std::string *error) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<uint64_t> hashes = index_.hashes();
+  const char *token = std::getenv("RC_AUTH_TOKEN");
+  auto hello = wire::CreateHelloDirect(fbb, kProtocolVersion, &hashes,
+                                       programName().c_str(),
+                                       uint32_t(getpid()), token ? token : "");
+  wire::FinishMessageBuffer(
+      fbb, wire::CreateMessage(fbb, wire::Body::Hello, hello.Union()));
+  serverName_ = conn_->peerDescription();
+  if (conn_->send(fbb.GetBufferPointer(), fbb.GetSize()) !=
+      transport::Status::Ok) {
+    *error = "sending the handshake to " + serverName_ +
+             " failed: " + conn_->lastError();
+    return cudaErrorNoDevice;
+  }
+  std::vector<uint8_t> msg;
+  transport::Status st = conn_->recv(msg, opts_.connectTimeoutMs);
+  if (st != transport::Status::Ok) {
+    *error = serverName_ + " did not answer the handshake within " +
+             std::to_string(opts_.connectTimeoutMs) + " ms (" +
+             transport::statusName(st) + ")";
+    return cudaErrorNoDevice;
+  }
+  flatbuffers::Verifier v(msg.data(), msg.size());
+  if (!wire::VerifyMessageBuffer(v) ||
+      wire::GetMessage(msg.data())->body_type() != wire::Body::HelloReply) {
+    *error = serverName_ + " sent a malformed handshake reply";
+    return cudaErrorNoDevice;
+  }
+  const wire::HelloReply *reply =
+      wire::GetMessage(msg.data())->body_as_HelloReply();
+  if (!reply->ok()) {
+    *error = serverName_ + " refused the session: " +
+             (reply->error() ? reply->error()->str() : "no reason given");
+    return cudaErrorNoDevice;
+  }
+  if (reply->devices())
+    for (const wire::DeviceInfo *d : *reply->devices()) {
+      cudaDeviceProp p;
+      fillDeviceProp(p, *d);
+      props_.push_back(p);
+      attrs_.emplace_back();
+      if (d->attributes())
+        attrs_.back().assign(d->attributes()->begin(), d->attributes()->end());
+    }
+  if (props_.empty()) {
+    *error = serverName_ + " has no GPU";
+    return cudaErrorNoDevice;
+  }
+  return cudaSuccess;
+}
+
+void Runtime::loseConnectionLocked(const std::string &why) {
+  if (state_ != State::Connected)
+    return;
+  state_ = State::Lost;
+  std::fprintf(stderr,
+               "remote-clang: lost the connection to the GPU server %s: %s; "
+               "CUDA calls fail with cudaErrorDevicesUnavailable from now "
+               "on\n",
+               serverName_.c_str(), why.c_str());
+}
+
+void Runtime::flusherMain() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopFlusher_) {
+    flusherCv_.wait(lock, [&] { return stopFlusher_ || !batch_.empty(); });
+    if (stopFlusher_)
+      break;
+    auto deadline =
+        batch_.firstAppend() + std::chrono::microseconds(opts_.batchAgeUs);
+    flusherCv_.wait_until(lock, deadline, [&] { return stopFlusher_; });
+    if (stopFlusher_)
+      break;
+    // The batch may have left (filled, or a sync) and a new one started.
+    if (!batch_.empty() &&
+        std::chrono::steady_clock::now() >=
+            batch_.firstAppend() + std::chrono::microseconds(opts_.batchAgeUs))
+      sendBatchLocked(false, {}, nullptr);
+  }
+}
+
+void Runtime::shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopFlusher_ = true;
+  }
+  flusherCv_.notify_all();
+  if (flusher_.joinable())
+    flusher_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ != State::Connected) {
+    state_ = State::ShutDown;
+    return;
+  }
+  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+  appendLocked(wire::Command::Goodbye, wire::CreateGoodbye(fbb).Union(),
+               {"exit", 0});
+  uint64_t seq = 0;
+  // Wait briefly so the server has the batch before the process is gone;
+  // errors of work nobody synchronized are lost, as with cudart.
+  if (sendBatchLocked(true, {}, &seq) == cudaSuccess) {
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::milliseconds(opts_.connectTimeoutMs);
+    while (sinks_.count(seq) && state_ == State::Connected &&
+           std::chrono::steady_clock::now() < deadline)
+      recvOneLocked(100);
+  }
+  state_ = State::ShutDown;
+  conn_.reset();
+}
+
+uint64_t Runtime::messagesSent() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return messagesSent_;
+}
+
+uint64_t Runtime::roundTrips() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return roundTrips_;
+}
+
+} // namespace rc::rt

@@ -1,0 +1,365 @@
+// Memory: allocation table, copies in every direction (chunked; H2D data
+// inline in the batch, D2H payloads in replies), memset, symbols.
+#include "registry.h"
+#include "runtime.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace rc::rt {
+
+namespace {
+uint64_t addrOf(const void *p) { return uint64_t(uintptr_t(p)); }
+} // namespace
+
+cudaError_t Runtime::malloc(void **ptr, size_t size) {
+  if (!ptr)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  *ptr = nullptr;
+  if (size == 0)
+    return cudaSuccess; // cudart returns a null pointer, successfully
+  ensureDeviceLocked();
+  uint64_t addr = 0;
+  bool filled = false;
+  Sink sink;
+  sink.index = appendLocked(wire::Command::Malloc,
+                            wire::CreateMalloc(batch_.fbb(), size).Union(),
+                            {"cudaMalloc", 0});
+  sink.addr = &addr;
+  sink.filled = &filled;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  if (!filled || !addr)
+    return cudaErrorMemoryAllocation;
+  allocs_[addr] = size;
+  *ptr = reinterpret_cast<void *>(uintptr_t(addr));
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::free(void *ptr) {
+  if (!ptr)
+    return cudaSuccess;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = unavailableLocked())
+    return err;
+  if (!allocs_.erase(addrOf(ptr)))
+    return cudaErrorInvalidValue; // not the start of a cudaMalloc block
+  ensureDeviceLocked();
+  // Batched: the server frees in order, after the work that uses it.
+  appendLocked(wire::Command::Free,
+               wire::CreateFree(batch_.fbb(), addrOf(ptr)).Union(),
+               {"cudaFree", 0});
+  afterAppendLocked();
+  return cudaSuccess;
+}
+
+// "Pinned" host memory is plain aligned host memory: the copies that use it
+// go through the wire either way.
+cudaError_t Runtime::mallocHost(void **ptr, size_t size) {
+  if (!ptr)
+    return cudaErrorInvalidValue;
+  void *p = nullptr;
+  if (posix_memalign(&p, 4096, size ? size : 1) != 0)
+    return cudaErrorMemoryAllocation;
+  std::lock_guard<std::mutex> lock(mu_);
+  hostAllocs_[uintptr_t(p)] = size;
+  *ptr = p;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::freeHost(void *ptr) {
+  if (!ptr)
+    return cudaSuccess;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!hostAllocs_.erase(uintptr_t(ptr)))
+    return cudaErrorInvalidValue;
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+namespace {
+bool inRanges(const std::map<uint64_t, size_t> &ranges, uint64_t a) {
+  auto it = ranges.upper_bound(a);
+  if (it == ranges.begin())
+    return false;
+  --it;
+  return a < it->first + std::max<size_t>(it->second, 1);
+}
+} // namespace
+
+// Device addresses are known: they come from cudaMalloc or symbol lookups.
+bool Runtime::isDevicePointerLocked(const void *p) const {
+  return inRanges(allocs_, addrOf(p)) || inRanges(symbolRanges_, addrOf(p));
+}
+
+cudaError_t Runtime::pointerAttributes(cudaPointerAttributes *attr,
+                                       const void *p) {
+  if (!attr)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::memset(attr, 0, sizeof *attr);
+  attr->device = threadDevice();
+  if (isDevicePointerLocked(p)) {
+    attr->type = cudaMemoryTypeDevice;
+    attr->devicePointer = const_cast<void *>(p);
+    return cudaSuccess;
+  }
+  auto it = hostAllocs_.upper_bound(uintptr_t(p));
+  if (it != hostAllocs_.begin() &&
+      uintptr_t(p) < std::prev(it)->first + std::prev(it)->second) {
+    attr->type = cudaMemoryTypeHost;
+    attr->hostPointer = const_cast<void *>(p);
+    return cudaSuccess;
+  }
+  attr->type = cudaMemoryTypeUnregistered; // like cudart >= 11
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::memcpy(void *dst, const void *src, size_t count,
+                            cudaMemcpyKind kind, cudaStream_t stream,
+                            bool async, bool perThread) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return memcpyLocked(dst, src, count, kind, stream, async, perThread,
+                      async ? "cudaMemcpyAsync" : "cudaMemcpy");
+}
+
+cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
+                                  cudaMemcpyKind kind, cudaStream_t stream,
+                                  bool async, bool perThread,
+                                  const char *call) {
+  if (count == 0)
+    return cudaSuccess;
+  if (!dst || !src)
+    return cudaErrorInvalidValue;
+  if (kind == cudaMemcpyDefault) {
+    // Resolvable because every device address came from our cudaMalloc.
+    bool d = isDevicePointerLocked(dst), s = isDevicePointerLocked(src);
+    kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+             : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  }
+  if (kind == cudaMemcpyHostToHost) {
+    std::memmove(dst, src, count);
+    return cudaSuccess;
+  }
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost &&
+      kind != cudaMemcpyDeviceToDevice)
+    return cudaErrorInvalidMemcpyDirection;
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  ensureDeviceLocked();
+  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+
+  if (kind == cudaMemcpyDeviceToDevice) {
+    // No host-side effect: batched even for cudaMemcpy (cudart does not
+    // block the host for D2D either).
+    appendLocked(
+        wire::Command::MemcpyD2D,
+        wire::CreateMemcpyD2D(fbb, addrOf(dst), addrOf(src), count, sid)
+            .Union(),
+        {call, 0});
+    afterAppendLocked();
+    return cudaSuccess;
+  }
+
+  if (kind == cudaMemcpyHostToDevice) {
+    // Data is copied into the batch now, so the caller may reuse `src`.
+    const auto *bytes = static_cast<const uint8_t *>(src);
+    for (size_t off = 0; off < count; off += opts_.chunkBytes) {
+      size_t n = std::min(opts_.chunkBytes, count - off);
+      auto data = batch_.fbb().CreateVector(bytes + off, n);
+      appendLocked(
+          wire::Command::MemcpyH2D,
+          wire::CreateMemcpyH2D(batch_.fbb(), addrOf(dst) + off, data, sid)
+              .Union(),
+          {call, 0});
+      afterAppendLocked();
+    }
+    if (async)
+      return cudaSuccess;
+    // Synchronous cudaMemcpy reports errors of earlier work: round trip.
+    return roundTripLocked({}, /*sync=*/true);
+  }
+
+  // Device to host: one reply-wanted batch per chunk. The payload lands in
+  // `dst` when the reply is read: now for cudaMemcpy, at the latest at the
+  // next synchronization for cudaMemcpyAsync.
+  auto *out = static_cast<uint8_t *>(dst);
+  for (size_t off = 0; off < count; off += opts_.chunkBytes) {
+    size_t n = std::min(opts_.chunkBytes, count - off);
+    Sink sink;
+    sink.index = appendLocked(
+        wire::Command::MemcpyD2H,
+        wire::CreateMemcpyD2H(batch_.fbb(), addrOf(src) + off, n, sid).Union(),
+        {call, 0});
+    sink.payload = out + off;
+    sink.payloadSize = n;
+    if (cudaError_t err = sendBatchLocked(true, {sink}, nullptr))
+      return err;
+  }
+  if (async)
+    return cudaSuccess;
+  ++roundTrips_;
+  if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
+    return err;
+  return takePendingErrorLocked();
+}
+
+cudaError_t Runtime::memset(void *dst, int value, size_t count,
+                            cudaStream_t stream, bool perThread) {
+  if (count == 0)
+    return cudaSuccess;
+  if (!dst)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  ensureDeviceLocked();
+  appendLocked(
+      wire::Command::Memset,
+      wire::CreateMemset(batch_.fbb(), addrOf(dst), uint8_t(value), count, sid)
+          .Union(),
+      {"cudaMemset", 0});
+  afterAppendLocked();
+  return cudaSuccess;
+}
+
+// ---- symbols --------------------------------------------------------------
+
+cudaError_t Runtime::variableLocked(const void *symbol,
+                                    const manifest::Variable **var) {
+  uint64_t moduleHash;
+  std::string name;
+  if (!symbol || !Registry::instance().variable(symbol, &moduleHash, &name))
+    return cudaErrorInvalidSymbol;
+  *var = index_.variableFor(moduleHash, name);
+  if (!*var) {
+    std::fprintf(stderr,
+                 "remote-clang: device variable %s is registered but no "
+                 "loaded manifest describes it (is <program>.rcm beside the "
+                 "binary, or in RC_MANIFEST?)\n",
+                 name.c_str());
+    return cudaErrorInvalidSymbol;
+  }
+  return cudaSuccess;
+}
+
+// One round trip per variable per session; the address is then cached and
+// symbol copies become plain device copies.
+cudaError_t Runtime::symbolAddressLocked(const manifest::Variable *var,
+                                         uint64_t *addr) {
+  auto it = symbolAddrs_.find(var->id());
+  if (it != symbolAddrs_.end()) {
+    *addr = it->second;
+    return cudaSuccess;
+  }
+  ensureDeviceLocked();
+  bool filled = false;
+  Sink sink;
+  sink.index =
+      appendLocked(wire::Command::SymbolAddress,
+                   wire::CreateSymbolAddress(batch_.fbb(), var->id()).Union(),
+                   {"cudaGetSymbolAddress", 0});
+  sink.addr = addr;
+  sink.filled = &filled;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  if (!filled || !*addr)
+    return cudaErrorInvalidSymbol;
+  symbolAddrs_[var->id()] = *addr;
+  symbolRanges_[*addr] = var->size();
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::symbolAddress(void **devPtr, const void *symbol) {
+  if (!devPtr)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  const manifest::Variable *var;
+  if (cudaError_t err = variableLocked(symbol, &var))
+    return err;
+  uint64_t addr = 0;
+  if (cudaError_t err = symbolAddressLocked(var, &addr))
+    return err;
+  *devPtr = reinterpret_cast<void *>(uintptr_t(addr));
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::symbolSize(size_t *size, const void *symbol) {
+  if (!size)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  const manifest::Variable *var;
+  if (cudaError_t err = variableLocked(symbol, &var))
+    return err;
+  *size = var->size();
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::memcpyToSymbol(const void *symbol, const void *src,
+                                    size_t count, size_t offset,
+                                    cudaMemcpyKind kind, cudaStream_t stream,
+                                    bool async, bool perThread) {
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
+      kind != cudaMemcpyDefault)
+    return cudaErrorInvalidMemcpyDirection;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  const manifest::Variable *var;
+  if (cudaError_t err = variableLocked(symbol, &var))
+    return err;
+  if (offset > var->size() || count > var->size() - offset)
+    return cudaErrorInvalidValue;
+  uint64_t addr;
+  if (cudaError_t err = symbolAddressLocked(var, &addr))
+    return err;
+  if (kind == cudaMemcpyDefault)
+    kind = isDevicePointerLocked(src) ? cudaMemcpyDeviceToDevice
+                                      : cudaMemcpyHostToDevice;
+  return memcpyLocked(reinterpret_cast<void *>(uintptr_t(addr + offset)), src,
+                      count, kind, stream, async, perThread,
+                      async ? "cudaMemcpyToSymbolAsync" : "cudaMemcpyToSymbol");
+}
+
+cudaError_t Runtime::memcpyFromSymbol(void *dst, const void *symbol,
+                                      size_t count, size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream,
+                                      bool async, bool perThread) {
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
+      kind != cudaMemcpyDefault)
+    return cudaErrorInvalidMemcpyDirection;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  const manifest::Variable *var;
+  if (cudaError_t err = variableLocked(symbol, &var))
+    return err;
+  if (offset > var->size() || count > var->size() - offset)
+    return cudaErrorInvalidValue;
+  uint64_t addr;
+  if (cudaError_t err = symbolAddressLocked(var, &addr))
+    return err;
+  if (kind == cudaMemcpyDefault)
+    kind = isDevicePointerLocked(dst) ? cudaMemcpyDeviceToDevice
+                                      : cudaMemcpyDeviceToHost;
+  return memcpyLocked(dst, reinterpret_cast<void *>(uintptr_t(addr + offset)),
+                      count, kind, stream, async, perThread,
+                      async ? "cudaMemcpyFromSymbolAsync"
+                            : "cudaMemcpyFromSymbol");
+}
+
+} // namespace rc::rt

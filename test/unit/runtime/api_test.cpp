@@ -1,0 +1,154 @@
+// The exported C API over an installed runtime: last-error semantics,
+// unsupported calls, the no-server path, and stub-pointer launches.
+#include "fake_server.h"
+#include "global.h"
+#include "rc/fatbin.h"
+
+#include <gtest/gtest.h>
+
+using namespace rc::test;
+
+extern "C" {
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFunction(void **, const char *, char *, const char *, int,
+                            uint3 *, uint3 *, dim3 *, dim3 *, int *);
+unsigned __cudaPushCallConfiguration(dim3, dim3, size_t, CUstream_st *);
+cudaError_t __cudaPopCallConfiguration(dim3 *, dim3 *, size_t *, void *);
+}
+
+namespace {
+void fakeStub() {}
+} // namespace
+
+TEST(RuntimeApi, UnsupportedCallFailsWithOneMessage) {
+  rc::rt::installRuntimeForTest(
+      makeRuntime(std::make_shared<FakeState>(), quietOptions(), nullptr));
+  void *p = nullptr;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaMallocManaged(&p, 64, cudaMemAttachGlobal),
+            cudaErrorNotSupported);
+  EXPECT_EQ(cudaMallocManaged(&p, 64, cudaMemAttachGlobal),
+            cudaErrorNotSupported);
+  std::string err = testing::internal::GetCapturedStderr();
+  const std::string msg =
+      "remote-clang: cudaMallocManaged is not supported by the remote runtime";
+  ASSERT_NE(err.find(msg), std::string::npos) << err;
+  EXPECT_EQ(err.find(msg), err.rfind(msg)) << "printed more than once";
+  EXPECT_EQ(cudaPeekAtLastError(), cudaErrorNotSupported);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "GetLastError resets";
+}
+
+TEST(RuntimeApi, NoServerMeansNoDeviceWithOneClearMessage) {
+  auto fail = [](int, std::string *error) {
+    *error = "RC_SERVER is not set";
+    return std::unique_ptr<rc::transport::Connection>();
+  };
+  rc::rt::installRuntimeForTest(
+      std::make_unique<rc::rt::Runtime>(fail, nullptr, quietOptions()));
+  int count = 5;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaGetDeviceCount(&count), cudaErrorNoDevice);
+  EXPECT_EQ(count, 0);
+  void *p;
+  EXPECT_EQ(cudaMalloc(&p, 16), cudaErrorNoDevice);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorNoDevice);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("remote-clang: no GPU server: RC_SERVER is not set"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("set RC_SERVER=tcp://HOST:PORT"), std::string::npos);
+  EXPECT_EQ(err.find("remote-clang"), err.rfind("remote-clang"))
+      << "printed more than once: " << err;
+  EXPECT_STREQ(cudaGetErrorName(cudaErrorNoDevice), "cudaErrorNoDevice");
+  EXPECT_STREQ(cudaGetErrorString(cudaErrorMemoryAllocation), "out of memory");
+}
+
+TEST(RuntimeApi, RefusedHandshakeIsReported) {
+  auto state = std::make_shared<FakeState>();
+  state->refuse = true;
+  rc::rt::installRuntimeForTest(makeRuntime(state, quietOptions(), nullptr));
+  int count = 0;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaGetDeviceCount(&count), cudaErrorNoDevice);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("refused the session: bad token"), std::string::npos)
+      << err;
+}
+
+TEST(RuntimeApi, StubPointerLaunchUsesTheRegistrationTable) {
+  static const uint8_t fatbin[24] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0,
+                                     8,    0,    0,    0,    0, 0, 0,  0,
+                                     9,    9,    9,    9,    9, 9, 9,  9};
+  struct {
+    int magic, version;
+    const void *data;
+    void *unused;
+  } wrapper = {int(0x466243B1), 1, fatbin, nullptr};
+  void **h = __cudaRegisterFatBinary(&wrapper);
+  __cudaRegisterFunction(h, reinterpret_cast<const char *>(&fakeStub), nullptr,
+                         "_Z4stubi", -1, nullptr, nullptr, nullptr, nullptr,
+                         nullptr);
+  uint64_t hash = rc::fatbinHash(fatbin, rc::fatbinSize(fatbin));
+  auto state = std::make_shared<FakeState>();
+  rc::rt::installRuntimeForTest(makeRuntime(
+      state, quietOptions(),
+      makeManifest(
+          hash,
+          {{0x5555, "_Z4stubi", "stub(int)", {{0, 4, 4}}, 4, "s.cu", 2}})));
+  // What clang's <<<>>> + host stub do.
+  ASSERT_EQ(__cudaPushCallConfiguration(dim3(4), dim3(64), 0, nullptr), 0u);
+  dim3 g, b;
+  size_t shmem;
+  cudaStream_t s;
+  ASSERT_EQ(__cudaPopCallConfiguration(&g, &b, &shmem, &s), cudaSuccess);
+  int arg = 42;
+  void *args[] = {&arg};
+  ASSERT_EQ(cudaLaunchKernel(reinterpret_cast<const void *>(&fakeStub), g, b,
+                             args, shmem, s),
+            cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  {
+    std::lock_guard<std::mutex> l(state->mu);
+    ASSERT_EQ(state->launches.size(), 1u);
+    EXPECT_EQ(state->launches[0].id, 0x5555u);
+    EXPECT_EQ(state->launches[0].grid[0], 4u);
+    EXPECT_EQ(state->launches[0].args, (std::vector<uint8_t>{42, 0, 0, 0}));
+  }
+  testing::internal::CaptureStderr();
+  int notAStub;
+  EXPECT_EQ(cudaLaunchKernel(&notAStub, g, b, args, 0, nullptr),
+            cudaErrorInvalidDeviceFunction);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("not a registered kernel stub"), std::string::npos);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidDeviceFunction);
+}
+
+TEST(RuntimeApi, VersionsAndStreamCaptureStatus) {
+  int v = 0;
+  EXPECT_EQ(cudaRuntimeGetVersion(&v), cudaSuccess);
+  EXPECT_EQ(v, 12040);
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusActive;
+  EXPECT_EQ(cudaStreamIsCapturing(nullptr, &st), cudaSuccess);
+  EXPECT_EQ(st, cudaStreamCaptureStatusNone);
+}
+
+// Code compiled against CUDA 11 or 13 headers calls the unsuffixed name
+// with a different struct size: refused, never written.
+#undef cudaGetDeviceProperties
+extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp *, int);
+TEST(RuntimeApi, UnsuffixedDevicePropertiesIsRefused) {
+  rc::rt::installRuntimeForTest(
+      makeRuntime(std::make_shared<FakeState>(), quietOptions(), nullptr));
+  std::vector<unsigned char> canary(sizeof(cudaDeviceProp) + 64, 0xcd);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaGetDeviceProperties(
+                reinterpret_cast<cudaDeviceProp *>(canary.data()), 0),
+            cudaErrorNotSupported);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("without the _v2 suffix"), std::string::npos) << err;
+  EXPECT_EQ(canary, std::vector<unsigned char>(canary.size(), 0xcd));
+  cudaDeviceProp p;
+  EXPECT_EQ(cudaGetDeviceProperties_v2(&p, 0), cudaSuccess);
+  EXPECT_STREQ(p.name, "FakeGPU");
+}
