@@ -35,8 +35,9 @@ config.substitutions.append(("%rc_link", os.path.join(bindir, "rc-link")))
 config.substitutions.append(("%rc_manifest", os.path.join(bindir, "rc-manifest")))
 config.substitutions.append((
     "%manifest_json",
-    "flatc --json --strict-json --raw-binary --defaults-json -o %%t.json-dir %s --"
-    % os.path.join(config.rc_source_dir, "schema", "manifest.fbs")))
+    "sh %s %s" % (os.path.join(config.rc_source_dir, "test", "lit", "tools",
+                               "manifest-json.sh"),
+                  os.path.join(config.rc_source_dir, "schema", "manifest.fbs"))))
 config.substitutions.append(("FileCheck", config.rc_filecheck))
 config.environment["PATH"] = os.pathsep.join(
     [bindir, "/usr/lib/llvm-19/bin", config.environment.get("PATH", os.environ.get("PATH", ""))])

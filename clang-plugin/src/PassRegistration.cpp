@@ -1,0 +1,25 @@
+// The LLVM pass-plugin entry point (-fpass-plugin=RcPlugin.so). The rewrite
+// is registered at pipeline start, which every optimization level runs
+// (including -O0), and again at the end of the optimizer: after inlining,
+// launches made through cuda_runtime.h's variadic C++ wrappers
+// (cudaLaunchKernelEx) see the stub as a constant too. Running twice is
+// harmless: rewritten calls no longer match.
+#include "LaunchRewritePass.h"
+
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+
+using namespace llvm;
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "rcplugin", "1", [](PassBuilder &pb) {
+            pb.registerPipelineStartEPCallback(
+                [](ModulePassManager &mpm, OptimizationLevel) {
+                  mpm.addPass(rcplugin::LaunchRewritePass());
+                });
+            pb.registerOptimizerLastEPCallback(
+                [](ModulePassManager &mpm, OptimizationLevel) {
+                  mpm.addPass(rcplugin::LaunchRewritePass());
+                });
+          }};
+}
