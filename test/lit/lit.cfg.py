@@ -21,8 +21,10 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py"]
 bindir = os.path.join(config.rc_binary_dir, "bin")
 libdir = os.path.join(config.rc_binary_dir, "lib")
 plugin = os.path.join(libdir, "RcPlugin.so")
-cuda_flags = ("--cuda-path=%s --cuda-gpu-arch=sm_90 -Wno-unknown-cuda-version"
-              % config.rc_cuda_root)
+# -isystem: some machines put CUDA 13 headers in /usr/local/include, which
+# clang searches before --cuda-path's include directory.
+cuda_flags = ("--cuda-path=%s -isystem %s/include --cuda-gpu-arch=sm_90 "
+              "-Wno-unknown-cuda-version" % (config.rc_cuda_root, config.rc_cuda_root))
 config.substitutions.append(("%cuda_flags", cuda_flags))
 config.substitutions.append(("%rc_plugin", plugin))
 config.substitutions.append((

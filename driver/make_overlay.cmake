@@ -1,0 +1,74 @@
+# Makes the CUDA toolkit overlay: a CUDA 12.4 root (for clang --cuda-path and
+# CMake's CUDA support / FindCUDAToolkit) whose libraries are remote-clang's.
+#   cmake -DOVERLAY=.. -DCUDA_ROOT=.. -DLIBDIR=.. -DDRIVER=.. -P make_overlay.cmake
+foreach(v OVERLAY CUDA_ROOT LIBDIR DRIVER)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "make_overlay.cmake: -D${v}= is required")
+  endif()
+endforeach()
+if(NOT EXISTS "${CUDA_ROOT}/include/cuda_runtime.h")
+  message(FATAL_ERROR "${CUDA_ROOT} is not a CUDA root (run scripts/setup.sh)")
+endif()
+
+file(REMOVE_RECURSE "${OVERLAY}")
+file(MAKE_DIRECTORY "${OVERLAY}/bin" "${OVERLAY}/nvvm" "${OVERLAY}/lib64/stubs")
+
+function(link target name)
+  file(CREATE_LINK "${target}" "${OVERLAY}/${name}" SYMBOLIC)
+endfunction()
+
+link("${CUDA_ROOT}/include" include)
+link("${CUDA_ROOT}/nvvm/libdevice" nvvm/libdevice)
+link("${CUDA_ROOT}/bin/ptxas" bin/ptxas)
+link("${CUDA_ROOT}/bin/fatbinary" bin/fatbinary)
+file(COPY "${CUDA_ROOT}/version.json" "${CUDA_ROOT}/version.txt"
+     DESTINATION "${OVERLAY}")
+
+# nvcc: CMake runs `nvcc -v __cmake_determine_cuda` and `nvcc --version` to
+# find the toolkit root and version of a Clang CUDA compiler. Anything else
+# goes to remote-clang++, which accepts nvcc's flags.
+file(WRITE "${OVERLAY}/nvcc.tmp"
+"#!/bin/sh
+# remote-clang's nvcc: answers CMake's toolkit probes, else runs remote-clang++.
+case \" $* \" in
+  *' --version '*|*' -V '*)
+    echo 'nvcc: NVIDIA (R) Cuda compiler driver (remote-clang overlay)'
+    echo 'Cuda compilation tools, release 12.4, V12.4.131'
+    exit 0 ;;
+  *' __cmake_determine_cuda '*)
+    echo '#$ TOP=${OVERLAY}'
+    echo '#$ NVVMIR_LIBRARY_DIR=${OVERLAY}/nvvm/libdevice'
+    echo '#$ INCLUDES=\"-I${OVERLAY}/include\"'
+    exit 0 ;;
+esac
+exec '${DRIVER}' \"$@\"
+")
+file(COPY "${OVERLAY}/nvcc.tmp" DESTINATION "${OVERLAY}/bin"
+     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+                      GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+file(RENAME "${OVERLAY}/bin/nvcc.tmp" "${OVERLAY}/bin/nvcc")
+file(REMOVE "${OVERLAY}/nvcc.tmp")
+
+# Libraries: links resolve once the runtime is built (they may dangle now).
+link("${LIBDIR}/librc_cudart.so" lib64/libcudart.so)
+link("${LIBDIR}/librc_cudart.so" lib64/libcudart.so.12)
+link("${LIBDIR}/librc_cublas.so" lib64/libcublas.so)
+link("${LIBDIR}/librc_cublas.so" lib64/libcublas.so.12)
+link("${LIBDIR}/librc_cublas.so" lib64/libcublasLt.so)
+link("${LIBDIR}/librc_cublas.so" lib64/libcublasLt.so.12)
+link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so)
+link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so.1)
+link("${LIBDIR}/librc_cuda.so" lib64/stubs/libcuda.so)
+# The runtime's own names too: binaries linked through the links above
+# record these sonames, and CMake's build RPATH names this directory.
+foreach(lib rc_cudart rc_cublas rc_cuda)
+  link("${LIBDIR}/lib${lib}.so" lib64/lib${lib}.so)
+endforeach()
+# Static names as GNU ld / lld linker scripts naming the shared runtime.
+file(WRITE "${OVERLAY}/lib64/libcudart_static.a" "INPUT(${LIBDIR}/librc_cudart.so)\n")
+file(WRITE "${OVERLAY}/lib64/libcublas_static.a" "INPUT(${LIBDIR}/librc_cublas.so)\n")
+file(WRITE "${OVERLAY}/lib64/libcublasLt_static.a" "INPUT(${LIBDIR}/librc_cublas.so)\n")
+# Device runtime (needed only for -rdc, which remote-clang rejects) and
+# cudart_static's helper: empty archives.
+file(WRITE "${OVERLAY}/lib64/libcudadevrt.a" "!<arch>\n")
+file(WRITE "${OVERLAY}/lib64/libculibos.a" "!<arch>\n")

@@ -1,0 +1,125 @@
+#include "elf_sections.h"
+
+#include <cstring>
+
+namespace rc::tools {
+namespace {
+
+template <typename T> T load(const uint8_t *p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+constexpr uint32_t kShtSymtab = 2;
+constexpr uint32_t kShtNobits = 8;
+constexpr size_t kSymSize = 24; // Elf64_Sym
+
+} // namespace
+
+bool isElf(const uint8_t *data, size_t size) {
+  return size >= 4 && std::memcmp(data,
+                                  "\x7f"
+                                  "ELF",
+                                  4) == 0;
+}
+
+bool readElfSections(const uint8_t *data, size_t size,
+                     std::vector<ElfSection> &out, std::string *error) {
+  auto fail = [&](const char *why) {
+    if (error)
+      *error = why;
+    return false;
+  };
+  out.clear();
+  if (!isElf(data, size))
+    return fail("not an ELF file");
+  if (size < 64 || data[4] != 2 || data[5] != 1)
+    return fail("not a 64-bit little-endian ELF file");
+  uint64_t shoff = load<uint64_t>(data + 0x28);
+  uint16_t shentsize = load<uint16_t>(data + 0x3a);
+  uint64_t shnum = load<uint16_t>(data + 0x3c);
+  uint16_t shstrndx = load<uint16_t>(data + 0x3e);
+  if (shoff == 0)
+    return true; // no section headers at all
+  if (shentsize < 64 || shoff > size)
+    return fail("bad section header table");
+  // ELF stores large counts in section 0 when e_shnum overflows.
+  if (shnum == 0)
+    shnum = load<uint64_t>(data + shoff + 0x20);
+  if (shnum > (size - shoff) / shentsize)
+    return fail("section header table runs past the end of the file");
+  struct Raw {
+    uint32_t name, type;
+    uint64_t offset, size;
+    uint32_t link;
+    uint64_t entsize;
+  };
+  std::vector<Raw> raw(shnum);
+  for (uint64_t i = 0; i < shnum; ++i) {
+    const uint8_t *h = data + shoff + i * shentsize;
+    raw[i] = {load<uint32_t>(h),        load<uint32_t>(h + 4),
+              load<uint64_t>(h + 0x18), load<uint64_t>(h + 0x20),
+              load<uint32_t>(h + 0x28), load<uint64_t>(h + 0x38)};
+    if (raw[i].type != kShtNobits &&
+        (raw[i].offset > size || raw[i].size > size - raw[i].offset))
+      return fail("a section runs past the end of the file");
+  }
+  if (shstrndx >= shnum)
+    return fail("bad section name table index");
+  const Raw &strtab = raw[shstrndx];
+  for (const Raw &r : raw) {
+    ElfSection s;
+    if (r.name < strtab.size) {
+      const char *p =
+          reinterpret_cast<const char *>(data + strtab.offset + r.name);
+      s.name.assign(p, strnlen(p, strtab.size - r.name));
+    }
+    s.type = r.type;
+    s.offset = r.offset;
+    s.size = r.type == kShtNobits ? 0 : r.size;
+    s.link = r.link;
+    s.entsize = r.entsize;
+    out.push_back(std::move(s));
+  }
+  return true;
+}
+
+bool readElfSymbols(const uint8_t *data, size_t size,
+                    const std::vector<ElfSection> &sections,
+                    std::vector<ElfSymbol> &out, std::string *error) {
+  (void)size; // readElfSections checked every section against it
+  out.clear();
+  for (const ElfSection &s : sections) {
+    if (s.type != kShtSymtab)
+      continue;
+    if (s.link >= sections.size() || (s.entsize && s.entsize < kSymSize)) {
+      if (error)
+        *error = "bad symbol table " + s.name;
+      return false;
+    }
+    const ElfSection &strtab = sections[s.link];
+    uint64_t step = s.entsize ? s.entsize : kSymSize;
+    for (uint64_t off = 0; off + kSymSize <= s.size; off += step) {
+      const uint8_t *sym = data + s.offset + off;
+      uint32_t nameOff = load<uint32_t>(sym);
+      if (nameOff == 0 || nameOff >= strtab.size)
+        continue;
+      const char *p =
+          reinterpret_cast<const char *>(data + strtab.offset + nameOff);
+      out.push_back({std::string(p, strnlen(p, strtab.size - nameOff)),
+                     load<uint64_t>(sym + 16)});
+    }
+  }
+  return true;
+}
+
+const ElfSection *findSection(const std::vector<ElfSection> &sections,
+                              const std::string &name) {
+  for (const ElfSection &s : sections)
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+} // namespace rc::tools
