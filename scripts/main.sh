@@ -12,10 +12,12 @@ echo "== 1/4 building remote-clang (toolchain, runtime, rc-server) in $BUILD"
 bash "$ROOT/scripts/build.sh" remote_clang_driver rcplugin rc-link rc-manifest rc_cudart rc-server
 
 echo "== 2/4 building test/samples/project with remote-clang++"
+# The drivers' folder goes on PATH: CMake then also finds the CUDA overlay's
+# nvcc there, which is how it locates a Clang CUDA compiler's toolkit.
+export PATH="$BUILD/bin:$PATH"
 if [ ! -f "$SAMPLES_BUILD/build.ninja" ]; then
   cmake -S "$ROOT/test/samples/project" -B "$SAMPLES_BUILD" -G Ninja \
-    -DCMAKE_CXX_COMPILER="$BUILD/bin/remote-clang++" \
-    -DCMAKE_CUDA_COMPILER="$BUILD/bin/remote-clang++"
+    -DCMAKE_CXX_COMPILER=remote-clang++ -DCMAKE_CUDA_COMPILER=remote-clang++
 fi
 cmake --build "$SAMPLES_BUILD"
 

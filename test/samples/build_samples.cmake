@@ -1,9 +1,10 @@
 # Configures (from scratch) and builds the sample project with remote-clang.
-#   cmake -DSRC=<project> -DBIN=<build dir> -DTOOLCHAIN=<toolchain file> -P ...
+#   cmake -DSRC=<project> -DBIN=<build dir> -P ...   (remote-clang++ on PATH)
 file(REMOVE_RECURSE "${BIN}")
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -S "${SRC}" -B "${BIN}" -G Ninja
-          "-DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}"
+          -DCMAKE_CXX_COMPILER=remote-clang++
+          -DCMAKE_CUDA_COMPILER=remote-clang++
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configuring the samples failed (${rc})")

@@ -16,7 +16,7 @@ static __global__ void local(int *p) {}
 void host(int *p, const void *unknown) {
   void *args[] = {&p};
   cudaLaunchKernel((const void *)ext, dim3(1), dim3(1), args, 0, 0);
-  cudaLaunchKernel(local, dim3(2), dim3(2), args);
+  cudaLaunchKernel((const void *)local, dim3(2), dim3(2), args);
   cudaLaunchKernel(unknown, dim3(1), dim3(1), args, 0, 0);
 }
 
