@@ -1,0 +1,61 @@
+// Unit tests of the internal framing helpers (transport/src/frame.h): the
+// handshake payload must round-trip and malformed input must be rejected,
+// because the listener parses whatever arrives on its well-known endpoint.
+#include "frame.h"
+#include "url.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace rc::transport::detail;
+
+TEST(TransportFrame, HelloRoundTrips) {
+  Hello h;
+  h.nonce = 0x1122334455667788ull;
+  h.pid = 4242;
+  h.hostname = "gpu-host";
+  h.address = {1, 2, 3, 0, 255};
+  auto bytes = encodeHello(FrameType::Connect, h);
+  ASSERT_GT(bytes.size(), sizeof(FrameHeader));
+  FrameHeader fh;
+  std::memcpy(&fh, bytes.data(), sizeof fh);
+  EXPECT_EQ(fh.magic, kFrameMagic);
+  EXPECT_EQ(fh.type, static_cast<uint16_t>(FrameType::Connect));
+  Hello d;
+  ASSERT_TRUE(
+      decodeHello(bytes.data() + sizeof fh, bytes.size() - sizeof fh, &d));
+  EXPECT_EQ(d.version, kProtocolVersion);
+  EXPECT_EQ(d.nonce, h.nonce);
+  EXPECT_EQ(d.pid, h.pid);
+  EXPECT_EQ(d.hostname, h.hostname);
+  EXPECT_EQ(d.address, h.address);
+}
+
+TEST(TransportFrame, TruncatedHelloIsRejected) {
+  Hello h;
+  h.hostname = "host";
+  h.address = std::vector<uint8_t>(16, 7);
+  auto bytes = encodeHello(FrameType::Accept, h);
+  size_t payload = bytes.size() - sizeof(FrameHeader);
+  // Every strict prefix is malformed.
+  for (size_t n = 0; n < payload; ++n) {
+    Hello d;
+    EXPECT_FALSE(decodeHello(bytes.data() + sizeof(FrameHeader), n, &d))
+        << "prefix of " << n << " bytes accepted";
+  }
+}
+
+TEST(TransportFrame, UrlPartsAreExtracted) {
+  Url u;
+  std::string err;
+  ASSERT_TRUE(parseUrl("tcp://10.1.2.3:5555", &u, &err)) << err;
+  EXPECT_EQ(u.provider, Provider::Tcp);
+  EXPECT_EQ(u.host, "10.1.2.3");
+  EXPECT_EQ(u.port, "5555");
+  ASSERT_TRUE(parseUrl("shm://rc-server.0", &u, &err)) << err;
+  EXPECT_EQ(u.provider, Provider::Shm);
+  EXPECT_EQ(u.shmName, "rc-server.0");
+  EXPECT_STREQ(providerName(Provider::Tcp), "tcp;ofi_rxm");
+  EXPECT_STREQ(providerName(Provider::Shm), "shm");
+}

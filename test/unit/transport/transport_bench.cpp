@@ -1,0 +1,104 @@
+// rc_transport_bench: round-trip latency and throughput between two
+// processes (fork), over tcp and shm. Not a test: numbers for the docs and
+// for comparing design choices. Usage: rc_transport_bench [tcp|shm] [iters]
+#include "rc/transport.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace rc::transport;
+using Clock = std::chrono::steady_clock;
+
+static void serve(Listener *l) {
+  auto c = l->accept(10000);
+  if (!c)
+    _exit(3);
+  std::vector<uint8_t> m;
+  for (;;) {
+    Status s = c->recv(m, 20000);
+    if (s != Status::Ok)
+      break;
+    if (c->send(m.data(), m.size()) != Status::Ok)
+      break;
+  }
+}
+
+int main(int argc, char **argv) {
+  std::string scheme = argc > 1 ? argv[1] : "tcp";
+  int iters = argc > 2 ? std::atoi(argv[2]) : 20000;
+  std::string url = scheme == "tcp"
+                        ? "tcp://127.0.0.1:0"
+                        : "shm://rcbench_" + std::to_string(getpid());
+  std::string err;
+  auto l = listen(url, &err);
+  if (!l) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return 1;
+  }
+  std::string addr = l->address();
+  pid_t child = fork();
+  if (child == 0) {
+    serve(l.get());
+    _exit(0);
+  }
+  auto c = connect(addr, 10000, &err);
+  if (!c) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return 1;
+  }
+  std::printf("%s (%s)\n", addr.c_str(), c->peerDescription().c_str());
+  std::vector<uint8_t> got;
+  for (size_t size : {size_t(8), size_t(256), size_t(4096), size_t(16384),
+                      size_t(65536), size_t(262144)}) {
+    std::vector<uint8_t> msg(size, 1);
+    std::vector<double> us;
+    int n = size >= 65536 ? iters / 10 : iters;
+    for (int i = 0; i < n + 100; ++i) {
+      auto t = Clock::now();
+      if (c->send(msg.data(), msg.size()) != Status::Ok ||
+          c->recv(got, 10000) != Status::Ok) {
+        std::fprintf(stderr, "failed: %s\n", c->lastError().c_str());
+        return 1;
+      }
+      if (i >= 100) // warm-up excluded
+        us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t)
+                         .count());
+    }
+    std::sort(us.begin(), us.end());
+    std::printf("round trip %6zu B: median %7.2f us  p99 %7.2f us\n", size,
+                us[us.size() / 2], us[us.size() * 99 / 100]);
+  }
+  for (size_t size : {size_t(1) << 20, size_t(32) << 20}) {
+    std::vector<uint8_t> msg(size, 2);
+    int n = size > (1u << 20) ? 10 : 100;
+    auto t = Clock::now();
+    for (int i = 0; i < n; ++i)
+      if (c->send(msg.data(), msg.size()) != Status::Ok ||
+          c->recv(got, 30000) != Status::Ok) {
+        std::fprintf(stderr, "failed: %s\n", c->lastError().c_str());
+        return 1;
+      }
+    double s = std::chrono::duration<double>(Clock::now() - t).count();
+    std::printf("echo %5zu MiB: %7.2f ms per round trip, %.2f GB/s each way\n",
+                size >> 20, s * 1000 / n, double(size) * n / s / 1e9);
+  }
+  {
+    std::ifstream st("/proc/self/status");
+    std::string line;
+    while (std::getline(st, line))
+      if (line.rfind("VmHWM", 0) == 0 || line.rfind("VmRSS", 0) == 0)
+        std::printf("client %s\n", line.c_str());
+  }
+  c.reset();
+  int status = 0;
+  waitpid(child, &status, 0);
+  return 0;
+}

@@ -1,0 +1,694 @@
+// Tests of rc::transport over both providers: round trips of every size
+// class with content checks, ordering, concurrency, connect failures, bad
+// addresses, and peer death. Every wait is bounded.
+#include "rc/transport.h"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+using namespace rc::transport;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+long msSince(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t)
+      .count();
+}
+
+// A port nobody listens on: bind an ephemeral port, then release it.
+int unusedPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+std::string listenUrl(const std::string &scheme) {
+  static std::atomic<int> counter{0};
+  if (scheme == "tcp")
+    return "tcp://127.0.0.1:0"; // listener reports the real port
+  return "shm://rctest_" + std::to_string(getpid()) + "_" +
+         std::to_string(counter++);
+}
+
+std::vector<uint8_t> pattern(size_t size, uint32_t seed) {
+  std::vector<uint8_t> v(size);
+  uint32_t x = seed * 2654435761u + 1;
+  for (size_t i = 0; i < size; ++i) {
+    x = x * 1664525u + 1013904223u;
+    v[i] = static_cast<uint8_t>(x >> 24);
+  }
+  return v;
+}
+
+// Echoes every message back until the peer closes or 30 s pass.
+void echo(Connection *c) {
+  auto start = Clock::now();
+  std::vector<uint8_t> m;
+  while (msSince(start) < 30000) {
+    Status s = c->recv(m, 100);
+    if (s == Status::Timeout)
+      continue;
+    if (s != Status::Ok)
+      return;
+    if (c->send(m.data(), m.size()) != Status::Ok)
+      return;
+  }
+}
+
+// A child that dies abruptly cannot remove its shm regions, which libfabric
+// names "PID:uid:index" under /dev/shm: remove them for it.
+void removeShmLeftovers(pid_t pid) {
+  std::string prefix = std::to_string(pid) + ":";
+  if (DIR *d = opendir("/dev/shm")) {
+    while (dirent *e = readdir(d))
+      if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
+        unlink(("/dev/shm/" + std::string(e->d_name)).c_str());
+    closedir(d);
+  }
+}
+
+// A thread that is always joined, also when an ASSERT leaves the test body
+// early (a joinable std::thread would abort the whole run).
+struct Joiner {
+  template <class F> explicit Joiner(F f) : t(std::move(f)) {}
+  ~Joiner() { join(); }
+  void join() {
+    if (t.joinable())
+      t.join();
+  }
+  std::thread t;
+};
+
+class TransportTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    std::string err;
+    listener_ = listen(listenUrl(GetParam()), &err);
+    ASSERT_TRUE(listener_) << err;
+  }
+  std::unique_ptr<Listener> listener_;
+};
+
+TEST_P(TransportTest, RoundTripsOfManySizesWithContent) {
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c) << listener_->lastError();
+    echo(c.get());
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_FALSE(c->peerDescription().empty());
+  // Crosses every path: inject, copied send, one fragment, many fragments
+  // (1 MiB fragment boundaries +-1).
+  for (size_t size :
+       {size_t(0), size_t(1), size_t(31), size_t(100), size_t(4000),
+        size_t(5000), size_t(16384), size_t(65536 - 32), size_t(65536),
+        size_t(300000), size_t(1 << 20), size_t((1 << 20) + 1),
+        size_t(3 * (1 << 20) + 7)}) {
+    auto sent = pattern(size, static_cast<uint32_t>(size));
+    ASSERT_EQ(c->send(sent.data(), sent.size()), Status::Ok) << c->lastError();
+    std::vector<uint8_t> got{1, 2, 3};
+    ASSERT_EQ(c->recv(got, 10000), Status::Ok)
+        << "size " << size << ": " << c->lastError();
+    ASSERT_EQ(got.size(), size);
+    EXPECT_TRUE(got == sent) << "content differs for size " << size;
+  }
+  c.reset();
+  server.join();
+}
+
+TEST_P(TransportTest, LargeMessage32MiB) {
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c) << listener_->lastError();
+    echo(c.get());
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  const size_t size = (32u << 20) + 12345;
+  auto sent = pattern(size, 7);
+  auto start = Clock::now();
+  ASSERT_EQ(c->send(sent.data(), sent.size()), Status::Ok) << c->lastError();
+  std::vector<uint8_t> got;
+  ASSERT_EQ(c->recv(got, 30000), Status::Ok) << c->lastError();
+  ASSERT_EQ(got.size(), size);
+  EXPECT_TRUE(got == sent);
+  std::printf("32 MiB round trip over %s: %ld ms\n", GetParam().c_str(),
+              msSince(start));
+  c.reset();
+  server.join();
+}
+
+TEST_P(TransportTest, ZeroByteMessage) {
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c);
+    std::vector<uint8_t> m{9};
+    ASSERT_EQ(c->recv(m, 10000), Status::Ok);
+    EXPECT_TRUE(m.empty());
+    ASSERT_EQ(c->send(nullptr, 0), Status::Ok);
+    // A second zero-byte message must stay a separate message.
+    ASSERT_EQ(c->send(nullptr, 0), Status::Ok);
+    c->recv(m, 5000); // until the client closes
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  ASSERT_EQ(c->send(nullptr, 0), Status::Ok);
+  std::vector<uint8_t> m{1, 2};
+  ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+  EXPECT_TRUE(m.empty());
+  m = {1};
+  ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+  EXPECT_TRUE(m.empty());
+  c.reset();
+  server.join();
+}
+
+TEST_P(TransportTest, MessagesArriveInOrder) {
+  // Mixed sizes, so that small eager messages could overtake large
+  // rendezvous ones inside the provider: order must still hold.
+  const int count = 400;
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c);
+    for (int i = 0; i < count; ++i) {
+      std::vector<uint8_t> m;
+      ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+      ASSERT_GE(m.size(), sizeof(int));
+      int idx;
+      std::memcpy(&idx, m.data(), sizeof idx);
+      ASSERT_EQ(idx, i);
+      size_t expect = (i % 7 == 3) ? 1500000 : (i % 3 ? 40 : 20000);
+      ASSERT_EQ(m.size(), expect);
+    }
+    int ok = count;
+    ASSERT_EQ(c->send(&ok, sizeof ok), Status::Ok);
+    std::vector<uint8_t> m;
+    c->recv(m, 5000);
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  for (int i = 0; i < count; ++i) {
+    size_t size = (i % 7 == 3) ? 1500000 : (i % 3 ? 40 : 20000);
+    std::vector<uint8_t> m(size, static_cast<uint8_t>(i));
+    std::memcpy(m.data(), &i, sizeof i);
+    ASSERT_EQ(c->send(m.data(), m.size()), Status::Ok) << c->lastError();
+  }
+  std::vector<uint8_t> reply;
+  ASSERT_EQ(c->recv(reply, 20000), Status::Ok) << c->lastError();
+  ASSERT_EQ(reply.size(), sizeof(int));
+  c.reset();
+  server.join();
+}
+
+TEST_P(TransportTest, ThreeClientsConcurrently) {
+  const int clients = 3, rounds = 200;
+  std::vector<std::thread> sessions;
+  Joiner acceptor([&] {
+    for (int i = 0; i < clients; ++i) {
+      auto c = listener_->accept(10000);
+      ASSERT_TRUE(c) << listener_->lastError();
+      sessions.emplace_back(
+          [c = std::shared_ptr<Connection>(std::move(c))] { echo(c.get()); });
+    }
+  });
+  std::atomic<int> good{0};
+  std::vector<std::thread> users;
+  for (int k = 0; k < clients; ++k)
+    users.emplace_back([&, k] {
+      std::string err;
+      auto c = connect(listener_->address(), 10000, &err);
+      ASSERT_TRUE(c) << err;
+      for (int r = 0; r < rounds; ++r) {
+        auto sent = pattern(r % 10 == 0 ? 200000 : 64 + r, k * 1000 + r);
+        ASSERT_EQ(c->send(sent.data(), sent.size()), Status::Ok);
+        std::vector<uint8_t> got;
+        ASSERT_EQ(c->recv(got, 10000), Status::Ok) << c->lastError();
+        ASSERT_TRUE(got == sent) << "client " << k << " round " << r;
+      }
+      ++good;
+    });
+  for (auto &t : users)
+    t.join();
+  acceptor.join();
+  for (auto &t : sessions)
+    t.join();
+  EXPECT_EQ(good.load(), clients);
+}
+
+TEST_P(TransportTest, RecvTimesOutWithoutMessage) {
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c);
+    std::vector<uint8_t> m;
+    c->recv(m, 5000); // until the client closes
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  std::vector<uint8_t> m;
+  auto start = Clock::now();
+  EXPECT_EQ(c->recv(m, 150), Status::Timeout);
+  long ms = msSince(start);
+  EXPECT_GE(ms, 150);
+  EXPECT_LT(ms, 1000);
+  EXPECT_NE(c->lastError().find("150 ms"), std::string::npos) << c->lastError();
+  EXPECT_TRUE(c->peerAlive());
+  c.reset();
+  server.join();
+}
+
+TEST_P(TransportTest, ListenerThatDoesNotAcceptTimesOutTheClient) {
+  std::string err;
+  auto start = Clock::now();
+  auto c = connect(listener_->address(), 300, &err);
+  long ms = msSince(start);
+  EXPECT_FALSE(c);
+  EXPECT_GE(ms, 290); // poll() rounds to whole milliseconds
+  EXPECT_LT(ms, 800);
+  EXPECT_NE(err.find(listener_->address()), std::string::npos) << err;
+  // The abandoned request must not hand the server a live-looking session:
+  // either accept finds nothing usable, or the session reports Closed soon.
+  if (auto s = listener_->accept(500)) {
+    std::vector<uint8_t> m;
+    Status st = Status::Timeout;
+    auto t = Clock::now();
+    while (st == Status::Timeout && msSince(t) < 8000)
+      st = s->recv(m, 200);
+    EXPECT_EQ(st, Status::Closed) << statusName(st);
+  }
+  // Same from another process that has exited (and cleaned up) before the
+  // listener gets to the request.
+  std::string url = listener_->address();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string e;
+    auto cc = connect(url, 200, &e);
+    _exit(cc ? 1 : 0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  removeShmLeftovers(child);
+  if (auto s = listener_->accept(500)) {
+    std::vector<uint8_t> m;
+    Status st = Status::Timeout;
+    auto t = Clock::now();
+    while (st == Status::Timeout && msSince(t) < 8000)
+      st = s->recv(m, 200);
+    EXPECT_EQ(st, Status::Closed) << statusName(st);
+  }
+}
+
+TEST_P(TransportTest, OrderlyCloseDeliversPendingThenClosed) {
+  std::string err;
+  Joiner client([&] {
+    auto c = connect(listener_->address(), 10000, &err);
+    ASSERT_TRUE(c) << err;
+    auto big = pattern(5 << 20, 3);
+    ASSERT_EQ(c->send("hello", 5), Status::Ok);
+    ASSERT_EQ(c->send(big.data(), big.size()), Status::Ok);
+    // Destroyed here: the server must get both messages, then Closed.
+  });
+  auto c = listener_->accept(10000);
+  ASSERT_TRUE(c) << listener_->lastError();
+  client.join();
+  std::vector<uint8_t> m;
+  ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+  EXPECT_EQ(std::string(m.begin(), m.end()), "hello");
+  ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+  EXPECT_TRUE(m == pattern(5 << 20, 3));
+  auto start = Clock::now();
+  EXPECT_EQ(c->recv(m, 10000), Status::Closed);
+  EXPECT_LT(msSince(start), 1000);
+  EXPECT_FALSE(c->peerAlive());
+  EXPECT_EQ(c->send("x", 1), Status::Closed);
+}
+
+TEST_P(TransportTest, BothSidesSendLargeAtOnce) {
+  // Both directions carry big messages at the same time: neither send may
+  // wait on the other side's receive (large fragments use rendezvous).
+  const size_t size = 8u << 20;
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c);
+    auto mine = pattern(size, 11);
+    ASSERT_EQ(c->send(mine.data(), mine.size()), Status::Ok) << c->lastError();
+    std::vector<uint8_t> m;
+    ASSERT_EQ(c->recv(m, 20000), Status::Ok) << c->lastError();
+    EXPECT_TRUE(m == pattern(size, 12));
+    c->recv(m, 5000); // until the client closes
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  auto mine = pattern(size, 12);
+  ASSERT_EQ(c->send(mine.data(), mine.size()), Status::Ok) << c->lastError();
+  std::vector<uint8_t> m;
+  ASSERT_EQ(c->recv(m, 20000), Status::Ok) << c->lastError();
+  EXPECT_TRUE(m == pattern(size, 11));
+}
+
+TEST_P(TransportTest, SenderFarAheadOfReceiver) {
+  // The receiver does not call recv until everything was sent: sends must
+  // still complete (the keep-alive thread progresses the idle side).
+  const int count = 3000;
+  std::atomic<bool> allSent{false};
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c);
+    auto start = Clock::now();
+    while (!allSent && msSince(start) < 20000)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < count; ++i) {
+      std::vector<uint8_t> m;
+      ASSERT_EQ(c->recv(m, 10000), Status::Ok) << i << c->lastError();
+      ASSERT_EQ(m.size(), 10000u + i % 5);
+      int idx;
+      std::memcpy(&idx, m.data(), sizeof idx);
+      ASSERT_EQ(idx, i);
+    }
+    ASSERT_EQ(c->send("done", 4), Status::Ok);
+    std::vector<uint8_t> m;
+    c->recv(m, 5000);
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  auto start = Clock::now();
+  for (int i = 0; i < count; ++i) {
+    std::vector<uint8_t> m(10000 + i % 5, 0x5a);
+    std::memcpy(m.data(), &i, sizeof i);
+    ASSERT_EQ(c->send(m.data(), m.size()), Status::Ok) << c->lastError();
+  }
+  allSent = true;
+  EXPECT_LT(msSince(start), 20000);
+  std::vector<uint8_t> m;
+  ASSERT_EQ(c->recv(m, 20000), Status::Ok) << c->lastError();
+  EXPECT_EQ(std::string(m.begin(), m.end()), "done");
+}
+
+TEST_P(TransportTest, BusyPeerIsNotDeclaredDead) {
+  // A server session that makes no transport call for longer than the
+  // liveness window (e.g. waiting on the GPU) must still look alive.
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c);
+    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+    ASSERT_EQ(c->send("late", 4), Status::Ok) << c->lastError();
+    std::vector<uint8_t> m;
+    c->recv(m, 5000);
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  std::vector<uint8_t> m;
+  ASSERT_EQ(c->recv(m, 8000), Status::Ok) << c->lastError();
+  EXPECT_EQ(std::string(m.begin(), m.end()), "late");
+  EXPECT_TRUE(c->peerAlive()) << c->lastError();
+}
+
+// A client process that connects and dies without a goodbye: the server
+// must see Closed / !peerAlive within a few seconds.
+TEST_P(TransportTest, ServerNoticesKilledClient) {
+  std::string url = listener_->address();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string err;
+    auto c = connect(url, 10000, &err);
+    if (!c)
+      _exit(2);
+    c->send("hi", 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    _exit(0); // no destructor, no Close frame
+  }
+  auto c = listener_->accept(10000);
+  ASSERT_TRUE(c) << listener_->lastError();
+  std::vector<uint8_t> m;
+  ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+  auto start = Clock::now();
+  Status s = Status::Ok;
+  while (msSince(start) < 10000) {
+    s = c->recv(m, 200);
+    if (s != Status::Timeout)
+      break;
+  }
+  long ms = msSince(start);
+  EXPECT_EQ(s, Status::Closed) << statusName(s);
+  EXPECT_LT(ms, 6000);
+  EXPECT_FALSE(c->peerAlive());
+  EXPECT_FALSE(c->lastError().empty());
+  EXPECT_EQ(c->send("x", 1), Status::Closed);
+  EXPECT_NE(c->lastError().find("pid " + std::to_string(child)),
+            std::string::npos)
+      << c->lastError();
+  std::printf("%s: killed client noticed after %ld ms: %s\n",
+              GetParam().c_str(), ms, c->lastError().c_str());
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  removeShmLeftovers(child);
+}
+
+// The mirror image: the server process dies; the client must not hang.
+TEST_P(TransportTest, ClientNoticesKilledServer) {
+  listener_.reset(); // the child owns the listener in this test
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::string url = listenUrl(GetParam());
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string err;
+    auto l = listen(url, &err);
+    std::string addr = l ? l->address() : "";
+    write(fds[1], addr.c_str(), addr.size() + 1);
+    if (!l)
+      _exit(2);
+    auto c = l->accept(10000);
+    if (c)
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    _exit(0);
+  }
+  char buf[256] = {};
+  ASSERT_GT(read(fds[0], buf, sizeof buf - 1), 1);
+  std::string err;
+  auto c = connect(buf, 10000, &err);
+  ASSERT_TRUE(c) << err;
+  auto start = Clock::now();
+  std::vector<uint8_t> m;
+  Status s = Status::Ok;
+  while (msSince(start) < 10000) {
+    s = c->recv(m, 200);
+    if (s != Status::Timeout)
+      break;
+  }
+  EXPECT_EQ(s, Status::Closed) << statusName(s);
+  EXPECT_LT(msSince(start), 6000);
+  EXPECT_FALSE(c->peerAlive());
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(fds[0]);
+  close(fds[1]);
+  removeShmLeftovers(child);
+  if (GetParam() == "shm") // takes the dead child's name over and frees it
+    EXPECT_TRUE(listen(url, &err)) << err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Providers, TransportTest,
+                         ::testing::Values("tcp", "shm"),
+                         [](const auto &info) { return info.param; });
+
+TEST(TransportConnect, TcpNothingListeningFailsWithinTimeout) {
+  std::string url = "tcp://127.0.0.1:" + std::to_string(unusedPort());
+  std::string err;
+  auto start = Clock::now();
+  auto c = connect(url, 1500, &err);
+  long ms = msSince(start);
+  EXPECT_FALSE(c);
+  EXPECT_LT(ms, 1500 + 500);
+  EXPECT_NE(err.find(url), std::string::npos) << err;
+  std::printf("tcp connect to nothing: %ld ms: %s\n", ms, err.c_str());
+}
+
+TEST(TransportConnect, ShmNothingListeningFailsWithinTimeout) {
+  std::string url = "shm://rctest_nobody_" + std::to_string(getpid());
+  std::string err;
+  auto start = Clock::now();
+  auto c = connect(url, 1500, &err);
+  long ms = msSince(start);
+  EXPECT_FALSE(c);
+  EXPECT_LT(ms, 1500 + 500);
+  EXPECT_NE(err.find(url), std::string::npos) << err;
+  std::printf("shm connect to nothing: %ld ms: %s\n", ms, err.c_str());
+}
+
+TEST(TransportConnect, UnreachableHostFailsWithinTimeout) {
+  // TEST-NET-2 (RFC 5737): never answers (TEST-NET-1 is this VM's LAN).
+  std::string url = "tcp://198.51.100.1:7000";
+  std::string err;
+  auto start = Clock::now();
+  auto c = connect(url, 1000, &err);
+  EXPECT_FALSE(c);
+  EXPECT_LT(msSince(start), 1000 + 500);
+  EXPECT_NE(err.find(url), std::string::npos) << err;
+}
+
+TEST(TransportUrl, BadAddressesAreRejectedWithReason) {
+  struct Case {
+    const char *url;
+    const char *why;
+  } cases[] = {
+      {"", "missing scheme"},
+      {"127.0.0.1:5000", "missing scheme"},
+      {"udp://127.0.0.1:5000", "unknown scheme 'udp'"},
+      {"tcp://127.0.0.1", "HOST:PORT"},
+      {"tcp://127.0.0.1:", "port"},
+      {"tcp://127.0.0.1:99999", "port"},
+      {"tcp://127.0.0.1:12a", "port"},
+      {"shm://", "1..80"},
+      {"shm://"
+       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+       "aaaaaaaaaa",
+       "1..80"},
+      {"shm://a/b", "letters"},
+  };
+  for (const Case &k : cases) {
+    std::string err;
+    EXPECT_FALSE(connect(k.url, 1000, &err)) << k.url;
+    EXPECT_NE(err.find("bad transport address"), std::string::npos) << err;
+    EXPECT_NE(err.find(k.why), std::string::npos) << k.url << ": " << err;
+    err.clear();
+    EXPECT_FALSE(listen(k.url, &err)) << k.url;
+    EXPECT_NE(err.find(k.why), std::string::npos) << k.url << ": " << err;
+  }
+  std::string err;
+  EXPECT_FALSE(connect("tcp://no-such-host.invalid:5000", 1000, &err));
+  EXPECT_NE(err.find("no-such-host.invalid"), std::string::npos) << err;
+}
+
+TEST(TransportListen, WildcardTcpListenerReachableByLoopbackAndName) {
+  std::string err;
+  auto l = listen("tcp://0.0.0.0:0", &err);
+  ASSERT_TRUE(l) << err;
+  std::string port = l->address().substr(l->address().rfind(':') + 1);
+  ASSERT_NE(port, "0");
+  for (std::string host : {"127.0.0.1", "localhost"}) {
+    Joiner server([&] {
+      auto c = l->accept(10000);
+      ASSERT_TRUE(c) << l->lastError();
+      echo(c.get());
+    });
+    auto c = connect("tcp://" + host + ":" + port, 10000, &err);
+    ASSERT_TRUE(c) << err;
+    ASSERT_EQ(c->send("ping", 4), Status::Ok) << c->lastError();
+    std::vector<uint8_t> m;
+    ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+    EXPECT_EQ(std::string(m.begin(), m.end()), "ping");
+  }
+}
+
+TEST(TransportListen, ShmNameOfKilledListenerIsReported) {
+  // A listener killed with SIGKILL: while it lives its name is taken (and
+  // the error names its pid); once dead, connect must say nobody listens
+  // (not hang), and a new listener may take the name over.
+  std::string url = "shm://rctest_stale_" + std::to_string(getpid());
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string err;
+    auto l = listen(url, &err);
+    char ok = l ? 1 : 0;
+    write(fds[1], &ok, 1);
+    pause();
+    _exit(0);
+  }
+  char ok = 0;
+  ASSERT_EQ(read(fds[0], &ok, 1), 1);
+  ASSERT_EQ(ok, 1);
+  close(fds[0]);
+  close(fds[1]);
+  std::string err;
+  auto busy = listen(url, &err);
+  EXPECT_FALSE(busy);
+  EXPECT_NE(err.find("in use by process " + std::to_string(child)),
+            std::string::npos)
+      << err;
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  removeShmLeftovers(child);
+  auto start = Clock::now();
+  auto c = connect(url, 2000, &err);
+  EXPECT_FALSE(c);
+  EXPECT_LT(msSince(start), 500);
+  EXPECT_NE(err.find("nothing is listening"), std::string::npos) << err;
+  auto l = listen(url, &err);
+  ASSERT_TRUE(l) << err;
+  Joiner server([&] {
+    auto s = l->accept(10000);
+    ASSERT_TRUE(s) << l->lastError();
+    echo(s.get());
+  });
+  c = connect(url, 10000, &err);
+  ASSERT_TRUE(c) << err;
+  ASSERT_EQ(c->send("again", 5), Status::Ok);
+  std::vector<uint8_t> m;
+  ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+  c.reset();
+}
+
+TEST(TransportListen, AcceptTimesOut) {
+  std::string err;
+  auto l = listen("tcp://127.0.0.1:0", &err);
+  ASSERT_TRUE(l) << err;
+  auto start = Clock::now();
+  EXPECT_FALSE(l->accept(200));
+  EXPECT_GE(msSince(start), 200);
+  EXPECT_LT(msSince(start), 1000);
+  EXPECT_NE(l->lastError().find("200 ms"), std::string::npos) << l->lastError();
+}
+
+TEST(TransportStatus, Names) {
+  EXPECT_STREQ(statusName(Status::Ok), "Ok");
+  EXPECT_STREQ(statusName(Status::Timeout), "Timeout");
+  EXPECT_STREQ(statusName(Status::Closed), "Closed");
+  EXPECT_STREQ(statusName(Status::Error), "Error");
+}
+
+TEST(TransportListen, SameShmNameTwiceIsRefused) {
+  std::string url = "shm://rctest_twice_" + std::to_string(getpid());
+  std::string err;
+  auto a = listen(url, &err);
+  ASSERT_TRUE(a) << err;
+  auto b = listen(url, &err);
+  EXPECT_FALSE(b);
+  EXPECT_NE(err.find(url), std::string::npos) << err;
+}
+
+} // namespace

@@ -1,0 +1,96 @@
+// rc::transport::connect: the client side of the handshake.
+#include "connection.h"
+#include "graveyard.h"
+#include "inet.h"
+#include "unix_rendezvous.h"
+#include "url.h"
+
+#include <unistd.h>
+
+#include <random>
+
+namespace rc::transport {
+
+using namespace detail;
+
+namespace {
+// Receive buffers per connection: enough fragments in flight to keep a
+// large transfer streaming.
+constexpr size_t kConnRecvSlots = 16;
+} // namespace
+
+std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
+                                    std::string *error) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(
+                                           timeoutMs < 0 ? 1 << 30 : timeoutMs);
+  Url u;
+  if (!parseUrl(url, &u, error))
+    return nullptr;
+  auto fail = [&](const std::string &why) -> std::unique_ptr<Connection> {
+    if (error)
+      *error = "cannot connect to " + url + ": " + why;
+    return nullptr;
+  };
+  std::string err;
+  std::unique_ptr<Endpoint> ep;
+  if (u.provider == Provider::Tcp) {
+    std::vector<uint8_t> listenerAddr;
+    sockaddr_in server{};
+    std::string localIp;
+    if (!resolveIpv4(u.host, u.port, &server, &err) ||
+        !localAddressFor(server, &localIp, &err))
+      return fail(err);
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - Clock::now())
+                    .count();
+    if (!probeTcp(server, static_cast<int>(std::max<long>(left, 1)), &err))
+      return fail(err);
+    // Bind to the interface that reaches the server, so the address we
+    // advertise in the handshake is one the server can connect back to.
+    ep = Endpoint::open(u.provider, localIp, "0", kConnRecvSlots,
+                        sizeof(FrameHeader) + kFragmentPayload, &err);
+    listenerAddr = rawAddress(server);
+    if (!ep)
+      return fail(err);
+    auto conn = std::make_unique<FabricConnection>(std::move(ep));
+    if (!conn->handshakeClient(listenerAddr, url, deadline, error))
+      return nullptr;
+    return conn;
+  }
+  // shm: handshake over a Unix socket (see unix_rendezvous.h).
+  int fd = unixConnect(u.shmName, &err);
+  if (fd < 0)
+    return fail(err);
+  ep = Endpoint::open(u.provider, "", "", kConnRecvSlots,
+                      sizeof(FrameHeader) + kFragmentPayload, &err);
+  if (!ep) {
+    close(fd);
+    return fail(err);
+  }
+  auto conn = std::make_unique<FabricConnection>(std::move(ep));
+  uint64_t nonce = std::random_device{}() ^
+                   (uint64_t(std::random_device{}()) << 32) ^
+                   uint64_t(getpid());
+  Hello server;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  deadline - Clock::now())
+                  .count();
+  bool ok = sendHello(fd, FrameType::Connect, conn->ownHello(nonce), &err) &&
+            recvHello(fd, FrameType::Accept,
+                      static_cast<int>(std::max<long>(left, 0)), &server, &err);
+  uint32_t listenerPid = unixPeerPid(fd);
+  close(fd); // before the endpoint: the listener checks this (listener.cpp)
+  if (!ok && listenerPid == static_cast<uint32_t>(getpid()))
+    parkForever(conn->takeEndpoint()); // see graveyard.h
+  if (!ok)
+    return fail(err == "no answer within the timeout"
+                    ? "the listener did not answer within the timeout"
+                    : err);
+  if (server.nonce != nonce)
+    return fail("the listener answered a different request");
+  if (!conn->finishClient(server, &err))
+    return fail(err);
+  return conn;
+}
+
+} // namespace rc::transport

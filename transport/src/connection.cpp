@@ -1,0 +1,588 @@
+#include "connection.h"
+
+#include "graveyard.h"
+#include "keeper.h"
+
+#include <rdma/fi_errno.h>
+
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <new>
+#include <random>
+#include <thread>
+
+namespace rc::transport::detail {
+
+namespace {
+// Refuse absurd sizes from a corrupt or hostile peer before allocating.
+constexpr uint64_t kMaxMessage = uint64_t(1) << 36; // 64 GiB
+
+int msSince(Clock::time_point t, Clock::time_point now) {
+  return static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count());
+}
+
+// kill(pid, 0) succeeds for zombies, so a child that exited but was not
+// reaped yet would look alive: also look at its state in /proc.
+bool processGone(uint32_t pid) {
+  if (pid == 0)
+    return false;
+  if (kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH)
+    return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line))
+    return false;
+  size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() &&
+         (line[paren + 2] == 'Z' || line[paren + 2] == 'X');
+}
+
+bool connectionErrno(int e) {
+  switch (-e) {
+  case FI_ECONNREFUSED:
+  case FI_ECONNRESET:
+  case FI_ECONNABORTED:
+  case FI_ENOTCONN:
+  case FI_EHOSTUNREACH:
+  case FI_ESHUTDOWN:
+  case EPIPE:
+  case ENETUNREACH:
+  case ETIMEDOUT:
+    return true;
+  default:
+    return false;
+  }
+}
+} // namespace
+
+FabricConnection::FabricConnection(std::unique_ptr<Endpoint> ep)
+    : ep_(std::move(ep)) {
+  handler_ = [this](const FrameHeader &h, const uint8_t *p, size_t n) {
+    onFrame(h, p, n);
+  };
+  scratch_.resize(sizeof(FrameHeader) + ep_->injectSize());
+  fragHeaders_.resize(64);
+  lastHeard_ = lastSent_ = lastPidCheck_ = Clock::now();
+}
+
+FabricConnection::~FabricConnection() {
+  keeperRemove(this);
+  std::lock_guard<std::mutex> g(mu_);
+  if (!ep_)
+    return; // taken by takeEndpoint()
+  if (connected_ && !gone_ && !peerClosed_) {
+    // Orderly goodbye: tell the peer how many messages it should still
+    // expect, then give queued sends a moment to drain.
+    FrameHeader h{kFrameMagic, static_cast<uint16_t>(FrameType::Close),
+                  0,           sendSeq_,
+                  0,           0};
+    auto deadline = Clock::now() + std::chrono::milliseconds(200);
+    while (Clock::now() < deadline) {
+      long rc = ep_->inject(peer_, &h, sizeof h);
+      if (rc != -FI_EAGAIN)
+        break;
+      ep_->progress(handler_);
+    }
+    // Progress a little even with nothing tracked in flight: rxm may still
+    // hold the injected Close (and earlier injects) in its own queue.
+    auto linger = Clock::now() + std::chrono::milliseconds(2);
+    while (Clock::now() < linger)
+      ep_->progress(handler_);
+    deadline = Clock::now() + std::chrono::milliseconds(1000);
+    while (ep_->anySendBusy() && Clock::now() < deadline && !gone_) {
+      if (ep_->progress(handler_) <= 0)
+        std::this_thread::yield();
+      maintain(Clock::now());
+    }
+  }
+  if (connected_ && ep_->provider() == Provider::Shm &&
+      peerHello_.pid == static_cast<uint32_t>(getpid()))
+    parkUntilPeerCloses(std::move(ep_), peerHello_.address);
+}
+
+void FabricConnection::describePeer(const Hello &h) {
+  peerDesc_ = std::string(ep_->provider() == Provider::Tcp ? "tcp" : "shm") +
+              " peer " + ep_->addressText(h.address) + " (host " + h.hostname +
+              ", pid " + std::to_string(h.pid) + ")";
+}
+
+Hello FabricConnection::ownHello(uint64_t nonce) const {
+  Hello hello;
+  hello.nonce = nonce;
+  hello.pid = static_cast<uint32_t>(getpid());
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  hello.hostname = host;
+  hello.address = ep_->address();
+  return hello;
+}
+
+// Inserts the peer's address and remembers who it is. Caller holds mu_.
+bool FabricConnection::usePeer(const Hello &peer, std::string *error) {
+  if (!ep_->insertPeer(peer.address, &peer_, error))
+    return false;
+  peerHello_ = peer;
+  describePeer(peer);
+  return true;
+}
+
+void FabricConnection::activate() {
+  std::lock_guard<std::mutex> g(mu_);
+  connected_ = true;
+  lastHeard_ = lastSent_ = Clock::now();
+  keeperAdd(this);
+}
+
+std::unique_ptr<Endpoint> FabricConnection::takeEndpoint() {
+  keeperRemove(this);
+  std::lock_guard<std::mutex> g(mu_);
+  connected_ = false;
+  return std::move(ep_);
+}
+
+bool FabricConnection::finishClient(const Hello &server, std::string *error) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!usePeer(server, error))
+      return false;
+  }
+  activate();
+  return true;
+}
+
+bool FabricConnection::admitClient(const Hello &client, std::string *error) {
+  std::lock_guard<std::mutex> g(mu_);
+  return usePeer(client, error);
+}
+
+bool FabricConnection::handshakeClient(const std::vector<uint8_t> &listenerAddr,
+                                       const std::string &urlText,
+                                       Clock::time_point deadline,
+                                       std::string *error) {
+  std::unique_lock<std::mutex> g(mu_);
+  auto fail = [&](const std::string &why) {
+    if (error)
+      *error = "cannot connect to " + urlText + ": " + why;
+    return false;
+  };
+  fi_addr_t listener;
+  std::string err;
+  if (!ep_->insertPeer(listenerAddr, &listener, &err))
+    return fail("no listener there (" + err + ")");
+
+  handshakeNonce_ = std::random_device{}() ^
+                    (uint64_t(std::random_device{}()) << 32) ^
+                    uint64_t(getpid());
+  std::vector<uint8_t> frame =
+      encodeHello(FrameType::Connect, ownHello(handshakeNonce_));
+
+  // A tracked (non-inject) send so that a refused connection shows up as
+  // an error completion instead of vanishing.
+  SendSlot *slot = ep_->freeSlot();
+  slot->copy.assign(frame.begin(), frame.end());
+  uint64_t errorsBefore = ep_->sendErrors();
+  for (;;) {
+    long rc = ep_->sendCopy(listener, slot, frame.size());
+    if (rc == 0)
+      break;
+    if (rc != -FI_EAGAIN)
+      return fail(fiError("fi_send", rc));
+    ep_->progress(handler_);
+    if (Clock::now() >= deadline)
+      return fail("timed out sending the connect request");
+  }
+  while (!accepted_) {
+    int n = ep_->progress(handler_);
+    if (n < 0)
+      return fail(fiError("fi_cq_read", n));
+    if (ep_->sendErrors() != errorsBefore)
+      return fail("connection refused or unreachable (" + ep_->lastCqError() +
+                  ")");
+    if (Clock::now() >= deadline)
+      return fail("no answer from a listener within the timeout (nothing "
+                  "listening, or unreachable)");
+    if (n == 0)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  Hello server = acceptHello_;
+  // A server bound to 0.0.0.0 reports that address; reach it at the
+  // address we dialed instead.
+  if (server.address.size() >= sizeof(sockaddr_in) &&
+      listenerAddr.size() >= sizeof(sockaddr_in)) {
+    sockaddr_in s, l;
+    std::memcpy(&s, server.address.data(), sizeof s);
+    std::memcpy(&l, listenerAddr.data(), sizeof l);
+    if (s.sin_addr.s_addr == htonl(INADDR_ANY)) {
+      s.sin_addr = l.sin_addr;
+      std::memcpy(server.address.data(), &s, sizeof s);
+    }
+  }
+  if (!usePeer(server, &err))
+    return fail(err);
+  g.unlock();
+  activate();
+  return true;
+}
+
+bool FabricConnection::handshakeServer(const Hello &client,
+                                       std::string *error) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    std::string err;
+    if (!usePeer(client, &err)) {
+      if (error)
+        *error = "cannot reach connecting client: " + err;
+      return false;
+    }
+    std::vector<uint8_t> frame =
+        encodeHello(FrameType::Accept, ownHello(client.nonce));
+    SendSlot *slot = ep_->freeSlot();
+    slot->copy.assign(frame.begin(), frame.end());
+    connected_ = true; // liveness checks in the retry loop need the peer
+    long rc =
+        postWithRetry([&] { return ep_->sendCopy(peer_, slot, frame.size()); });
+    if (rc) {
+      connected_ = false;
+      if (error)
+        *error = "cannot answer " + peerDesc_ + ": " +
+                 (lastError_.empty() ? fiError("fi_send", rc) : lastError_);
+      return false;
+    }
+  }
+  activate();
+  return true;
+}
+
+void FabricConnection::onFrame(const FrameHeader &h, const uint8_t *payload,
+                               size_t len) {
+  lastHeard_ = Clock::now();
+  switch (static_cast<FrameType>(h.type)) {
+  case FrameType::Data: {
+    if (h.seq < recvSeq_ || h.total > kMaxMessage || h.offset > h.total ||
+        len > h.total - h.offset) {
+      markGone("protocol error: bad data fragment from " + peerDesc_);
+      return;
+    }
+    if (h.offset == 0 && len == h.total) { // whole message in one frame
+      ready_[h.seq].assign(payload, payload + len);
+      return;
+    }
+    Partial &p = partial_[h.seq];
+    if (p.data.size() != h.total) {
+      // Reuse the buffer the owner handed back with its last recv: its
+      // pages are already mapped, which saves a page fault per 4 KiB.
+      if (spare_.capacity() >= h.total && p.data.capacity() < h.total)
+        p.data.swap(spare_);
+      try {
+        p.data.resize(h.total);
+      } catch (const std::bad_alloc &) {
+        partial_.erase(h.seq);
+        markGone("cannot allocate " + std::to_string(h.total) +
+                 " bytes for a message from " + peerDesc_);
+        return;
+      }
+    }
+    std::memcpy(p.data.data() + h.offset, payload, len);
+    p.received += len;
+    if (p.received >= h.total) {
+      ready_[h.seq] = std::move(p.data);
+      partial_.erase(h.seq);
+    }
+    return;
+  }
+  case FrameType::KeepAlive:
+    return;
+  case FrameType::Close:
+    peerClosed_ = true;
+    peerSentCount_ = h.seq;
+    return;
+  case FrameType::Accept: {
+    Hello hello;
+    if (!connected_ && decodeHello(payload, len, &hello) &&
+        hello.nonce == handshakeNonce_) {
+      acceptHello_ = hello;
+      accepted_ = true;
+    }
+    return;
+  }
+  default:
+    return; // unknown frame types are ignored (forward compatibility)
+  }
+}
+
+void FabricConnection::markGone(const std::string &why) {
+  if (!gone_) {
+    gone_ = true;
+    goneReason_ = why;
+  }
+}
+
+void FabricConnection::maintain(Clock::time_point now) {
+  if (!connected_ || gone_)
+    return;
+  if (ep_->sendErrors() != sendErrorsSeen_) {
+    sendErrorsSeen_ = ep_->sendErrors();
+    if (connectionErrno(ep_->lastCqErrno()))
+      markGone("connection to " + peerDesc_ + " failed: " + ep_->lastCqError());
+    else
+      lastError_ = "send to " + peerDesc_ + " failed: " + ep_->lastCqError();
+  }
+  int silent = msSince(lastHeard_, now);
+  if (silent > tuning().deadMs) {
+    markGone("no sign of life from " + peerDesc_ + " for " +
+             std::to_string(silent) + " ms");
+    return;
+  }
+  if (ep_->provider() == Provider::Shm && msSince(lastPidCheck_, now) >= 100) {
+    lastPidCheck_ = now;
+    if (processGone(peerHello_.pid)) {
+      markGone("peer process " + std::to_string(peerHello_.pid) + " exited (" +
+               peerDesc_ + ")");
+      return;
+    }
+  }
+  if (msSince(lastSent_, now) >= tuning().keepaliveMs) {
+    FrameHeader h{
+        kFrameMagic, static_cast<uint16_t>(FrameType::KeepAlive), 0, 0, 0, 0};
+    if (ep_->inject(peer_, &h, sizeof h) == 0)
+      lastSent_ = now;
+  }
+}
+
+int FabricConnection::pump() {
+  int n = ep_->progress(handler_);
+  if (n < 0)
+    markGone("completion queue failed: " + fiError("fi_cq_read", n));
+  maintain(Clock::now());
+  return n;
+}
+
+void FabricConnection::keeperTick() {
+  std::unique_lock<std::mutex> g(mu_, std::try_to_lock);
+  if (!g.owns_lock())
+    return;
+  // Drain what is there (bounded), so that a peer streaming to an idle
+  // owner is not throttled to one CQ batch per tick.
+  auto until = Clock::now() + std::chrono::milliseconds(5);
+  while (pump() > 0 && Clock::now() < until) {
+  }
+}
+
+void FabricConnection::idleWait(Clock::time_point idleSince) {
+  auto idleUs = std::chrono::duration_cast<std::chrono::microseconds>(
+                    Clock::now() - idleSince)
+                    .count();
+  if (idleUs < tuning().spinUs)
+    return; // busy-poll: the reply is usually microseconds away
+  if (idleUs < 1000) {
+    sched_yield();
+    return;
+  }
+  // Long waits (GPU work, idle sessions): sleep briefly, bounded latency.
+  std::this_thread::sleep_for(
+      std::chrono::microseconds(idleUs < 10000 ? 20 : 100));
+}
+
+long FabricConnection::postWithRetry(const std::function<long()> &post) {
+  auto idleSince = Clock::now();
+  for (;;) {
+    long rc = post();
+    if (rc != -FI_EAGAIN)
+      return rc;
+    if (pump() > 0)
+      idleSince = Clock::now();
+    if (gone_) {
+      lastError_ = goneReason_;
+      return -FI_ECONNABORTED;
+    }
+    idleWait(idleSince);
+  }
+}
+
+SendSlot *FabricConnection::waitFreeSlot() {
+  auto idleSince = Clock::now();
+  for (;;) {
+    if (SendSlot *s = ep_->freeSlot())
+      return s;
+    if (pump() > 0)
+      idleSince = Clock::now();
+    if (gone_)
+      return nullptr;
+    idleWait(idleSince);
+  }
+}
+
+Status FabricConnection::failSend(const std::string &why) {
+  lastError_ = why;
+  return gone_ || peerClosed_ ? Status::Closed : Status::Error;
+}
+
+Status FabricConnection::send(const void *data, size_t size) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!connected_)
+    return failSend("send on a connection that is not connected");
+  // Liveness upkeep only: a CQ read here would cost a syscall per send on
+  // tcp, and completions are read by the waits anyway.
+  maintain(Clock::now());
+  if (gone_)
+    return failSend("send: " + goneReason_);
+  if (peerClosed_)
+    return failSend("send to " + peerDesc_ +
+                    ": the peer closed the connection");
+  const uint64_t seq = sendSeq_++;
+  const auto *bytes = static_cast<const uint8_t *>(data);
+  FrameHeader h{
+      kFrameMagic, static_cast<uint16_t>(FrameType::Data), 0, seq, size, 0};
+  lastSent_ = Clock::now();
+
+  if (sizeof h + size <= ep_->injectSize()) {
+    // Smallest messages: inject, no completion to wait for.
+    std::memcpy(scratch_.data(), &h, sizeof h);
+    if (size)
+      std::memcpy(scratch_.data() + sizeof h, bytes, size);
+    long rc = postWithRetry(
+        [&] { return ep_->inject(peer_, scratch_.data(), sizeof h + size); });
+    return rc ? failSend(gone_ ? "send: " + goneReason_
+                               : "send to " + peerDesc_ + ": " +
+                                     fiError("fi_inject", rc))
+              : Status::Ok;
+  }
+  if (sizeof h + size <= Endpoint::kCopySendMax) {
+    // Small: copy once into a send slot and return without waiting, so the
+    // caller keeps issuing while the provider sends.
+    SendSlot *slot = waitFreeSlot();
+    if (!slot)
+      return failSend("send: " + goneReason_);
+    slot->copy.resize(Endpoint::kCopySendMax);
+    std::memcpy(slot->copy.data(), &h, sizeof h);
+    std::memcpy(slot->copy.data() + sizeof h, bytes, size);
+    long rc = postWithRetry(
+        [&] { return ep_->sendCopy(peer_, slot, sizeof h + size); });
+    return rc ? failSend(gone_ ? "send: " + goneReason_
+                               : "send to " + peerDesc_ + ": " +
+                                     fiError("fi_send", rc))
+              : Status::Ok;
+  }
+  // Large: fragments straight from the caller's memory (header + payload
+  // as a 2-entry iov), then wait until all are done so the caller may reuse
+  // its buffer on return.
+  const bool zeroCopy = ep_->iovLimit() >= 2;
+  uint64_t errorsBefore = ep_->sendErrors();
+  std::vector<SendSlot *> inFlight;
+  for (uint64_t off = 0; off < size;) {
+    size_t len =
+        static_cast<size_t>(std::min<uint64_t>(kFragmentPayload, size - off));
+    SendSlot *slot = waitFreeSlot();
+    if (!slot)
+      return failSend("send: " + goneReason_);
+    FrameHeader fh = h;
+    fh.offset = off;
+    long rc;
+    if (zeroCopy) {
+      FrameHeader &kept = fragHeaders_[slot->ctx.index];
+      kept = fh;
+      iovec iov[2] = {{&kept, sizeof kept},
+                      {const_cast<uint8_t *>(bytes + off), len}};
+      rc = postWithRetry([&] { return ep_->sendIov(peer_, slot, iov, 2); });
+    } else {
+      slot->copy.resize(sizeof fh + kFragmentPayload);
+      std::memcpy(slot->copy.data(), &fh, sizeof fh);
+      std::memcpy(slot->copy.data() + sizeof fh, bytes + off, len);
+      rc = postWithRetry(
+          [&] { return ep_->sendCopy(peer_, slot, sizeof fh + len); });
+    }
+    if (rc)
+      return failSend(gone_ ? "send: " + goneReason_
+                            : "send to " + peerDesc_ + ": " +
+                                  fiError("fi_sendv", rc));
+    inFlight.push_back(slot);
+    off += len;
+  }
+  auto idleSince = Clock::now();
+  for (;;) {
+    bool busy = false;
+    for (SendSlot *s : inFlight)
+      busy |= s->busy;
+    if (!busy)
+      break;
+    if (pump() > 0)
+      idleSince = Clock::now();
+    if (gone_)
+      return failSend("send: " + goneReason_);
+    idleWait(idleSince);
+  }
+  if (ep_->sendErrors() != errorsBefore)
+    return failSend("send to " + peerDesc_ + " failed: " + ep_->lastCqError());
+  return Status::Ok;
+}
+
+Status FabricConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!connected_) {
+    lastError_ = "recv on a connection that is not connected";
+    return Status::Error;
+  }
+  const auto start = Clock::now();
+  auto idleSince = start;
+  for (;;) {
+    auto it = ready_.find(recvSeq_);
+    if (it != ready_.end()) {
+      message.swap(it->second);
+      // Keep the caller's old buffer if it is big: the next large message
+      // is reassembled into it.
+      if (it->second.capacity() >= kFragmentPayload &&
+          it->second.capacity() > spare_.capacity())
+        spare_.swap(it->second);
+      ready_.erase(it);
+      ++recvSeq_;
+      return Status::Ok;
+    }
+    if (peerClosed_ && recvSeq_ >= peerSentCount_) {
+      lastError_ = peerDesc_ + " closed the connection";
+      return Status::Closed;
+    }
+    if (gone_) {
+      lastError_ = goneReason_;
+      return Status::Closed;
+    }
+    if (pump() > 0) {
+      idleSince = Clock::now();
+      continue;
+    }
+    auto now = Clock::now();
+    if (timeoutMs >= 0 && msSince(start, now) >= timeoutMs) {
+      lastError_ = "no message from " + peerDesc_ + " within " +
+                   std::to_string(timeoutMs) + " ms";
+      return Status::Timeout;
+    }
+    idleWait(idleSince);
+  }
+}
+
+bool FabricConnection::peerAlive() {
+  std::lock_guard<std::mutex> g(mu_);
+  pump();
+  if (gone_)
+    lastError_ = goneReason_;
+  return connected_ && !gone_ && !peerClosed_;
+}
+
+std::string FabricConnection::peerDescription() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return peerDesc_;
+}
+
+std::string FabricConnection::lastError() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return lastError_;
+}
+
+} // namespace rc::transport::detail

@@ -1,0 +1,108 @@
+// FabricConnection: one end of a 1:1 connection over its own Endpoint.
+// Adds what the raw endpoint lacks: message framing and reassembly, in-order
+// delivery, the client/server handshake, and liveness (keep-alive frames,
+// the peer's pid on shm, orderly Close).
+#ifndef RC_TRANSPORT_CONNECTION_H
+#define RC_TRANSPORT_CONNECTION_H
+
+#include "endpoint.h"
+#include "rc/transport.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+
+namespace rc::transport::detail {
+
+using Clock = std::chrono::steady_clock;
+
+class FabricConnection : public Connection {
+public:
+  explicit FabricConnection(std::unique_ptr<Endpoint> ep);
+  ~FabricConnection() override;
+
+  // tcp client: asks the listener at listenerAddr for a private endpoint
+  // over libfabric and waits (until deadline) for its Accept.
+  bool handshakeClient(const std::vector<uint8_t> &listenerAddr,
+                       const std::string &urlText, Clock::time_point deadline,
+                       std::string *error);
+  // tcp server: connects to the client that sent hello and answers it.
+  bool handshakeServer(const Hello &client, std::string *error);
+
+  // shm (handshake over a Unix socket, see unix_rendezvous.h).
+  // The hello this side sends.
+  Hello ownHello(uint64_t nonce) const;
+  // Client: the server answered with `server`: start using it.
+  bool finishClient(const Hello &server, std::string *error);
+  // Server: admit `client` (maps its region while it waits for our reply);
+  // call activate() once the reply went out.
+  bool admitClient(const Hello &client, std::string *error);
+  void activate();
+  // Takes the endpoint away (the connection is unusable afterwards).
+  std::unique_ptr<Endpoint> takeEndpoint();
+
+  Status send(const void *data, size_t size) override;
+  Status recv(std::vector<uint8_t> &message, int timeoutMs) override;
+  bool peerAlive() override;
+  std::string peerDescription() const override;
+  std::string lastError() const override;
+
+  // Called by the keep-alive thread: does a progress pass if the owner is
+  // not inside a call right now (it then does the same work itself).
+  void keeperTick();
+
+private:
+  void onFrame(const FrameHeader &h, const uint8_t *payload, size_t len);
+  // One progress pass plus keep-alive/liveness upkeep. >0 if it did work.
+  int pump();
+  void maintain(Clock::time_point now);
+  void markGone(const std::string &why);
+  Status failSend(const std::string &why);
+  // Posts one frame, retrying -FI_EAGAIN while progressing. 0 or neg errno.
+  long postWithRetry(const std::function<long()> &post);
+  SendSlot *waitFreeSlot();
+  void idleWait(Clock::time_point idleSince);
+  void describePeer(const Hello &h);
+  bool usePeer(const Hello &peer, std::string *error);
+
+  mutable std::mutex mu_;
+  std::unique_ptr<Endpoint> ep_;
+  Endpoint::FrameHandler handler_;
+  fi_addr_t peer_ = FI_ADDR_UNSPEC;
+  bool connected_ = false;
+  Hello peerHello_;
+  std::string peerDesc_ = "(not connected)";
+  uint64_t handshakeNonce_ = 0;
+  bool accepted_ = false;
+  Hello acceptHello_;
+
+  // Sending.
+  uint64_t sendSeq_ = 0;
+  std::vector<uint8_t> scratch_;         // inject staging
+  std::vector<FrameHeader> fragHeaders_; // per send slot, for iov sends
+  uint64_t sendErrorsSeen_ = 0;
+
+  // Receiving: messages by sequence number, delivered strictly in order.
+  struct Partial {
+    std::vector<uint8_t> data;
+    uint64_t received = 0;
+  };
+  std::map<uint64_t, Partial> partial_;
+  std::map<uint64_t, std::vector<uint8_t>> ready_;
+  uint64_t recvSeq_ = 0;
+  std::vector<uint8_t> spare_; // recycled large buffer (see onFrame)
+
+  // Liveness.
+  Clock::time_point lastHeard_;
+  Clock::time_point lastSent_;
+  Clock::time_point lastPidCheck_;
+  bool peerClosed_ = false;    // got Close
+  uint64_t peerSentCount_ = 0; // messages the peer sent before Close
+  bool gone_ = false;          // dead or failed: no more traffic
+  std::string goneReason_;
+  std::string lastError_;
+};
+
+} // namespace rc::transport::detail
+
+#endif

@@ -1,0 +1,28 @@
+// IPv4 helpers for tcp:// addresses: name resolution and choosing the local
+// interface address that reaches a given server (so that the address we
+// advertise to the server is one it can connect back to).
+#ifndef RC_TRANSPORT_INET_H
+#define RC_TRANSPORT_INET_H
+
+#include <netinet/in.h>
+
+#include <string>
+#include <vector>
+
+namespace rc::transport::detail {
+
+bool resolveIpv4(const std::string &host, const std::string &port,
+                 sockaddr_in *out, std::string *error);
+// Local address the kernel would use to reach `to` (no packet is sent).
+bool localAddressFor(const sockaddr_in &to, std::string *ip,
+                     std::string *error);
+// Plain TCP connect to the listener's port, to turn "nothing there" into a
+// prompt "connection refused" (libfabric's rxm keeps retrying instead).
+// The probe connection is closed at once; the listener's provider drops it.
+bool probeTcp(const sockaddr_in &to, int timeoutMs, std::string *error);
+std::string ipText(const sockaddr_in &a);
+std::vector<uint8_t> rawAddress(const sockaddr_in &a);
+
+} // namespace rc::transport::detail
+
+#endif

@@ -1,0 +1,82 @@
+#include "keeper.h"
+
+#include "connection.h"
+
+#include <pthread.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace rc::transport::detail {
+
+namespace {
+int envInt(const char *name, int dflt) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return dflt;
+  int n = std::atoi(v);
+  return n > 0 ? n : dflt;
+}
+
+// Leaked on purpose: the detached thread may outlive static destructors.
+struct Keeper {
+  std::mutex mu;
+  std::set<FabricConnection *> conns;
+  bool running = false;
+};
+
+Keeper &keeper() {
+  static Keeper *k = [] {
+    auto *k = new Keeper();
+    // A forked child inherits neither the thread nor a usable lock state:
+    // hold the lock across fork() and start afresh in the child.
+    pthread_atfork([] { keeper().mu.lock(); }, [] { keeper().mu.unlock(); },
+                   [] {
+                     Keeper &kk = keeper();
+                     kk.running = false;
+                     kk.conns.clear();
+                     kk.mu.unlock();
+                   });
+    return k;
+  }();
+  return *k;
+}
+
+void keeperLoop() {
+  Keeper &k = keeper();
+  const int tickMs = 100;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(tickMs));
+    std::lock_guard<std::mutex> g(k.mu);
+    for (FabricConnection *c : k.conns)
+      c->keeperTick(); // try_lock inside: never blocks on a busy owner
+  }
+}
+} // namespace
+
+const Tuning &tuning() {
+  static const Tuning t{envInt("RC_TRANSPORT_KEEPALIVE_MS", 300),
+                        envInt("RC_TRANSPORT_DEAD_MS", 2500),
+                        envInt("RC_TRANSPORT_SPIN_US", 100)};
+  return t;
+}
+
+void keeperAdd(FabricConnection *c) {
+  Keeper &k = keeper();
+  std::lock_guard<std::mutex> g(k.mu);
+  k.conns.insert(c);
+  if (!k.running) {
+    k.running = true;
+    std::thread(keeperLoop).detach();
+  }
+}
+
+void keeperRemove(FabricConnection *c) {
+  Keeper &k = keeper();
+  std::lock_guard<std::mutex> g(k.mu);
+  k.conns.erase(c);
+}
+
+} // namespace rc::transport::detail

@@ -1,0 +1,26 @@
+// Timing knobs and the process-wide keep-alive thread. The thread visits
+// every live connection a few times a second so that keep-alive frames go
+// out and provider progress happens even while the owner thread is busy
+// elsewhere (e.g. the server waiting on the GPU).
+#ifndef RC_TRANSPORT_KEEPER_H
+#define RC_TRANSPORT_KEEPER_H
+
+namespace rc::transport::detail {
+
+class FabricConnection;
+
+struct Tuning {
+  int keepaliveMs; // send a keep-alive after this long without sending
+  int deadMs;      // peer is gone after this long without hearing from it
+  int spinUs;      // busy-poll this long before yielding/sleeping
+};
+// Defaults, overridable by RC_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,
+// RC_TRANSPORT_SPIN_US (read once).
+const Tuning &tuning();
+
+void keeperAdd(FabricConnection *c);
+void keeperRemove(FabricConnection *c); // after return, never visited again
+
+} // namespace rc::transport::detail
+
+#endif

@@ -1,0 +1,208 @@
+#include "unix_rendezvous.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+
+namespace rc::transport::detail {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+socklen_t abstractAddress(const std::string &name, sockaddr_un *a) {
+  std::memset(a, 0, sizeof *a);
+  a->sun_family = AF_UNIX;
+  std::string path = "rc_transport." + name; // after the leading NUL
+  std::memcpy(a->sun_path + 1, path.data(), path.size());
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 +
+                                path.size());
+}
+
+std::string sysError(const char *what) {
+  return std::string(what) + ": " + std::strerror(errno);
+}
+
+uint32_t peerPid(int fd) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+    return 0;
+  return static_cast<uint32_t>(cred.pid);
+}
+
+// Waits for fd to be ready for `events` until deadline; false on timeout.
+bool waitFd(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - Clock::now())
+                    .count();
+    if (left < 0)
+      return false;
+    pollfd p{fd, events, 0};
+    int rc = poll(&p, 1, static_cast<int>(left));
+    if (rc > 0)
+      return true;
+    if (rc == 0)
+      return false;
+    if (errno != EINTR)
+      return false;
+  }
+}
+
+bool readAll(int fd, void *buf, size_t n, Clock::time_point deadline,
+             std::string *error) {
+  auto *p = static_cast<uint8_t *>(buf);
+  while (n > 0) {
+    if (!waitFd(fd, POLLIN, deadline)) {
+      *error = "no answer within the timeout";
+      return false;
+    }
+    ssize_t got = ::recv(fd, p, n, MSG_DONTWAIT);
+    if (got == 0) {
+      *error = "the other side closed the handshake socket";
+      return false;
+    }
+    if (got < 0) {
+      if (errno == EAGAIN || errno == EINTR)
+        continue;
+      *error = sysError("recv");
+      return false;
+    }
+    p += got;
+    n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+} // namespace
+
+int unixListen(const std::string &name, std::string *error) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) {
+    *error = sysError("socket");
+    return -1;
+  }
+  sockaddr_un a;
+  socklen_t len = abstractAddress(name, &a);
+  if (bind(fd, reinterpret_cast<sockaddr *>(&a), len) != 0) {
+    int e = errno;
+    close(fd);
+    if (e == EADDRINUSE) {
+      // Say who holds it: the kernel knows the owner's pid.
+      int probe = unixConnect(name, error);
+      uint32_t pid = probe >= 0 ? peerPid(probe) : 0;
+      if (probe >= 0)
+        close(probe);
+      *error = "the name is in use by process " + std::to_string(pid);
+      return -1;
+    }
+    errno = e;
+    *error = sysError("bind");
+    return -1;
+  }
+  if (::listen(fd, 64) != 0) {
+    *error = sysError("listen");
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int unixAccept(int listenFd, int timeoutMs, uint32_t *pid, std::string *error) {
+  error->clear();
+  auto deadline = Clock::now() + std::chrono::milliseconds(
+                                     timeoutMs < 0 ? 1 << 30 : timeoutMs);
+  for (;;) {
+    int fd = accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) {
+      *pid = peerPid(fd);
+      return fd;
+    }
+    if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+      *error = sysError("accept");
+      return -1;
+    }
+    if (!waitFd(listenFd, POLLIN, deadline))
+      return -1; // timeout
+  }
+}
+
+int unixConnect(const std::string &name, std::string *error) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *error = sysError("socket");
+    return -1;
+  }
+  sockaddr_un a;
+  socklen_t len = abstractAddress(name, &a);
+  if (::connect(fd, reinterpret_cast<sockaddr *>(&a), len) != 0) {
+    *error = errno == ECONNREFUSED || errno == ENOENT
+                 ? "nothing is listening there (no shm listener named '" +
+                       name + "' on this host)"
+                 : sysError("connect");
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+uint32_t unixPeerPid(int fd) { return peerPid(fd); }
+
+bool unixPeerStillThere(int fd) {
+  pollfd p{fd, POLLRDHUP, 0};
+  return poll(&p, 1, 0) == 0; // any event = hung up or error
+}
+
+bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error) {
+  std::vector<uint8_t> frame = encodeHello(type, hello);
+  uint32_t n = static_cast<uint32_t>(frame.size());
+  frame.insert(frame.begin(), reinterpret_cast<uint8_t *>(&n),
+               reinterpret_cast<uint8_t *>(&n) + sizeof n);
+  size_t off = 0;
+  auto deadline = Clock::now() + std::chrono::seconds(2);
+  while (off < frame.size()) {
+    ssize_t put = ::send(fd, frame.data() + off, frame.size() - off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (put > 0) {
+      off += static_cast<size_t>(put);
+      continue;
+    }
+    if (put < 0 && (errno == EAGAIN || errno == EINTR) &&
+        waitFd(fd, POLLOUT, deadline))
+      continue;
+    *error = put < 0 ? sysError("send") : "send: nothing written";
+    return false;
+  }
+  return true;
+}
+
+bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
+               std::string *error) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+  uint32_t n = 0;
+  if (!readAll(fd, &n, sizeof n, deadline, error))
+    return false;
+  if (n < sizeof(FrameHeader) || n > 64 * 1024) {
+    *error = "malformed handshake (length " + std::to_string(n) + ")";
+    return false;
+  }
+  std::vector<uint8_t> buf(n);
+  if (!readAll(fd, buf.data(), n, deadline, error))
+    return false;
+  FrameHeader h;
+  std::memcpy(&h, buf.data(), sizeof h);
+  if (h.magic != kFrameMagic || h.type != static_cast<uint16_t>(type) ||
+      !decodeHello(buf.data() + sizeof h, n - sizeof h, hello) ||
+      hello->version != kProtocolVersion) {
+    *error = "malformed or wrong-version handshake";
+    return false;
+  }
+  return true;
+}
+
+} // namespace rc::transport::detail

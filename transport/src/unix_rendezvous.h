@@ -1,0 +1,45 @@
+// Handshake channel for shm:// connections: a Unix stream socket in the
+// abstract namespace ("\0rc_transport.NAME").
+//
+// Why not a libfabric message to a well-known shm endpoint (as tcp does):
+// libfabric 1.17's shm provider crashes (SIGSEGV in fi_cq_read) when the
+// listener processes the first message of a client whose process has
+// already exited and unlinked its region: it maps the sender's region by
+// name on receipt. A client that times out and exits before the server
+// calls accept() could thus kill rc-server. Over the socket, the server
+// only ever maps a client's region (fi_av_insert) while that client is
+// alive and waiting for the reply. Abstract sockets also vanish with their
+// process, so a dead listener leaves no stale name behind, and the kernel
+// tells us the peer's pid (SO_PEERCRED).
+#ifndef RC_TRANSPORT_UNIX_RENDEZVOUS_H
+#define RC_TRANSPORT_UNIX_RENDEZVOUS_H
+
+#include "frame.h"
+
+#include <cstdint>
+#include <string>
+
+namespace rc::transport::detail {
+
+// Bound, listening socket for NAME, or -1 with *error (e.g. "the name is in
+// use by process P").
+int unixListen(const std::string &name, std::string *error);
+// Accepts one client within timeoutMs: returns its socket, or -1 (timeout:
+// *error empty; failure: *error set). *pid is the client's pid.
+int unixAccept(int listenFd, int timeoutMs, uint32_t *pid, std::string *error);
+// Connects to NAME; -1 with *error when nobody listens there.
+int unixConnect(const std::string &name, std::string *error);
+
+// The pid of the process at the other end of a connected socket.
+uint32_t unixPeerPid(int fd);
+// True while the peer has not closed or shut down its end.
+bool unixPeerStillThere(int fd);
+
+// Length-prefixed Hello frames over a connected socket.
+bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error);
+bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
+               std::string *error);
+
+} // namespace rc::transport::detail
+
+#endif
