@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (device tool), from the repository root, with
 # `.bundle` carried: unpacks the bundle and runs the GPU tests: every sample
-# through rc-server on the GPU, over tcp and over shm.
+# through rc-server on the GPU, over tcp and over shm, then the server's
+# GoogleTest suites against the real GPU.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST=/tmp/rc-bundle
@@ -13,8 +14,11 @@ nvidia-smi -L
 status=0
 bash "$ROOT/scripts/run-samples.sh" --server "$DEST/rc/bin/rc-server" \
   --samples "$DEST/rc/samples" --transports "${RC_TRANSPORTS:-tcp shm}" || status=1
-for t in "$DEST"/rc/bin/*_gputest; do
-  [ -x "$t" ] || continue
-  echo "== $(basename "$t")"; "$t" || status=1
+export RC_TEST_FATBIN="$DEST/rc/bin/gpu_kernels.fatbin" RC_SERVER_BIN="$DEST/rc/bin/rc-server"
+for t in rc_server_gpu_tests rc_server_tests; do
+  [ -x "$DEST/rc/bin/$t" ] || continue
+  echo "== $t"
+  "$DEST/rc/bin/$t" --gtest_brief=1 2>&1 | tail -15
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
 exit $status

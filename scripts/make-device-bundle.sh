@@ -12,7 +12,13 @@ trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$STAGE/rc/bin" "$STAGE/rc/lib" "$STAGE/rc/samples" "$OUT"
 
 cp "$BUILD/bin/rc-server" "$STAGE/rc/bin/"
-for extra in "$BUILD"/bin/*_gputest; do [ -x "$extra" ] && cp "$extra" "$STAGE/rc/bin/"; done
+# The server's GoogleTest suites: the GPU ones (label gpu) and the rest, which
+# then also run rc-server's CUDA backend end to end.
+for t in rc_server_gpu_tests rc_server_tests; do
+  [ -x "$BUILD/bin/$t" ] && cp "$BUILD/bin/$t" "$STAGE/rc/bin/"
+done
+[ -f "$BUILD/test/unit/server/gpu_kernels.fatbin" ] &&
+  cp "$BUILD/test/unit/server/gpu_kernels.fatbin" "$STAGE/rc/bin/"
 cp -L "$BUILD"/lib/librc_*.so* "$STAGE/rc/lib/"
 for b in "$BUILD"/samples/*; do
   [ -f "$b.rcm" ] && cp "$b" "$b.rcm" "$STAGE/rc/samples/"
