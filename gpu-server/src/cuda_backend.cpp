@@ -2,7 +2,9 @@
 // rc-server builds and starts (with --test-device) where there is no GPU.
 // Modules are loaded once as context-independent libraries (cuLibrary*, CUDA
 // >= 12.0); every session gets its own CUcontext, current on its thread.
+#include "cublas_context.h"
 #include "cuda_driver.h"
+#include "graph_device.h"
 #include "rc/server/backend.h"
 #include "rc/server/errors.h"
 
@@ -72,6 +74,31 @@ public:
                            uint32_t flags) override;
   OpStatus symbolAddress(const VariableInfo &var, uint64_t *addr,
                          uint64_t *size) override;
+  // cuBLAS through the real libcublas (cublas_cuda.cpp), on first use.
+  BlasContext *blas(std::string *why) override {
+    if (!blas_)
+      blas_ = makeCudaBlas(*this, [](NativeHandle h) -> void * {
+        return toStream(h);
+      }, why);
+    return blas_.get();
+  }
+  // Real CUDA graphs (graph_cuda.cpp), created on first use.
+  GraphDevice *graphs() override {
+    if (!graphs_)
+      graphs_ = makeCudaGraphDevice(drv(), ctx_);
+    return graphs_.get();
+  }
+  OpStatus setKernelAttribute(const KernelInfo &kernel, int attribute,
+                              int value) override;
+  OpStatus memAddressReserve(uint64_t size, uint64_t alignment,
+                             uint64_t *addr) override;
+  OpStatus memAddressFree(uint64_t addr, uint64_t size) override;
+  OpStatus memCreate(uint64_t size, NativeHandle *handle) override;
+  OpStatus memRelease(NativeHandle handle) override;
+  OpStatus memMap(uint64_t addr, uint64_t size, uint64_t offset,
+                  NativeHandle handle) override;
+  OpStatus memUnmap(uint64_t addr, uint64_t size) override;
+  OpStatus memSetAccess(uint64_t addr, uint64_t size) override;
 
 private:
   OpStatus check(CUresult r) const;
@@ -91,6 +118,12 @@ private:
   size_t nextSlot_ = 0;
   std::map<uint64_t, uint64_t> allocs_; // for accounting on destroy
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
+  std::unique_ptr<BlasContext> blas_; // destroyed before the context
+  std::unique_ptr<GraphDevice> graphs_; // likewise
+  // VMM objects are not owned by the context: released on destruction.
+  std::map<uint64_t, uint64_t> vaRanges_;     // reserved base -> size
+  std::map<NativeHandle, uint64_t> physical_; // handle -> size
+  std::map<uint64_t, uint64_t> vmmMapped_;    // mapped base -> size
 };
 
 class CudaBackend : public Backend {
@@ -161,16 +194,28 @@ public:
                                ": " + drv.describe(r));
       k.native = kernel;
     }
-    if (reg.variables.empty())
+    if (reg.variables.empty() && reg.kernels.empty())
       return true;
     // Globals are per context: check every name now in a scratch context so
-    // a bad manifest fails at start-up, not in some session later.
+    // a bad manifest fails at start-up, not in some session later. Kernel
+    // attributes are read there too (loading each kernel on the device).
     CUcontext scratch = nullptr;
     CUresult r = drv.cuCtxCreate(&scratch, 0, dev);
     if (r != CUDA_SUCCESS)
       return fail(error, "cuCtxCreate: " + drv.describe(r));
     bool ok = true;
+    for (auto &kv : reg.kernels) {
+      KernelInfo &k = kv.second;
+      r = readKernelAttrs(CUkernel(k.native), &k.attrs);
+      if (r != CUDA_SUCCESS) {
+        ok = fail(error, "cannot read the attributes of kernel " + k.name +
+                             " (" + k.demangled + "): " + drv.describe(r));
+        break;
+      }
+    }
     for (auto &kv : reg.variables) {
+      if (!ok)
+        break;
       VariableInfo &v = kv.second;
       const ModuleInfo &m = reg.modules[v.module];
       v.library = m.native;
@@ -190,6 +235,34 @@ public:
   }
 
   const DeviceDescription &device() const override { return desc_; }
+
+  // cudaFuncAttributes as the runtime would report them on this device. The
+  // basic ones must be readable (occupancy needs them); the others keep
+  // their defaults on drivers that do not know them.
+  CUresult readKernelAttrs(CUkernel kernel, KernelAttrs *a) {
+    CUresult first = CUDA_SUCCESS;
+    auto get = [&](CUfunction_attribute which, int32_t *out) {
+      int v = 0;
+      CUresult r = drv.cuKernelGetAttribute(&v, which, kernel, dev);
+      if (r == CUDA_SUCCESS)
+        *out = v;
+      return r;
+    };
+    first = get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &a->maxThreadsPerBlock);
+    if (first == CUDA_SUCCESS)
+      first = get(CU_FUNC_ATTRIBUTE_NUM_REGS, &a->numRegs);
+    get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &a->sharedSizeBytes);
+    get(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, &a->constSizeBytes);
+    get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &a->localSizeBytes);
+    get(CU_FUNC_ATTRIBUTE_PTX_VERSION, &a->ptxVersion);
+    get(CU_FUNC_ATTRIBUTE_BINARY_VERSION, &a->binaryVersion);
+    get(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        &a->maxDynamicSharedSizeBytes);
+    get(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+        &a->preferredCarveout);
+    get(CU_FUNC_ATTRIBUTE_CACHE_MODE_CA, &a->cacheModeCA);
+    return first;
+  }
 
   std::unique_ptr<DeviceContext> createContext(std::string *error) override {
     CUcontext ctx = nullptr;
@@ -249,6 +322,8 @@ bool CudaContext::initStaging(std::string *error) {
 
 CudaContext::~CudaContext() {
   drv().cuCtxSetCurrent(ctx_);
+  blas_.reset(); // its handles and buffers live in this context
+  graphs_.reset();
   for (Slot &s : slots_) {
     if (s.done)
       drv().cuEventDestroy(s.done);
@@ -257,6 +332,15 @@ CudaContext::~CudaContext() {
   }
   for (auto &kv : allocs_)
     backend_.inUse -= kv.second;
+  // Mappings and handles outlive contexts in CUDA: undo them explicitly.
+  for (auto &kv : vmmMapped_)
+    drv().cuMemUnmap(kv.first, kv.second);
+  for (auto &kv : physical_) {
+    drv().cuMemRelease(CUmemGenericAllocationHandle(kv.first));
+    backend_.inUse -= kv.second;
+  }
+  for (auto &kv : vaRanges_)
+    drv().cuMemAddressFree(kv.first, kv.second);
   // Destroying the context frees every allocation, stream and event of the
   // session, including those the client never released.
   drv().cuCtxDestroy(ctx_);
@@ -359,6 +443,33 @@ OpStatus CudaContext::launch(const KernelInfo &kernel, const LaunchConfig &cfg,
   params.reserve(kernel.params.size());
   for (const ParamInfo &p : kernel.params)
     params.push_back(const_cast<uint8_t *>(args) + p.offset);
+  if (cfg.cooperative || cfg.programmaticSerialization) {
+    // cuLaunchKernelEx takes a CUkernel as well (CUDA >= 12.0).
+    CUlaunchAttribute attrs[2] = {};
+    unsigned n = 0;
+    if (cfg.cooperative) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+      attrs[n++].value.cooperative = 1;
+    }
+    if (cfg.programmaticSerialization) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attrs[n++].value.programmaticStreamSerializationAllowed = 1;
+    }
+    CUlaunchConfig lc = {};
+    lc.gridDimX = cfg.grid[0];
+    lc.gridDimY = cfg.grid[1];
+    lc.gridDimZ = cfg.grid[2];
+    lc.blockDimX = cfg.block[0];
+    lc.blockDimY = cfg.block[1];
+    lc.blockDimZ = cfg.block[2];
+    lc.sharedMemBytes = cfg.sharedMem;
+    lc.hStream = toStream(cfg.stream);
+    lc.attrs = attrs;
+    lc.numAttrs = n;
+    return check(drv().cuLaunchKernelEx(
+        &lc, reinterpret_cast<CUfunction>(kernel.native),
+        params.empty() ? nullptr : params.data(), nullptr));
+  }
   // A CUkernel is accepted as a CUfunction with a current context (CUDA 12).
   return check(drv().cuLaunchKernel(
       reinterpret_cast<CUfunction>(kernel.native), cfg.grid[0], cfg.grid[1],
@@ -428,6 +539,86 @@ OpStatus CudaContext::symbolAddress(const VariableInfo &var, uint64_t *addr,
   *addr = it->second.first;
   *size = it->second.second;
   return OpStatus::success();
+}
+
+// Applies to the kernel on this device for every context (what cudart's
+// cudaFuncSetAttribute does for library kernels); the attributes that can
+// be set only raise limits or give hints, so other sessions are unaffected
+// in what they compute.
+OpStatus CudaContext::setKernelAttribute(const KernelInfo &kernel,
+                                         int attribute, int value) {
+  return check(drv().cuKernelSetAttribute(CUfunction_attribute(attribute),
+                                          value, CUkernel(kernel.native),
+                                          backend_.dev));
+}
+
+OpStatus CudaContext::memAddressReserve(uint64_t size, uint64_t alignment,
+                                        uint64_t *addr) {
+  CUdeviceptr p = 0;
+  OpStatus st = check(drv().cuMemAddressReserve(&p, size, alignment, 0, 0));
+  if (st.ok()) {
+    *addr = p;
+    vaRanges_[p] = size;
+  }
+  return st;
+}
+
+OpStatus CudaContext::memAddressFree(uint64_t addr, uint64_t size) {
+  OpStatus st = check(drv().cuMemAddressFree(addr, size));
+  if (st.ok())
+    vaRanges_.erase(addr);
+  return st;
+}
+
+OpStatus CudaContext::memCreate(uint64_t size, NativeHandle *handle) {
+  CUmemAllocationProp prop = {};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = backend_.dev;
+  CUmemGenericAllocationHandle h = 0;
+  OpStatus st = check(drv().cuMemCreate(&h, size, &prop, 0));
+  if (st.ok()) {
+    *handle = NativeHandle(h);
+    physical_[*handle] = size;
+    backend_.inUse += size;
+  }
+  return st;
+}
+
+OpStatus CudaContext::memRelease(NativeHandle handle) {
+  OpStatus st = check(drv().cuMemRelease(CUmemGenericAllocationHandle(handle)));
+  auto it = physical_.find(handle);
+  if (st.ok() && it != physical_.end()) {
+    backend_.inUse -= it->second;
+    physical_.erase(it);
+  }
+  return st;
+}
+
+OpStatus CudaContext::memMap(uint64_t addr, uint64_t size, uint64_t offset,
+                             NativeHandle handle) {
+  OpStatus st = check(drv().cuMemMap(
+      addr, size, offset, CUmemGenericAllocationHandle(handle), 0));
+  if (st.ok())
+    vmmMapped_[addr] = size;
+  return st;
+}
+
+// The executor only passes runs of whole mappings.
+OpStatus CudaContext::memUnmap(uint64_t addr, uint64_t size) {
+  OpStatus st = check(drv().cuMemUnmap(addr, size));
+  if (st.ok())
+    vmmMapped_.erase(vmmMapped_.lower_bound(addr),
+                     vmmMapped_.lower_bound(addr + size));
+  return st;
+}
+
+OpStatus CudaContext::memSetAccess(uint64_t addr, uint64_t size) {
+  CUmemAccessDesc access = {};
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = backend_.dev;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  return check(drv().cuMemSetAccess(addr, size, &access, 1));
 }
 
 } // namespace

@@ -57,7 +57,42 @@ namespace rc::server {
   X(cuEventQuery, 2000, (CUevent))                                             \
   X(cuEventElapsedTime, 2000, (float *, CUevent, CUevent))                     \
   X(cuGetErrorName, 6000, (CUresult, const char **))                           \
-  X(cuGetErrorString, 6000, (CUresult, const char **))
+  X(cuGetErrorString, 6000, (CUresult, const char **))                       \
+  X(cuKernelGetAttribute, 12000,                                               \
+    (int *, CUfunction_attribute, CUkernel, CUdevice))                         \
+  X(cuKernelSetAttribute, 12000,                                               \
+    (CUfunction_attribute, int, CUkernel, CUdevice))                           \
+  X(cuLaunchKernelEx, 11060,                                                   \
+    (const CUlaunchConfig *, CUfunction, void **, void **))                    \
+  X(cuMemAddressReserve, 10020,                                                \
+    (CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long))          \
+  X(cuMemAddressFree, 10020, (CUdeviceptr, size_t))                            \
+  X(cuMemCreate, 10020,                                                        \
+    (CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,      \
+     unsigned long long))                                                      \
+  X(cuMemRelease, 10020, (CUmemGenericAllocationHandle))                       \
+  X(cuMemMap, 10020,                                                           \
+    (CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,                \
+     unsigned long long))                                                      \
+  X(cuMemUnmap, 10020, (CUdeviceptr, size_t))                                  \
+  X(cuMemSetAccess, 10020,                                                     \
+    (CUdeviceptr, size_t, const CUmemAccessDesc *, size_t))                    \
+  X(cuStreamBeginCapture, 10010, (CUstream, CUstreamCaptureMode))             \
+  X(cuStreamEndCapture, 10000, (CUstream, CUgraph *))                          \
+  X(cuStreamGetCaptureInfo, 12030,                                             \
+    (CUstream, CUstreamCaptureStatus *, cuuint64_t *, CUgraph *,               \
+     const CUgraphNode **, const CUgraphEdgeData **, size_t *))                \
+  X(cuGraphInstantiateWithFlags, 11040,                                        \
+    (CUgraphExec *, CUgraph, unsigned long long))                              \
+  X(cuGraphLaunch, 10000, (CUgraphExec, CUstream))                             \
+  X(cuGraphExecKernelNodeSetParams, 12000,                                     \
+    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v2 *))            \
+  X(cuGraphExecMemsetNodeSetParams, 10020,                                     \
+    (CUgraphExec, CUgraphNode, const CUDA_MEMSET_NODE_PARAMS_v1 *, CUcontext)) \
+  X(cuGraphExecMemcpyNodeSetParams, 10020,                                     \
+    (CUgraphExec, CUgraphNode, const CUDA_MEMCPY3D_v2 *, CUcontext))           \
+  X(cuGraphExecDestroy, 10000, (CUgraphExec))                                  \
+  X(cuGraphDestroy, 10000, (CUgraph))
 
 struct CudaDriver {
 #define RC_DECLARE(name, version, params)                                      \

@@ -53,7 +53,7 @@ bool Executor::inSession(uint64_t addr, uint64_t size) const {
     if (off <= it->second && size <= it->second - off)
       return true;
   }
-  return false;
+  return inMapped(addr, size);
 }
 
 OpStatus Executor::checkRange(const char *role, uint64_t addr,
@@ -67,6 +67,10 @@ OpStatus Executor::checkRange(const char *role, uint64_t addr,
 }
 
 OpStatus Executor::stream(uint64_t handle, NativeHandle *out) const {
+  if (streamOverride_) { // a graph node runs on its graph's stream
+    *out = *streamOverride_;
+    return OpStatus::success();
+  }
   if (handle == 0 || handle == kLegacyStreamHandle) {
     *out = 0;
     return OpStatus::success();
@@ -151,12 +155,8 @@ OpStatus Executor::doFree(const wire::Free &c) {
 }
 
 OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
-  const KernelInfo *k = registry_.kernel(c.kernel_id());
-  bool allowed = false;
-  if (k)
-    for (uint32_t m : k->manifests)
-      allowed = allowed || (m < allowed_.size() && allowed_[m]);
-  if (!allowed)
+  const KernelInfo *k = sessionKernel(c.kernel_id());
+  if (!k)
     return fail(kErrInvalidDeviceFunction,
                 "unknown kernel id " + hex(c.kernel_id()) +
                     " (not in the manifests this client announced)");
@@ -213,6 +213,10 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
   OpStatus st = stream(c.stream(), &cfg.stream);
   if (!st.ok())
     return st;
+  cfg.cooperative = c.cooperative();
+  cfg.programmaticSerialization = c.programmatic_serialization();
+  if (cfg.cooperative && !attrOr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0))
+    return fail(kErrNotSupported, "the device has no cooperative launch");
 
   size_t got = c.args() ? c.args()->size() : 0;
   if (got != k->argsSize)
@@ -241,6 +245,8 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
                 " is not inside any allocation of this session");
     }
   lastLaunch_ = k->describe();
+  if (launchSink_) // validating a graph node: not launched (graph_executor)
+    return launchSink_(*k, cfg, argBuffer_.data());
   return ctx_->launch(*k, cfg, argBuffer_.data());
 }
 
@@ -482,12 +488,25 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
                       std::to_string(entry.cmd_as_SetDevice()->device()) +
                       " does not exist (this server exposes device 0)");
     return OpStatus::success();
+  case Command::CublasCreate:
+  case Command::CublasDestroy:
+  case Command::CublasSetWorkspace:
+  case Command::CublasGemm:
+  case Command::CublasTrsmBatched:
+    return doCublas(entry, what);
+  case Command::GraphInstantiate:
+  case Command::GraphExecUpdate:
+  case Command::GraphLaunch:
+  case Command::GraphExecDestroy:
+    return doGraph(entry, what); // graph_executor.cpp
   case Command::Goodbye:
     *what = "Goodbye";
     goodbye_ = true;
     return OpStatus::success();
   case Command::NONE:
   default:
+    if (executeExt(entry, r, results, what, &st))
+      return st;
     *what = "command";
     return fail(kErrInvalidValue, "empty or unknown command type " +
                                       std::to_string(int(entry.cmd_type())));

@@ -7,7 +7,9 @@
 #include "protocol_generated.h"
 #include "rc/server/backend.h"
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -50,8 +52,39 @@ private:
                    std::vector<ResultData> &results, std::string *what);
 
   OpStatus doLaunch(const wire::Launch &c, std::string *what);
+  // CUDA graphs (graph_executor.cpp, docs/graphs.md).
+  struct GraphExec;
+  struct CheckedNode;
+  OpStatus doGraph(const wire::CommandEntry &entry, std::string *what);
+  OpStatus graphInstantiate(const wire::GraphInstantiate &c);
+  OpStatus graphUpdate(const wire::GraphExecUpdate &c);
+  OpStatus graphLaunch(const wire::GraphLaunch &c);
+  OpStatus graphDestroy(const wire::GraphExecDestroy &c);
+  // Validates node `i` like the command it is, without performing it.
+  OpStatus checkNode(const wire::CommandEntry *node, uint32_t i,
+                     CheckedNode *out);
+  OpStatus buildCudaGraph(GraphExec &g);
+  // executor_ext.cpp: FuncSetAttribute and the driver VMM commands; false
+  // when `entry` is none of them.
+  bool executeExt(const wire::CommandEntry &entry, ResultData &r,
+                  std::vector<ResultData> &results, std::string *what,
+                  OpStatus *st);
+  const KernelInfo *sessionKernel(uint64_t id) const;
+  // [addr, addr+size) lies in contiguous VMM mappings with access enabled.
+  bool inMapped(uint64_t addr, uint64_t size) const;
+  // [addr, addr+size) is exactly a run of whole mappings; their bases.
+  bool wholeMappings(uint64_t addr, uint64_t size,
+                     std::vector<uint64_t> *bases) const;
   OpStatus doMalloc(const wire::Malloc &c, ResultData &r);
   OpStatus doFree(const wire::Free &c);
+  // cuBLAS commands (cublas_executor.cpp).
+  OpStatus doCublas(const wire::CommandEntry &entry, std::string *what);
+  OpStatus cublasGemm(const wire::CublasGemm &c, std::string *what);
+  OpStatus cublasTrsm(const wire::CublasTrsmBatched &c);
+  OpStatus cublasHandle(uint64_t handle) const;
+  OpStatus readPointerArray(const char *role, uint64_t array, int count,
+                            uint64_t matrixBytes, NativeHandle s,
+                            std::vector<uint64_t> *out);
 
   // [addr, addr+size) lies inside one allocation or resolved variable of
   // this session (size 0: addr itself may be one past the end).
@@ -73,6 +106,27 @@ private:
   std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
   std::unordered_map<uint64_t, NativeHandle> streams_;
   std::unordered_map<uint64_t, NativeHandle> events_;
+  // Driver VMM state (executor_ext.cpp): reserved VA ranges (base -> size),
+  // physical allocations by client handle, mappings (base -> size, access).
+  struct Physical {
+    NativeHandle native = 0;
+    uint64_t size = 0;
+  };
+  struct Mapping {
+    uint64_t size = 0;
+    bool access = false;
+  };
+  std::map<uint64_t, uint64_t> reservations_;
+  std::unordered_map<uint64_t, Physical> physical_;
+  std::map<uint64_t, Mapping> mappings_;
+  // Executable graphs by client ID; while streamOverride_ is set, every
+  // stream handle means that stream (a graph's nodes run on the graph's);
+  // while launchSink_ is set, a validated launch goes there instead.
+  std::map<uint64_t, std::shared_ptr<GraphExec>> graphExecs_;
+  const NativeHandle *streamOverride_ = nullptr;
+  std::function<OpStatus(const KernelInfo &, const LaunchConfig &,
+                         const uint8_t *)>
+      launchSink_;
   std::vector<uint8_t> argBuffer_; // 16-byte aligned copy of launch args
   std::string lastLaunch_;
   uint64_t replyBytes_ = 0; // payload bytes of the batch being run
@@ -80,6 +134,8 @@ private:
   std::string stickyMessage_;
   bool goodbye_ = false;
   uint64_t commands_ = 0;
+  // cuBLAS handles of this session -> their workspace (address, size).
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> cublasHandles_;
 };
 
 } // namespace rc::server

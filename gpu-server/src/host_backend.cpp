@@ -1,5 +1,6 @@
 // Host test device (see host_backend.h). Everything runs synchronously on the
 // session's thread, so streams are just names and events are timestamps.
+#include "cublas_context.h"
 #include "rc/server/host_backend.h"
 #include "rc/server/errors.h"
 
@@ -10,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+
+#include <sys/mman.h>
 
 namespace rc::server {
 
@@ -66,6 +69,22 @@ std::vector<int32_t> hostAttributes() {
   return a;
 }
 
+KernelAttrs hostKernelAttrs() {
+  KernelAttrs k;
+  k.numRegs = 32;
+  k.maxThreadsPerBlock = 1024;
+  k.sharedSizeBytes = 0;
+  k.constSizeBytes = 0;
+  k.localSizeBytes = 0;
+  // The virtual architecture (compute_90), not the PTX ISA version: ggml
+  // enables PDL only for kernels with ptxVersion >= 90.
+  k.ptxVersion = 90;
+  k.binaryVersion = 90;
+  k.maxDynamicSharedSizeBytes = 48 * 1024; // until cudaFuncSetAttribute
+  k.preferredCarveout = -1;
+  return k;
+}
+
 using Clock = std::chrono::steady_clock;
 
 struct HostEvent {
@@ -87,6 +106,10 @@ public:
       drop(kv.second);
     for (auto &kv : symbols_)
       drop(kv.second);
+    for (auto &kv : vaRanges_)
+      munmap(kv.second.host, kv.second.size);
+    for (auto &kv : physical_)
+      backend_.release(kv.second);
   }
 
   OpStatus malloc(uint64_t size, uint64_t *addr) override {
@@ -233,23 +256,98 @@ public:
     return OpStatus::success();
   }
 
+  // cuBLAS: a CPU reference on the session's host memory (cublas_host.cpp).
+  BlasContext *blas(std::string *) override {
+    if (!blas_)
+      blas_ = makeHostBlas(
+          [this](uint64_t addr, uint64_t n) { return resolve(addr, n); });
+    return blas_.get();
+  }
+
+  OpStatus setKernelAttribute(const KernelInfo &, int, int) override {
+    return OpStatus::success(); // nothing executes: accepted
+  }
+  // Driver VMM: a reservation is backed by lazily committed host memory
+  // (MAP_NORESERVE), so a range spanning several mappings is contiguous on
+  // the host too. Physical handles only account memory; their bytes live in
+  // the reservation they are mapped into (aliasing is not emulated).
+  OpStatus memAddressReserve(uint64_t size, uint64_t alignment,
+                             uint64_t *addr) override {
+    void *host = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (host == MAP_FAILED)
+      return OpStatus::fail(kErrMemoryAllocation,
+                            "cannot reserve " + std::to_string(size) +
+                                " bytes of host address space");
+    *addr = backend_.reserveAddressSpace(size, alignment);
+    Block b;
+    b.host = static_cast<uint8_t *>(host);
+    b.size = size;
+    vaRanges_[*addr] = b;
+    return OpStatus::success();
+  }
+  OpStatus memAddressFree(uint64_t addr, uint64_t) override {
+    auto it = vaRanges_.find(addr);
+    if (it == vaRanges_.end())
+      return OpStatus::fail(kErrInvalidValue, "not a reservation");
+    munmap(it->second.host, it->second.size);
+    vaRanges_.erase(it);
+    return OpStatus::success();
+  }
+  OpStatus memCreate(uint64_t size, NativeHandle *handle) override {
+    uint64_t fake = backend_.reserve(size); // accounting only
+    if (!fake)
+      return OpStatus::fail(kErrMemoryAllocation,
+                            "out of memory creating " + std::to_string(size) +
+                                " bytes");
+    *handle = fake;
+    physical_[fake] = size;
+    return OpStatus::success();
+  }
+  OpStatus memRelease(NativeHandle handle) override {
+    auto it = physical_.find(handle);
+    if (it == physical_.end())
+      return OpStatus::fail(kErrInvalidValue, "not an allocation handle");
+    backend_.release(it->second);
+    physical_.erase(it);
+    return OpStatus::success();
+  }
+  OpStatus memMap(uint64_t, uint64_t, uint64_t, NativeHandle) override {
+    return OpStatus::success();
+  }
+  OpStatus memUnmap(uint64_t addr, uint64_t size) override {
+    // Unmapped memory reads as zeros when mapped again, like fresh memory.
+    if (uint8_t *p = resolveIn(vaRanges_, addr, size))
+      madvise(p, size, MADV_DONTNEED);
+    return OpStatus::success();
+  }
+  OpStatus memSetAccess(uint64_t, uint64_t) override {
+    return OpStatus::success();
+  }
+
 private:
+  static uint8_t *resolveIn(std::map<uint64_t, Block> &table, uint64_t addr,
+                            uint64_t size) {
+    auto it = table.upper_bound(addr);
+    if (it == table.begin())
+      return nullptr;
+    --it;
+    uint64_t off = addr - it->first;
+    if (off <= it->second.size && size <= it->second.size - off)
+      return it->second.host + off;
+    return nullptr;
+  }
   void drop(Block &b) {
     std::free(b.host);
     backend_.release(b.size);
   }
   // Host bytes for [addr, addr+size) if one block (allocation or variable)
   // holds them all.
+  // (The executor has checked that VMM ranges are mapped.)
   uint8_t *resolve(uint64_t addr, uint64_t size) {
-    for (auto *table : {&blocks_, &symbols_}) {
-      auto it = table->upper_bound(addr);
-      if (it == table->begin())
-        continue;
-      --it;
-      uint64_t off = addr - it->first;
-      if (off <= it->second.size && size <= it->second.size - off)
-        return it->second.host + off;
-    }
+    for (auto *table : {&blocks_, &symbols_, &vaRanges_})
+      if (uint8_t *p = resolveIn(*table, addr, size))
+        return p;
     return nullptr;
   }
   static OpStatus outside(uint64_t addr, uint64_t size) {
@@ -261,9 +359,12 @@ private:
 
   HostBackend &backend_;
   std::map<uint64_t, Block> blocks_;
+  std::unique_ptr<BlasContext> blas_; // first use of cuBLAS
   std::map<uint64_t, Block> symbols_;
   std::map<uint64_t, uint64_t> symbolAddr_; // variable id -> fake address
   std::map<NativeHandle, HostEvent> events_;
+  std::map<uint64_t, Block> vaRanges_;        // cuMemAddressReserve'd
+  std::map<NativeHandle, uint64_t> physical_; // cuMemCreate handle -> size
   NativeHandle nextHandle_ = 16; // above the special stream handles
 };
 
@@ -278,8 +379,11 @@ HostBackend::HostBackend() {
   device_.backend = "host-test";
 }
 
-bool HostBackend::prepare(Registry &, std::string *) {
-  // Nothing to load: kernels "resolve" by being in the registry.
+bool HostBackend::prepare(Registry &registry, std::string *) {
+  // Nothing to load: kernels "resolve" by being in the registry. Their
+  // attributes are what a small sm_90 kernel reports on an H100.
+  for (auto &kv : registry.kernels)
+    kv.second.attrs = hostKernelAttrs();
   return true;
 }
 
@@ -306,6 +410,17 @@ uint64_t HostBackend::reserve(uint64_t size) {
   // Addresses are never reused (256-byte aligned, one guard page apart), so
   // a stale or foreign pointer never lands in a live allocation by accident.
   nextAddr_ += ((size + 255) & ~uint64_t(255)) + 4096;
+  return addr;
+}
+
+uint64_t HostBackend::reserveAddressSpace(uint64_t size, uint64_t alignment) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Like the driver: reservations start at a multiple of the 2 MiB VMM
+  // granularity (clients check that mapped addresses are).
+  const uint64_t kVmmGranularity = 2ull << 20;
+  uint64_t align = alignment > kVmmGranularity ? alignment : kVmmGranularity;
+  uint64_t addr = (nextAddr_ + align - 1) / align * align;
+  nextAddr_ = addr + ((size + 4095) & ~uint64_t(4095)) + 4096;
   return addr;
 }
 

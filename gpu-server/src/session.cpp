@@ -1,5 +1,6 @@
 #include "rc/server/session.h"
 #include "executor.h"
+#include "hello_kernel_attrs.h"
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
 
@@ -182,6 +183,7 @@ Session::Next Session::onHello(const void *p,
   if (!ctx)
     return refuse("cannot create a device context: " + error);
   const DeviceDescription &dev = env_.backend.device();
+  std::vector<bool> allowedCopy = allowed;
   executor_ = std::make_unique<Executor>(env_.registry, dev, std::move(ctx),
                                          std::move(allowed));
 
@@ -191,10 +193,12 @@ Session::Next Session::onHello(const void *p,
       fbb.CreateVector(dev.uuid.data(), dev.uuid.size()),
       fbb.CreateVector(dev.attributes), fbb.CreateString(dev.backend));
   auto devices = fbb.CreateVector(&info, 1);
+  auto kernelAttrs = helloKernelAttributes(fbb, env_.registry, allowedCopy);
   wire::HelloReplyBuilder hr(fbb);
   hr.add_ok(true);
   hr.add_session_id(id_);
   hr.add_devices(devices);
+  hr.add_kernel_attributes(kernelAttrs);
   replies.push_back(finish(fbb, wire::Body::HelloReply, hr.Finish().Union()));
   logInfo("session " + std::to_string(id_) + " (app pid " +
           std::to_string(pid_) + ", " + name_ + ") opened");

@@ -1,40 +1,285 @@
-// librc_cublas.so: the cuBLAS entry points remote-clang programs link. This
-// slice creates and destroys handles locally (a handle is only a token until
-// the compute calls exist); the compute calls ggml uses fail by name with
-// CUBLAS_STATUS_NOT_SUPPORTED (issue 3 implements them on the server).
+// librc_cublas.so: the cuBLAS entry points remote-clang programs link
+// (the names the CUDA 12.4 cublas_v2.h produces). Handles are client-chosen
+// IDs, so creating one costs no round trip; stream and math mode are kept
+// here and travel with every compute call; each compute call becomes one
+// Cublas* command of the runtime's batch, like a kernel launch (through
+// rc_cublas_abi.h). Argument errors cuBLAS reports at the call are reported
+// here; device pointers are checked by rc-server, whose errors name the call
+// and surface at the next synchronization (docs/cublas.md).
+#include "rc_cublas_abi.h"
+
 #include <cublas_v2.h>
 
-#include <atomic>
 #include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+// The wire's CublasGemmApi numbering (schema/protocol.fbs).
+enum WireGemmApi : int32_t {
+  kSgemm = 0,
+  kGemmEx = 1,
+  kSgemmStridedBatched = 2,
+  kGemmStridedBatchedEx = 3,
+  kSgemmBatched = 4,
+  kGemmBatchedEx = 5
+};
 
 extern "C" int __rc_report_unsupported(const char *call, const char *library);
 
 namespace {
-std::atomic<uintptr_t> nextHandle{0x1000};
+
+struct Handle {
+  uint64_t id;
+  cudaStream_t stream = nullptr;
+  cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
+};
+
+// Live handles: a destroyed or made-up handle is refused, never followed.
+std::mutex mu;
+std::unordered_map<cublasHandle_t, Handle> handles;
+uint64_t nextId = 1;
+
+bool lookup(cublasHandle_t h, Handle *out) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = handles.find(h);
+  if (it == handles.end())
+    return false;
+  *out = it->second;
+  return true;
+}
+
+cublasStatus_t fromCuda(int err) {
+  switch (cudaError_t(err)) {
+  case cudaSuccess:
+    return CUBLAS_STATUS_SUCCESS;
+  case cudaErrorInvalidValue:
+  case cudaErrorInvalidResourceHandle:
+    return CUBLAS_STATUS_INVALID_VALUE;
+  case cudaErrorNotSupported:
+  case cudaErrorStreamCaptureUnsupported:
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  case cudaErrorNoDevice:
+  case cudaErrorInitializationError:
+  case cudaErrorDevicesUnavailable:
+  case cudaErrorInsufficientDriver:
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  default:
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+}
 
 cublasStatus_t unsupported(const char *call) {
   __rc_report_unsupported(call, "cuBLAS");
   return CUBLAS_STATUS_NOT_SUPPORTED;
 }
+
+// Bytes of alpha/beta for a compute type; 0 when remote-clang does not
+// carry it (complex scaling).
+uint32_t scalarSize(cublasComputeType_t t) {
+  switch (t) {
+  case CUBLAS_COMPUTE_16F:
+  case CUBLAS_COMPUTE_16F_PEDANTIC:
+    return 2;
+  case CUBLAS_COMPUTE_32F:
+  case CUBLAS_COMPUTE_32F_PEDANTIC:
+  case CUBLAS_COMPUTE_32F_FAST_16F:
+  case CUBLAS_COMPUTE_32F_FAST_16BF:
+  case CUBLAS_COMPUTE_32F_FAST_TF32:
+  case CUBLAS_COMPUTE_32I:
+  case CUBLAS_COMPUTE_32I_PEDANTIC:
+    return 4;
+  case CUBLAS_COMPUTE_64F:
+  case CUBLAS_COMPUTE_64F_PEDANTIC:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+bool validOp(cublasOperation_t op) {
+  return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+
+int64_t maxInt(int64_t a, int64_t b) { return a > b ? a : b; }
+
 } // namespace
 
-#define RC_CUBLAS_UNSUPPORTED(name, ...)                                       \
-  cublasStatus_t name(__VA_ARGS__) { return unsupported(#name); }
+namespace {
+
+// Everything cuBLAS checks before touching the device (it answers
+// CUBLAS_STATUS_INVALID_VALUE for these), then one batched command.
+cublasStatus_t submitGemm(cublasHandle_t handle, const char *call,
+                          WireGemmApi api, cublasOperation_t ta,
+                          cublasOperation_t tb, int m, int n, int k,
+                          const void *alpha, const void *beta,
+                          RcCublasOperand a, RcCublasOperand b,
+                          RcCublasOperand c, int batchCount,
+                          cublasComputeType_t compute,
+                          cublasGemmAlgo_t algo) {
+  Handle h;
+  if (!lookup(handle, &h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  uint32_t scalar = scalarSize(compute);
+  if (scalar == 0)
+    return unsupported("cuBLAS gemm with a complex or unknown compute type");
+  if (!alpha || !beta || !validOp(ta) || !validOp(tb) || m < 0 || n < 0 ||
+      k < 0 || batchCount < 0)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  int64_t rowsA = ta == CUBLAS_OP_N ? m : k;
+  int64_t rowsB = tb == CUBLAS_OP_N ? k : n;
+  if (a.ld < maxInt(1, rowsA) || b.ld < maxInt(1, rowsB) ||
+      c.ld < maxInt(1, m))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  RcCublasGemm g{};
+  g.call = call;
+  g.api = api;
+  g.handle = h.id;
+  g.stream = h.stream;
+  g.mathMode = uint32_t(h.mathMode);
+  g.transA = ta, g.transB = tb, g.m = m, g.n = n, g.k = k;
+  // Pointer mode is always host: the scalars travel by value.
+  std::memcpy(g.alpha, alpha, scalar);
+  std::memcpy(g.beta, beta, scalar);
+  g.scalarSize = scalar;
+  g.a = a, g.b = b, g.c = c;
+  g.batchCount = batchCount;
+  g.computeType = compute;
+  g.algo = algo;
+  return fromCuda(__rc_cublas_gemm(&g));
+}
+
+RcCublasOperand operand(const void *p, cudaDataType t, int64_t ld,
+                        int64_t stride = 0) {
+  RcCublasOperand o{};
+  o.ptr = reinterpret_cast<uintptr_t>(p);
+  o.ld = ld;
+  o.stride = stride;
+  o.type = t;
+  return o;
+}
+
+} // namespace
 
 extern "C" {
 
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle) {
   if (!handle)
     return CUBLAS_STATUS_INVALID_VALUE;
-  *handle = reinterpret_cast<cublasHandle_t>(nextHandle.fetch_add(1));
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    id = nextId++;
+  }
+  cublasStatus_t st = fromCuda(__rc_cublas_create(id));
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return st;
+  // The opaque handle is a unique non-null token; nothing is behind it.
+  auto h = reinterpret_cast<cublasHandle_t>(uintptr_t(0x7c000000) + id * 16);
+  std::lock_guard<std::mutex> lock(mu);
+  handles[h] = Handle{id};
+  *handle = h;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
-  return handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+  Handle h;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = handles.find(handle);
+    if (it == handles.end())
+      return CUBLAS_STATUS_NOT_INITIALIZED;
+    h = it->second;
+    handles.erase(it);
+  }
+  return fromCuda(__rc_cublas_destroy(h.id));
 }
 
-const char *cublasGetStatusString(cublasStatus_t status) {
+cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = handles.find(handle);
+  if (it == handles.end())
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  it->second.stream = stream; // checked when a call uses it
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetStream_v2(cublasHandle_t handle,
+                                  cudaStream_t *stream) {
+  Handle h;
+  if (!lookup(handle, &h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!stream)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *stream = h.stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = handles.find(handle);
+  if (it == handles.end())
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  it->second.mathMode = mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode) {
+  Handle h;
+  if (!lookup(handle, &h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!mode)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *mode = h.mathMode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// Scalars are always read from host memory (that is how they are sent).
+cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle,
+                                       cublasPointerMode_t mode) {
+  Handle h;
+  if (!lookup(handle, &h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (mode != CUBLAS_POINTER_MODE_HOST)
+    return unsupported("cublasSetPointerMode_v2(CUBLAS_POINTER_MODE_DEVICE)");
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle,
+                                       cublasPointerMode_t *mode) {
+  Handle h;
+  if (!lookup(handle, &h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!mode)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *mode = CUBLAS_POINTER_MODE_HOST;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace,
+                                     size_t size) {
+  Handle h;
+  if (!lookup(handle, &h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (size && !workspace)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  return fromCuda(__rc_cublas_set_workspace(
+      h.id, reinterpret_cast<uintptr_t>(workspace), size));
+}
+
+// cuBLAS's own logging has nothing to log here: accepted and ignored.
+cublasStatus_t cublasLoggerConfigure(int, int, int, const char *) {
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetVersion_v2(cublasHandle_t, int *version) {
+  if (!version)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *version = CUBLAS_VERSION; // the headers the client was built with
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+const char *cublasGetStatusName(cublasStatus_t status) {
   switch (status) {
   case CUBLAS_STATUS_SUCCESS:
     return "CUBLAS_STATUS_SUCCESS";
@@ -60,28 +305,111 @@ const char *cublasGetStatusString(cublasStatus_t status) {
   return "<unknown>";
 }
 
-RC_CUBLAS_UNSUPPORTED(cublasSetStream_v2, cublasHandle_t, cudaStream_t)
-RC_CUBLAS_UNSUPPORTED(cublasSetMathMode, cublasHandle_t, cublasMath_t)
-RC_CUBLAS_UNSUPPORTED(cublasGemmEx, cublasHandle_t, cublasOperation_t,
-                      cublasOperation_t, int, int, int, const void *,
-                      const void *, cudaDataType, int, const void *,
-                      cudaDataType, int, const void *, void *, cudaDataType,
-                      int, cublasComputeType_t, cublasGemmAlgo_t)
-RC_CUBLAS_UNSUPPORTED(cublasGemmBatchedEx, cublasHandle_t, cublasOperation_t,
-                      cublasOperation_t, int, int, int, const void *,
-                      const void *const[], cudaDataType, int,
-                      const void *const[], cudaDataType, int, const void *,
-                      void *const[], cudaDataType, int, int,
-                      cublasComputeType_t, cublasGemmAlgo_t)
-RC_CUBLAS_UNSUPPORTED(cublasGemmStridedBatchedEx, cublasHandle_t,
-                      cublasOperation_t, cublasOperation_t, int, int, int,
-                      const void *, const void *, cudaDataType, int,
-                      long long int, const void *, cudaDataType, int,
-                      long long int, const void *, void *, cudaDataType, int,
-                      long long int, int, cublasComputeType_t, cublasGemmAlgo_t)
-RC_CUBLAS_UNSUPPORTED(cublasSgemm_v2, cublasHandle_t, cublasOperation_t,
-                      cublasOperation_t, int, int, int, const float *,
-                      const float *, int, const float *, int, const float *,
-                      float *, int)
+const char *cublasGetStatusString(cublasStatus_t status) {
+  return cublasGetStatusName(status);
+}
+
+cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t ta,
+                              cublasOperation_t tb, int m, int n, int k,
+                              const float *alpha, const float *A, int lda,
+                              const float *B, int ldb, const float *beta,
+                              float *C, int ldc) {
+  return submitGemm(handle, "cublasSgemm_v2", kSgemm, ta, tb, m, n, k, alpha,
+                    beta, operand(A, CUDA_R_32F, lda),
+                    operand(B, CUDA_R_32F, ldb), operand(C, CUDA_R_32F, ldc),
+                    1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t cublasSgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m,
+    int n, int k, const float *alpha, const float *A, int lda,
+    long long int strideA, const float *B, int ldb, long long int strideB,
+    const float *beta, float *C, int ldc, long long int strideC,
+    int batchCount) {
+  return submitGemm(handle, "cublasSgemmStridedBatched", kSgemmStridedBatched,
+                    ta, tb, m, n, k, alpha, beta,
+                    operand(A, CUDA_R_32F, lda, strideA),
+                    operand(B, CUDA_R_32F, ldb, strideB),
+                    operand(C, CUDA_R_32F, ldc, strideC), batchCount,
+                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t ta,
+                                  cublasOperation_t tb, int m, int n, int k,
+                                  const float *alpha, const float *const A[],
+                                  int lda, const float *const B[], int ldb,
+                                  const float *beta, float *const C[], int ldc,
+                                  int batchCount) {
+  return submitGemm(handle, "cublasSgemmBatched", kSgemmBatched, ta, tb, m, n,
+                    k, alpha, beta, operand(A, CUDA_R_32F, lda),
+                    operand(B, CUDA_R_32F, ldb), operand(C, CUDA_R_32F, ldc),
+                    batchCount, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta,
+                            cublasOperation_t tb, int m, int n, int k,
+                            const void *alpha, const void *A,
+                            cudaDataType Atype, int lda, const void *B,
+                            cudaDataType Btype, int ldb, const void *beta,
+                            void *C, cudaDataType Ctype, int ldc,
+                            cublasComputeType_t computeType,
+                            cublasGemmAlgo_t algo) {
+  return submitGemm(handle, "cublasGemmEx", kGemmEx, ta, tb, m, n, k, alpha,
+                    beta, operand(A, Atype, lda), operand(B, Btype, ldb),
+                    operand(C, Ctype, ldc), 1, computeType, algo);
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m,
+    int n, int k, const void *alpha, const void *A, cudaDataType Atype,
+    int lda, long long int strideA, const void *B, cudaDataType Btype, int ldb,
+    long long int strideB, const void *beta, void *C, cudaDataType Ctype,
+    int ldc, long long int strideC, int batchCount,
+    cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  return submitGemm(handle, "cublasGemmStridedBatchedEx",
+                    kGemmStridedBatchedEx, ta, tb, m, n, k, alpha, beta,
+                    operand(A, Atype, lda, strideA),
+                    operand(B, Btype, ldb, strideB),
+                    operand(C, Ctype, ldc, strideC), batchCount, computeType,
+                    algo);
+}
+
+cublasStatus_t cublasGemmBatchedEx(
+    cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m,
+    int n, int k, const void *alpha, const void *const A[], cudaDataType Atype,
+    int lda, const void *const B[], cudaDataType Btype, int ldb,
+    const void *beta, void *const C[], cudaDataType Ctype, int ldc,
+    int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  return submitGemm(handle, "cublasGemmBatchedEx", kGemmBatchedEx, ta, tb, m,
+                    n, k, alpha, beta, operand(A, Atype, lda),
+                    operand(B, Btype, ldb), operand(C, Ctype, ldc), batchCount,
+                    computeType, algo);
+}
+
+cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side,
+                                  cublasFillMode_t uplo,
+                                  cublasOperation_t trans,
+                                  cublasDiagType_t diag, int m, int n,
+                                  const float *alpha, const float *const A[],
+                                  int lda, float *const B[], int ldb,
+                                  int batchCount) {
+  Handle h;
+  if (!lookup(handle, &h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  int64_t order = side == CUBLAS_SIDE_LEFT ? m : n;
+  if (!alpha || !validOp(trans) || m < 0 || n < 0 || batchCount < 0 ||
+      lda < maxInt(1, order) || ldb < maxInt(1, m))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  RcCublasTrsm t{};
+  t.handle = h.id;
+  t.stream = h.stream;
+  t.mathMode = uint32_t(h.mathMode);
+  t.side = side, t.uplo = uplo, t.trans = trans, t.diag = diag;
+  t.m = m, t.n = n, t.alpha = *alpha;
+  t.a = reinterpret_cast<uintptr_t>(A), t.lda = lda;
+  t.b = reinterpret_cast<uintptr_t>(B), t.ldb = ldb;
+  t.batchCount = batchCount;
+  return fromCuda(__rc_cublas_trsm_batched(&t));
+}
 
 } // extern "C"

@@ -4,19 +4,23 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <cstring>
+
 namespace {
+// cudaError_t and CUresult share their numbers for every code both have
+// (checked against driver_types.h / cuda.h; see docs/server.md), except the
+// runtime-only ones mapped below.
 CUresult fromRuntime(cudaError_t e) {
   switch (e) {
-  case cudaSuccess:
-    return CUDA_SUCCESS;
-  case cudaErrorInvalidValue:
+  case cudaErrorMemoryAllocation:
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  case cudaErrorInitializationError:
+    return CUDA_ERROR_NOT_INITIALIZED;
+  case cudaErrorInvalidPitchValue:
+  case cudaErrorInvalidMemcpyDirection:
     return CUDA_ERROR_INVALID_VALUE;
-  case cudaErrorInvalidDevice:
-    return CUDA_ERROR_INVALID_DEVICE;
-  case cudaErrorNoDevice:
-    return CUDA_ERROR_NO_DEVICE;
   default:
-    return CUDA_ERROR_UNKNOWN;
+    return CUresult(int(e));
   }
 }
 } // namespace
@@ -74,8 +78,12 @@ CUresult cuGetErrorString(CUresult error, const char **str) {
     *str = "unknown error";
     break;
   default:
-    *str = nullptr;
-    return CUDA_ERROR_INVALID_VALUE;
+    // Same numbering: the runtime's text names the same condition.
+    *str = cudaGetErrorString(cudaError_t(int(error)));
+    if (!*str || std::strcmp(*str, "unrecognized error code") == 0) {
+      *str = nullptr;
+      return CUDA_ERROR_INVALID_VALUE;
+    }
   }
   return CUDA_SUCCESS;
 }

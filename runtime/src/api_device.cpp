@@ -86,13 +86,6 @@ cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceCanAccessPeer(int *canAccess, int, int) {
-  if (!canAccess)
-    return record(cudaErrorInvalidValue);
-  *canAccess = 0; // peer access is not offered by the remote runtime yet
-  return cudaSuccess;
-}
-
 cudaError_t cudaDeviceSynchronize(void) {
   return record(runtime().deviceSynchronize());
 }

@@ -3,7 +3,6 @@
 // pointer, resolved through the registration table + manifest.
 #include "global.h"
 #include "rc/launch_abi.h"
-#include "unsupported.h"
 
 using rc::rt::record;
 using rc::rt::runtime;
@@ -20,11 +19,12 @@ cudaError_t __rc_launch_kernel_ptsz(uint64_t id, dim3 grid, dim3 block,
   return record(runtime().launch(id, grid, block, args, shmem, s, true));
 }
 
-// The wire protocol has no cooperative launch yet (grid-wide sync needs
-// cuLaunchCooperativeKernel on the server): refused by name.
-cudaError_t __rc_launch_cooperative_kernel(uint64_t, dim3, dim3, void **,
-                                           size_t, cudaStream_t) {
-  return record(rc::rt::reportUnsupported("cudaLaunchCooperativeKernel"));
+// Grid-wide sync: the server launches with CU_LAUNCH_ATTRIBUTE_COOPERATIVE.
+cudaError_t __rc_launch_cooperative_kernel(uint64_t id, dim3 grid, dim3 block,
+                                           void **args, size_t shmem,
+                                           cudaStream_t s) {
+  return record(
+      runtime().launchCooperative(id, grid, block, args, shmem, s, false));
 }
 
 cudaError_t __rc_launch_kernel_ex(const cudaLaunchConfig_t *cfg, uint64_t id,
@@ -60,14 +60,26 @@ cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *cfg,
   return record(launchExC(cfg, func, args, true));
 }
 
-cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **,
-                                        size_t, cudaStream_t) {
-  return record(rc::rt::reportUnsupported("cudaLaunchCooperativeKernel"));
+static cudaError_t launchCooperative(const void *func, dim3 grid, dim3 block,
+                                     void **args, size_t shmem, cudaStream_t s,
+                                     bool perThread) {
+  uint64_t id;
+  if (cudaError_t err = runtime().stubToId(func, &id))
+    return err;
+  return runtime().launchCooperative(id, grid, block, args, shmem, s,
+                                     perThread);
 }
 
-cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *, dim3, dim3, void **,
-                                             size_t, cudaStream_t) {
-  return record(rc::rt::reportUnsupported("cudaLaunchCooperativeKernel"));
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid,
+                                        dim3 block, void **args, size_t shmem,
+                                        cudaStream_t s) {
+  return record(launchCooperative(func, grid, block, args, shmem, s, false));
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid,
+                                             dim3 block, void **args,
+                                             size_t shmem, cudaStream_t s) {
+  return record(launchCooperative(func, grid, block, args, shmem, s, true));
 }
 
 } // extern "C"

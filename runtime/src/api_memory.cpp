@@ -27,19 +27,6 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags) {
 
 cudaError_t cudaFreeHost(void *ptr) { return record(runtime().freeHost(ptr)); }
 
-// Page-locking is a transfer-speed hint here (every copy crosses the wire).
-cudaError_t cudaHostRegister(void *ptr, size_t, unsigned int flags) {
-  if (!ptr)
-    return record(cudaErrorInvalidValue);
-  if (flags & cudaHostRegisterMapped)
-    return record(
-        rc::rt::reportUnsupported("cudaHostRegister(cudaHostRegisterMapped)"));
-  return cudaSuccess;
-}
-cudaError_t cudaHostUnregister(void *ptr) {
-  return ptr ? cudaSuccess : record(cudaErrorInvalidValue);
-}
-
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                        cudaMemcpyKind kind) {
   return record(runtime().memcpy(dst, src, count, kind, nullptr, false, false));

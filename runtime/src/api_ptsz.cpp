@@ -82,12 +82,4 @@ cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s,
   return record(runtime().eventRecord(e, s, true));
 }
 
-cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t,
-                                       cudaStreamCaptureStatus *status) {
-  if (!status)
-    return record(cudaErrorInvalidValue);
-  *status = cudaStreamCaptureStatusNone;
-  return cudaSuccess;
-}
-
 } // extern "C"

@@ -48,15 +48,6 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
   return record(runtime().streamWaitEvent(stream, event, flags, false));
 }
 
-// No capture exists in this runtime yet, so no stream is ever capturing.
-cudaError_t cudaStreamIsCapturing(cudaStream_t,
-                                  cudaStreamCaptureStatus *status) {
-  if (!status)
-    return record(cudaErrorInvalidValue);
-  *status = cudaStreamCaptureStatusNone;
-  return cudaSuccess;
-}
-
 cudaError_t cudaEventCreate(cudaEvent_t *event) {
   return record(runtime().eventCreate(event, 0));
 }

@@ -9,6 +9,7 @@
 #define RC_RT_RUNTIME_H
 
 #include "batch.h"
+#include "graph_state.h"
 #include "kernel_index.h"
 #include "rc/transport.h"
 
@@ -116,6 +117,74 @@ public:
                        bool perThread);
   cudaError_t stubToId(const void *stub, uint64_t *id);
 
+  // ---- graphs (graph_runtime.cpp, docs/graphs.md) ----------------------
+  cudaError_t streamBeginCapture(cudaStream_t stream,
+                                 cudaStreamCaptureMode mode, bool perThread);
+  cudaError_t streamEndCapture(cudaStream_t stream, cudaGraph_t *graph,
+                               bool perThread);
+  cudaError_t streamIsCapturing(cudaStream_t stream,
+                                cudaStreamCaptureStatus *status,
+                                unsigned long long *id, bool perThread);
+  cudaError_t graphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph);
+  cudaError_t graphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                              cudaGraphExecUpdateResultInfo *info);
+  cudaError_t graphLaunch(cudaGraphExec_t exec, cudaStream_t stream,
+                          bool perThread);
+  cudaError_t graphDestroy(cudaGraph_t graph);
+  cudaError_t graphExecDestroy(cudaGraphExec_t exec);
+
+  // ---- kernels: attributes, occupancy (runtime_kernel_attrs.cpp) ------
+  // From HelloReply.kernel_attributes: answered locally.
+  cudaError_t funcGetAttributes(cudaFuncAttributes *attr, uint64_t id);
+  // Updates the local copy and batches FuncSetAttribute.
+  cudaError_t funcSetAttribute(uint64_t id, cudaFuncAttribute attr, int value);
+  cudaError_t occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
+                                       int blockSize, size_t dynamicSmem,
+                                       unsigned flags);
+  // cudaLaunchCooperativeKernel / __rc_launch_cooperative_kernel.
+  cudaError_t launchCooperative(uint64_t id, dim3 grid, dim3 block,
+                                void **args, size_t shmem, cudaStream_t stream,
+                                bool perThread);
+
+  // ---- 2D and peer copies (runtime_copy2d.cpp) --------------------------
+  cudaError_t memcpy2D(void *dst, size_t dpitch, const void *src,
+                       size_t spitch, size_t width, size_t height,
+                       cudaMemcpyKind kind, cudaStream_t stream, bool async,
+                       bool perThread);
+  cudaError_t memcpyPeer(void *dst, int dstDevice, const void *src,
+                         int srcDevice, size_t count, cudaStream_t stream,
+                         bool async, bool perThread);
+
+  // ---- host memory and host functions (runtime_host.cpp) ---------------
+  cudaError_t hostRegister(void *ptr, size_t size, unsigned flags);
+  cudaError_t hostUnregister(void *ptr);
+  // After the stream's prior work: a stream synchronization, then `fn` on
+  // the calling thread (see docs/runtime-api.md).
+  cudaError_t launchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data,
+                             bool perThread);
+  cudaError_t streamAddCallback(cudaStream_t stream,
+                                cudaStreamCallback_t callback, void *data,
+                                unsigned flags, bool perThread);
+
+  // ---- driver VMM for librc_cuda (runtime_vmm.cpp) ----------------------
+  cudaError_t vmmAddressReserve(uint64_t *addr, size_t size, size_t alignment);
+  cudaError_t vmmAddressFree(uint64_t addr, size_t size);
+  cudaError_t vmmCreate(uint64_t *handle, size_t size);
+  cudaError_t vmmRelease(uint64_t handle);
+  cudaError_t vmmMap(uint64_t addr, size_t size, size_t offset,
+                     uint64_t handle);
+  cudaError_t vmmUnmap(uint64_t addr, size_t size);
+  cudaError_t vmmSetAccess(uint64_t addr, size_t size);
+
+  // ---- commands of libraries on top (librc_cublas) ---------------------
+  // runtime_append.cpp. Appends the command `build` serializes into the
+  // batch (given the wire id of `stream`); no round trip. `call` (a string
+  // literal) names it in error messages. Refused on a capturing stream.
+  using CommandBuilder = std::function<flatbuffers::Offset<void>(
+      flatbuffers::FlatBufferBuilder &, uint64_t wireStream)>;
+  cudaError_t appendCommand(wire::Command type, const char *call,
+                            cudaStream_t stream, const CommandBuilder &build);
+
   // ---- observability for tests -----------------------------------------
   uint64_t messagesSent();
   uint64_t roundTrips();
@@ -176,14 +245,35 @@ private:
                              const manifest::Variable **var);
   cudaError_t symbolAddressLocked(const manifest::Variable *var,
                                   uint64_t *addr);
+  // Device address of [offset, offset+count) of `symbol`, checked.
+  cudaError_t symbolRangeLocked(const void *symbol, size_t count,
+                                size_t offset, uint64_t *addr);
   cudaError_t memcpyLocked(void *dst, const void *src, size_t count,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async,
                            bool perThread, const char *call);
 
-  // runtime_launch.cpp
+  // graph_runtime.cpp. While `stream` captures, async work becomes a node
+  // instead of a command: *captured tells the caller not to append it.
+  cudaError_t captureLocked(uint64_t stream, GraphNode node, bool *captured);
+  // Calls that CUDA forbids on a capturing stream (syncs, host copies):
+  // cudaErrorStreamCaptureUnsupported, and the capture is invalidated.
+  cudaError_t refuseInCaptureLocked(uint64_t stream, const char *call);
+
+  // runtime_launch.cpp. `flags`: kLaunchCooperative | kLaunchPdl.
+  static constexpr unsigned kLaunchCooperative = 1, kLaunchPdl = 2;
   cudaError_t launchLocked(uint64_t id, dim3 grid, dim3 block, void **args,
                            size_t shmem, cudaStream_t stream, bool perThread,
-                           const char *call);
+                           const char *call, unsigned flags = 0);
+
+  // runtime_kernel_attrs.cpp: from the handshake reply.
+  void storeKernelAttributesLocked(const wire::HelloReply &reply);
+  // cudaErrorCooperativeLaunchTooLarge at the call when the grid cannot be
+  // co-resident (occupancy x SM count), as cudart reports it.
+  cudaError_t checkCooperativeLocked(uint64_t id, dim3 grid, dim3 block,
+                                     size_t shmem);
+  // runtime_streams.cpp: StreamQuery / EventQuery round trip.
+  cudaError_t queryLocked(wire::Command type, flatbuffers::Offset<void> cmd,
+                          const char *call);
 
   Connector connector_;
   ManifestLoader manifestLoader_;
@@ -214,6 +304,13 @@ private:
   std::map<uint64_t, unsigned> streams_; // id -> flags
   std::map<uint64_t, unsigned> events_;  // id -> flags
   std::unordered_map<std::thread::id, uint64_t> perThreadStreams_;
+
+  GraphState graphs_; // captures, graphs and execs (client-side)
+
+  std::unordered_map<uint64_t, cudaFuncAttributes> funcAttrs_; // kernel id
+  std::map<uintptr_t, size_t> hostRegistered_; // cudaHostRegister ranges
+  std::map<uint64_t, size_t> vmmMapped_;       // cuMemMap'd ranges
+  uint64_t nextVmmHandle_ = 1;                 // cuMemCreate handles
 
   uint64_t messagesSent_ = 0;
   uint64_t roundTrips_ = 0;

@@ -167,6 +167,7 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
     *error = serverName_ + " has no GPU";
     return cudaErrorNoDevice;
   }
+  storeKernelAttributesLocked(*reply);
   return cudaSuccess;
 }
 

@@ -27,7 +27,7 @@ cudaError_t Runtime::launch(uint64_t id, dim3 grid, dim3 block, void **args,
 cudaError_t Runtime::launchLocked(uint64_t id, dim3 grid, dim3 block,
                                   void **args, size_t shmem,
                                   cudaStream_t stream, bool perThread,
-                                  const char *call) {
+                                  const char *call, unsigned flags) {
   if (cudaError_t err = ensureConnectedLocked())
     return err;
   const manifest::Kernel *k = index_.kernel(id);
@@ -46,6 +46,9 @@ cudaError_t Runtime::launchLocked(uint64_t id, dim3 grid, dim3 block,
       threads > (unsigned long long)p.maxThreadsPerBlock ||
       (p.sharedMemPerBlockOptin && shmem > p.sharedMemPerBlockOptin))
     return cudaErrorInvalidConfiguration;
+  if (flags & kLaunchCooperative)
+    if (cudaError_t err = checkCooperativeLocked(id, grid, block, shmem))
+      return err;
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;
@@ -56,6 +59,19 @@ cudaError_t Runtime::launchLocked(uint64_t id, dim3 grid, dim3 block,
                  KernelIndex::describe(k).c_str(), error.c_str());
     return cudaErrorInvalidValue;
   }
+  if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
+    GraphNode node;
+    node.type = wire::Command::Launch;
+    node.kernelId = id;
+    node.grid[0] = grid.x, node.grid[1] = grid.y, node.grid[2] = grid.z;
+    node.block[0] = block.x, node.block[1] = block.y, node.block[2] = block.z;
+    node.sharedMem = uint32_t(shmem);
+    node.cooperative = flags & kLaunchCooperative;
+    node.programmaticSerialization = flags & kLaunchPdl;
+    node.args = std::move(packed);
+    bool captured;
+    return captureLocked(sid, std::move(node), &captured);
+  }
   ensureDeviceLocked();
   flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
   uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
@@ -64,7 +80,10 @@ cudaError_t Runtime::launchLocked(uint64_t id, dim3 grid, dim3 block,
   auto av = fbb.CreateVector(packed);
   appendLocked(
       wire::Command::Launch,
-      wire::CreateLaunch(fbb, id, gv, bv, uint32_t(shmem), sid, av).Union(),
+      wire::CreateLaunch(fbb, id, gv, bv, uint32_t(shmem), sid, av,
+                         (flags & kLaunchCooperative) != 0,
+                         (flags & kLaunchPdl) != 0)
+          .Union(),
       {"launch", id});
   afterAppendLocked();
   return cudaSuccess;
@@ -104,12 +123,14 @@ cudaError_t Runtime::launchStub(const void *stub, dim3 grid, dim3 block,
   return launch(id, grid, block, args, shmem, stream, perThread);
 }
 
-// Attributes are honoured, ignored when they only tune performance (the
-// kernel computes the same result without them), or refused by name.
+// Attributes are honoured (PDL and cooperative travel in the Launch
+// command), ignored when they only tune performance (the kernel computes
+// the same result without them), or refused by name.
 cudaError_t Runtime::launchEx(const cudaLaunchConfig_t *cfg, uint64_t id,
                               void **args, bool perThread) {
   if (!cfg || (cfg->numAttrs && !cfg->attrs))
     return cudaErrorInvalidValue;
+  unsigned flags = 0;
   for (unsigned i = 0; i < cfg->numAttrs; ++i) {
     const cudaLaunchAttribute &a = cfg->attrs[i];
     switch (a.id) {
@@ -118,15 +139,18 @@ cudaError_t Runtime::launchEx(const cudaLaunchConfig_t *cfg, uint64_t id,
     case cudaLaunchAttributePriority:           // scheduling hint
     case cudaLaunchAttributeMemSyncDomainMap:   // fence-scope hint
     case cudaLaunchAttributeMemSyncDomain:
-    // PDL only *allows* overlap with the previous kernel; without it the
-    // launch is fully serialized, which is always correct.
-    case cudaLaunchAttributeProgrammaticStreamSerialization:
     case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+      break;
+    // PDL: the kernel may start before the previous one in the stream ends
+    // (it waits in cudaGridDependencySynchronize); the server launches it
+    // with the same attribute, so the overlap really happens.
+    case cudaLaunchAttributeProgrammaticStreamSerialization:
+      if (a.val.programmaticStreamSerializationAllowed)
+        flags |= kLaunchPdl;
       break;
     case cudaLaunchAttributeCooperative:
       if (a.val.cooperative)
-        return reportUnsupported(
-            "cudaLaunchKernelEx with cudaLaunchAttributeCooperative");
+        flags |= kLaunchCooperative;
       break;
     case cudaLaunchAttributeClusterDimension:
       if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1)
@@ -144,8 +168,18 @@ cudaError_t Runtime::launchEx(const cudaLaunchConfig_t *cfg, uint64_t id,
           "cudaLaunchKernelEx with an unknown launch attribute");
     }
   }
-  return launch(id, cfg->gridDim, cfg->blockDim, args, cfg->dynamicSmemBytes,
-                cfg->stream, perThread);
+  std::lock_guard<std::mutex> lock(mu_);
+  return launchLocked(id, cfg->gridDim, cfg->blockDim, args,
+                      cfg->dynamicSmemBytes, cfg->stream, perThread,
+                      "cudaLaunchKernelEx", flags);
+}
+
+cudaError_t Runtime::launchCooperative(uint64_t id, dim3 grid, dim3 block,
+                                       void **args, size_t shmem,
+                                       cudaStream_t stream, bool perThread) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return launchLocked(id, grid, block, args, shmem, stream, perThread,
+                      "cudaLaunchCooperativeKernel", kLaunchCooperative);
 }
 
 } // namespace rc::rt

@@ -93,7 +93,8 @@ bool inRanges(const std::map<uint64_t, size_t> &ranges, uint64_t a) {
 
 // Device addresses are known: they come from cudaMalloc or symbol lookups.
 bool Runtime::isDevicePointerLocked(const void *p) const {
-  return inRanges(allocs_, addrOf(p)) || inRanges(symbolRanges_, addrOf(p));
+  return inRanges(allocs_, addrOf(p)) || inRanges(symbolRanges_, addrOf(p)) ||
+         inRanges(vmmMapped_, addrOf(p));
 }
 
 cudaError_t Runtime::pointerAttributes(cudaPointerAttributes *attr,
@@ -108,12 +109,14 @@ cudaError_t Runtime::pointerAttributes(cudaPointerAttributes *attr,
     attr->devicePointer = const_cast<void *>(p);
     return cudaSuccess;
   }
-  auto it = hostAllocs_.upper_bound(uintptr_t(p));
-  if (it != hostAllocs_.begin() &&
-      uintptr_t(p) < std::prev(it)->first + std::prev(it)->second) {
-    attr->type = cudaMemoryTypeHost;
-    attr->hostPointer = const_cast<void *>(p);
-    return cudaSuccess;
+  for (const auto *pinned : {&hostAllocs_, &hostRegistered_}) {
+    auto it = pinned->upper_bound(uintptr_t(p));
+    if (it != pinned->begin() &&
+        uintptr_t(p) < std::prev(it)->first + std::prev(it)->second) {
+      attr->type = cudaMemoryTypeHost;
+      attr->hostPointer = const_cast<void *>(p);
+      return cudaSuccess;
+    }
   }
   attr->type = cudaMemoryTypeUnregistered; // like cudart >= 11
   return cudaSuccess;
@@ -153,6 +156,23 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;
+  if (graphs_.capturing(sid)) {
+    // Device copies become graph nodes; host copies would have to read or
+    // write host memory when the graph runs, which the wire cannot do.
+    if (kind != cudaMemcpyDeviceToDevice)
+      return refuseInCaptureLocked(
+          sid, (std::string(call) + (kind == cudaMemcpyHostToDevice
+                                         ? " (host to device)"
+                                         : " (device to host)"))
+                   .c_str());
+    GraphNode node;
+    node.type = wire::Command::MemcpyD2D;
+    node.dst = addrOf(dst);
+    node.src = addrOf(src);
+    node.size = count;
+    bool captured;
+    return captureLocked(sid, std::move(node), &captured);
+  }
   ensureDeviceLocked();
   flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
 
@@ -223,6 +243,15 @@ cudaError_t Runtime::memset(void *dst, int value, size_t count,
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;
+  if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
+    GraphNode node;
+    node.type = wire::Command::Memset;
+    node.dst = addrOf(dst);
+    node.value = uint8_t(value);
+    node.size = count;
+    bool captured;
+    return captureLocked(sid, std::move(node), &captured);
+  }
   ensureDeviceLocked();
   appendLocked(
       wire::Command::Memset,
@@ -309,6 +338,21 @@ cudaError_t Runtime::symbolSize(size_t *size, const void *symbol) {
   return cudaSuccess;
 }
 
+cudaError_t Runtime::symbolRangeLocked(const void *symbol, size_t count,
+                                       size_t offset, uint64_t *addr) {
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  const manifest::Variable *var;
+  if (cudaError_t err = variableLocked(symbol, &var))
+    return err;
+  if (offset > var->size() || count > var->size() - offset)
+    return cudaErrorInvalidValue;
+  if (cudaError_t err = symbolAddressLocked(var, addr))
+    return err;
+  *addr += offset;
+  return cudaSuccess;
+}
+
 cudaError_t Runtime::memcpyToSymbol(const void *symbol, const void *src,
                                     size_t count, size_t offset,
                                     cudaMemcpyKind kind, cudaStream_t stream,
@@ -317,21 +361,12 @@ cudaError_t Runtime::memcpyToSymbol(const void *symbol, const void *src,
       kind != cudaMemcpyDefault)
     return cudaErrorInvalidMemcpyDirection;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
-  const manifest::Variable *var;
-  if (cudaError_t err = variableLocked(symbol, &var))
-    return err;
-  if (offset > var->size() || count > var->size() - offset)
-    return cudaErrorInvalidValue;
   uint64_t addr;
-  if (cudaError_t err = symbolAddressLocked(var, &addr))
+  if (cudaError_t err = symbolRangeLocked(symbol, count, offset, &addr))
     return err;
-  if (kind == cudaMemcpyDefault)
-    kind = isDevicePointerLocked(src) ? cudaMemcpyDeviceToDevice
-                                      : cudaMemcpyHostToDevice;
-  return memcpyLocked(reinterpret_cast<void *>(uintptr_t(addr + offset)), src,
-                      count, kind, stream, async, perThread,
+  // cudaMemcpyDefault resolves in memcpyLocked (the symbol is device memory).
+  return memcpyLocked(reinterpret_cast<void *>(uintptr_t(addr)), src, count,
+                      kind, stream, async, perThread,
                       async ? "cudaMemcpyToSymbolAsync" : "cudaMemcpyToSymbol");
 }
 
@@ -343,21 +378,11 @@ cudaError_t Runtime::memcpyFromSymbol(void *dst, const void *symbol,
       kind != cudaMemcpyDefault)
     return cudaErrorInvalidMemcpyDirection;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
-  const manifest::Variable *var;
-  if (cudaError_t err = variableLocked(symbol, &var))
-    return err;
-  if (offset > var->size() || count > var->size() - offset)
-    return cudaErrorInvalidValue;
   uint64_t addr;
-  if (cudaError_t err = symbolAddressLocked(var, &addr))
+  if (cudaError_t err = symbolRangeLocked(symbol, count, offset, &addr))
     return err;
-  if (kind == cudaMemcpyDefault)
-    kind = isDevicePointerLocked(dst) ? cudaMemcpyDeviceToDevice
-                                      : cudaMemcpyDeviceToHost;
-  return memcpyLocked(dst, reinterpret_cast<void *>(uintptr_t(addr + offset)),
-                      count, kind, stream, async, perThread,
+  return memcpyLocked(dst, reinterpret_cast<void *>(uintptr_t(addr)), count,
+                      kind, stream, async, perThread,
                       async ? "cudaMemcpyFromSymbolAsync"
                             : "cudaMemcpyFromSymbol");
 }

@@ -2,6 +2,8 @@
 // trip), the legacy / per-thread default stream mapping, and the sync calls.
 #include "runtime.h"
 
+#include <cstdio>
+
 namespace rc::rt {
 
 namespace {
@@ -101,6 +103,8 @@ cudaError_t Runtime::streamSynchronize(cudaStream_t stream, bool perThread) {
   uint64_t id;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &id))
     return err;
+  if (cudaError_t err = refuseInCaptureLocked(id, "cudaStreamSynchronize"))
+    return err;
   ensureDeviceLocked();
   appendLocked(wire::Command::StreamSynchronize,
                wire::CreateStreamSynchronize(batch_.fbb(), id).Union(),
@@ -115,13 +119,23 @@ cudaError_t Runtime::streamQuery(cudaStream_t stream, bool perThread) {
   uint64_t id;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &id))
     return err;
+  if (cudaError_t err = refuseInCaptureLocked(id, "cudaStreamQuery"))
+    return err;
   ensureDeviceLocked();
+  return queryLocked(wire::Command::StreamQuery,
+                     wire::CreateStreamQuery(batch_.fbb(), id).Union(),
+                     "cudaStreamQuery");
+}
+
+// A query is a round trip whose result code is cudaSuccess or
+// cudaErrorNotReady; like cudart, it also reports errors of earlier work.
+cudaError_t Runtime::queryLocked(wire::Command type,
+                                 flatbuffers::Offset<void> cmd,
+                                 const char *call) {
   int code = 0;
   bool filled = false;
   Sink sink;
-  sink.index = appendLocked(wire::Command::StreamQuery,
-                            wire::CreateStreamQuery(batch_.fbb(), id).Union(),
-                            {"cudaStreamQuery", 0});
+  sink.index = appendLocked(type, cmd, {call, 0});
   sink.code = &code;
   sink.filled = &filled;
   if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
@@ -141,6 +155,11 @@ cudaError_t Runtime::streamWaitEvent(cudaStream_t stream, cudaEvent_t event,
     return err;
   if (cudaError_t err = wireEventLocked(event, &eid))
     return err;
+  bool absorbed = false; // joined a capture (graph_state.cpp)
+  if (cudaError_t err = graphs_.streamWaitsEvent(sid, eid, &absorbed))
+    return err;
+  if (absorbed)
+    return cudaSuccess;
   ensureDeviceLocked();
   appendLocked(
       wire::Command::StreamWaitEvent,
@@ -180,6 +199,7 @@ cudaError_t Runtime::eventDestroy(cudaEvent_t event) {
   uint64_t id = handleId(event);
   if (!event || !events_.erase(id))
     return cudaErrorInvalidResourceHandle;
+  graphs_.eventDestroyed(id);
   appendLocked(wire::Command::EventDestroy,
                wire::CreateEventDestroy(batch_.fbb(), id).Union(),
                {"cudaEventDestroy", 0});
@@ -197,6 +217,8 @@ cudaError_t Runtime::eventRecord(cudaEvent_t event, cudaStream_t stream,
     return err;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;
+  if (graphs_.eventRecorded(eid, sid))
+    return cudaSuccess; // marks a point of the capture, for joins
   ensureDeviceLocked();
   appendLocked(wire::Command::EventRecord,
                wire::CreateEventRecord(batch_.fbb(), eid, sid).Union(),
@@ -212,6 +234,8 @@ cudaError_t Runtime::eventSynchronize(cudaEvent_t event) {
   uint64_t eid;
   if (cudaError_t err = wireEventLocked(event, &eid))
     return err;
+  if (graphs_.eventCaptured(eid))
+    return cudaErrorCapturedEvent;
   appendLocked(wire::Command::EventSynchronize,
                wire::CreateEventSynchronize(batch_.fbb(), eid).Union(),
                {"cudaEventSynchronize", 0});
@@ -225,19 +249,11 @@ cudaError_t Runtime::eventQuery(cudaEvent_t event) {
   uint64_t eid;
   if (cudaError_t err = wireEventLocked(event, &eid))
     return err;
-  int code = 0;
-  bool filled = false;
-  Sink sink;
-  sink.index = appendLocked(wire::Command::EventQuery,
-                            wire::CreateEventQuery(batch_.fbb(), eid).Union(),
-                            {"cudaEventQuery", 0});
-  sink.code = &code;
-  sink.filled = &filled;
-  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
-    return err;
-  if (cudaError_t err = takePendingErrorLocked())
-    return err;
-  return filled ? cudaError_t(code) : cudaErrorUnknown;
+  if (graphs_.eventCaptured(eid))
+    return cudaErrorCapturedEvent;
+  return queryLocked(wire::Command::EventQuery,
+                     wire::CreateEventQuery(batch_.fbb(), eid).Union(),
+                     "cudaEventQuery");
 }
 
 cudaError_t Runtime::eventElapsedTime(float *ms, cudaEvent_t start,
@@ -275,6 +291,14 @@ cudaError_t Runtime::deviceSynchronize() {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
+  if (graphs_.anyCapture()) {
+    // Would wait on capturing streams: illegal, and fatal to the captures.
+    graphs_.invalidateAll();
+    std::fprintf(stderr, "remote-clang: cudaDeviceSynchronize during stream "
+                         "capture is not allowed; the capture is invalidated "
+                         "(cudaErrorStreamCaptureUnsupported)\n");
+    return cudaErrorStreamCaptureUnsupported;
+  }
   ensureDeviceLocked();
   appendLocked(wire::Command::DeviceSynchronize,
                wire::CreateDeviceSynchronize(batch_.fbb()).Union(),

@@ -234,12 +234,15 @@ TEST(RuntimeBatching, LaunchExHonoursConfigAndRefusesByName) {
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   EXPECT_EQ(rt->launchEx(&cfg, kScale, args, false), cudaSuccess);
-  attr[0].id = cudaLaunchAttributeCooperative;
-  attr[0].val.cooperative = 1;
+  // Thread-block clusters have no wire field: refused by name.
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 2;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
   testing::internal::CaptureStderr();
   EXPECT_EQ(rt->launchEx(&cfg, kScale, args, false), cudaErrorNotSupported);
   std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("cudaLaunchAttributeCooperative is not supported"),
+  EXPECT_NE(err.find("cudaLaunchAttributeClusterDimension is not supported"),
             std::string::npos)
       << err;
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);

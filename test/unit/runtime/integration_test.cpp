@@ -224,6 +224,13 @@ TEST(RuntimeIntegration, AsyncErrorReportedAtNextSyncOverShm) {
               "remote-clang: GPU server error: cudaMemset"});
 }
 
+// Function attributes, occupancy, cooperative / PDL launches, 2D and peer
+// copies, host functions and ggml's VMM pool through librc_cuda.so.
+TEST(RuntimeIntegration, DriverSurfaceOverShm) {
+  runProgram("shm://rc-rt-drv-" + std::to_string(getpid()),
+             RC_DRIVER_SURFACE_PROG, {"PASS", "pci bus id: 0000:00:00.0"});
+}
+
 TEST(RuntimeIntegration, RoundTripOverTcp) {
   int port = freeTcpPort();
   ASSERT_GT(port, 0);

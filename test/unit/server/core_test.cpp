@@ -54,7 +54,8 @@ protected:
     const wire::HelloReply *hr;
     Bytes r = c.roundTrip(hello({m.hash}));
     EXPECT_NE(hr = asHelloReply(r), nullptr);
-    EXPECT_TRUE(hr && hr->ok());
+    EXPECT_TRUE(hr && hr->ok())
+        << (hr && hr->error() ? hr->error()->str() : std::string("no HelloReply"));
     return c;
   }
   TestManifest m;

@@ -65,7 +65,8 @@ protected:
     Client c{std::move(ends.first)};
     Bytes r = c.roundTrip(hello({g.hash}));
     const wire::HelloReply *hr = asHelloReply(r);
-    EXPECT_TRUE(hr && hr->ok());
+    EXPECT_TRUE(hr && hr->ok())
+        << (hr && hr->error() ? hr->error()->str() : std::string("no HelloReply"));
     return c;
   }
   const wire::BatchReply *ok(const Bytes &r) {
@@ -85,7 +86,8 @@ TEST_F(GpuTest, HelloDescribesTheGpu) {
   Client c{std::move(ends.first)};
   Bytes r = c.roundTrip(hello({g.hash}));
   const wire::HelloReply *hr = asHelloReply(r);
-  ASSERT_TRUE(hr && hr->ok());
+  ASSERT_TRUE(hr && hr->ok())
+        << (hr && hr->error() ? hr->error()->str() : std::string("no HelloReply"));
   const wire::DeviceInfo *d = hr->devices()->Get(0);
   std::printf("device: %s, %llu bytes, cc %d.%d, %d SMs\n", d->name()->c_str(),
               (unsigned long long)d->total_mem(), d->attributes()->Get(75),

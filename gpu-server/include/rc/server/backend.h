@@ -46,7 +46,13 @@ struct LaunchConfig {
   uint32_t block[3] = {1, 1, 1};
   uint32_t sharedMem = 0;
   NativeHandle stream = 0;
+  bool cooperative = false;               // grid-wide sync (co-resident grid)
+  bool programmaticSerialization = false; // PDL: may overlap the previous kernel
 };
+
+class BlasContext; // src/cublas_context.h
+
+class GraphDevice; // src/graph_device.h
 
 class DeviceContext {
 public:
@@ -85,6 +91,29 @@ public:
   // context.
   virtual OpStatus symbolAddress(const VariableInfo &var, uint64_t *addr,
                                  uint64_t *size) = 0;
+
+  // cudaFuncSetAttribute (CUfunction_attribute numbering).
+  virtual OpStatus setKernelAttribute(const KernelInfo &kernel, int attribute,
+                                      int value);
+  // Driver VMM (cuMem*). Physical handles are backend handles; the executor
+  // validates ranges and handles first. Defaults fail with "not supported".
+  virtual OpStatus memAddressReserve(uint64_t size, uint64_t alignment,
+                                     uint64_t *addr);
+  virtual OpStatus memAddressFree(uint64_t addr, uint64_t size);
+  virtual OpStatus memCreate(uint64_t size, NativeHandle *handle);
+  virtual OpStatus memRelease(NativeHandle handle);
+  virtual OpStatus memMap(uint64_t addr, uint64_t size, uint64_t offset,
+                          NativeHandle handle);
+  virtual OpStatus memUnmap(uint64_t addr, uint64_t size);
+  virtual OpStatus memSetAccess(uint64_t addr, uint64_t size);
+
+  // cuBLAS of this context (src/cublas_context.h), created on first use;
+  // null + *why when the backend has none (default).
+  virtual BlasContext *blas(std::string *why);
+
+  // Real CUDA graphs of this context (src/graph_device.h); null (default)
+  // when the backend has none: the executor then replays a graph's nodes.
+  virtual GraphDevice *graphs() { return nullptr; }
 };
 
 class Backend {

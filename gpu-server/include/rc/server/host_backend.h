@@ -34,6 +34,8 @@ public:
   // Used by contexts.
   uint64_t reserve(uint64_t size); // fake address, or 0 when out of memory
   void release(uint64_t size);
+  // Fake addresses only, no memory accounted (cuMemAddressReserve).
+  uint64_t reserveAddressSpace(uint64_t size, uint64_t alignment);
   void record(LaunchRecord r);
 
 private:

@@ -30,6 +30,22 @@ struct ModuleInfo {
   void *native = nullptr; // backend's loaded module (CUlibrary)
 };
 
+// cudaFuncAttributes of a kernel on the served device, filled by the
+// backend's prepare() (cuKernelGetAttribute; plausible values on the host
+// test device) and sent in HelloReply so clients answer locally.
+struct KernelAttrs {
+  int32_t numRegs = 0;
+  int32_t maxThreadsPerBlock = 0;
+  int32_t sharedSizeBytes = 0;
+  int32_t constSizeBytes = 0;
+  int32_t localSizeBytes = 0;
+  int32_t ptxVersion = 0;
+  int32_t binaryVersion = 0;
+  int32_t maxDynamicSharedSizeBytes = 0;
+  int32_t preferredCarveout = -1;
+  int32_t cacheModeCA = 0;
+};
+
 struct KernelInfo {
   uint64_t id = 0;
   std::string name;      // mangled: what cuLibraryGetKernel wants
@@ -40,6 +56,7 @@ struct KernelInfo {
   std::vector<ParamInfo> params;
   std::vector<uint32_t> manifests; // indices of manifests declaring it
   void *native = nullptr;          // backend's handle (CUkernel)
+  KernelAttrs attrs;
   // "kernel foo(int*) (launched at a.cu:12)": how errors name a launch.
   std::string describe() const;
 };

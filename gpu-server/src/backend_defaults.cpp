@@ -1,0 +1,42 @@
+// Default DeviceContext implementations of the optional operations (function
+// attributes, driver VMM): a backend that lacks one fails by name instead of
+// every backend having to spell out the refusal.
+#include "rc/server/backend.h"
+#include "rc/server/errors.h"
+
+namespace rc::server {
+
+namespace {
+OpStatus unsupported(const char *what) {
+  return OpStatus::fail(kErrNotSupported,
+                        std::string(what) + " is not supported by this "
+                                            "rc-server backend");
+}
+} // namespace
+
+OpStatus DeviceContext::setKernelAttribute(const KernelInfo &, int, int) {
+  return unsupported("cudaFuncSetAttribute");
+}
+OpStatus DeviceContext::memAddressReserve(uint64_t, uint64_t, uint64_t *) {
+  return unsupported("cuMemAddressReserve");
+}
+OpStatus DeviceContext::memAddressFree(uint64_t, uint64_t) {
+  return unsupported("cuMemAddressFree");
+}
+OpStatus DeviceContext::memCreate(uint64_t, NativeHandle *) {
+  return unsupported("cuMemCreate");
+}
+OpStatus DeviceContext::memRelease(NativeHandle) {
+  return unsupported("cuMemRelease");
+}
+OpStatus DeviceContext::memMap(uint64_t, uint64_t, uint64_t, NativeHandle) {
+  return unsupported("cuMemMap");
+}
+OpStatus DeviceContext::memUnmap(uint64_t, uint64_t) {
+  return unsupported("cuMemUnmap");
+}
+OpStatus DeviceContext::memSetAccess(uint64_t, uint64_t) {
+  return unsupported("cuMemSetAccess");
+}
+
+} // namespace rc::server

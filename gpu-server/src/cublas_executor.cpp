@@ -1,0 +1,312 @@
+// The executor's cuBLAS commands: every handle, stream, scalar and device
+// range is checked before the backend acts, with exactly the extents the call
+// touches (a column-major rows x cols matrix with leading dimension ld spans
+// (cols-1)*ld + rows elements). For the *Batched calls the pointer arrays
+// live in device memory: the executor reads them (ordered after the work
+// that wrote them on the handle's stream), checks every element, and hands
+// the checked values to the backend, which never reads client pointers
+// itself. Errors name the cuBLAS call.
+#include "cublas_context.h"
+#include "executor.h"
+#include "rc/server/errors.h"
+
+#include <library_types.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+namespace rc::server {
+
+namespace {
+
+OpStatus fail(int code, std::string detail) {
+  return OpStatus::fail(code, std::move(detail));
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+// Most pointers one batched call may carry: the server reads the arrays into
+// host memory, so bound them (ggml's largest batches are a few thousand).
+constexpr int kMaxBatchPointers = 1 << 20;
+
+using i128 = __int128;
+
+// Elements a column-major rows x cols matrix spans; 0 when it is empty.
+i128 matrixElems(int64_t rows, int64_t cols, int64_t ld) {
+  if (rows <= 0 || cols <= 0)
+    return 0;
+  return i128(cols - 1) * ld + rows;
+}
+
+struct Shape {
+  int64_t rows, cols;
+};
+
+} // namespace
+
+OpStatus Executor::cublasHandle(uint64_t handle) const {
+  auto it = cublasHandles_.find(handle);
+  if (it == cublasHandles_.end())
+    return fail(kErrInvalidResourceHandle,
+                "unknown cuBLAS handle " + hex(handle) +
+                    " (not created in this session, or destroyed)");
+  // A workspace freed behind cuBLAS's back would be written by every call.
+  const auto &ws = it->second;
+  if (ws.second && !inSession(ws.first, ws.second))
+    return fail(kErrInvalidValue, "the handle's workspace " + hex(ws.first) +
+                                      " + " + std::to_string(ws.second) +
+                                      " bytes is no longer inside one "
+                                      "allocation of this session (freed?)");
+  return OpStatus::success();
+}
+
+OpStatus Executor::readPointerArray(const char *role, uint64_t array,
+                                    int count, uint64_t matrixBytes,
+                                    NativeHandle s,
+                                    std::vector<uint64_t> *out) {
+  uint64_t bytes = uint64_t(count) * 8;
+  OpStatus st = checkRange((std::string(role) + " pointer array").c_str(),
+                           array, bytes);
+  if (!st.ok() || count == 0)
+    return st;
+  out->resize(size_t(count));
+  // Ordered on the handle's stream: the kernel that computed the pointers
+  // (ggml's k_compute_batched_ptrs) has finished when this returns.
+  st = ctx_->copyD2H(reinterpret_cast<uint8_t *>(out->data()), array, bytes,
+                     s);
+  if (!st.ok())
+    return syncResult(st);
+  if (matrixBytes == 0)
+    return OpStatus::success(); // nothing of these matrices is touched
+  for (int i = 0; i < count; ++i) {
+    uint64_t p = (*out)[size_t(i)];
+    if (!inSession(p, matrixBytes))
+      return fail(kErrInvalidValue,
+                  std::string(role) + "[" + std::to_string(i) + "] = " +
+                      hex(p) + ": " + std::to_string(matrixBytes) +
+                      " bytes there are not inside one allocation of this "
+                      "session");
+  }
+  return OpStatus::success();
+}
+
+OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
+  BlasGemm g;
+  g.api = GemmApi(int(c.api()));
+  if (int(c.api()) > int(wire::CublasGemmApi::MAX))
+    return fail(kErrInvalidValue,
+                "unknown gemm entry point " + std::to_string(int(c.api())));
+  *what = gemmApiName(g.api);
+  OpStatus st = cublasHandle(c.handle());
+  if (!st.ok() || !(st = stream(c.stream(), &g.stream)).ok())
+    return st;
+  if (!c.a() || !c.b() || !c.c())
+    return fail(kErrInvalidValue, "missing matrix operand");
+  auto operand = [](const wire::CublasOperand &o) {
+    return BlasOperand{o.ptr(), o.ld(), o.stride(), o.type()};
+  };
+  g.a = operand(*c.a()), g.b = operand(*c.b()), g.c = operand(*c.c());
+  g.mathMode = c.math_mode();
+  g.transA = c.trans_a(), g.transB = c.trans_b();
+  g.m = c.m(), g.n = c.n(), g.k = c.k();
+  g.computeType = c.compute_type();
+  g.algo = c.algo();
+  bool batched = g.api != GemmApi::Sgemm && g.api != GemmApi::GemmEx;
+  g.batchCount = batched ? c.batch_count() : 1;
+
+  for (int t : {g.transA, g.transB})
+    if (t != kOpN && t != kOpT && t != kOpC)
+      return fail(kErrInvalidValue,
+                  "invalid cublasOperation_t " + std::to_string(t));
+  if (g.m < 0 || g.n < 0 || g.k < 0 || g.batchCount < 0)
+    return fail(kErrInvalidValue, "negative m, n, k or batch count");
+  bool single = g.api == GemmApi::Sgemm ||
+                g.api == GemmApi::SgemmStridedBatched ||
+                g.api == GemmApi::SgemmBatched;
+  if (single && (g.a.type != CUDA_R_32F || g.b.type != CUDA_R_32F ||
+                 g.c.type != CUDA_R_32F))
+    return fail(kErrInvalidValue, "the Sgemm calls take CUDA_R_32F only");
+  size_t scalar = blasScalarSize(g.computeType);
+  if (scalar == 0)
+    return fail(kErrNotSupported, "compute type " +
+                                      std::to_string(g.computeType) +
+                                      " is not supported by remote-clang");
+  size_t na = c.alpha() ? c.alpha()->size() : 0;
+  size_t nb = c.beta() ? c.beta()->size() : 0;
+  if (na != scalar || nb != scalar)
+    return fail(kErrInvalidValue,
+                "alpha/beta of " + std::to_string(na) + "/" +
+                    std::to_string(nb) + " bytes, the compute type takes " +
+                    std::to_string(scalar));
+  std::memcpy(g.alpha, c.alpha()->data(), na);
+  std::memcpy(g.beta, c.beta()->data(), nb);
+
+  // op(A) is m x k, op(B) is k x n, C is m x n (column-major).
+  Shape sa = g.transA == kOpN ? Shape{g.m, g.k} : Shape{g.k, g.m};
+  Shape sb = g.transB == kOpN ? Shape{g.k, g.n} : Shape{g.n, g.k};
+  Shape sc{g.m, g.n};
+  struct Check {
+    const char *role;
+    BlasOperand &op;
+    Shape shape;
+    bool touched;
+  } checks[3] = {{"A", g.a, sa, g.m && g.n && g.k},
+                 {"B", g.b, sb, g.m && g.n && g.k},
+                 {"C", g.c, sc, g.m && g.n}};
+  if (g.batchCount == 0)
+    return OpStatus::success(); // cuBLAS does nothing either
+  for (Check &ck : checks) {
+    size_t es = blasTypeSize(ck.op.type);
+    if (es == 0)
+      return fail(kErrNotSupported,
+                  std::string(ck.role) + " has unsupported " +
+                      blasTypeName(ck.op.type));
+    if (ck.op.ld < std::max<int64_t>(1, ck.shape.rows))
+      return fail(kErrInvalidValue,
+                  std::string("ld") + char(ck.role[0] + 32) + " = " +
+                      std::to_string(ck.op.ld) + " < rows of " + ck.role +
+                      " (" + std::to_string(ck.shape.rows) + ")");
+    i128 elems = ck.touched ? matrixElems(ck.shape.rows, ck.shape.cols,
+                                          ck.op.ld)
+                            : 0;
+    if (isPointerArrayApi(g.api)) {
+      std::vector<uint64_t> *out =
+          &ck.op == &g.a ? &g.aPtrs : &ck.op == &g.b ? &g.bPtrs : &g.cPtrs;
+      if (g.batchCount > kMaxBatchPointers)
+        return fail(kErrInvalidValue, "batch count " +
+                                          std::to_string(g.batchCount) +
+                                          " exceeds " +
+                                          std::to_string(kMaxBatchPointers));
+      if (elems * i128(es) > i128(UINT64_MAX / 2))
+        return fail(kErrInvalidValue, std::string(ck.role) + " is too large");
+      if (!(st = readPointerArray(ck.role, ck.op.ptr, g.batchCount,
+                                  uint64_t(elems * i128(es)), g.stream, out))
+               .ok())
+        return st;
+      continue;
+    }
+    if (elems == 0)
+      continue;
+    // Strided batches: matrix i starts at ptr + i*stride elements.
+    i128 last = batched ? i128(g.batchCount - 1) * ck.op.stride : 0;
+    i128 lo = last < 0 ? last : 0, hi = (last > 0 ? last : 0) + elems;
+    i128 start = i128(ck.op.ptr) + lo * i128(es);
+    i128 bytes = (hi - lo) * i128(es);
+    if (start < 0 || bytes > i128(UINT64_MAX) ||
+        !inSession(uint64_t(start), uint64_t(bytes)))
+      return fail(kErrInvalidValue,
+                  std::string(ck.role) + " range " + hex(uint64_t(start)) +
+                      " + " + std::to_string(uint64_t(bytes)) +
+                      " bytes (the elements this call touches) is not "
+                      "inside one allocation of this session");
+  }
+  std::string why;
+  BlasContext *blas = ctx_->blas(&why);
+  if (!blas)
+    return fail(kErrNotSupported, why);
+  return blas->gemm(c.handle(), g);
+}
+
+OpStatus Executor::cublasTrsm(const wire::CublasTrsmBatched &c) {
+  BlasTrsm t;
+  OpStatus st = cublasHandle(c.handle());
+  if (!st.ok() || !(st = stream(c.stream(), &t.stream)).ok())
+    return st;
+  t.mathMode = c.math_mode();
+  t.side = c.side(), t.uplo = c.uplo(), t.trans = c.trans(), t.diag = c.diag();
+  t.m = c.m(), t.n = c.n(), t.alpha = c.alpha();
+  t.aArray = c.a(), t.bArray = c.b(), t.lda = c.lda(), t.ldb = c.ldb();
+  t.batchCount = c.batch_count();
+  if ((t.side != kSideLeft && t.side != kSideRight) ||
+      (t.uplo != kFillLower && t.uplo != kFillUpper) ||
+      (t.trans != kOpN && t.trans != kOpT && t.trans != kOpC) ||
+      (t.diag != kDiagNonUnit && t.diag != kDiagUnit))
+    return fail(kErrInvalidValue, "invalid side, fill mode, operation or diag");
+  if (t.m < 0 || t.n < 0 || t.batchCount < 0 ||
+      t.batchCount > kMaxBatchPointers)
+    return fail(kErrInvalidValue, "bad m, n or batch count");
+  int64_t order = t.side == kSideLeft ? t.m : t.n; // A is order x order
+  if (t.lda < std::max<int64_t>(1, order) || t.ldb < std::max(1, t.m))
+    return fail(kErrInvalidValue, "lda or ldb smaller than the matrix rows");
+  bool touched = t.m && t.n;
+  uint64_t aBytes =
+      touched ? uint64_t(matrixElems(order, order, t.lda)) * 4 : 0;
+  uint64_t bBytes = touched ? uint64_t(matrixElems(t.m, t.n, t.ldb)) * 4 : 0;
+  if (!(st = readPointerArray("A", t.aArray, t.batchCount, aBytes, t.stream,
+                              &t.aPtrs))
+           .ok() ||
+      !(st = readPointerArray("B", t.bArray, t.batchCount, bBytes, t.stream,
+                              &t.bPtrs))
+           .ok())
+    return st;
+  std::string why;
+  BlasContext *blas = ctx_->blas(&why);
+  if (!blas)
+    return fail(kErrNotSupported, why);
+  return blas->trsmBatched(c.handle(), t);
+}
+
+OpStatus Executor::doCublas(const wire::CommandEntry &entry,
+                            std::string *what) {
+  using wire::Command;
+  std::string why;
+  switch (entry.cmd_type()) {
+  case Command::CublasCreate: {
+    *what = "cublasCreate_v2";
+    uint64_t h = entry.cmd_as_CublasCreate()->handle();
+    if (h == 0 || cublasHandles_.count(h))
+      return fail(kErrInvalidValue, "cuBLAS handle " + hex(h) +
+                                        " is reserved or already in use");
+    BlasContext *blas = ctx_->blas(&why);
+    if (!blas)
+      return fail(kErrNotSupported, why);
+    OpStatus st = blas->create(h);
+    if (st.ok())
+      cublasHandles_[h] = {0, 0};
+    return st;
+  }
+  case Command::CublasDestroy: {
+    *what = "cublasDestroy_v2";
+    uint64_t h = entry.cmd_as_CublasDestroy()->handle();
+    auto it = cublasHandles_.find(h);
+    if (it == cublasHandles_.end())
+      return fail(kErrInvalidResourceHandle,
+                  "unknown cuBLAS handle " + hex(h));
+    OpStatus st = ctx_->blas(&why)->destroy(h);
+    cublasHandles_.erase(it);
+    return st;
+  }
+  case Command::CublasSetWorkspace: {
+    *what = "cublasSetWorkspace_v2";
+    const auto &c = *entry.cmd_as_CublasSetWorkspace();
+    auto it = cublasHandles_.find(c.handle());
+    if (it == cublasHandles_.end())
+      return fail(kErrInvalidResourceHandle,
+                  "unknown cuBLAS handle " + hex(c.handle()));
+    OpStatus st;
+    if (c.size() && !(st = checkRange("workspace", c.addr(), c.size())).ok())
+      return st;
+    uint64_t addr = c.size() ? c.addr() : 0;
+    st = ctx_->blas(&why)->setWorkspace(c.handle(), addr, c.size());
+    if (st.ok())
+      it->second = {addr, c.size()};
+    return st;
+  }
+  case Command::CublasGemm:
+    *what = "cublas gemm";
+    return cublasGemm(*entry.cmd_as_CublasGemm(), what);
+  case Command::CublasTrsmBatched:
+    *what = "cublasStrsmBatched";
+    return cublasTrsm(*entry.cmd_as_CublasTrsmBatched());
+  default:
+    return fail(kErrInvalidValue, "not a cuBLAS command");
+  }
+}
+
+} // namespace rc::server

@@ -1,0 +1,258 @@
+// Commands of ggml-cuda's driver surface beyond the core set:
+// cudaFuncSetAttribute and the driver VMM calls (cuMemAddressReserve,
+// cuMemCreate, cuMemMap, cuMemSetAccess, cuMemUnmap, cuMemRelease,
+// cuMemAddressFree) that ggml's memory pool makes. The executor validates
+// every range and handle against the session's own VMM state before the
+// backend acts, and mapped ranges with access enabled count as session
+// memory for copies and launch pointers (inMapped).
+#include "executor.h"
+#include "rc/server/errors.h"
+
+#include <cuda.h>
+
+#include <cstdio>
+
+namespace rc::server {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+OpStatus fail(int code, std::string detail) {
+  return OpStatus::fail(code, std::move(detail));
+}
+
+std::string range(uint64_t addr, uint64_t size) {
+  return hex(addr) + " + " + std::to_string(size) + " bytes";
+}
+
+// Only the attributes cudaFuncSetAttribute can set.
+bool settable(int attribute) {
+  return attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ||
+         attribute == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT ||
+         attribute == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH ||
+         attribute == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED ||
+         attribute == CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+}
+
+} // namespace
+
+const KernelInfo *Executor::sessionKernel(uint64_t id) const {
+  const KernelInfo *k = registry_.kernel(id);
+  if (k)
+    for (uint32_t m : k->manifests)
+      if (m < allowed_.size() && allowed_[m])
+        return k;
+  return nullptr;
+}
+
+bool Executor::inMapped(uint64_t addr, uint64_t size) const {
+  auto it = mappings_.upper_bound(addr);
+  if (it == mappings_.begin())
+    return false;
+  --it;
+  uint64_t end = it->first + it->second.size; // covered so far
+  // A pointer (size 0) may be one past the end, like any allocation.
+  if (addr > end || (size && addr == end) || !it->second.access)
+    return false;
+  // Mappings made back to back (ggml grows its pool this way) form one
+  // contiguous range: a buffer may straddle two of them.
+  while (end - addr < size) {
+    auto next = mappings_.find(end);
+    if (next == mappings_.end() || !next->second.access)
+      return false;
+    end += next->second.size;
+  }
+  return true;
+}
+
+bool Executor::wholeMappings(uint64_t addr, uint64_t size,
+                             std::vector<uint64_t> *bases) const {
+  uint64_t at = addr;
+  while (at - addr < size) {
+    auto it = mappings_.find(at);
+    if (it == mappings_.end() || it->second.size > size - (at - addr))
+      return false;
+    bases->push_back(at);
+    at += it->second.size;
+  }
+  return size != 0;
+}
+
+bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
+                          std::vector<ResultData> &results, std::string *what,
+                          OpStatus *st) {
+  using wire::Command;
+  switch (entry.cmd_type()) {
+  case Command::FuncSetAttribute: {
+    const auto &c = *entry.cmd_as_FuncSetAttribute();
+    *what = "cudaFuncSetAttribute";
+    const KernelInfo *k = sessionKernel(c.kernel_id());
+    if (!k) {
+      *st = fail(kErrInvalidDeviceFunction,
+                 "unknown kernel id " + hex(c.kernel_id()));
+      return true;
+    }
+    *what += " (" + k->demangled + ")";
+    if (!settable(c.attribute())) {
+      *st = fail(kErrInvalidValue, "attribute " +
+                                       std::to_string(c.attribute()) +
+                                       " cannot be set");
+      return true;
+    }
+    *st = ctx_->setKernelAttribute(*k, c.attribute(), c.value());
+    return true;
+  }
+  case Command::MemAddressReserve: {
+    const auto &c = *entry.cmd_as_MemAddressReserve();
+    *what = "cuMemAddressReserve";
+    uint64_t addr = 0;
+    if (c.size() == 0) {
+      *st = fail(kErrInvalidValue, "size 0");
+      return true;
+    }
+    *st = ctx_->memAddressReserve(c.size(), c.alignment(), &addr);
+    if (st->ok()) {
+      reservations_[addr] = c.size();
+      r.addr = addr;
+      results.push_back(std::move(r));
+    }
+    return true;
+  }
+  case Command::MemAddressFree: {
+    const auto &c = *entry.cmd_as_MemAddressFree();
+    *what = "cuMemAddressFree";
+    auto it = reservations_.find(c.addr());
+    if (it == reservations_.end() || it->second != c.size()) {
+      *st = fail(kErrInvalidValue, range(c.addr(), c.size()) +
+                                       " is not a reservation of this session");
+      return true;
+    }
+    auto m = mappings_.lower_bound(c.addr());
+    if (m != mappings_.end() && m->first - c.addr() < c.size()) {
+      *st = fail(kErrInvalidValue, "the range still has a mapping at " +
+                                       hex(m->first) + " (cuMemUnmap it first)");
+      return true;
+    }
+    *st = ctx_->memAddressFree(c.addr(), c.size());
+    if (st->ok())
+      reservations_.erase(it);
+    return true;
+  }
+  case Command::MemCreate: {
+    const auto &c = *entry.cmd_as_MemCreate();
+    *what = "cuMemCreate";
+    if (c.handle() == 0 || physical_.count(c.handle())) {
+      *st = fail(kErrInvalidValue, "allocation handle " + hex(c.handle()) +
+                                       " is reserved or already in use");
+      return true;
+    }
+    if (c.size() == 0 || c.size() > device_.totalMem) {
+      *st = fail(kErrMemoryAllocation, std::to_string(c.size()) +
+                                           " bytes: zero or more than the "
+                                           "device memory");
+      return true;
+    }
+    Physical p;
+    p.size = c.size();
+    *st = ctx_->memCreate(c.size(), &p.native);
+    if (st->ok())
+      physical_[c.handle()] = p;
+    return true;
+  }
+  case Command::MemRelease: {
+    const auto &c = *entry.cmd_as_MemRelease();
+    *what = "cuMemRelease";
+    auto it = physical_.find(c.handle());
+    if (it == physical_.end()) {
+      *st = fail(kErrInvalidValue,
+                 "unknown allocation handle " + hex(c.handle()));
+      return true;
+    }
+    // Mappings keep the memory alive, as in CUDA: only the handle goes.
+    *st = ctx_->memRelease(it->second.native);
+    if (st->ok())
+      physical_.erase(it);
+    return true;
+  }
+  case Command::MemMap: {
+    const auto &c = *entry.cmd_as_MemMap();
+    *what = "cuMemMap";
+    auto p = physical_.find(c.handle());
+    if (p == physical_.end()) {
+      *st = fail(kErrInvalidValue,
+                 "unknown allocation handle " + hex(c.handle()));
+      return true;
+    }
+    if (c.size() == 0 || c.offset() > p->second.size ||
+        c.size() > p->second.size - c.offset()) {
+      *st = fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
+                                       " + " + std::to_string(c.size()) +
+                                       " bytes exceed the allocation's " +
+                                       std::to_string(p->second.size));
+      return true;
+    }
+    auto res = reservations_.upper_bound(c.addr());
+    bool inside = res != reservations_.begin();
+    if (inside) {
+      --res;
+      uint64_t off = c.addr() - res->first;
+      inside = off < res->second && c.size() <= res->second - off;
+    }
+    if (!inside) {
+      *st = fail(kErrInvalidValue, range(c.addr(), c.size()) +
+                                       " is not inside one reservation of "
+                                       "this session");
+      return true;
+    }
+    auto next = mappings_.lower_bound(c.addr());
+    bool overlaps = next != mappings_.end() && next->first - c.addr() < c.size();
+    if (next != mappings_.begin()) {
+      auto prev = std::prev(next);
+      overlaps = overlaps || prev->first + prev->second.size > c.addr();
+    }
+    if (overlaps) {
+      *st = fail(kErrInvalidValue,
+                 range(c.addr(), c.size()) + " overlaps an existing mapping");
+      return true;
+    }
+    *st = ctx_->memMap(c.addr(), c.size(), c.offset(), p->second.native);
+    if (st->ok())
+      mappings_[c.addr()] = Mapping{c.size(), false};
+    return true;
+  }
+  case Command::MemUnmap:
+  case Command::MemSetAccess: {
+    bool unmap = entry.cmd_type() == Command::MemUnmap;
+    uint64_t addr = unmap ? entry.cmd_as_MemUnmap()->addr()
+                          : entry.cmd_as_MemSetAccess()->addr();
+    uint64_t size = unmap ? entry.cmd_as_MemUnmap()->size()
+                          : entry.cmd_as_MemSetAccess()->size();
+    *what = unmap ? "cuMemUnmap" : "cuMemSetAccess";
+    std::vector<uint64_t> bases;
+    if (!wholeMappings(addr, size, &bases)) {
+      *st = fail(kErrInvalidValue, range(addr, size) +
+                                       " is not a run of whole mappings of "
+                                       "this session");
+      return true;
+    }
+    *st = unmap ? ctx_->memUnmap(addr, size) : ctx_->memSetAccess(addr, size);
+    if (st->ok())
+      for (uint64_t b : bases) {
+        if (unmap)
+          mappings_.erase(b);
+        else
+          mappings_[b].access = true;
+      }
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+} // namespace rc::server

@@ -1,0 +1,333 @@
+// Executable graphs of a session (docs/graphs.md). The client captured the
+// graph and sends its node list once (GraphInstantiate); nodes are Launch,
+// Memset and MemcpyD2D commands, each after the previous one. Every node is
+// validated like the batched command it is. On a backend with real graphs
+// (CUDA) the nodes are replayed into a capturing stream and instantiated;
+// GraphExecUpdate sets the parameters of the changed nodes in place, and
+// GraphLaunch is one cuGraphLaunch. The host test device has no graphs: a
+// launch replays the node list through the ordinary command path.
+#include "executor.h"
+#include "graph_device.h"
+#include "rc/server/errors.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace rc::server {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+OpStatus fail(int code, std::string detail) {
+  return OpStatus::fail(code, std::move(detail));
+}
+
+// An owned copy of one node command (the message it came in is freed after
+// its batch).
+flatbuffers::Offset<wire::CommandEntry>
+copyNode(flatbuffers::FlatBufferBuilder &fbb, const wire::CommandEntry &e) {
+  using wire::Command;
+  switch (e.cmd_type()) {
+  case Command::Launch: {
+    const wire::Launch &c = *e.cmd_as_Launch();
+    auto g = c.grid() ? fbb.CreateVector(c.grid()->data(), c.grid()->size())
+                      : 0;
+    auto b = c.block() ? fbb.CreateVector(c.block()->data(), c.block()->size())
+                       : 0;
+    auto a = c.args() ? fbb.CreateVector(c.args()->data(), c.args()->size())
+                      : 0;
+    auto l = wire::CreateLaunch(fbb, c.kernel_id(), g, b, c.shared_mem(), 0, a,
+                                c.cooperative(), c.programmatic_serialization());
+    return wire::CreateCommandEntry(fbb, Command::Launch, l.Union());
+  }
+  case Command::Memset: {
+    const wire::Memset &c = *e.cmd_as_Memset();
+    auto m = wire::CreateMemset(fbb, c.dst(), c.value(), c.size(), 0);
+    return wire::CreateCommandEntry(fbb, Command::Memset, m.Union());
+  }
+  case Command::MemcpyD2D: {
+    const wire::MemcpyD2D &c = *e.cmd_as_MemcpyD2D();
+    auto m = wire::CreateMemcpyD2D(fbb, c.dst(), c.src(), c.size(), 0);
+    return wire::CreateCommandEntry(fbb, Command::MemcpyD2D, m.Union());
+  }
+  default:
+    return 0; // checkNode refused it before
+  }
+}
+
+} // namespace
+
+struct Executor::GraphExec {
+  std::vector<uint8_t> buffer;      // a Batch holding copies of the nodes
+  NativeHandle native = 0;          // CUgraphExec (0: replayed by the executor)
+  std::vector<NativeHandle> nodes;  // CUgraphNode per node (0: no node)
+  const flatbuffers::Vector<flatbuffers::Offset<wire::CommandEntry>> *
+  list() const {
+    return flatbuffers::GetRoot<wire::Batch>(buffer.data())->commands();
+  }
+  size_t size() const { return list() ? list()->size() : 0; }
+  // Replaces the copies (all of them, or node i by `replacement`).
+  void store(const flatbuffers::Vector<
+                 flatbuffers::Offset<wire::CommandEntry>> *from,
+             const std::map<uint32_t, const wire::CommandEntry *> &changes) {
+    flatbuffers::FlatBufferBuilder fbb(1024);
+    std::vector<flatbuffers::Offset<wire::CommandEntry>> entries;
+    uint32_t n = from ? from->size() : 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      auto c = changes.find(i);
+      entries.push_back(copyNode(fbb, c != changes.end() ? *c->second
+                                                         : *from->Get(i)));
+    }
+    auto v = fbb.CreateVector(entries);
+    fbb.Finish(wire::CreateBatch(fbb, 0, v, false));
+    buffer.assign(fbb.GetBufferPointer(),
+                  fbb.GetBufferPointer() + fbb.GetSize());
+  }
+};
+
+struct Executor::CheckedNode {
+  wire::Command type = wire::Command::NONE;
+  const KernelInfo *kernel = nullptr;
+  LaunchConfig cfg;
+  std::vector<uint8_t> args; // 16 bytes of slack, like argBuffer_
+  uint64_t dst = 0, src = 0, size = 0;
+  uint8_t value = 0;
+};
+
+OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
+                             CheckedNode *out) {
+  using wire::Command;
+  auto where = [&](const std::string &what, OpStatus st) {
+    st.detail = "node " + std::to_string(i) + " (" + what + "): " + st.detail;
+    return st;
+  };
+  out->type = node ? node->cmd_type() : Command::NONE;
+  switch (out->type) {
+  case Command::Launch: {
+    // The ordinary launch checks, with the launch itself diverted here.
+    NativeHandle none = 0;
+    streamOverride_ = &none;
+    launchSink_ = [&](const KernelInfo &k, const LaunchConfig &cfg,
+                      const uint8_t *args) {
+      out->kernel = &k;
+      out->cfg = cfg;
+      out->args.assign(args, args + k.argsSize + 16);
+      return OpStatus::success();
+    };
+    std::string what = "kernel launch";
+    OpStatus st = doLaunch(*node->cmd_as_Launch(), &what);
+    streamOverride_ = nullptr;
+    launchSink_ = nullptr;
+    return st.ok() ? st : where(what, st);
+  }
+  case Command::Memset: {
+    const wire::Memset &c = *node->cmd_as_Memset();
+    out->dst = c.dst(), out->value = c.value(), out->size = c.size();
+    OpStatus st = c.size() ? checkRange("destination", c.dst(), c.size())
+                           : OpStatus::success();
+    return st.ok() ? st : where("cudaMemsetAsync", st);
+  }
+  case Command::MemcpyD2D: {
+    const wire::MemcpyD2D &c = *node->cmd_as_MemcpyD2D();
+    out->dst = c.dst(), out->src = c.src(), out->size = c.size();
+    OpStatus st = OpStatus::success();
+    if (c.size() && !(st = checkRange("source", c.src(), c.size())).ok())
+      return where("cudaMemcpyAsync (device to device)", st);
+    if (c.size() && !(st = checkRange("destination", c.dst(), c.size())).ok())
+      return where("cudaMemcpyAsync (device to device)", st);
+    return st;
+  }
+  default:
+    return fail(kErrInvalidValue,
+                "node " + std::to_string(i) + ": command type " +
+                    std::to_string(int(out->type)) +
+                    " cannot be a graph node (kernel launches, memsets and "
+                    "device-to-device copies can)");
+  }
+}
+
+// Replays the nodes into a capturing stream: each becomes exactly the node
+// the batched command would have issued.
+OpStatus Executor::buildCudaGraph(GraphExec &g) {
+  GraphDevice *gd = ctx_->graphs();
+  NativeHandle cs = 0;
+  OpStatus st = gd->beginCapture(&cs);
+  if (!st.ok())
+    return st;
+  std::vector<ResultData> unused;
+  const auto *list = g.list();
+  for (uint32_t i = 0; list && i < list->size() && st.ok(); ++i) {
+    std::string what;
+    streamOverride_ = &cs;
+    st = execute(*list->Get(i), i, unused, &what);
+    streamOverride_ = nullptr;
+    NativeHandle node = 0;
+    // Zero-byte copies and memsets are no-ops: they create no node.
+    bool empty = list->Get(i)->cmd_type() == wire::Command::Memset
+                     ? list->Get(i)->cmd_as_Memset()->size() == 0
+                 : list->Get(i)->cmd_type() == wire::Command::MemcpyD2D
+                     ? list->Get(i)->cmd_as_MemcpyD2D()->size() == 0
+                     : false;
+    if (st.ok() && !empty)
+      st = gd->lastNode(cs, &node);
+    if (!st.ok())
+      st.detail = "node " + std::to_string(i) + " (" + what + "): " + st.detail;
+    g.nodes.push_back(node);
+  }
+  NativeHandle exec = 0;
+  OpStatus end = gd->endCapture(cs, !st.ok(), &exec);
+  if (!st.ok())
+    return st;
+  if (!end.ok())
+    return end;
+  g.native = exec;
+  return end;
+}
+
+OpStatus Executor::graphInstantiate(const wire::GraphInstantiate &c) {
+  if (c.exec() == 0 || graphExecs_.count(c.exec()))
+    return fail(kErrInvalidValue, "graph exec handle " + hex(c.exec()) +
+                                      " is reserved or already in use");
+  const auto *nodes = c.nodes();
+  for (uint32_t i = 0; nodes && i < nodes->size(); ++i) {
+    CheckedNode checked;
+    OpStatus st = checkNode(nodes->Get(i), i, &checked);
+    if (!st.ok())
+      return st;
+  }
+  auto g = std::make_shared<GraphExec>();
+  g->store(nodes, {});
+  if (ctx_->graphs()) {
+    OpStatus st = buildCudaGraph(*g);
+    if (!st.ok())
+      return st;
+  }
+  graphExecs_[c.exec()] = std::move(g);
+  return OpStatus::success();
+}
+
+OpStatus Executor::graphUpdate(const wire::GraphExecUpdate &c) {
+  auto it = graphExecs_.find(c.exec());
+  if (it == graphExecs_.end())
+    return fail(kErrInvalidResourceHandle,
+                "unknown graph exec " + hex(c.exec()));
+  GraphExec &g = *it->second;
+  const auto *idx = c.indices();
+  const auto *nodes = c.nodes();
+  size_t n = idx ? idx->size() : 0;
+  if (n != (nodes ? nodes->size() : 0))
+    return fail(kErrInvalidValue, "indices and nodes differ in length");
+  // All checks first: an update is applied completely or not at all.
+  std::vector<CheckedNode> checked(n);
+  std::map<uint32_t, const wire::CommandEntry *> changes;
+  for (uint32_t j = 0; j < n; ++j) {
+    uint32_t i = idx->Get(j);
+    if (i >= g.size())
+      return fail(kErrInvalidValue, "node index " + std::to_string(i) +
+                                        " is past the graph's " +
+                                        std::to_string(g.size()) + " nodes");
+    OpStatus st = checkNode(nodes->Get(j), i, &checked[j]);
+    if (!st.ok())
+      return st;
+    // The client decides compatibility as CUDA does; a node whose type
+    // changes is a client bug, never applied.
+    if (checked[j].type != g.list()->Get(i)->cmd_type())
+      return fail(kErrInvalidValue, "node " + std::to_string(i) +
+                                        " changes type: the update is "
+                                        "incompatible (re-instantiate)");
+    changes[i] = nodes->Get(j);
+  }
+  if (g.native) {
+    GraphDevice *gd = ctx_->graphs();
+    for (uint32_t j = 0; j < n; ++j) {
+      uint32_t i = idx->Get(j);
+      const CheckedNode &k = checked[j];
+      if (!g.nodes[i])
+        return fail(kErrNotSupported,
+                    "node " + std::to_string(i) +
+                        " was an empty copy or memset when instantiated; "
+                        "it cannot be updated (re-instantiate)");
+      OpStatus st =
+          k.type == wire::Command::Launch
+              ? gd->setKernel(g.native, g.nodes[i], *k.kernel, k.cfg,
+                              k.args.data())
+          : k.type == wire::Command::Memset
+              ? gd->setMemset(g.native, g.nodes[i], k.dst, k.value, k.size)
+              : gd->setCopy(g.native, g.nodes[i], k.dst, k.src, k.size);
+      if (!st.ok()) {
+        st.detail = "node " + std::to_string(i) + ": " + st.detail;
+        return st;
+      }
+    }
+  }
+  g.store(g.list(), changes);
+  return OpStatus::success();
+}
+
+OpStatus Executor::graphLaunch(const wire::GraphLaunch &c) {
+  auto it = graphExecs_.find(c.exec());
+  if (it == graphExecs_.end())
+    return fail(kErrInvalidResourceHandle,
+                "unknown graph exec " + hex(c.exec()));
+  NativeHandle s = 0;
+  OpStatus st = stream(c.stream(), &s);
+  if (!st.ok())
+    return st;
+  GraphExec &g = *it->second;
+  // Faults of a graph's kernels surface at a later sync: name the graph.
+  lastLaunch_ = "graph exec " + hex(c.exec()) + " (" +
+                std::to_string(g.size()) + " nodes)";
+  if (g.native)
+    return ctx_->graphs()->launch(g.native, s);
+  // No real graphs: replay the nodes, in order, on the launch's stream.
+  std::shared_ptr<GraphExec> keep = it->second;
+  std::vector<ResultData> unused;
+  const auto *list = g.list();
+  for (uint32_t i = 0; list && i < list->size(); ++i) {
+    std::string what;
+    streamOverride_ = &s;
+    st = execute(*list->Get(i), i, unused, &what);
+    streamOverride_ = nullptr;
+    if (!st.ok()) {
+      st.detail = "node " + std::to_string(i) + " (" + what + "): " + st.detail;
+      return st;
+    }
+  }
+  return st;
+}
+
+OpStatus Executor::graphDestroy(const wire::GraphExecDestroy &c) {
+  auto it = graphExecs_.find(c.exec());
+  if (it == graphExecs_.end())
+    return fail(kErrInvalidResourceHandle,
+                "unknown graph exec " + hex(c.exec()));
+  OpStatus st = OpStatus::success();
+  if (it->second->native)
+    st = ctx_->graphs()->destroy(it->second->native);
+  graphExecs_.erase(it);
+  return st;
+}
+
+OpStatus Executor::doGraph(const wire::CommandEntry &entry, std::string *what) {
+  switch (entry.cmd_type()) {
+  case wire::Command::GraphInstantiate:
+    *what = "cudaGraphInstantiate";
+    return graphInstantiate(*entry.cmd_as_GraphInstantiate());
+  case wire::Command::GraphExecUpdate:
+    *what = "cudaGraphExecUpdate";
+    return graphUpdate(*entry.cmd_as_GraphExecUpdate());
+  case wire::Command::GraphLaunch:
+    *what = "cudaGraphLaunch";
+    return graphLaunch(*entry.cmd_as_GraphLaunch());
+  default:
+    *what = "cudaGraphExecDestroy";
+    return graphDestroy(*entry.cmd_as_GraphExecDestroy());
+  }
+}
+
+} // namespace rc::server

@@ -1,0 +1,21 @@
+// HelloReply.kernel_attributes: the cudaFuncAttributes of every kernel of
+// the manifests a client announced, so it answers cudaFuncGetAttributes and
+// occupancy queries without a round trip.
+#ifndef RC_SERVER_HELLO_KERNEL_ATTRS_H
+#define RC_SERVER_HELLO_KERNEL_ATTRS_H
+
+#include "protocol_generated.h"
+#include "rc/server/registry.h"
+
+#include <vector>
+
+namespace rc::server {
+
+flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<wire::KernelAttributes>>>
+helloKernelAttributes(flatbuffers::FlatBufferBuilder &fbb,
+                      const Registry &registry,
+                      const std::vector<bool> &allowedManifests);
+
+} // namespace rc::server
+
+#endif

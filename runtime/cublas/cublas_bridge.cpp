@@ -1,0 +1,75 @@
+// librc_cudart's side of the cuBLAS ABI (rc_cublas_abi.h): serializes each
+// cuBLAS call into a Cublas* wire command of the runtime's batch.
+#include "global.h"
+#include "rc_cublas_abi.h"
+
+namespace {
+
+using rc::rt::runtime;
+namespace wire = rc::wire;
+
+int append(wire::Command type, const char *call, void *stream,
+           const rc::rt::Runtime::CommandBuilder &build) {
+  return runtime().appendCommand(type, call,
+                                 static_cast<cudaStream_t>(stream), build);
+}
+
+wire::CublasOperand operand(const RcCublasOperand &o) {
+  return wire::CublasOperand(o.ptr, o.ld, o.stride, o.type);
+}
+
+} // namespace
+
+extern "C" {
+
+int __rc_cublas_create(uint64_t handle) {
+  return append(wire::Command::CublasCreate, "cublasCreate_v2", nullptr,
+                [&](flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
+                  return wire::CreateCublasCreate(fbb, handle).Union();
+                });
+}
+
+int __rc_cublas_destroy(uint64_t handle) {
+  return append(wire::Command::CublasDestroy, "cublasDestroy_v2", nullptr,
+                [&](flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
+                  return wire::CreateCublasDestroy(fbb, handle).Union();
+                });
+}
+
+int __rc_cublas_set_workspace(uint64_t handle, uint64_t addr, uint64_t size) {
+  return append(
+      wire::Command::CublasSetWorkspace, "cublasSetWorkspace_v2", nullptr,
+      [&](flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
+        return wire::CreateCublasSetWorkspace(fbb, handle, addr, size).Union();
+      });
+}
+
+int __rc_cublas_gemm(const RcCublasGemm *g) {
+  return append(
+      wire::Command::CublasGemm, g->call, g->stream,
+      [&](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
+        auto alpha = fbb.CreateVector(g->alpha, g->scalarSize);
+        auto beta = fbb.CreateVector(g->beta, g->scalarSize);
+        wire::CublasOperand a = operand(g->a), b = operand(g->b),
+                            c = operand(g->c);
+        return wire::CreateCublasGemm(
+                   fbb, wire::CublasGemmApi(g->api), g->handle, stream,
+                   g->mathMode, g->transA, g->transB, g->m, g->n, g->k, alpha,
+                   beta, &a, &b, &c, g->batchCount, g->computeType, g->algo)
+            .Union();
+      });
+}
+
+int __rc_cublas_trsm_batched(const RcCublasTrsm *t) {
+  return append(wire::Command::CublasTrsmBatched, "cublasStrsmBatched",
+                t->stream,
+                [&](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
+                  return wire::CreateCublasTrsmBatched(
+                             fbb, t->handle, stream, t->mathMode, t->side,
+                             t->uplo, t->trans, t->diag, t->m, t->n, t->alpha,
+                             t->a, t->lda, t->b, t->ldb, t->batchCount)
+                      .Union();
+                });
+}
+
+} // extern "C"

@@ -1,0 +1,117 @@
+// cudaMemcpy2D(Async) and cudaMemcpyPeer(Async). A 2D copy with contiguous
+// rows is one ordinary copy; otherwise each row becomes one command (H2D rows
+// carry their data inline, D2D rows are device copies, D2H rows are read
+// back together: one reply-wanted batch per chunk of rows, each row's
+// payload landing at its own destination). No new wire command is needed.
+#include "runtime.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace rc::rt {
+
+namespace {
+uint64_t addrOf(const void *p) { return uint64_t(uintptr_t(p)); }
+} // namespace
+
+cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind, cudaStream_t stream,
+                              bool async, bool perThread) {
+  const char *call = async ? "cudaMemcpy2DAsync" : "cudaMemcpy2D";
+  if (width == 0 || height == 0)
+    return cudaSuccess;
+  if (!dst || !src)
+    return cudaErrorInvalidValue;
+  if (width > dpitch || width > spitch)
+    return cudaErrorInvalidPitchValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (dpitch == width && spitch == width) // contiguous: one plain copy
+    return memcpyLocked(dst, src, width * height, kind, stream, async,
+                        perThread, call);
+  if (kind == cudaMemcpyDefault) {
+    bool d = isDevicePointerLocked(dst), s = isDevicePointerLocked(src);
+    kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+             : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  }
+  auto *out = static_cast<uint8_t *>(dst);
+  const auto *in = static_cast<const uint8_t *>(src);
+  if (kind != cudaMemcpyDeviceToHost) {
+    // Rows are asynchronous copies; a synchronous 2D copy then syncs once.
+    for (size_t r = 0; r < height; ++r)
+      if (cudaError_t err = memcpyLocked(out + r * dpitch, in + r * spitch,
+                                         width, kind, stream, true, perThread,
+                                         call))
+        return err;
+    if (async || kind == cudaMemcpyHostToHost ||
+        kind == cudaMemcpyDeviceToDevice)
+      return cudaSuccess;
+    return roundTripLocked({}, /*sync=*/true);
+  }
+
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  if (cudaError_t err = refuseInCaptureLocked(sid, call))
+    return err;
+  ensureDeviceLocked();
+  // Device to host: rows of one chunk share a reply-wanted batch.
+  std::vector<Sink> sinks;
+  size_t pending = 0;
+  auto flush = [&]() -> cudaError_t {
+    if (sinks.empty())
+      return cudaSuccess;
+    cudaError_t err = sendBatchLocked(true, std::move(sinks), nullptr);
+    sinks.clear();
+    pending = 0;
+    return err;
+  };
+  for (size_t r = 0; r < height; ++r) {
+    for (size_t off = 0; off < width; off += opts_.chunkBytes) {
+      size_t n = std::min(opts_.chunkBytes, width - off);
+      if (pending + n > opts_.chunkBytes ||
+          sinks.size() + 1 >= opts_.maxCommands)
+        if (cudaError_t err = flush())
+          return err;
+      Sink sink;
+      sink.index = appendLocked(
+          wire::Command::MemcpyD2H,
+          wire::CreateMemcpyD2H(batch_.fbb(), addrOf(in + r * spitch) + off, n,
+                                sid)
+              .Union(),
+          {call, 0});
+      sink.payload = out + r * dpitch + off;
+      sink.payloadSize = n;
+      sinks.push_back(sink);
+      pending += n;
+    }
+  }
+  if (cudaError_t err = flush())
+    return err;
+  if (async)
+    return cudaSuccess;
+  ++roundTrips_;
+  if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
+    return err;
+  return takePendingErrorLocked();
+}
+
+// One session sees one device, so a peer copy is a copy within device 0.
+cudaError_t Runtime::memcpyPeer(void *dst, int dstDevice, const void *src,
+                                int srcDevice, size_t count,
+                                cudaStream_t stream, bool async,
+                                bool perThread) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  int n = int(props_.size());
+  if (dstDevice < 0 || dstDevice >= n || srcDevice < 0 || srcDevice >= n)
+    return cudaErrorInvalidDevice;
+  return memcpyLocked(dst, src, count, cudaMemcpyDeviceToDevice, stream, async,
+                      perThread, async ? "cudaMemcpyPeerAsync"
+                                       : "cudaMemcpyPeer");
+}
+
+} // namespace rc::rt

@@ -1,0 +1,116 @@
+// librc_cublas end to end: rc-server --test-device over shm and a plain C++
+// program linked to librc_cudart + librc_cublas (programs/cublas_calls.cpp).
+// Every wait is bounded; the server is killed by pid when the test ends.
+#include "manifest_generated.h"
+#include "rc/manifest_file.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Forks `argv` with stdout+stderr into `out`; returns its pid.
+pid_t spawn(const std::vector<std::string> &argv,
+            const std::vector<std::string> &env, const std::string &out) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (const std::string &e : env)
+      putenv(strdup(e.c_str()));
+    FILE *f = freopen(out.c_str(), "w", stdout);
+    (void)f;
+    dup2(fileno(stdout), 2);
+    std::vector<char *> args;
+    for (const std::string &a : argv)
+      args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits up to `seconds` for `pid`; kills it after that. Exit code or -1.
+int waitBounded(pid_t pid, int seconds) {
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(CublasIntegration, GgmlCallShapesOverShm) {
+  char tmpl[] = "/tmp/rc-cublas-itest-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  // The program has no kernels: an empty manifest satisfies rc-server.
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<rc::manifest::Module>> mods;
+  std::vector<flatbuffers::Offset<rc::manifest::Kernel>> ks;
+  std::vector<flatbuffers::Offset<rc::manifest::Variable>> vs;
+  fbb.Finish(rc::manifest::CreateManifestDirect(fbb, 1, &mods, &ks, &vs),
+             "RCMF");
+  std::string manifest = dir + "/empty.rcm", error;
+  ASSERT_TRUE(rc::writeFile(manifest, fbb.GetBufferPointer(), fbb.GetSize(),
+                            &error))
+      << error;
+
+  std::string url = "shm://rc-cublas-" + std::to_string(getpid());
+  pid_t server = spawn({RC_SERVER_BIN, "--test-device", "--listen", url,
+                        "--manifest", manifest},
+                       {}, dir + "/server.log");
+  bool ready = false;
+  for (int i = 0; i < 500 && !ready; ++i) {
+    ready = readFile(dir + "/server.log").find("listening on") !=
+            std::string::npos;
+    if (!ready)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (ready) {
+    pid_t prog = spawn({RC_CUBLAS_PROG}, {"RC_SERVER=" + url}, dir + "/out");
+    int status = waitBounded(prog, 60);
+    std::string out = readFile(dir + "/out");
+    EXPECT_EQ(status, 0) << out;
+    for (const char *want :
+         {"ok cublasSgemm", "ok cublasGemmEx F16->F32",
+          "ok cublasGemmBatchedEx", "ok lda too small refused at the call",
+          "bad pointer: at call CUBLAS_STATUS_SUCCESS, at sync "
+          "cudaErrorInvalidValue",
+          "remote-clang: GPU server error: cublasGemmEx: C range 0x10",
+          "remote-clang: cublasSetPointerMode_v2(CUBLAS_POINTER_MODE_DEVICE) "
+          "is not supported",
+          "PASS"})
+      EXPECT_NE(out.find(want), std::string::npos)
+          << "missing '" << want << "' in:\n"
+          << out;
+  }
+  kill(server, SIGTERM);
+  waitBounded(server, 5);
+  ASSERT_TRUE(ready) << "rc-server did not start:\n"
+                     << readFile(dir + "/server.log");
+  if (!testing::Test::HasFailure())
+    std::filesystem::remove_all(dir);
+}
+
+} // namespace

@@ -1,0 +1,157 @@
+// A plain C++ program using cuBLAS as ggml-cuda does (handle on a stream,
+// TF32 math mode, a workspace, host-pointer scalars, device pointer arrays),
+// linked to librc_cudart + librc_cublas. Checks every result against a CPU
+// reference and prints one line per case; the driver test runs it against
+// rc-server --test-device and looks for "PASS".
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const char *what) {
+  std::printf("%s %s\n", ok ? "ok" : "FAIL", what);
+  failures += !ok;
+}
+
+std::vector<float> quarters(size_t n, unsigned seed) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    v[i] = float(int((seed >> 16) % 17) - 8) / 4.0f;
+  }
+  return v;
+}
+
+void refGemm(bool ta, bool tb, int m, int n, int k, const float *A, int lda,
+             const float *B, int ldb, float *C, int ldc) {
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double s = 0;
+      for (int l = 0; l < k; ++l)
+        s += double(ta ? A[l + i * lda] : A[i + l * lda]) *
+             double(tb ? B[j + l * ldb] : B[l + j * ldb]);
+      C[i + j * ldc] = float(s);
+    }
+}
+
+bool same(const std::vector<float> &a, const std::vector<float> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::fabs(a[i] - b[i]) > 1e-3f * (1 + std::fabs(b[i])))
+      return false;
+  return true;
+}
+
+template <class T> T *devUpload(const std::vector<T> &v) {
+  void *p = nullptr;
+  cudaMalloc(&p, v.size() * sizeof(T));
+  cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return static_cast<T *>(p);
+}
+
+std::vector<float> devRead(const float *p, size_t n) {
+  std::vector<float> v(n);
+  cudaMemcpy(v.data(), p, n * 4, cudaMemcpyDeviceToHost);
+  return v;
+}
+
+} // namespace
+
+int main() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
+    std::printf("no device\n");
+    return 2;
+  }
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+  cublasHandle_t h;
+  check(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS, "cublasCreate");
+  check(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH) ==
+            CUBLAS_STATUS_SUCCESS,
+        "cublasSetMathMode");
+  check(cublasSetStream(h, stream) == CUBLAS_STATUS_SUCCESS,
+        "cublasSetStream");
+  void *ws = nullptr;
+  cudaMalloc(&ws, 4 << 20);
+  check(cublasSetWorkspace(h, ws, 4 << 20) == CUBLAS_STATUS_SUCCESS,
+        "cublasSetWorkspace");
+  const float one = 1, zero = 0;
+
+  // cublasSgemm(T, N): ggml's F32 mul_mat.
+  const int m = 12, n = 3, k = 8;
+  auto A = quarters(size_t(k) * m, 1), B = quarters(size_t(k) * n, 2);
+  std::vector<float> C(size_t(m) * n);
+  refGemm(true, false, m, n, k, A.data(), k, B.data(), k, C.data(), m);
+  float *dA = devUpload(A), *dB = devUpload(B), *dC = devUpload(C);
+  cudaMemsetAsync(dC, 0xff, C.size() * 4, stream); // NaNs, must be replaced
+  check(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, dA, k, dB, k,
+                    &zero, dC, m) == CUBLAS_STATUS_SUCCESS &&
+            same(devRead(dC, C.size()), C),
+        "cublasSgemm");
+
+  // cublasGemmEx with F16 inputs and F32 output.
+  std::vector<_Float16> Ah(A.begin(), A.end()), Bh(B.begin(), B.end());
+  _Float16 *dAh = devUpload(Ah), *dBh = devUpload(Bh);
+  cudaMemsetAsync(dC, 0, C.size() * 4, stream);
+  check(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, dAh,
+                     CUDA_R_16F, k, dBh, CUDA_R_16F, k, &zero, dC, CUDA_R_32F,
+                     m, CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT_TENSOR_OP) == CUBLAS_STATUS_SUCCESS &&
+            same(devRead(dC, C.size()), C),
+        "cublasGemmEx F16->F32");
+
+  // cublasGemmBatchedEx: two batches sharing A, pointers in device memory.
+  std::vector<float> B2 = quarters(size_t(k) * n * 2, 3);
+  std::vector<float> C2(size_t(m) * n * 2);
+  for (int i = 0; i < 2; ++i)
+    refGemm(true, false, m, n, k, A.data(), k, B2.data() + i * k * n, k,
+            C2.data() + i * m * n, m);
+  float *dB2 = devUpload(B2), *dC2 = devUpload(C2);
+  std::vector<const void *> ptrs = {dA, dA, dB2, dB2 + k * n, dC2,
+                                    dC2 + m * n};
+  const void **dPtrs = devUpload(ptrs);
+  cudaMemsetAsync(dC2, 0, C2.size() * 4, stream);
+  check(cublasGemmBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one,
+                            dPtrs, CUDA_R_32F, k, dPtrs + 2, CUDA_R_32F, k,
+                            &zero, (void *const *)(dPtrs + 4), CUDA_R_32F, m,
+                            2, CUBLAS_COMPUTE_32F,
+                            CUBLAS_GEMM_DEFAULT_TENSOR_OP) ==
+                CUBLAS_STATUS_SUCCESS &&
+            same(devRead(dC2, C2.size()), C2),
+        "cublasGemmBatchedEx");
+
+  // Arguments cuBLAS refuses at the call.
+  check(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, dA, k - 1, dB,
+                    k, &zero, dC, m) == CUBLAS_STATUS_INVALID_VALUE,
+        "lda too small refused at the call");
+  check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE) ==
+            CUBLAS_STATUS_NOT_SUPPORTED,
+        "device pointer mode refused");
+
+  // A bad device pointer: batched like a launch, reported at the next sync.
+  cublasStatus_t atCall = cublasGemmEx(
+      h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, dAh, CUDA_R_16F, k, dBh,
+      CUDA_R_16F, k, &zero, reinterpret_cast<void *>(0x10), CUDA_R_32F, m,
+      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  cudaError_t atSync = cudaStreamSynchronize(stream);
+  std::printf("bad pointer: at call %s, at sync %s\n",
+              cublasGetStatusString(atCall), cudaGetErrorName(atSync));
+  check(atCall == CUBLAS_STATUS_SUCCESS && atSync == cudaErrorInvalidValue,
+        "bad pointer reported at the next sync");
+
+  check(cublasDestroy(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
+  check(cublasDestroy(h) == CUBLAS_STATUS_NOT_INITIALIZED,
+        "destroyed handle refused");
+  check(cudaDeviceSynchronize() == cudaSuccess, "final sync");
+  std::printf(failures ? "FAILED\n" : "PASS\n");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,279 @@
+// The runtime's function attributes, occupancy, cooperative / PDL launches,
+// 2D and peer copies, host registration, host functions and driver VMM,
+// against a real in-process rc-server session on the host test device
+// (ServerCore over an in-memory connection), so both ends of each new
+// command are exercised together.
+#include "rc/server/host_backend.h"
+#include "rc/server/log.h"
+#include "rc/server/server_core.h"
+#include "runtime.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+
+namespace st = rc::server::test;
+using rc::rt::Runtime;
+
+namespace {
+
+class RuntimeExtTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    rc::server::setLogLevel(rc::server::LogLevel::Quiet);
+    m = st::writeTestManifest();
+    rc::server::ServerOptions o;
+    o.manifests = {m.path};
+    o.testDevice = true;
+    std::string err;
+    ASSERT_TRUE(core.start(o, &err)) << err;
+    auto connect = [this](int, std::string *) {
+      auto ends = st::memPair();
+      core.serve(std::move(ends.second));
+      return std::unique_ptr<rc::transport::Connection>(std::move(ends.first));
+    };
+    std::string path = m.path;
+    auto load = [path](rc::rt::KernelIndex &index) {
+      auto lm = std::make_unique<rc::LoadedManifest>();
+      std::string error;
+      ASSERT_TRUE(rc::loadManifest(path, *lm, &error)) << error;
+      index.add(std::move(lm));
+    };
+    rc::rt::Options opts;
+    opts.flusherThread = false;
+    opts.batchAgeUs = int64_t(3600) * 1000000;
+    rt = std::make_unique<Runtime>(connect, load, opts);
+    ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
+  }
+  void TearDown() override {
+    if (rt)
+      rt->shutdown();
+    rt.reset();
+    core.stop();
+  }
+  rc::server::HostBackend &backend() {
+    return static_cast<rc::server::HostBackend &>(core.backend());
+  }
+  void *deviceAlloc(size_t n) {
+    void *p = nullptr;
+    EXPECT_EQ(rt->malloc(&p, n), cudaSuccess);
+    return p;
+  }
+
+  st::TestManifest m;
+  rc::server::ServerCore core;
+  std::unique_ptr<Runtime> rt;
+};
+
+TEST_F(RuntimeExtTest, FunctionAttributesAreLocalAndSettable) {
+  cudaFuncAttributes a;
+  uint64_t before = rt->messagesSent();
+  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  EXPECT_EQ(a.numRegs, 32);
+  EXPECT_EQ(a.maxThreadsPerBlock, 1024);
+  EXPECT_EQ(a.maxDynamicSharedSizeBytes, 48 * 1024);
+  EXPECT_EQ(a.binaryVersion, 90);
+  EXPECT_EQ(rt->funcGetAttributes(&a, 0xdead), cudaErrorInvalidDeviceFunction);
+
+  ASSERT_EQ(rt->funcSetAttribute(
+                m.scaleId, cudaFuncAttributeMaxDynamicSharedMemorySize, 200000),
+            cudaSuccess);
+  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  EXPECT_EQ(a.maxDynamicSharedSizeBytes, 200000);
+  EXPECT_EQ(rt->messagesSent(), before) << "attributes cost no message";
+  // Beyond the 227 KiB opt-in limit of the device: refused at the call.
+  EXPECT_EQ(rt->funcSetAttribute(m.scaleId,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 300000),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(rt->funcSetAttribute(
+                m.scaleId, cudaFuncAttributePreferredSharedMemoryCarveout, 101),
+            cudaErrorInvalidValue);
+  // The batched FuncSetAttribute commands were accepted by the server.
+  EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
+}
+
+TEST_F(RuntimeExtTest, OccupancyFollowsTheAttributes) {
+  int n = -1;
+  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 256, 0, 0),
+            cudaSuccess);
+  EXPECT_EQ(n, 8); // 32 registers, 256 threads on the Hopper-like device
+  // 64 KiB of dynamic shared memory exceeds the default 48 KiB limit ...
+  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
+            cudaSuccess);
+  EXPECT_EQ(n, 0);
+  // ... until it is raised: (64 + 1) KiB per block in 228 KiB -> 3.
+  ASSERT_EQ(rt->funcSetAttribute(
+                m.scaleId, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536),
+            cudaSuccess);
+  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
+            cudaSuccess);
+  EXPECT_EQ(n, 3);
+  EXPECT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 0, 0, 0),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 32, 0, 4),
+            cudaErrorInvalidValue);
+}
+
+TEST_F(RuntimeExtTest, CooperativeAndPdlLaunchesCarryTheirFlags) {
+  float *p = static_cast<float *>(deviceAlloc(256));
+  int count = 64;
+  void *args[] = {&p, &count};
+  ASSERT_EQ(rt->launchCooperative(m.scaleId, dim3(2), dim3(32), args, 0,
+                                  nullptr, false),
+            cudaSuccess);
+  // 8 blocks of 256 threads per SM x 132 SMs can be co-resident; one more
+  // is refused at the call, as cudart does.
+  EXPECT_EQ(rt->launchCooperative(m.scaleId, dim3(8 * 132 + 1), dim3(256),
+                                  args, 0, nullptr, false),
+            cudaErrorCooperativeLaunchTooLarge);
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(4);
+  cfg.blockDim = dim3(64);
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  ASSERT_EQ(rt->launchEx(&cfg, m.scaleId, args, false), cudaSuccess);
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  auto l = backend().launches();
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_TRUE(l[0].config.cooperative);
+  EXPECT_FALSE(l[0].config.programmaticSerialization);
+  EXPECT_TRUE(l[1].config.programmaticSerialization);
+  EXPECT_EQ(l[1].config.grid[0], 4u);
+}
+
+TEST_F(RuntimeExtTest, Memcpy2DInEveryDirection) {
+  // A 5 x 12-byte tile between pitches 16 (host) and 32 (device).
+  const size_t width = 12, height = 5, hp = 16, dp = 32;
+  std::vector<uint8_t> host(hp * height), back(hp * height, 0xEE);
+  std::iota(host.begin(), host.end(), uint8_t(1));
+  auto *dev = static_cast<uint8_t *>(deviceAlloc(dp * height));
+  auto *dev2 = static_cast<uint8_t *>(deviceAlloc(dp * height));
+  ASSERT_EQ(rt->memset(dev, 0, dp * height, nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->memcpy2D(dev, dp, host.data(), hp, width, height,
+                         cudaMemcpyHostToDevice, nullptr, true, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->memcpy2D(dev2, dp, dev, dp, width, height,
+                         cudaMemcpyDeviceToDevice, nullptr, true, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->memcpy2D(back.data(), hp, dev2, dp, width, height,
+                         cudaMemcpyDefault, nullptr, false, false),
+            cudaSuccess);
+  for (size_t r = 0; r < height; ++r)
+    for (size_t c = 0; c < hp; ++c)
+      EXPECT_EQ(back[r * hp + c], c < width ? host[r * hp + c] : 0xEE)
+          << "row " << r << " col " << c;
+  // The device pitch gap stayed untouched (zero).
+  std::vector<uint8_t> raw(dp * height, 0xAA);
+  ASSERT_EQ(rt->memcpy(raw.data(), dev, raw.size(), cudaMemcpyDeviceToHost,
+                       nullptr, false, false),
+            cudaSuccess);
+  EXPECT_EQ(raw[width], 0);
+  EXPECT_EQ(raw[dp + 1], host[hp + 1]);
+  EXPECT_EQ(rt->memcpy2D(dev, 8, host.data(), hp, width, height,
+                         cudaMemcpyHostToDevice, nullptr, true, false),
+            cudaErrorInvalidPitchValue);
+}
+
+TEST_F(RuntimeExtTest, PeerCopiesWithinTheOneDevice) {
+  auto *a = static_cast<uint8_t *>(deviceAlloc(64));
+  auto *b = static_cast<uint8_t *>(deviceAlloc(64));
+  std::vector<uint8_t> in(64, 7), out(64, 0);
+  ASSERT_EQ(rt->memcpy(a, in.data(), 64, cudaMemcpyHostToDevice, nullptr,
+                       false, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->memcpyPeer(b, 0, a, 0, 64, nullptr, true, false), cudaSuccess);
+  ASSERT_EQ(rt->memcpy(out.data(), b, 64, cudaMemcpyDeviceToHost, nullptr,
+                       false, false),
+            cudaSuccess);
+  EXPECT_EQ(out, in);
+  EXPECT_EQ(rt->memcpyPeer(b, 1, a, 0, 64, nullptr, true, false),
+            cudaErrorInvalidDevice);
+}
+
+TEST_F(RuntimeExtTest, HostRegistrationIsRecorded) {
+  std::vector<uint8_t> buf(8192);
+  ASSERT_EQ(rt->hostRegister(buf.data(), buf.size(), cudaHostRegisterPortable),
+            cudaSuccess);
+  cudaPointerAttributes pa;
+  ASSERT_EQ(rt->pointerAttributes(&pa, buf.data() + 100), cudaSuccess);
+  EXPECT_EQ(pa.type, cudaMemoryTypeHost);
+  EXPECT_EQ(rt->hostRegister(buf.data() + 4096, 16, 0),
+            cudaErrorHostMemoryAlreadyRegistered);
+  ASSERT_EQ(rt->hostUnregister(buf.data()), cudaSuccess);
+  EXPECT_EQ(rt->hostUnregister(buf.data()), cudaErrorHostMemoryNotRegistered);
+  ASSERT_EQ(rt->pointerAttributes(&pa, buf.data()), cudaSuccess);
+  EXPECT_EQ(pa.type, cudaMemoryTypeUnregistered);
+}
+
+struct HostFnProbe {
+  uint8_t *readBack;
+  uint8_t seen = 0;
+};
+
+TEST_F(RuntimeExtTest, HostFunctionRunsAfterThePriorWorkOfItsStream) {
+  auto *dev = static_cast<uint8_t *>(deviceAlloc(16));
+  HostFnProbe probe;
+  uint8_t landing = 0;
+  probe.readBack = &landing;
+  ASSERT_EQ(rt->memset(dev, 0x5A, 16, nullptr, false), cudaSuccess);
+  // An async read-back issued before the host function has landed when the
+  // function runs: the stream's earlier work is complete.
+  ASSERT_EQ(rt->memcpy(&landing, dev, 1, cudaMemcpyDeviceToHost, nullptr,
+                       true, false),
+            cudaSuccess);
+  uint64_t trips = rt->roundTrips();
+  auto fn = [](void *p) {
+    auto *pr = static_cast<HostFnProbe *>(p);
+    pr->seen = *pr->readBack;
+  };
+  ASSERT_EQ(rt->launchHostFunc(nullptr, fn, &probe, false), cudaSuccess);
+  EXPECT_EQ(probe.seen, 0x5A);
+  EXPECT_EQ(rt->roundTrips(), trips + 1);
+  EXPECT_EQ(rt->launchHostFunc(nullptr, nullptr, nullptr, false),
+            cudaErrorInvalidValue);
+}
+
+TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
+  const size_t gran = 2 << 20, reserved = size_t(32) << 30;
+  uint64_t base = 0;
+  uint64_t trips = rt->roundTrips();
+  ASSERT_EQ(rt->vmmAddressReserve(&base, reserved, 0), cudaSuccess);
+  ASSERT_NE(base, 0u);
+  for (int chunk = 0; chunk < 2; ++chunk) {
+    uint64_t h = 0, at = base + chunk * gran;
+    ASSERT_EQ(rt->vmmCreate(&h, gran), cudaSuccess);
+    ASSERT_EQ(rt->vmmMap(at, gran, 0, h), cudaSuccess);
+    ASSERT_EQ(rt->vmmRelease(h), cudaSuccess);
+    ASSERT_EQ(rt->vmmSetAccess(at, gran), cudaSuccess);
+  }
+  EXPECT_EQ(rt->roundTrips(), trips + 1) << "only the reservation waits";
+  // A buffer across the two chunks; cudaMemcpyDefault sees device memory.
+  auto *p = reinterpret_cast<uint8_t *>(uintptr_t(base + gran - 8));
+  std::vector<uint8_t> in(16), out(16, 0);
+  std::iota(in.begin(), in.end(), uint8_t(10));
+  ASSERT_EQ(rt->memcpy(p, in.data(), 16, cudaMemcpyDefault, nullptr, false,
+                       false),
+            cudaSuccess);
+  ASSERT_EQ(rt->memcpy(out.data(), p, 16, cudaMemcpyDefault, nullptr, false,
+                       false),
+            cudaSuccess);
+  EXPECT_EQ(out, in);
+  ASSERT_EQ(rt->vmmUnmap(base, 2 * gran), cudaSuccess);
+  ASSERT_EQ(rt->vmmAddressFree(base, reserved), cudaSuccess);
+  EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  // A bad map is reported at the next sync, naming the call.
+  ASSERT_EQ(rt->vmmMap(base, gran, 0, 999), cudaSuccess);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rt->deviceSynchronize(), cudaErrorInvalidValue);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cuMemMap"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown allocation handle"), std::string::npos) << err;
+}
+
+} // namespace

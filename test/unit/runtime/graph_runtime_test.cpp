@@ -1,0 +1,388 @@
+// CUDA graphs through the runtime against a real in-process rc-server
+// session on the host test device (graphs replay their node list there):
+// capture, instantiate, repeated launches, updates that send only what
+// changed, topology checks decided locally, illegal calls during capture.
+#include "rc/server/host_backend.h"
+#include "rc/server/log.h"
+#include "rc/server/server_core.h"
+#include "runtime.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace st = rc::server::test;
+using rc::rt::Runtime;
+
+namespace {
+
+// The client end of the in-memory pair, remembering what it sent, so tests
+// can assert how many bytes a call put on the wire.
+class CountingConnection : public rc::transport::Connection {
+public:
+  explicit CountingConnection(std::unique_ptr<rc::transport::Connection> c)
+      : inner_(std::move(c)) {}
+  rc::transport::Status send(const void *data, size_t size) override {
+    sizes.push_back(size);
+    return inner_->send(data, size);
+  }
+  rc::transport::Status recv(std::vector<uint8_t> &m, int t) override {
+    return inner_->recv(m, t);
+  }
+  bool peerAlive() override { return inner_->peerAlive(); }
+  std::string peerDescription() const override { return "counting"; }
+  std::string lastError() const override { return inner_->lastError(); }
+  std::vector<size_t> sizes;
+
+private:
+  std::unique_ptr<rc::transport::Connection> inner_;
+};
+
+class GraphRuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    rc::server::setLogLevel(rc::server::LogLevel::Quiet);
+    m = st::writeTestManifest();
+    rc::server::ServerOptions o;
+    o.manifests = {m.path};
+    o.testDevice = true;
+    std::string err;
+    ASSERT_TRUE(core.start(o, &err)) << err;
+    auto connect = [this](int, std::string *) {
+      auto ends = st::memPair();
+      core.serve(std::move(ends.second));
+      auto c = std::make_unique<CountingConnection>(std::move(ends.first));
+      conn = c.get();
+      return std::unique_ptr<rc::transport::Connection>(std::move(c));
+    };
+    std::string path = m.path;
+    auto load = [path](rc::rt::KernelIndex &index) {
+      auto lm = std::make_unique<rc::LoadedManifest>();
+      std::string error;
+      ASSERT_TRUE(rc::loadManifest(path, *lm, &error)) << error;
+      index.add(std::move(lm));
+    };
+    rc::rt::Options opts;
+    opts.flusherThread = false;
+    opts.batchAgeUs = int64_t(3600) * 1000000; // batches leave at syncs only
+    rt = std::make_unique<Runtime>(connect, load, opts);
+    ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
+    ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  }
+  void TearDown() override {
+    if (rt)
+      rt->shutdown();
+    rt.reset();
+    core.stop();
+  }
+  rc::server::HostBackend &backend() {
+    return static_cast<rc::server::HostBackend &>(core.backend());
+  }
+  void *alloc(size_t n) {
+    void *p = nullptr;
+    EXPECT_EQ(rt->malloc(&p, n), cudaSuccess);
+    return p;
+  }
+  cudaError_t scale(void *p, int n, cudaStream_t stream) {
+    void *args[] = {&p, &n};
+    return rt->launch(m.scaleId, dim3(1), dim3(32), args, 0, stream, false);
+  }
+  std::vector<uint8_t> read(void *p, size_t n) {
+    std::vector<uint8_t> out(n);
+    EXPECT_EQ(rt->memcpy(out.data(), p, n, cudaMemcpyDeviceToHost, nullptr,
+                         false, false),
+              cudaSuccess);
+    return out;
+  }
+  cudaStreamCaptureStatus status(cudaStream_t stream) {
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    EXPECT_EQ(rt->streamIsCapturing(stream, &st, nullptr, false), cudaSuccess);
+    return st;
+  }
+  // Captures `body` on s into a graph.
+  template <typename F> cudaGraph_t capture(F body) {
+    EXPECT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+              cudaSuccess);
+    body();
+    cudaGraph_t g = nullptr;
+    EXPECT_EQ(rt->streamEndCapture(s, &g, false), cudaSuccess);
+    EXPECT_NE(g, nullptr);
+    return g;
+  }
+
+  st::TestManifest m;
+  rc::server::ServerCore core;
+  std::unique_ptr<Runtime> rt;
+  CountingConnection *conn = nullptr;
+  cudaStream_t s = nullptr;
+};
+
+uint64_t argPointer(const std::vector<uint8_t> &args) {
+  uint64_t p;
+  std::memcpy(&p, args.data(), 8);
+  return p;
+}
+
+TEST_F(GraphRuntimeTest, CaptureRecordsInsteadOfRunning) {
+  uint8_t *a = static_cast<uint8_t *>(alloc(256));
+  uint8_t *b = static_cast<uint8_t *>(alloc(256));
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  size_t launchesBefore = backend().launches().size();
+  uint64_t sentBefore = rt->messagesSent();
+
+  EXPECT_EQ(status(s), cudaStreamCaptureStatusNone);
+  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+            cudaSuccess);
+  EXPECT_EQ(status(s), cudaStreamCaptureStatusActive);
+  unsigned long long id = 0;
+  cudaStreamCaptureStatus cs;
+  ASSERT_EQ(rt->streamIsCapturing(s, &cs, &id, false), cudaSuccess);
+  EXPECT_NE(id, 0u);
+  EXPECT_EQ(status(nullptr), cudaStreamCaptureStatusNone) << "legacy stream";
+  ASSERT_EQ(rt->memset(a, 7, 256, s, false), cudaSuccess);
+  ASSERT_EQ(rt->memcpy(b, a, 128, cudaMemcpyDeviceToDevice, s, true, false),
+            cudaSuccess);
+  ASSERT_EQ(scale(b, 32, s), cudaSuccess);
+  cudaGraph_t g = nullptr;
+  ASSERT_EQ(rt->streamEndCapture(s, &g, false), cudaSuccess);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(status(s), cudaStreamCaptureStatusNone);
+  EXPECT_EQ(rt->messagesSent(), sentBefore) << "capture is local";
+
+  // Nothing ran: the memory is untouched, no launch reached the device.
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(read(b, 4), std::vector<uint8_t>(4, 0));
+  EXPECT_EQ(backend().launches().size(), launchesBefore);
+  EXPECT_EQ(rt->graphDestroy(g), cudaSuccess);
+  EXPECT_EQ(rt->graphDestroy(g), cudaErrorInvalidValue);
+}
+
+TEST_F(GraphRuntimeTest, InstantiateOnceLaunchManyTimes) {
+  uint8_t *a = static_cast<uint8_t *>(alloc(256));
+  uint8_t *b = static_cast<uint8_t *>(alloc(256));
+  cudaGraph_t g = capture([&] {
+    rt->memset(a, 0x11, 256, s, false);
+    rt->memcpy(b + 64, a, 64, cudaMemcpyDeviceToDevice, s, true, false);
+    scale(b, 32, s);
+  });
+  cudaGraphExec_t e = nullptr;
+  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  size_t before = backend().launches().size();
+  EXPECT_EQ(read(b + 64, 1)[0], 0) << "instantiating runs nothing";
+
+  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  size_t syncOnly = conn->sizes.back();
+  for (int i = 0; i < 5; ++i) {
+    size_t sent = conn->sizes.size();
+    ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
+    ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+    ASSERT_EQ(conn->sizes.size(), sent + 1);
+    // GraphLaunch adds a few dozen bytes to the sync's message, whatever
+    // the graph's size.
+    EXPECT_LE(conn->sizes.back() - syncOnly, 64u);
+  }
+  auto launches = backend().launches();
+  ASSERT_EQ(launches.size(), before + 5);
+  for (size_t i = before; i < launches.size(); ++i) {
+    EXPECT_EQ(launches[i].kernelId, m.scaleId);
+    EXPECT_EQ(argPointer(launches[i].args), uint64_t(uintptr_t(b)));
+  }
+  std::vector<uint8_t> got = read(b, 256);
+  for (int i = 0; i < 256; ++i)
+    ASSERT_EQ(got[i], i >= 64 && i < 128 ? 0x11 : 0) << i;
+  EXPECT_EQ(rt->graphExecDestroy(e), cudaSuccess);
+  EXPECT_EQ(rt->graphLaunch(e, s, false), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->graphDestroy(g), cudaSuccess);
+  EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
+}
+
+TEST_F(GraphRuntimeTest, UpdateSendsOnlyTheChangedNodes) {
+  uint8_t *a = static_cast<uint8_t *>(alloc(4096));
+  uint8_t *b = static_cast<uint8_t *>(alloc(4096));
+  const int kNodes = 64;
+  auto body = [&](uint8_t *seventh) {
+    return [&, seventh] {
+      for (int i = 0; i < kNodes; ++i)
+        scale(i == 7 ? seventh : a, 32, s);
+    };
+  };
+  cudaGraph_t g1 = capture(body(a));
+  cudaGraphExec_t e = nullptr;
+  ASSERT_EQ(rt->graphInstantiate(&e, g1), cudaSuccess);
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  size_t instantiateBytes = conn->sizes.back();
+
+  // Same graph captured again (a token whose pointers did not move): the
+  // update is decided locally and sends nothing.
+  cudaGraph_t same = capture(body(a));
+  uint64_t sent = rt->messagesSent();
+  cudaGraphExecUpdateResultInfo info{};
+  ASSERT_EQ(rt->graphExecUpdate(e, same, &info), cudaSuccess);
+  EXPECT_EQ(info.result, cudaGraphExecUpdateSuccess);
+  EXPECT_EQ(rt->messagesSent(), sent);
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  size_t syncOnly = conn->sizes.back();
+
+  // One kernel argument changed: only that node travels.
+  cudaGraph_t g2 = capture(body(b));
+  ASSERT_EQ(rt->graphExecUpdate(e, g2, &info), cudaSuccess);
+  EXPECT_EQ(info.result, cudaGraphExecUpdateSuccess);
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  size_t updateBytes = conn->sizes.back() - syncOnly;
+  std::printf("instantiate of %d nodes: %zu bytes; update of 1 node: %zu "
+              "bytes\n",
+              kNodes, instantiateBytes, updateBytes);
+  EXPECT_LT(updateBytes, 200u);
+  EXPECT_GT(instantiateBytes, size_t(kNodes) * 40);
+
+  size_t before = backend().launches().size();
+  ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
+  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  auto launches = backend().launches();
+  ASSERT_EQ(launches.size(), before + kNodes);
+  for (int i = 0; i < kNodes; ++i)
+    EXPECT_EQ(argPointer(launches[before + i].args),
+              uint64_t(uintptr_t(i == 7 ? b : a)))
+        << i;
+  for (cudaGraph_t g : {g1, same, g2})
+    EXPECT_EQ(rt->graphDestroy(g), cudaSuccess);
+  EXPECT_EQ(rt->graphExecDestroy(e), cudaSuccess);
+}
+
+TEST_F(GraphRuntimeTest, IncompatibleUpdatesFailLocallyLikeCuda) {
+  uint8_t *a = static_cast<uint8_t *>(alloc(256));
+  cudaGraph_t g = capture([&] {
+    scale(a, 32, s);
+    rt->memset(a, 1, 16, s, false);
+  });
+  cudaGraphExec_t e = nullptr;
+  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  uint64_t sent = rt->messagesSent();
+
+  cudaGraph_t longer = capture([&] {
+    scale(a, 32, s);
+    rt->memset(a, 1, 16, s, false);
+    scale(a, 32, s);
+  });
+  cudaGraphExecUpdateResultInfo info{};
+  EXPECT_EQ(rt->graphExecUpdate(e, longer, &info),
+            cudaErrorGraphExecUpdateFailure);
+  EXPECT_EQ(info.result, cudaGraphExecUpdateErrorTopologyChanged);
+
+  cudaGraph_t swapped = capture([&] {
+    rt->memset(a, 1, 16, s, false);
+    scale(a, 32, s);
+  });
+  EXPECT_EQ(rt->graphExecUpdate(e, swapped, &info),
+            cudaErrorGraphExecUpdateFailure);
+  EXPECT_EQ(info.result, cudaGraphExecUpdateErrorNodeTypeChanged);
+  EXPECT_EQ(rt->messagesSent(), sent) << "decided without a round trip";
+
+  // The exec is unchanged and still runs its original nodes.
+  size_t before = backend().launches().size();
+  ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
+  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  EXPECT_EQ(backend().launches().size(), before + 1);
+  EXPECT_EQ(read(a, 1)[0], 1);
+}
+
+TEST_F(GraphRuntimeTest, IllegalCallsDuringCaptureInvalidateIt) {
+  uint8_t *a = static_cast<uint8_t *>(alloc(256));
+  std::vector<uint8_t> host(16);
+
+  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+            cudaSuccess);
+  EXPECT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+            cudaErrorIllegalState);
+  ASSERT_EQ(scale(a, 32, s), cudaSuccess);
+  EXPECT_EQ(rt->streamSynchronize(s, false), cudaErrorStreamCaptureUnsupported);
+  EXPECT_EQ(status(s), cudaStreamCaptureStatusInvalidated);
+  EXPECT_EQ(scale(a, 32, s), cudaErrorStreamCaptureInvalidated);
+  cudaGraph_t g = reinterpret_cast<cudaGraph_t>(1);
+  EXPECT_EQ(rt->streamEndCapture(s, &g, false),
+            cudaErrorStreamCaptureInvalidated);
+  EXPECT_EQ(g, nullptr);
+  EXPECT_EQ(status(s), cudaStreamCaptureStatusNone);
+
+  // Host copies cannot be graph nodes here; device sync is never legal.
+  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeGlobal, false),
+            cudaSuccess);
+  EXPECT_EQ(rt->memcpy(host.data(), a, 16, cudaMemcpyDeviceToHost, s, true,
+                       false),
+            cudaErrorStreamCaptureUnsupported);
+  EXPECT_EQ(rt->streamEndCapture(s, &g, false),
+            cudaErrorStreamCaptureInvalidated);
+  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeGlobal, false),
+            cudaSuccess);
+  EXPECT_EQ(rt->deviceSynchronize(), cudaErrorStreamCaptureUnsupported);
+  EXPECT_EQ(status(s), cudaStreamCaptureStatusInvalidated);
+  EXPECT_EQ(rt->streamEndCapture(s, &g, false),
+            cudaErrorStreamCaptureInvalidated);
+
+  // Neither the legacy stream nor a stream that is not capturing.
+  EXPECT_EQ(rt->streamBeginCapture(nullptr, cudaStreamCaptureModeGlobal,
+                                   false),
+            cudaErrorStreamCaptureUnsupported);
+  EXPECT_EQ(rt->streamEndCapture(s, &g, false), cudaErrorIllegalState);
+
+  // None of the refused work ran; the stream works normally again.
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(backend().launches().size(), 0u);
+  EXPECT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+}
+
+TEST_F(GraphRuntimeTest, StreamsJoinACaptureThroughEvents) {
+  uint8_t *a = static_cast<uint8_t *>(alloc(256));
+  cudaStream_t s2;
+  cudaEvent_t fork, join;
+  ASSERT_EQ(rt->streamCreate(&s2, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->eventCreate(&fork, cudaEventDisableTiming), cudaSuccess);
+  ASSERT_EQ(rt->eventCreate(&join, cudaEventDisableTiming), cudaSuccess);
+
+  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->memset(a, 3, 64, s, false), cudaSuccess);
+  ASSERT_EQ(rt->eventRecord(fork, s, false), cudaSuccess);
+  EXPECT_EQ(rt->eventQuery(fork), cudaErrorCapturedEvent);
+  ASSERT_EQ(rt->streamWaitEvent(s2, fork, 0, false), cudaSuccess);
+  EXPECT_EQ(status(s2), cudaStreamCaptureStatusActive);
+  ASSERT_EQ(rt->memcpy(a + 64, a, 64, cudaMemcpyDeviceToDevice, s2, true,
+                       false),
+            cudaSuccess);
+  ASSERT_EQ(rt->eventRecord(join, s2, false), cudaSuccess);
+  ASSERT_EQ(rt->streamWaitEvent(s, join, 0, false), cudaSuccess);
+  cudaGraph_t g = nullptr;
+  EXPECT_EQ(rt->streamEndCapture(s2, &g, false),
+            cudaErrorStreamCaptureUnmatched);
+  ASSERT_EQ(rt->streamEndCapture(s, &g, false), cudaSuccess);
+  EXPECT_EQ(status(s2), cudaStreamCaptureStatusNone);
+
+  cudaGraphExec_t e;
+  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
+  ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
+  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  std::vector<uint8_t> got = read(a, 128);
+  EXPECT_EQ(got, std::vector<uint8_t>(128, 3));
+}
+
+TEST_F(GraphRuntimeTest, ServerValidatesNodesAtInstantiate) {
+  uint8_t *a = static_cast<uint8_t *>(alloc(256));
+  // A pointer into no allocation: the server refuses the node, and the
+  // error surfaces at the next synchronization, naming it.
+  cudaGraph_t g = capture([&] {
+    scale(a, 32, s);
+    scale(reinterpret_cast<void *>(0x1234), 32, s);
+  });
+  cudaGraphExec_t e;
+  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rt->deviceSynchronize(), cudaErrorInvalidValue);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cudaGraphInstantiate"), std::string::npos) << err;
+  EXPECT_NE(err.find("node 1"), std::string::npos) << err;
+}
+
+} // namespace

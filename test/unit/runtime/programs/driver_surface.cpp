@@ -1,0 +1,205 @@
+// ggml-cuda's runtime + driver surface beyond the basics, through the real
+// shared libraries (librc_cudart.so, librc_cuda.so) against rc-server
+// --test-device: function attributes and occupancy by stub, cooperative and
+// PDL launches, 2D / peer copies, peer queries, PCI bus ID, host
+// registration and host functions, and the VMM pool exactly as
+// ggml_cuda_pool_vmm drives it. Exits non-zero naming each failing step.
+#include "test_module.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+extern "C" {
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFunction(void **, const char *, char *, const char *, int,
+                            uint3 *, uint3 *, dim3 *, dim3 *, int *);
+}
+
+namespace {
+int failures = 0;
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      std::fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #cond);             \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+#define CUDA_OK(call)                                                          \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) {                                                   \
+      std::fprintf(stderr, "FAIL line %d: %s -> %s\n", __LINE__, #call,        \
+                   cudaGetErrorName(e_));                                      \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+#define CU_OK(call)                                                            \
+  do {                                                                         \
+    CUresult r_ = (call);                                                      \
+    if (r_ != CUDA_SUCCESS) {                                                  \
+      const char *s_ = nullptr;                                                \
+      cuGetErrorString(r_, &s_);                                               \
+      std::fprintf(stderr, "FAIL line %d: %s -> %d %s\n", __LINE__, #call,    \
+                   int(r_), s_ ? s_ : "?");                                    \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+void scaleStub() {}
+
+struct Registration {
+  Registration() {
+    static struct {
+      int magic, version;
+      const void *data;
+      void *unused;
+    } wrapper = {int(0x466243B1), 1, rc::test::kTestFatbin, nullptr};
+    void **h = __cudaRegisterFatBinary(&wrapper);
+    __cudaRegisterFunction(h, reinterpret_cast<const char *>(&scaleStub),
+                           nullptr, rc::test::kTestKernelName, -1, nullptr,
+                           nullptr, nullptr, nullptr, nullptr);
+  }
+} registration;
+
+int hostFnCalls = 0;
+void hostFn(void *p) { hostFnCalls += *static_cast<int *>(p); }
+} // namespace
+
+int main() {
+  const void *stub = reinterpret_cast<const void *>(&scaleStub);
+  CUDA_OK(cudaSetDeviceFlags(cudaDeviceScheduleSpin));
+
+  // Function attributes and occupancy: local answers.
+  cudaFuncAttributes fa;
+  CUDA_OK(cudaFuncGetAttributes(&fa, stub));
+  CHECK(fa.ptxVersion >= 90 && fa.maxThreadsPerBlock == 1024);
+  CUDA_OK(cudaFuncSetAttribute(stub, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               96 * 1024));
+  int blocks = -1;
+  CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, stub, 256,
+                                                        96 * 1024));
+  CHECK(blocks == 2); // (96 + 1) KiB per block in 228 KiB
+  std::printf("occupancy: %d blocks of 256 threads with 96 KiB\n", blocks);
+
+  // Cooperative and PDL launches.
+  float *d = nullptr;
+  CUDA_OK(cudaMalloc(reinterpret_cast<void **>(&d), 1 << 16));
+  int n = 1024;
+  float f = 2.0f;
+  void *args[] = {&d, &n, &f};
+  CUDA_OK(cudaLaunchCooperativeKernel(stub, dim3(4), dim3(256), args, 0,
+                                      nullptr));
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(4);
+  cfg.blockDim = dim3(256);
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CUDA_OK(cudaLaunchKernelExC(&cfg, stub, args));
+
+  // 2D copies in every direction ggml uses, and a peer copy.
+  const size_t w = 24, h = 7, hp = 32, dp = 64;
+  std::vector<unsigned char> host(hp * h), back(hp * h, 0);
+  for (size_t i = 0; i < host.size(); ++i)
+    host[i] = (unsigned char)(i * 3 + 1);
+  unsigned char *t = nullptr, *t2 = nullptr;
+  CUDA_OK(cudaMalloc(reinterpret_cast<void **>(&t), dp * h));
+  CUDA_OK(cudaMalloc(reinterpret_cast<void **>(&t2), dp * h));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CUDA_OK(cudaMemcpy2DAsync(t, dp, host.data(), hp, w, h,
+                            cudaMemcpyHostToDevice, s));
+  CUDA_OK(cudaMemcpyPeerAsync(t2, 0, t, 0, dp * h, s));
+  CUDA_OK(cudaMemcpy2DAsync(back.data(), hp, t2, dp, w, h,
+                            cudaMemcpyDeviceToHost, s));
+  int add = 5;
+  CUDA_OK(cudaLaunchHostFunc(s, hostFn, &add));
+  CHECK(hostFnCalls == 5);
+  for (size_t r = 0; r < h; ++r)
+    CHECK(std::memcmp(&back[r * hp], &host[r * hp], w) == 0);
+
+  // Peers, PCI bus ID, host registration.
+  int can = -1;
+  CUDA_OK(cudaDeviceCanAccessPeer(&can, 0, 0));
+  CHECK(can == 0);
+  CHECK(cudaDeviceEnablePeerAccess(0, 0) == cudaErrorInvalidDevice);
+  CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
+  char bus[32] = {};
+  CUDA_OK(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
+  CHECK(std::strlen(bus) == 12 && bus[4] == ':' && bus[10] == '.');
+  std::printf("pci bus id: %s\n", bus);
+  std::vector<char> buffer(1 << 16);
+  CUDA_OK(cudaHostRegister(buffer.data(), buffer.size(),
+                           cudaHostRegisterPortable | cudaHostRegisterReadOnly));
+  CUDA_OK(cudaHostUnregister(buffer.data()));
+
+  // The VMM pool as ggml_cuda_pool_vmm drives it.
+  CUdevice dev;
+  CU_OK(cuDeviceGet(&dev, 0));
+  int vmm = 0;
+  CU_OK(cuDeviceGetAttribute(
+      &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
+  CHECK(vmm == 1);
+  CUmemAllocationProp prop = {};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  size_t gran = 0;
+  CU_OK(cuMemGetAllocationGranularity(&gran, &prop,
+                                      CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+  CHECK(gran == (2u << 20));
+  const size_t maxSize = size_t(1) << 35; // CUDA_POOL_VMM_MAX_SIZE
+  CUdeviceptr pool = 0;
+  size_t poolSize = 0;
+  for (int grow = 0; grow < 2; ++grow) {
+    CUmemGenericAllocationHandle handle;
+    CU_OK(cuMemCreate(&handle, gran, &prop, 0));
+    if (!pool)
+      CU_OK(cuMemAddressReserve(&pool, maxSize, 0, 0, 0));
+    CUdeviceptr start = pool + poolSize;
+    CU_OK(cuMemMap(start, gran, 0, handle, 0));
+    CU_OK(cuMemRelease(handle));
+    CUmemAccessDesc access = {};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = dev;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    CU_OK(cuMemSetAccess(start, gran, &access, 1));
+    poolSize += gran;
+  }
+  // A tensor straddling the two chunks: copies and a launch use it.
+  float *tensor = reinterpret_cast<float *>(pool + gran - 2048);
+  std::vector<float> in(1024), out(1024, -1);
+  for (int i = 0; i < 1024; ++i)
+    in[i] = float(i);
+  CUDA_OK(cudaMemcpyAsync(tensor, in.data(), 4096, cudaMemcpyHostToDevice, s));
+  void *poolArgs[] = {&tensor, &n, &f};
+  CUDA_OK(cudaLaunchKernel(stub, dim3(4), dim3(256), poolArgs, 0, s));
+  CUDA_OK(cudaMemcpyAsync(out.data(), tensor, 4096, cudaMemcpyDefault, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CHECK(out == in); // the test device records launches without running them
+  CU_OK(cuMemUnmap(pool, poolSize));
+  CU_OK(cuMemAddressFree(pool, maxSize));
+  CUDA_OK(cudaDeviceSynchronize());
+  const char *text = nullptr;
+  CU_OK(cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &text));
+  CHECK(text && std::strcmp(text, "out of memory") == 0);
+
+  // Still refused by name.
+  void *managed = nullptr;
+  CHECK(cudaMallocManaged(&managed, 64, cudaMemAttachGlobal) ==
+        cudaErrorNotSupported);
+
+  CUDA_OK(cudaStreamDestroy(s));
+  if (failures) {
+    std::printf("FAILED: %d checks\n", failures);
+    return 1;
+  }
+  std::printf("PASS\n");
+  return 0;
+}
