@@ -14,7 +14,7 @@ mkdir -p "$STAGE/rc/bin" "$STAGE/rc/lib" "$STAGE/rc/samples" "$OUT"
 cp "$BUILD/bin/rc-server" "$STAGE/rc/bin/"
 # The server's GoogleTest suites: the GPU ones (label gpu) and the rest, which
 # then also run rc-server's CUDA backend end to end.
-for t in rc_server_gpu_tests rc_server_tests; do
+for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests; do
   [ -x "$BUILD/bin/$t" ] && cp "$BUILD/bin/$t" "$STAGE/rc/bin/"
 done
 [ -f "$BUILD/test/unit/server/gpu_kernels.fatbin" ] &&
