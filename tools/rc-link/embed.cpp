@@ -1,6 +1,7 @@
 #include "embed.h"
 
 #include "common/elf_sections.h"
+#include "common/fatbin_images.h"
 #include "common/fragments.h"
 #include "common/manifest_copy.h"
 #include "common/run_command.h"
@@ -9,6 +10,7 @@
 #include "rc/manifest_file.h"
 
 #include <cstdio>
+#include <map>
 #include <unistd.h>
 
 namespace rc::link {
@@ -19,9 +21,40 @@ int fail(const std::string &msg) {
   return 1;
 }
 
+// The plugin lists an internal (static) __device__ variable when the AST
+// uses it, e.g. from an inline device function of a header; the device
+// compile emits it only if an emitted kernel reaches it (ggml-common.h's
+// lookup tables in every ggml-cuda TU). The server cannot resolve one that
+// is not in the cubin, so internal variables are kept only if some cubin
+// has the symbol. `known` is false when a cubin cannot be read (compressed):
+// then every variable is kept, as before.
+bool cubinSymbols(const uint8_t *fatbin, uint64_t size,
+                  std::map<std::string, uint64_t> &symbols) {
+  std::vector<tools::FatbinImage> images;
+  std::string err;
+  if (!tools::parseFatbin(fatbin, size, images, &err))
+    return false;
+  bool any = false;
+  for (const tools::FatbinImage &img : images) {
+    if (img.kind != 2)
+      continue;
+    if (img.compressed || !tools::readCubinSymbols(img.data, img.size, symbols, &err))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+bool emitted(const manifest::Variable &v, bool known,
+             const std::map<std::string, uint64_t> &symbols) {
+  return !known || !v.internal() || (v.name() && symbols.count(v.name()->str()));
+}
+
 // Rebuilds the one-module fragment with the fatbin filled in.
 std::vector<uint8_t> fillFragment(const manifest::Manifest &frag,
                                   const uint8_t *fatbin, uint64_t size) {
+  std::map<std::string, uint64_t> symbols;
+  bool known = cubinSymbols(fatbin, size, symbols);
   flatbuffers::FlatBufferBuilder b(size + 4096);
   auto module = tools::makeModule(b, *frag.modules()->Get(0), fatbin, size,
                                   rc::fatbinHash(fatbin, size));
@@ -32,7 +65,8 @@ std::vector<uint8_t> fillFragment(const manifest::Manifest &frag,
   std::vector<flatbuffers::Offset<manifest::Variable>> vars;
   if (frag.variables())
     for (const manifest::Variable *v : *frag.variables())
-      vars.push_back(tools::copyVariable(b, *v, 0));
+      if (emitted(*v, known, symbols))
+        vars.push_back(tools::copyVariable(b, *v, 0));
   auto root = manifest::CreateManifest(
       b, frag.format_version(), b.CreateVector(&module, 1),
       b.CreateVectorOfSortedTables(&kernels), b.CreateVector(vars));
@@ -60,14 +94,23 @@ int embedFragment(const std::string &object, const std::string &fragment) {
   if (!tools::readElfSections(obj.data(), obj.size(), sections, &err))
     return fail(object + ": " + err);
   const tools::ElfSection *fb = tools::findSection(sections, ".nv_fatbin");
-  bool hasSymbols = (m.kernels() && m.kernels()->size()) ||
-                    (m.variables() && m.variables()->size());
   if (!fb) {
-    // A CUDA TU without device code: nothing to remote, nothing to embed.
-    if (!hasSymbols)
-      return 0;
-    return fail(object + ": no .nv_fatbin section, but " + fragment +
-                " lists kernels or variables");
+    // No device code. The fragment may still list kernels and variables the
+    // AST instantiated but no emitted code reaches (cub's EmptyKernel<void>
+    // from an unused inline function; ggml-common.h's static tables): clang
+    // emits every kernel whose host stub it emits, so an object without
+    // stubs launches none of them and has nothing to remote. Stubs without
+    // device code (a --cuda-host-only object) are an error.
+    std::vector<tools::ElfSymbol> syms;
+    if (!tools::readElfSymbols(obj.data(), obj.size(), sections, syms, &err))
+      return fail(object + ": " + err);
+    // Defined stubs only (size > 0): launching another TU's kernel leaves
+    // an undefined reference to its stub, and that TU carries the kernel.
+    for (const tools::ElfSymbol &s : syms)
+      if (s.size > 0 && s.name.find("__device_stub__") != std::string::npos)
+        return fail(object + ": no .nv_fatbin section, but it defines kernel "
+                             "stub " + s.name + " (compiled host-only?)");
+    return 0;
   }
   // The section is padded to its alignment; the hash covers the fatbin only.
   uint64_t size = rc::fatbinSize(obj.data() + fb->offset, fb->size);
