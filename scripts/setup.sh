@@ -45,8 +45,10 @@ PIP_PINS=(lit==18.1.8
   nvidia-cuda-runtime-cu12==12.4.127
   nvidia-cuda-cccl-cu12==12.4.127.post1
   nvidia-cublas-cu12==12.4.5.8
-  nvidia-cuda-nvcc==13.0.88)
+  nvidia-cuda-nvcc==13.0.88
+  numpy==2.2.6 PyYAML==6.0.2)  # llama-integration: llama.cpp's gguf-py
 if ! "$VENV/bin/python" -m pip freeze 2>/dev/null | grep -q '^nvidia-cuda-nvcc==13.0.88$' ||
+   ! "$VENV/bin/python" -m pip freeze 2>/dev/null | grep -q '^numpy==2.2.6$' ||
    ! "$VENV/bin/python" -m pip freeze 2>/dev/null | grep -q '^lit==18.1.8$'; then
   say "installing pinned wheels into $VENV"
   "$VENV/bin/python" -m pip install -q --no-deps "${PIP_PINS[@]}"
