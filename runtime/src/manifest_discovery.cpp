@@ -43,9 +43,16 @@ std::vector<std::string> discoverManifestPaths() {
     if (seen.insert(key).second)
       out.push_back(p);
   };
-  for (const std::string &o : objects)
+  // The loader names a library by the path it opened, often a soname link
+  // (libggml-cuda.so.0); the link step wrote the manifest beside the file it
+  // produced (libggml-cuda.so.0.25.3). Try both.
+  for (const std::string &o : objects) {
+    char real[4096];
     if (exists(o + ".rcm"))
       addIfNew(o + ".rcm");
+    else if (::realpath(o.c_str(), real) && exists(std::string(real) + ".rcm"))
+      addIfNew(std::string(real) + ".rcm");
+  }
   if (const char *env = std::getenv("RC_MANIFEST")) {
     std::string list = env;
     size_t start = 0;
