@@ -5,6 +5,8 @@
 
 #include <cublas_api.h>
 
+#include "rc/cublas_scalars.h"
+
 namespace rc::server {
 
 BlasContext *DeviceContext::blas(std::string *why) {
@@ -55,24 +57,7 @@ size_t blasTypeSize(int t) {
 }
 
 size_t blasScalarSize(int computeType) {
-  switch (cublasComputeType_t(computeType)) {
-  case CUBLAS_COMPUTE_16F:
-  case CUBLAS_COMPUTE_16F_PEDANTIC:
-    return 2;
-  case CUBLAS_COMPUTE_32F:
-  case CUBLAS_COMPUTE_32F_PEDANTIC:
-  case CUBLAS_COMPUTE_32F_FAST_16F:
-  case CUBLAS_COMPUTE_32F_FAST_16BF:
-  case CUBLAS_COMPUTE_32F_FAST_TF32:
-  case CUBLAS_COMPUTE_32I:
-  case CUBLAS_COMPUTE_32I_PEDANTIC:
-    return 4;
-  case CUBLAS_COMPUTE_64F:
-  case CUBLAS_COMPUTE_64F_PEDANTIC:
-    return 8;
-  default:
-    return 0; // complex scaling and unknown types are not remoted
-  }
+  return cublasScalarSize(cublasComputeType_t(computeType));
 }
 
 std::string blasTypeName(int t) {

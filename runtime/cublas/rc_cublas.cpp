@@ -10,6 +10,8 @@
 
 #include <cublas_v2.h>
 
+#include "rc/cublas_scalars.h"
+
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -74,28 +76,6 @@ cublasStatus_t unsupported(const char *call) {
   return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
-// Bytes of alpha/beta for a compute type; 0 when remote-clang does not
-// carry it (complex scaling).
-uint32_t scalarSize(cublasComputeType_t t) {
-  switch (t) {
-  case CUBLAS_COMPUTE_16F:
-  case CUBLAS_COMPUTE_16F_PEDANTIC:
-    return 2;
-  case CUBLAS_COMPUTE_32F:
-  case CUBLAS_COMPUTE_32F_PEDANTIC:
-  case CUBLAS_COMPUTE_32F_FAST_16F:
-  case CUBLAS_COMPUTE_32F_FAST_16BF:
-  case CUBLAS_COMPUTE_32F_FAST_TF32:
-  case CUBLAS_COMPUTE_32I:
-  case CUBLAS_COMPUTE_32I_PEDANTIC:
-    return 4;
-  case CUBLAS_COMPUTE_64F:
-  case CUBLAS_COMPUTE_64F_PEDANTIC:
-    return 8;
-  default:
-    return 0;
-  }
-}
 
 bool validOp(cublasOperation_t op) {
   return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
@@ -120,7 +100,7 @@ cublasStatus_t submitGemm(cublasHandle_t handle, const char *call,
   Handle h;
   if (!lookup(handle, &h))
     return CUBLAS_STATUS_NOT_INITIALIZED;
-  uint32_t scalar = scalarSize(compute);
+  uint32_t scalar = rc::cublasScalarSize(compute);
   if (scalar == 0)
     return unsupported("cuBLAS gemm with a complex or unknown compute type");
   if (!alpha || !beta || !validOp(ta) || !validOp(tb) || m < 0 || n < 0 ||
