@@ -221,10 +221,7 @@ protected:
   }
 
   Bytes roundTrip(const Bytes &msg) {
-    EXPECT_EQ(conn_->send(msg.data(), msg.size()), rc::transport::Status::Ok);
-    Bytes reply;
-    EXPECT_EQ(conn_->recv(reply, 60000), rc::transport::Status::Ok);
-    return reply;
+    return rc::server::test::roundTrip(*conn_, msg, 60000);
   }
 
   // Runs one batch; returns the first error message ("" when none).

@@ -24,11 +24,7 @@ protected:
   void SetUp() override {
     rc::server::setLogLevel(rc::server::LogLevel::Quiet);
     m = st::writeTestManifest();
-    rc::server::ServerOptions o;
-    o.manifests = {m.path};
-    o.testDevice = true;
-    std::string err;
-    ASSERT_TRUE(core.start(o, &err)) << err;
+    ASSERT_TRUE(st::startOnTestDevice(core, m.path));
     auto connect = [this](int, std::string *) {
       auto ends = st::memPair();
       core.serve(std::move(ends.second));

@@ -16,16 +16,7 @@ using namespace rc::server::test;
 
 namespace {
 
-// A client over a MemConnection: send a message, wait for one reply.
-struct Client {
-  std::unique_ptr<MemConnection> conn;
-  Bytes roundTrip(const Bytes &msg) {
-    EXPECT_EQ(conn->send(msg.data(), msg.size()), rc::transport::Status::Ok);
-    Bytes reply;
-    EXPECT_EQ(conn->recv(reply, 5000), rc::transport::Status::Ok);
-    return reply;
-  }
-};
+using Client = MemClient; // 5 s for each reply
 
 template <class F> bool waitFor(F pred) {
   for (int i = 0; i < 500 && !pred(); ++i)
@@ -38,11 +29,7 @@ protected:
   void SetUp() override {
     setLogLevel(LogLevel::Quiet);
     m = writeTestManifest();
-    ServerOptions o;
-    o.manifests = {m.path};
-    o.testDevice = true;
-    std::string err;
-    ASSERT_TRUE(core.start(o, &err)) << err;
+    ASSERT_TRUE(startOnTestDevice(core, m.path));
   }
   Client connect() {
     auto ends = memPair();

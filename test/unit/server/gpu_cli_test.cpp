@@ -26,11 +26,7 @@ size_t count(const std::string &text, const std::string &needle) {
 struct Remote {
   std::unique_ptr<rc::transport::Connection> conn;
   Bytes roundTrip(const Bytes &msg) {
-    EXPECT_EQ(conn->send(msg.data(), msg.size()), rc::transport::Status::Ok);
-    Bytes reply;
-    EXPECT_EQ(conn->recv(reply, 20000), rc::transport::Status::Ok)
-        << conn->lastError();
-    return reply;
+    return rc::server::test::roundTrip(*conn, msg, 20000);
   }
 };
 

@@ -49,10 +49,7 @@ protected:
         << (hr && hr->error() ? hr->error()->str() : std::string("no HelloReply"));
   }
   Bytes roundTrip(const Bytes &msg) {
-    EXPECT_EQ(conn->send(msg.data(), msg.size()), rc::transport::Status::Ok);
-    Bytes reply;
-    EXPECT_EQ(conn->recv(reply, 30000), rc::transport::Status::Ok);
-    return reply;
+    return rc::server::test::roundTrip(*conn, msg, 30000);
   }
   // A batch that must succeed; keeps its reply alive in `last`.
   const wire::BatchReply *ok(const std::vector<Cmd> &cmds) {

@@ -26,15 +26,9 @@ namespace {
 namespace fb = flatbuffers;
 namespace mf = rc::manifest;
 
-struct Client {
-  std::unique_ptr<MemConnection> conn;
-  Bytes roundTrip(const Bytes &msg) {
-    EXPECT_EQ(conn->send(msg.data(), msg.size()), rc::transport::Status::Ok);
-    Bytes reply;
-    EXPECT_EQ(conn->recv(reply, 30000), rc::transport::Status::Ok);
-    return reply;
-  }
-};
+using Client = MemClient;
+// GPU replies include context creation and kernel time: 30 s each.
+constexpr int kReplyTimeoutMs = 30000;
 
 Bytes floats(const std::vector<float> &v) {
   Bytes b(v.size() * 4);
@@ -62,7 +56,7 @@ protected:
   Client connect() {
     auto ends = memPair();
     core.serve(std::move(ends.second));
-    Client c{std::move(ends.first)};
+    Client c{std::move(ends.first), kReplyTimeoutMs};
     Bytes r = c.roundTrip(hello({g.hash}));
     const wire::HelloReply *hr = asHelloReply(r);
     EXPECT_TRUE(hr && hr->ok())
@@ -83,7 +77,7 @@ protected:
 TEST_F(GpuTest, HelloDescribesTheGpu) {
   auto ends = memPair();
   core.serve(std::move(ends.second));
-  Client c{std::move(ends.first)};
+  Client c{std::move(ends.first), kReplyTimeoutMs};
   Bytes r = c.roundTrip(hello({g.hash}));
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_TRUE(hr && hr->ok())

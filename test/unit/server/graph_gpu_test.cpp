@@ -16,15 +16,9 @@ using namespace rc::server::test;
 
 namespace {
 
-struct Client {
-  std::unique_ptr<MemConnection> conn;
-  Bytes roundTrip(const Bytes &msg) {
-    EXPECT_EQ(conn->send(msg.data(), msg.size()), rc::transport::Status::Ok);
-    Bytes reply;
-    EXPECT_EQ(conn->recv(reply, 30000), rc::transport::Status::Ok);
-    return reply;
-  }
-};
+using Client = MemClient;
+// GPU replies include context creation and kernel time: 30 s each.
+constexpr int kReplyTimeoutMs = 30000;
 
 class GraphGpuTest : public ::testing::Test {
 protected:
@@ -76,7 +70,7 @@ protected:
 
   GpuManifest g;
   ServerCore core;
-  Client c;
+  Client c{nullptr, kReplyTimeoutMs};
   Bytes reply;
   uint64_t seq = 1;
 };

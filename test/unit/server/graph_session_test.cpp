@@ -13,26 +13,14 @@ using namespace rc::server::test;
 
 namespace {
 
-struct Client {
-  std::unique_ptr<MemConnection> conn;
-  Bytes roundTrip(const Bytes &msg) {
-    EXPECT_EQ(conn->send(msg.data(), msg.size()), rc::transport::Status::Ok);
-    Bytes reply;
-    EXPECT_EQ(conn->recv(reply, 5000), rc::transport::Status::Ok);
-    return reply;
-  }
-};
+using Client = MemClient; // 5 s for each reply
 
 class GraphSessionTest : public ::testing::Test {
 protected:
   void SetUp() override {
     setLogLevel(LogLevel::Quiet);
     m = writeTestManifest();
-    ServerOptions o;
-    o.manifests = {m.path};
-    o.testDevice = true;
-    std::string err;
-    ASSERT_TRUE(core.start(o, &err)) << err;
+    ASSERT_TRUE(startOnTestDevice(core, m.path));
     auto ends = memPair();
     core.serve(std::move(ends.second));
     c.conn = std::move(ends.first);

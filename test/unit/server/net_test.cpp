@@ -28,11 +28,8 @@ protected:
 #else
     setLogLevel(LogLevel::Quiet);
     m = writeTestManifest();
-    ServerOptions o;
-    o.manifests = {m.path};
-    o.testDevice = true;
+    ASSERT_TRUE(startOnTestDevice(core, m.path));
     std::string err;
-    ASSERT_TRUE(core.start(o, &err)) << err;
     url = GetParam() == "tcp"
               ? "tcp://127.0.0.1:" + std::to_string(freePort())
               : "shm://rc-server-test-" + std::to_string(getpid());

@@ -293,4 +293,24 @@ memPair() {
           std::make_unique<MemConnection>(b, a)};
 }
 
+Bytes roundTrip(transport::Connection &conn, const Bytes &msg, int timeoutMs) {
+  EXPECT_EQ(conn.send(msg.data(), msg.size()), transport::Status::Ok)
+      << conn.lastError();
+  Bytes reply;
+  EXPECT_EQ(conn.recv(reply, timeoutMs), transport::Status::Ok)
+      << conn.lastError();
+  return reply;
+}
+
+::testing::AssertionResult startOnTestDevice(ServerCore &core,
+                                             const std::string &manifestPath) {
+  ServerOptions o;
+  o.manifests = {manifestPath};
+  o.testDevice = true;
+  std::string err;
+  if (core.start(o, &err))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "rc-server core did not start: " << err;
+}
+
 } // namespace rc::server::test

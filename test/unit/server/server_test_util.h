@@ -5,7 +5,10 @@
 
 #include "manifest_generated.h"
 #include "protocol_generated.h"
+#include "rc/server/server_core.h"
 #include "rc/transport.h"
+
+#include <gtest/gtest.h>
 
 #include <condition_variable>
 #include <cstdint>
@@ -108,6 +111,27 @@ private:
 // Two connected ends: first is the client's, second the server's.
 std::pair<std::unique_ptr<MemConnection>, std::unique_ptr<MemConnection>>
 memPair();
+
+// Sends one message and waits up to timeoutMs for one reply; a transport
+// failure on either side fails the test.
+Bytes roundTrip(transport::Connection &conn, const Bytes &msg, int timeoutMs);
+
+// The client end of a memPair, for tests that talk to a ServerCore directly.
+struct MemClient {
+  explicit MemClient(std::unique_ptr<MemConnection> c = nullptr,
+                     int replyTimeoutMs = 5000)
+      : conn(std::move(c)), timeoutMs(replyTimeoutMs) {}
+  std::unique_ptr<MemConnection> conn;
+  int timeoutMs;
+  Bytes roundTrip(const Bytes &msg) {
+    return test::roundTrip(*conn, msg, timeoutMs);
+  }
+};
+
+// Starts `core` on the host test device, serving one manifest; the result
+// carries the start-up error for the test's message.
+::testing::AssertionResult startOnTestDevice(ServerCore &core,
+                                             const std::string &manifestPath);
 
 } // namespace rc::server::test
 
