@@ -28,7 +28,7 @@ for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests; do
     "$DEST/rc/bin/$t" --gtest_filter="$filter" >"$log" 2>&1
     rc=$?
     grep -E '^\[==========\] .* ran|^\[  (PASSED|FAILED|SKIPPED)  \]' "$log"
-    [ $rc -eq 0 ] || { status=1; grep -B5 -A25 'Failure' "$log" | head -80; }
+    [ $rc -eq 0 ] || { status=1; grep -B5 -A25 'Failure' "$log" | head -80 || true; }
   done
 done
 exit $status

@@ -61,7 +61,7 @@ else
       echo "FAIL  [$t] rc-server did not start:"; sed 's/^/      | /' "$log"
       failed=$((failed + ${#BINARIES[@]})); kill $spid 2>/dev/null; continue
     fi
-    sed 's/^/server| /' "$log" | head -5
+    sed 's/^/server| /' "$log" | head -5 || true
     RC_SERVER="$url" run_all "$t"
     kill -INT $spid 2>/dev/null; wait $spid 2>/dev/null
     echo "server log tail ($t):"; tail -5 "$log" | sed 's/^/server| /'

@@ -21,7 +21,8 @@ APT_PACKAGES=(clang-19 llvm-19-dev libclang-19-dev llvm-19-tools lld-19
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+  [[ "$status" == *"install ok installed"* ]] || missing+=("$p")
 done
 if ((${#missing[@]})); then
   say "installing apt packages: ${missing[*]}"
@@ -31,11 +32,12 @@ if ((${#missing[@]})); then
 fi
 
 # Versions the project was verified with (DESIGN.md); fail loudly on others.
-clang_ver="$(clang-19 --version | head -1)"
+clang_ver="$(clang-19 --version)"; clang_ver="${clang_ver%%$'\n'*}"
 [[ "$clang_ver" == *"19.1"* ]] || die "need clang 19.1, found: $clang_ver"
 flatc_ver="$(flatc --version)"
 [[ "$flatc_ver" == *"2.0.8"* ]] || die "need flatc 2.0.8 (same as headers), found: $flatc_ver"
-pkg-config --modversion libfabric | grep -q '^1\.' || die "libfabric 1.x not found by pkg-config"
+fabric_ver="$(pkg-config --modversion libfabric || true)"
+[[ "$fabric_ver" == 1.* ]] || die "libfabric 1.x not found by pkg-config (got: '$fabric_ver')"
 
 # Python venv (Debian's Python is externally managed).
 PY=python3
@@ -47,9 +49,12 @@ PIP_PINS=(lit==18.1.8
   nvidia-cublas-cu12==12.4.5.8
   nvidia-cuda-nvcc==13.0.88
   numpy==2.2.6 PyYAML==6.0.2)  # llama-integration: llama.cpp's gguf-py
-if ! "$VENV/bin/python" -m pip freeze 2>/dev/null | grep -q '^nvidia-cuda-nvcc==13.0.88$' ||
-   ! "$VENV/bin/python" -m pip freeze 2>/dev/null | grep -q '^numpy==2.2.6$' ||
-   ! "$VENV/bin/python" -m pip freeze 2>/dev/null | grep -q '^lit==18.1.8$'; then
+# Capture whole outputs before matching: under pipefail, `cmd | grep -q` fails
+# at random when grep exits early and cmd dies of SIGPIPE (seen in CI).
+frozen="$("$VENV/bin/python" -m pip freeze 2>/dev/null || true)"
+if ! grep -qx 'nvidia-cuda-nvcc==13.0.88' <<<"$frozen" ||
+   ! grep -qx 'numpy==2.2.6' <<<"$frozen" ||
+   ! grep -qx 'lit==18.1.8' <<<"$frozen"; then
   say "installing pinned wheels into $VENV"
   "$VENV/bin/python" -m pip install -q --no-deps "${PIP_PINS[@]}"
 fi
@@ -73,10 +78,11 @@ echo "CUDA Version 12.4.131" > "$CUDA_ROOT/version.txt"
 printf '{ "cuda" : { "name" : "CUDA SDK", "version" : "12.4.1" } }\n' > "$CUDA_ROOT/version.json"
 # The cu12 nvcc wheel lacks fatbinary; CUDA 13's speaks a newer flag dialect.
 FATBIN13="$SITE/nvidia/cu13/bin/fatbinary"
-[ -x "$FATBIN13" ] || FATBIN13="$(find "$SITE/nvidia" -name fatbinary -type f | head -1)"
+[ -x "$FATBIN13" ] || FATBIN13="$(find "$SITE/nvidia" -name fatbinary -type f -print -quit)"
 [ -x "$FATBIN13" ] || die "fatbinary not found in the nvidia-cuda-nvcc 13 wheel"
 sed "s|@FATBINARY@|$FATBIN13|" "$ROOT/scripts/fatbinary-wrapper.sh.in" > "$CUDA_ROOT/bin/fatbinary"
 chmod +x "$CUDA_ROOT/bin/fatbinary"
 
-"$CUDA_ROOT/bin/ptxas" --version | grep -q 'V12.4' || die "ptxas in $CUDA_ROOT is not 12.4"
+ptxas_ver="$("$CUDA_ROOT/bin/ptxas" --version 2>&1 || true)"
+[[ "$ptxas_ver" == *V12.4* ]] || die "ptxas in $CUDA_ROOT is not 12.4: $ptxas_ver"
 say "ok: clang-19, flatc 2.0.8, libfabric, lit, CUDA 12.4 root at $CUDA_ROOT"
