@@ -66,7 +66,9 @@ bool Registry::lookup(std::unordered_map<const void *, RegisteredSymbol> &map,
     return false;
   RegisteredFatbin *m = it->second.module;
   if (!m->hashed) {
-    m->hash = fatbinHash(m->data, fatbinSize(m->data));
+    uint64_t size = fatbinSize(m->data);
+    if (!readRemoteStub(m->data, size, &m->hash))
+      m->hash = fatbinHash(m->data, size);
     m->hashed = true;
   }
   *moduleHash = m->hash;

@@ -74,6 +74,31 @@ std::vector<uint8_t> fillFragment(const manifest::Manifest &frag,
   return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
 }
 
+// The fatbin of an object embedded before, from its .rc_manifest fragment;
+// it must be the one the object's stub names.
+bool earlierFatbin(const std::vector<uint8_t> &obj,
+                   const std::vector<tools::ElfSection> &sections,
+                   uint64_t stubHash, std::vector<uint8_t> &fatbin,
+                   std::string *err) {
+  const tools::ElfSection *sec = tools::findSection(sections, RC_FRAGMENT_SECTION);
+  std::vector<std::vector<uint8_t>> frags;
+  if (!sec || !tools::splitFragments(obj.data() + sec->offset, sec->size, frags, err) ||
+      frags.size() != 1) {
+    *err = ".nv_fatbin is a remote stub but the object has no single earlier "
+           "fragment holding its fatbin";
+    return false;
+  }
+  const manifest::Manifest *m = manifest::GetManifest(frags[0].data());
+  const manifest::Module *mod =
+      m->modules() && m->modules()->size() == 1 ? m->modules()->Get(0) : nullptr;
+  if (!mod || !mod->fatbin() || mod->fatbin_hash() != stubHash) {
+    *err = "the earlier fragment does not hold the fatbin the stub names";
+    return false;
+  }
+  fatbin.assign(mod->fatbin()->begin(), mod->fatbin()->end());
+  return true;
+}
+
 } // namespace
 
 int embedFragment(const std::string &object, const std::string &fragment) {
@@ -113,23 +138,41 @@ int embedFragment(const std::string &object, const std::string &fragment) {
     return 0;
   }
   // The section is padded to its alignment; the hash covers the fatbin only.
-  uint64_t size = rc::fatbinSize(obj.data() + fb->offset, fb->size);
+  const uint8_t *fatbin = obj.data() + fb->offset;
+  uint64_t size = rc::fatbinSize(fatbin, fb->size);
   if (size == 0)
     return fail(object + ": .nv_fatbin does not start with a fatbin header");
-  std::vector<uint8_t> filled = fillFragment(m, obj.data() + fb->offset, size);
+  uint64_t stubHash = 0;
+  bool embedded = rc::readRemoteStub(fatbin, size, &stubHash);
+  std::vector<uint8_t> earlier;
+  if (embedded) {
+    // Embedded before: the fatbin now lives in the earlier fragment.
+    if (!earlierFatbin(obj, sections, stubHash, earlier, &err))
+      return fail(object + ": " + err);
+    fatbin = earlier.data();
+    size = earlier.size();
+  }
+  std::vector<uint8_t> filled = fillFragment(m, fatbin, size);
   std::vector<uint8_t> framed = tools::frameFragment(filled);
 
   std::string tmp = object + ".rcfrag.tmp";
-  if (!writeFile(tmp, framed.data(), framed.size(), &err))
+  std::string stubTmp = object + ".rcstub.tmp";
+  rc::RemoteFatbinStub stub = rc::makeRemoteStub(rc::fatbinHash(fatbin, size));
+  if (!writeFile(tmp, framed.data(), framed.size(), &err) ||
+      !writeFile(stubTmp, &stub, sizeof stub, &err))
     return fail(err);
   // Re-embedding replaces an earlier fragment instead of adding a second.
   std::vector<std::string> cmd = {tools::objcopyPath()};
   if (tools::findSection(sections, RC_FRAGMENT_SECTION))
     cmd.push_back("--remove-section=" RC_FRAGMENT_SECTION);
   cmd.push_back("--add-section=" RC_FRAGMENT_SECTION "=" + tmp);
+  // The client never loads device code: keep only the stub that names the
+  // module (rc/fatbin.h), so the device code is stored once, in the .rcm.
+  cmd.push_back("--update-section=.nv_fatbin=" + stubTmp);
   cmd.push_back(object);
   int rc = tools::runCommand(cmd, &err);
   unlink(tmp.c_str());
+  unlink(stubTmp.c_str());
   if (rc != 0)
     return fail(object + ": cannot add section: " + err);
   return 0;
