@@ -11,8 +11,10 @@ std::atomic<Runtime *> current{nullptr};
 std::mutex createMu;
 
 void shutdownAtExit() {
-  if (Runtime *rt = current.load())
+  if (Runtime *rt = current.load()) {
     rt->shutdown();
+    rt->trafficStats().reportTo(std::getenv("RC_STATS"));
+  }
 }
 } // namespace
 

@@ -12,6 +12,7 @@
 #include "graph_state.h"
 #include "kernel_index.h"
 #include "rc/transport.h"
+#include "traffic_stats.h"
 
 #include <cuda_runtime_api.h>
 
@@ -185,9 +186,10 @@ public:
   cudaError_t appendCommand(wire::Command type, const char *call,
                             cudaStream_t stream, const CommandBuilder &build);
 
-  // ---- observability for tests -----------------------------------------
+  // ---- observability (tests, RC_STATS) ---------------------------------
   uint64_t messagesSent();
   uint64_t roundTrips();
+  TrafficStats trafficStats();
 
 private:
   struct OpDesc {
@@ -230,6 +232,8 @@ private:
   // Round trip for the current batch (plus sinks of its last commands);
   // `sync` waits for every outstanding reply and returns pending errors.
   cudaError_t roundTripLocked(std::vector<Sink> sinks, bool sync);
+  // RC_STATS: one wait for the server, caused by API call `call`.
+  void countRoundTripLocked(const char *call);
   cudaError_t takePendingErrorLocked();
   std::string describeOpLocked(uint64_t seq, uint32_t index);
   std::string opNameLocked(uint64_t seq, uint32_t index);
@@ -312,8 +316,7 @@ private:
   std::map<uint64_t, size_t> vmmMapped_;       // cuMemMap'd ranges
   uint64_t nextVmmHandle_ = 1;                 // cuMemCreate handles
 
-  uint64_t messagesSent_ = 0;
-  uint64_t roundTrips_ = 0;
+  TrafficStats stats_;
 
   std::condition_variable flusherCv_;
   std::thread flusher_;

@@ -233,12 +233,17 @@ void Runtime::shutdown() {
 
 uint64_t Runtime::messagesSent() {
   std::lock_guard<std::mutex> lock(mu_);
-  return messagesSent_;
+  return stats_.messages;
 }
 
 uint64_t Runtime::roundTrips() {
   std::lock_guard<std::mutex> lock(mu_);
-  return roundTrips_;
+  return stats_.roundTrips;
+}
+
+TrafficStats Runtime::trafficStats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
 }
 
 } // namespace rc::rt

@@ -92,7 +92,7 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
     return err;
   if (async)
     return cudaSuccess;
-  ++roundTrips_;
+  countRoundTripLocked(call);
   if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
     return err;
   return takePendingErrorLocked();

@@ -225,7 +225,7 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   }
   if (async)
     return cudaSuccess;
-  ++roundTrips_;
+  countRoundTripLocked(call);
   if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
     return err;
   return takePendingErrorLocked();

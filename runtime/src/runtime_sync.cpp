@@ -18,6 +18,9 @@ uint32_t Runtime::appendLocked(wire::Command type,
   bool wasEmpty = batch_.empty();
   uint32_t index = batch_.add(type, cmd);
   batchOps_.push_back(desc);
+  ++stats_.commands;
+  stats_.launches += type == wire::Command::Launch;
+  stats_.graphLaunches += type == wire::Command::GraphLaunch;
   if (wasEmpty)
     flusherCv_.notify_all(); // start the age clock of the flusher
   return index;
@@ -57,7 +60,8 @@ cudaError_t Runtime::sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
                          conn_->lastError());
     return unavailableLocked();
   }
-  ++messagesSent_;
+  ++stats_.messages;
+  stats_.bytesUp += size;
   if (replyWanted)
     sinks_[seq] = std::move(sinks);
   if (seqOut)
@@ -69,6 +73,7 @@ cudaError_t Runtime::recvOneLocked(int timeoutMs) {
   std::vector<uint8_t> msg;
   transport::Status st = conn_->recv(msg, timeoutMs);
   if (st == transport::Status::Ok) {
+    stats_.bytesDown += msg.size();
     handleReplyLocked(msg);
     return cudaSuccess;
   }
@@ -194,9 +199,15 @@ cudaError_t Runtime::takePendingErrorLocked() {
   return first;
 }
 
+void Runtime::countRoundTripLocked(const char *call) {
+  ++stats_.roundTrips;
+  ++stats_.roundTripsByCall[call];
+}
+
 cudaError_t Runtime::roundTripLocked(std::vector<Sink> sinks, bool sync) {
   uint64_t seq = 0;
-  ++roundTrips_;
+  countRoundTripLocked(batchOps_.empty() ? "(empty batch)"
+                                         : batchOps_.back().call);
   cudaError_t err = sendBatchLocked(true, std::move(sinks), &seq);
   if (err == cudaSuccess)
     err = waitSeqLocked(seq, sync);

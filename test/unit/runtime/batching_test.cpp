@@ -84,6 +84,33 @@ TEST(RuntimeBatching, AsyncCallsShareOneMessageUntilSync) {
   EXPECT_EQ(state->launches.size(), 100u);
 }
 
+TEST(RuntimeBatching, TrafficStatsCountWhatWasSentAndWhoWaited) {
+  auto state = std::make_shared<FakeState>();
+  auto rt = makeRuntime(state, quietOptions(), testManifest());
+  void *buf;
+  ASSERT_EQ(rt->malloc(&buf, 4096), cudaSuccess);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(launchScale(*rt), cudaSuccess);
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  char out[16];
+  ASSERT_EQ(rt->memcpy(out, buf, sizeof out, cudaMemcpyDeviceToHost, nullptr,
+                       false, false),
+            cudaSuccess);
+  rc::rt::TrafficStats st = rt->trafficStats();
+  EXPECT_EQ(st.launches, 3u);
+  EXPECT_EQ(st.roundTrips, 3u);
+  EXPECT_EQ(st.roundTrips, rt->roundTrips());
+  EXPECT_EQ(st.messages, rt->messagesSent());
+  EXPECT_EQ(st.roundTripsByCall["cudaMalloc"], 1u);
+  EXPECT_EQ(st.roundTripsByCall["cudaDeviceSynchronize"], 1u);
+  EXPECT_EQ(st.roundTripsByCall["cudaMemcpy"], 1u);
+  EXPECT_GT(st.bytesUp, 3 * 16u);
+  EXPECT_GE(st.bytesDown, sizeof out) << "the read-back travels down";
+  std::string json = st.json();
+  EXPECT_NE(json.find("\"round_trips\":3"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"cudaMalloc\":1"), std::string::npos) << json;
+}
+
 TEST(RuntimeBatching, FullBatchLeavesWithoutWaiting) {
   auto state = std::make_shared<FakeState>();
   auto opts = quietOptions();

@@ -1,0 +1,72 @@
+#include "traffic_stats.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace rc::rt {
+
+namespace {
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t)
+      .count();
+}
+} // namespace
+
+std::string TrafficStats::json() const {
+  char head[512];
+  std::snprintf(head, sizeof head,
+                "{\"seconds\":%.6f,\"commands\":%llu,\"launches\":%llu,"
+                "\"graph_launches\":%llu,\"messages\":%llu,"
+                "\"round_trips\":%llu,\"bytes_up\":%llu,\"bytes_down\":%llu,"
+                "\"round_trips_by_call\":{",
+                secondsSince(start), (unsigned long long)commands,
+                (unsigned long long)launches,
+                (unsigned long long)graphLaunches,
+                (unsigned long long)messages, (unsigned long long)roundTrips,
+                (unsigned long long)bytesUp, (unsigned long long)bytesDown);
+  std::string out = head;
+  bool first = true;
+  for (const auto &[call, n] : roundTripsByCall) {
+    // Call names are C identifiers or "(...)" labels: nothing to escape.
+    out += (first ? "\"" : ",\"") + call + "\":" + std::to_string(n);
+    first = false;
+  }
+  return out + "}}\n";
+}
+
+std::string TrafficStats::summary() const {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "remote-clang stats: %.3f s, %llu commands (%llu launches, "
+                "%llu graph launches) in %llu messages, %llu round trips, "
+                "%.3f MB up, %.3f MB down\n",
+                secondsSince(start), (unsigned long long)commands,
+                (unsigned long long)launches,
+                (unsigned long long)graphLaunches,
+                (unsigned long long)messages, (unsigned long long)roundTrips,
+                bytesUp / 1e6, bytesDown / 1e6);
+  std::string out = line;
+  for (const auto &[call, n] : roundTripsByCall)
+    out += "remote-clang stats:   " + std::to_string(n) + " round trips: " +
+           call + "\n";
+  return out;
+}
+
+void TrafficStats::reportTo(const char *where) const {
+  if (!where || !*where || std::strcmp(where, "0") == 0)
+    return;
+  if (std::strcmp(where, "1") == 0) {
+    std::fputs(summary().c_str(), stderr);
+    return;
+  }
+  FILE *f = std::fopen(where, "w");
+  if (!f) {
+    std::fprintf(stderr, "remote-clang: RC_STATS: cannot write %s: %s\n",
+                 where, std::strerror(errno));
+    return;
+  }
+  std::fputs(json().c_str(), f);
+  std::fclose(f);
+}
+
+} // namespace rc::rt
