@@ -38,6 +38,10 @@ struct Options {
   size_t chunkBytes = 4 << 20; // H2D command / D2H reply size limit
   int connectTimeoutMs = 5000; // connect + handshake
   bool flusherThread = true;   // background age flush
+  // cudaStreamSynchronize / cudaDeviceSynchronize with only uploads since
+  // the last wait: the sync travels as a server-side barrier, no round trip
+  // (docs/runtime-api.md, "Sync elision"). RC_SYNC_ELISION=0 turns it off.
+  bool elideSyncs = true;
   // RC_BATCH_AGE_US, RC_CONNECT_TIMEOUT_MS, RC_BATCH_MAX_COMMANDS,
   // RC_BATCH_MAX_BYTES override the defaults.
   static Options fromEnv();
@@ -234,6 +238,12 @@ private:
   cudaError_t roundTripLocked(std::vector<Sink> sinks, bool sync);
   // RC_STATS: one wait for the server, caused by API call `call`.
   void countRoundTripLocked(const char *call);
+  // A sync the host need not wait for: nothing but uploads (and barriers)
+  // since the last sync round trip, no read-back or error outstanding.
+  bool syncElidableLocked() const;
+  // Appends the barrier `type` for the server and returns without waiting.
+  cudaError_t elideSyncLocked(wire::Command type,
+                              flatbuffers::Offset<void> cmd, const char *call);
   cudaError_t takePendingErrorLocked();
   std::string describeOpLocked(uint64_t seq, uint32_t index);
   std::string opNameLocked(uint64_t seq, uint32_t index);
@@ -317,6 +327,9 @@ private:
   uint64_t nextVmmHandle_ = 1;                 // cuMemCreate handles
 
   TrafficStats stats_;
+  // Device work (anything but uploads and barriers) appended since the last
+  // synchronizing round trip: a sync after it must wait (kernel timing).
+  bool workSinceSync_ = false;
 
   std::condition_variable flusherCv_;
   std::thread flusher_;

@@ -44,6 +44,7 @@ Options Options::fromEnv() {
       int(envLong("RC_CONNECT_TIMEOUT_MS", o.connectTimeoutMs));
   o.maxCommands = size_t(envLong("RC_BATCH_MAX_COMMANDS", long(o.maxCommands)));
   o.maxBytes = size_t(envLong("RC_BATCH_MAX_BYTES", long(o.maxBytes)));
+  o.elideSyncs = envLong("RC_SYNC_ELISION", 1) != 0;
   if (o.maxCommands == 0)
     o.maxCommands = 1;
   return o;

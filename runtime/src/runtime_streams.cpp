@@ -106,8 +106,11 @@ cudaError_t Runtime::streamSynchronize(cudaStream_t stream, bool perThread) {
   if (cudaError_t err = refuseInCaptureLocked(id, "cudaStreamSynchronize"))
     return err;
   ensureDeviceLocked();
-  appendLocked(wire::Command::StreamSynchronize,
-               wire::CreateStreamSynchronize(batch_.fbb(), id).Union(),
+  auto cmd = wire::CreateStreamSynchronize(batch_.fbb(), id).Union();
+  if (syncElidableLocked())
+    return elideSyncLocked(wire::Command::StreamSynchronize, cmd,
+                           "cudaStreamSynchronize");
+  appendLocked(wire::Command::StreamSynchronize, cmd,
                {"cudaStreamSynchronize", 0});
   return roundTripLocked({}, /*sync=*/true);
 }
@@ -300,8 +303,11 @@ cudaError_t Runtime::deviceSynchronize() {
     return cudaErrorStreamCaptureUnsupported;
   }
   ensureDeviceLocked();
-  appendLocked(wire::Command::DeviceSynchronize,
-               wire::CreateDeviceSynchronize(batch_.fbb()).Union(),
+  auto cmd = wire::CreateDeviceSynchronize(batch_.fbb()).Union();
+  if (syncElidableLocked())
+    return elideSyncLocked(wire::Command::DeviceSynchronize, cmd,
+                           "cudaDeviceSynchronize");
+  appendLocked(wire::Command::DeviceSynchronize, cmd,
                {"cudaDeviceSynchronize", 0});
   return roundTripLocked({}, /*sync=*/true);
 }

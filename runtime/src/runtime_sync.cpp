@@ -19,6 +19,13 @@ uint32_t Runtime::appendLocked(wire::Command type,
   uint32_t index = batch_.add(type, cmd);
   batchOps_.push_back(desc);
   ++stats_.commands;
+  // Everything but these leaves work running on the device (a command type
+  // added later counts as work: a sync after it waits, which is safe).
+  if (type != wire::Command::MemcpyH2D && type != wire::Command::Malloc &&
+      type != wire::Command::Free &&
+      type != wire::Command::StreamSynchronize &&
+      type != wire::Command::DeviceSynchronize)
+    workSinceSync_ = true;
   stats_.launches += type == wire::Command::Launch;
   stats_.graphLaunches += type == wire::Command::GraphLaunch;
   if (wasEmpty)
@@ -204,6 +211,23 @@ void Runtime::countRoundTripLocked(const char *call) {
   ++stats_.roundTripsByCall[call];
 }
 
+bool Runtime::syncElidableLocked() const {
+  return opts_.elideSyncs && !workSinceSync_ && sinks_.empty() &&
+         errors_.empty();
+}
+
+cudaError_t Runtime::elideSyncLocked(wire::Command type,
+                                     flatbuffers::Offset<void> cmd,
+                                     const char *call) {
+  // The server still replays the sync in order, so everything after it
+  // sees the device state the host would have waited for; what changes is
+  // that an error of the uploads surfaces at the next waiting call.
+  appendLocked(type, cmd, {call, 0});
+  ++stats_.syncsElided;
+  afterAppendLocked();
+  return cudaSuccess;
+}
+
 cudaError_t Runtime::roundTripLocked(std::vector<Sink> sinks, bool sync) {
   uint64_t seq = 0;
   countRoundTripLocked(batchOps_.empty() ? "(empty batch)"
@@ -213,8 +237,10 @@ cudaError_t Runtime::roundTripLocked(std::vector<Sink> sinks, bool sync) {
     err = waitSeqLocked(seq, sync);
   if (err != cudaSuccess)
     return err;
-  if (sync)
+  if (sync) {
+    workSinceSync_ = false;
     return takePendingErrorLocked();
+  }
   // Not a sync: only a failure of this batch's own commands is this call's
   // result; errors of earlier batches wait for the next sync.
   for (auto e = errors_.begin(); e != errors_.end(); ++e)

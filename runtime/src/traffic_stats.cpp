@@ -17,13 +17,15 @@ std::string TrafficStats::json() const {
   std::snprintf(head, sizeof head,
                 "{\"seconds\":%.6f,\"commands\":%llu,\"launches\":%llu,"
                 "\"graph_launches\":%llu,\"messages\":%llu,"
-                "\"round_trips\":%llu,\"bytes_up\":%llu,\"bytes_down\":%llu,"
+                "\"round_trips\":%llu,\"syncs_elided\":%llu,"
+                "\"bytes_up\":%llu,\"bytes_down\":%llu,"
                 "\"round_trips_by_call\":{",
                 secondsSince(start), (unsigned long long)commands,
                 (unsigned long long)launches,
                 (unsigned long long)graphLaunches,
                 (unsigned long long)messages, (unsigned long long)roundTrips,
-                (unsigned long long)bytesUp, (unsigned long long)bytesDown);
+                (unsigned long long)syncsElided, (unsigned long long)bytesUp,
+                (unsigned long long)bytesDown);
   std::string out = head;
   bool first = true;
   for (const auto &[call, n] : roundTripsByCall) {
@@ -39,12 +41,13 @@ std::string TrafficStats::summary() const {
   std::snprintf(line, sizeof line,
                 "remote-clang stats: %.3f s, %llu commands (%llu launches, "
                 "%llu graph launches) in %llu messages, %llu round trips, "
-                "%.3f MB up, %.3f MB down\n",
+                "%llu syncs elided, %.3f MB up, %.3f MB down\n",
                 secondsSince(start), (unsigned long long)commands,
                 (unsigned long long)launches,
                 (unsigned long long)graphLaunches,
                 (unsigned long long)messages, (unsigned long long)roundTrips,
-                bytesUp / 1e6, bytesDown / 1e6);
+                (unsigned long long)syncsElided, bytesUp / 1e6,
+                bytesDown / 1e6);
   std::string out = line;
   for (const auto &[call, n] : roundTripsByCall)
     out += "remote-clang stats:   " + std::to_string(n) + " round trips: " +

@@ -17,6 +17,7 @@ struct TrafficStats {
   uint64_t graphLaunches = 0; // cudaGraphLaunch among them
   uint64_t messages = 0;      // batches sent
   uint64_t roundTrips = 0;    // batches whose reply the caller waited for
+  uint64_t syncsElided = 0;   // syncs sent as barriers, not waited for
   uint64_t bytesUp = 0;       // client -> server
   uint64_t bytesDown = 0;     // server -> client
   // Round trips by the API call of the batch's last command: which calls

@@ -62,6 +62,8 @@ protected:
     rc::rt::Options opts;
     opts.flusherThread = false;
     opts.batchAgeUs = int64_t(3600) * 1000000; // batches leave at syncs only
+    // Every sync sends its batch: the tests measure wire sizes per step.
+    opts.elideSyncs = false;
     rt = std::make_unique<Runtime>(connect, load, opts);
     ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
     ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
