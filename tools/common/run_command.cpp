@@ -16,6 +16,12 @@ std::string objcopyPath() {
   return RC_LLVM_OBJCOPY;
 }
 
+std::string gnuObjcopyPath() {
+  if (const char *env = std::getenv("RC_GNU_OBJCOPY"); env && *env)
+    return env;
+  return RC_GNU_OBJCOPY;
+}
+
 int runCommand(const std::vector<std::string> &argv, std::string *error) {
   std::string line;
   std::vector<char *> args;

@@ -14,6 +14,9 @@ int runCommand(const std::vector<std::string> &argv, std::string *error);
 
 // llvm-objcopy to use: $RC_OBJCOPY, else the one found at configure time.
 std::string objcopyPath();
+// GNU objcopy (binutils), for --update-section (tools/CMakeLists.txt says
+// why): $RC_GNU_OBJCOPY, else the one found at configure time.
+std::string gnuObjcopyPath();
 
 } // namespace rc::tools
 

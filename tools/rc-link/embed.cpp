@@ -166,15 +166,21 @@ int embedFragment(const std::string &object, const std::string &fragment) {
   if (tools::findSection(sections, RC_FRAGMENT_SECTION))
     cmd.push_back("--remove-section=" RC_FRAGMENT_SECTION);
   cmd.push_back("--add-section=" RC_FRAGMENT_SECTION "=" + tmp);
-  // The client never loads device code: keep only the stub that names the
-  // module (rc/fatbin.h), so the device code is stored once, in the .rcm.
-  cmd.push_back("--update-section=.nv_fatbin=" + stubTmp);
   cmd.push_back(object);
   int rc = tools::runCommand(cmd, &err);
+  // The client never loads device code: keep only the stub that names the
+  // module (rc/fatbin.h), so the device code is stored once, in the .rcm.
+  int stubRc = rc != 0 ? 0
+                       : tools::runCommand({tools::gnuObjcopyPath(),
+                                            "--update-section",
+                                            ".nv_fatbin=" + stubTmp, object},
+                                           &err);
   unlink(tmp.c_str());
   unlink(stubTmp.c_str());
   if (rc != 0)
     return fail(object + ": cannot add section: " + err);
+  if (stubRc != 0)
+    return fail(object + ": cannot replace .nv_fatbin by its stub: " + err);
   return 0;
 }
 
