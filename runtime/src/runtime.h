@@ -11,6 +11,7 @@
 #include "batch.h"
 #include "graph_state.h"
 #include "kernel_index.h"
+#include "link_emulation.h"
 #include "rc/transport.h"
 #include "traffic_stats.h"
 
@@ -42,6 +43,9 @@ struct Options {
   // the last wait: the sync travels as a server-side barrier, no round trip
   // (docs/runtime-api.md, "Sync elision"). RC_SYNC_ELISION=0 turns it off.
   bool elideSyncs = true;
+  // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
+  int64_t emulateRttUs = 0;
+  double emulateGbps = 0;
   // RC_BATCH_AGE_US, RC_CONNECT_TIMEOUT_MS, RC_BATCH_MAX_COMMANDS,
   // RC_BATCH_MAX_BYTES override the defaults.
   static Options fromEnv();
@@ -327,6 +331,7 @@ private:
   uint64_t nextVmmHandle_ = 1;                 // cuMemCreate handles
 
   TrafficStats stats_;
+  LinkEmulation link_{0, 0}; // set from opts_ at connect
   // Device work (anything but uploads and barriers) appended since the last
   // synchronizing round trip: a sync after it must wait (kernel timing).
   bool workSinceSync_ = false;

@@ -45,6 +45,9 @@ Options Options::fromEnv() {
   o.maxCommands = size_t(envLong("RC_BATCH_MAX_COMMANDS", long(o.maxCommands)));
   o.maxBytes = size_t(envLong("RC_BATCH_MAX_BYTES", long(o.maxBytes)));
   o.elideSyncs = envLong("RC_SYNC_ELISION", 1) != 0;
+  o.emulateRttUs = envLong("RC_EMULATE_RTT_US", 0);
+  if (const char *g = std::getenv("RC_EMULATE_GBPS"))
+    o.emulateGbps = std::atof(g);
   if (o.maxCommands == 0)
     o.maxCommands = 1;
   return o;
@@ -69,7 +72,7 @@ int &threadDevice() {
 
 Runtime::Runtime(Connector connect, ManifestLoader manifests, Options opts)
     : connector_(std::move(connect)), manifestLoader_(std::move(manifests)),
-      opts_(opts) {}
+      opts_(opts), link_(opts.emulateRttUs, opts.emulateGbps) {}
 
 Runtime::~Runtime() { shutdown(); }
 

@@ -69,6 +69,7 @@ cudaError_t Runtime::sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
   }
   ++stats_.messages;
   stats_.bytesUp += size;
+  link_.sent(seq, size);
   if (replyWanted)
     sinks_[seq] = std::move(sinks);
   if (seqOut)
@@ -141,6 +142,7 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
   }
   const wire::BatchReply *r =
       wire::GetMessage(msg.data())->body_as_BatchReply();
+  link_.deliver(r->seq(), msg.size());
   if (r->errors())
     for (const wire::Error *e : *r->errors()) {
       std::string op = describeOpLocked(e->seq(), e->index());
