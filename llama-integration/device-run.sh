@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, from the repository root, with .bundle-llama
-# carried (llama-integration/pack-device-bundle.sh made it). Compares
+# Runs on the GPU machine, from the repository root, with .bundle-llama-src
+# or .bundle-llama carried (llama-integration/pack-device-bundle.sh made
+# them; one per call: together they pass the carry limit). Compares
 # llama.cpp built with remote-clang (its GPU work through rc-server) with
 # the same commit built locally by nvcc.
 #
@@ -8,14 +9,18 @@
 #
 # Steps (default: all, in this order); each fits the 10-minute limit of one
 # device call, and the reference build resumes where it stopped:
-#   unpack    unpack the bundle under $WORK
+#   unpack    unpack what was carried under $WORK
 #   ref       build llama.cpp with nvcc (sm_90) in $WORK/ref
 #   models    random models ($MODELS, e.g. "1b:q4_0 7b:q4_0"; needs numpy;
 #             else the bundle's tiny model only)
-#   ops       test-backend-ops -b CUDA0, remote and local ($OPS: -o filter,
-#             default a set of the ops a Llama decode uses; OPS=all: every op)
-#   generate  greedy generation (temp 0, $N_PREDICT tokens) remote vs local:
-#             token text must be identical
+#   ops       test-backend-ops test -b CUDA0, remote and local: every test
+#             that passes locally must pass remotely ($OPS: an -o filter,
+#             default all)
+#   generate  greedy generation (temp 0, $N_PREDICT tokens) remote vs local,
+#             with CUDA graphs on and with GGML_CUDA_DISABLE_GRAPHS=1: the
+#             text must be identical
+#   server    llama-server, 4 slots, 8 concurrent requests, remote and local:
+#             all complete, answers identical
 #   bench     llama-bench pp/tg, remote and local
 #
 #   WORK=DIR (default <repo>/.device-llama: kept between calls of one machine)
@@ -24,14 +29,15 @@ set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 BUNDLE="$REPO/.bundle-llama"
+BUNDLE_SRC="$REPO/.bundle-llama-src"
 WORK="${WORK:-$REPO/.device-llama}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
-OPS="${OPS:-MUL_MAT,MUL_MAT_ID,ADD,MUL,RMS_NORM,SOFT_MAX,ROPE,GET_ROWS,SET_ROWS,CPY,CONT,SCALE,GLU,UNARY,FLASH_ATTN_EXT,ARGMAX}"
-N_PREDICT="${N_PREDICT:-32}"
+OPS="${OPS:-all}"
+N_PREDICT="${N_PREDICT:-128}"
 PROMPT="${PROMPT:-The capital of France is}"
 TMO="${RC_DEVICE_TIMEOUT:-540}"
 STEPS=("$@")
-[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(unpack ref models ops generate bench)
+[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(unpack ref models ops generate server bench)
 RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"; REF_BIN="$WORK/ref/bin"
 mkdir -p "$WORK/out"
 status=0
@@ -48,28 +54,36 @@ manifests() { find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm' 2>/dev/null | sor
 export RC_MANIFEST="$(manifests | tr '\n' ':')"
 
 step_unpack() {
-  for f in llama-rc rc llama-src; do
-    [[ -f "$BUNDLE/$f.tar.xz" ]] || { fail "unpack: $BUNDLE/$f.tar.xz missing"; return; }
-  done
-  rm -rf "$WORK/llama" "$WORK/rc" "$WORK/src"
-  mkdir -p "$WORK/src"
-  tar -C "$WORK" -xJf "$BUNDLE/llama-rc.tar.xz" && tar -C "$WORK" -xJf "$BUNDLE/rc.tar.xz" &&
-    tar -C "$WORK/src" -xJf "$BUNDLE/llama-src.tar.xz" || { fail "unpack"; return; }
-  export RC_MANIFEST="$(manifests | tr '\n' ':')"
+  local any=0
+  if [[ -f "$BUNDLE_SRC/llama-src.tar.xz" ]]; then
+    rm -rf "$WORK/src" && mkdir -p "$WORK/src" &&
+      tar -C "$WORK/src" -xJf "$BUNDLE_SRC/llama-src.tar.xz" || { fail "unpack: source"; return; }
+    any=1
+  fi
+  if [[ -f "$BUNDLE/llama-rc.tar.xz" && -f "$BUNDLE/rc.tar.xz" ]]; then
+    rm -rf "$WORK/llama" "$WORK/rc"
+    tar -C "$WORK" -xJf "$BUNDLE/llama-rc.tar.xz" && tar -C "$WORK" -xJf "$BUNDLE/rc.tar.xz" ||
+      { fail "unpack: remote-clang build"; return; }
+    export RC_MANIFEST="$(manifests | tr '\n' ':')"
+    ls "$LL_BIN"
+    any=1
+  fi
+  [[ $any -eq 1 ]] || fail "unpack: neither $BUNDLE_SRC nor $BUNDLE was carried"
   nvidia-smi -L; nvcc --version | tail -2
-  ls "$LL_BIN"
 }
 
 step_ref() {
-  # Same options as build-llama.sh, but nvcc and the host's gcc.
+  # Same options as build-llama.sh, but nvcc and the host's gcc; and the RPC
+  # backend, for the performance comparison with llama.cpp's own remoting.
   if [[ ! -f "$WORK/ref/build.ninja" ]]; then
     cmake -S "$WORK/src/llama.cpp" -B "$WORK/ref" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_NCCL=OFF -DGGML_NATIVE=OFF \
+      -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_NCCL=OFF -DGGML_NATIVE=OFF -DGGML_RPC=ON \
       -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
       > "$WORK/out/ref-configure.log" 2>&1 || { tail -30 "$WORK/out/ref-configure.log"; fail "ref: configure"; return; }
   fi
   # Stops short of the device call's limit; the next call resumes.
   timeout "$TMO" ninja -C "$WORK/ref" -j "$(nproc)" test-backend-ops llama-completion llama-bench \
+    llama-server ggml-rpc-server \
     > "$WORK/out/ref-build.log" 2>&1
   local rc=$?
   tail -3 "$WORK/out/ref-build.log"
@@ -79,14 +93,12 @@ step_ref() {
 
 step_models() {
   mkdir -p "$WORK/models"
-  cp -n "$BUNDLE/tiny-q4_0.gguf" "$WORK/models/" 2>/dev/null
-  if ! python3 -c "import numpy" 2>/dev/null; then
-    say "models: no numpy here: only the bundle's tiny model"; return
-  fi
+  python3 -c "import numpy" 2>/dev/null || { fail "models: no numpy on this machine"; return; }
   for m in $MODELS; do
-    local shape="${m%%:*}" type="${m##*:}" out="$WORK/models/$shape-$type.gguf"
+    local shape="${m%%:*}" type="${m##*:}"
+    local out="$WORK/models/$shape-$type.gguf"
     [[ -f "$out" ]] && continue
-    PYTHONPATH="$WORK/src/llama.cpp/gguf-py" python3 "$BUNDLE/make-random-model.py" \
+    PYTHONPATH="$WORK/src/llama.cpp/gguf-py" python3 "$HERE/make-random-model.py" \
       --llama-src "$WORK/src/llama.cpp" --shape "$shape" --type "$type" --out "$out.tmp" &&
       mv "$out.tmp" "$out" || fail "models: $m"
   done
@@ -123,15 +135,15 @@ step_ops() {
   local filter=(-o "$OPS"); [[ "$OPS" == all ]] && filter=()
   say "ops: local (nvcc)"
   timeout "$TMO" "$REF_BIN/test-backend-ops" test -b CUDA0 "${filter[@]}" > "$WORK/out/ops-local.log" 2>&1
-  echo "local exit $?: $(grep -E 'tests passed|Backend CUDA0' "$WORK/out/ops-local.log" | tail -2 | tr '\n' ' ')"
+  echo "local exit $?: $(grep -aE 'tests passed' "$WORK/out/ops-local.log" | tail -1)"
   start_server || return
   say "ops: remote ($RC_SERVER)"
   remote timeout "$TMO" "$LL_BIN/test-backend-ops" test -b CUDA0 "${filter[@]}" > "$WORK/out/ops-remote.log" 2>&1
   local rc=$?
   stop_server
-  echo "remote exit $rc: $(grep -E 'tests passed|Backend CUDA0' "$WORK/out/ops-remote.log" | tail -2 | tr '\n' ' ')"
-  grep -E "FAIL|error" "$WORK/out/ops-remote.log" | head -20 || true
-  [[ $rc -eq 0 ]] || fail "ops: remote test-backend-ops exit $rc (log $WORK/out/ops-remote.log)"
+  echo "remote exit $rc: $(grep -aE 'tests passed' "$WORK/out/ops-remote.log" | tail -1)"
+  python3 "$HERE/ops-summary.py" "$WORK/out/ops-local.log" "$WORK/out/ops-remote.log" ||
+    fail "ops: remote test-backend-ops (exit $rc; log $WORK/out/ops-remote.log)"
 }
 
 # Greedy decode; prints only the generated text (stdout), logs to a file.
@@ -142,25 +154,66 @@ generate() { # $1 binary dir, $2 model, $3 label (remote-clang binaries: under `
 }
 
 step_generate() {
-  local models=("$WORK"/models/*.gguf) m name
+  local models=("$WORK"/models/*.gguf) m name g
   [[ -e "${models[0]}" ]] || { fail "generate: no models (run the models step)"; return; }
   start_server || return
-  for m in "${models[@]}"; do
-    name="$(basename "$m" .gguf)"
-    remote generate "$LL_BIN" "$m" "$name-remote" || fail "generate: remote $name (exit $?, $WORK/out/gen-$name-remote.log)"
+  for g in graphs nographs; do
+    for m in "${models[@]}"; do
+      name="$(basename "$m" .gguf)-$g"
+      if [[ $g == nographs ]]; then
+        GGML_CUDA_DISABLE_GRAPHS=1 remote generate "$LL_BIN" "$m" "$name-remote"
+      else
+        remote generate "$LL_BIN" "$m" "$name-remote"
+      fi || fail "generate: remote $name (exit $?, $WORK/out/gen-$name-remote.log)"
+    done
   done
   stop_server
-  for m in "${models[@]}"; do
-    name="$(basename "$m" .gguf)"
-    generate "$REF_BIN" "$m" "$name-local" || fail "generate: local $name (exit $?)"
-    if cmp -s "$WORK/out/gen-$name-remote.txt" "$WORK/out/gen-$name-local.txt"; then
-      echo "PASS  generate $name: remote == local ($(wc -c < "$WORK/out/gen-$name-local.txt") bytes)"
-    else
-      fail "generate $name: remote and local text differ"
-      diff <(tr ' ' '\n' < "$WORK/out/gen-$name-local.txt") <(tr ' ' '\n' < "$WORK/out/gen-$name-remote.txt") | head -10 || true
-    fi
-    grep -h "eval time" "$WORK/out/gen-$name-local.log" "$WORK/out/gen-$name-remote.log" | sed 's/^/      /'
+  grep -h "graph\|rc-server" "$WORK/out/server.log" | tail -3
+  for g in graphs nographs; do
+    for m in "${models[@]}"; do
+      name="$(basename "$m" .gguf)-$g"
+      if [[ $g == nographs ]]; then
+        GGML_CUDA_DISABLE_GRAPHS=1 generate "$REF_BIN" "$m" "$name-local"
+      else
+        generate "$REF_BIN" "$m" "$name-local"
+      fi || fail "generate: local $name (exit $?)"
+      if [[ -s "$WORK/out/gen-$name-local.txt" ]] &&
+         cmp -s "$WORK/out/gen-$name-remote.txt" "$WORK/out/gen-$name-local.txt"; then
+        echo "PASS  generate $name: remote == local ($(wc -c < "$WORK/out/gen-$name-local.txt") bytes)"
+      else
+        fail "generate $name: remote and local text differ"
+        diff <(tr ' ' '\n' < "$WORK/out/gen-$name-local.txt") <(tr ' ' '\n' < "$WORK/out/gen-$name-remote.txt") | head -10 || true
+      fi
+      grep -h "eval time" "$WORK/out/gen-$name-local.log" "$WORK/out/gen-$name-remote.log" | sed 's/^/      /'
+    done
   done
+}
+
+# llama-server with 4 slots answering 8 requests at once, remote then local.
+serve() { # $1 binary dir, $2 model, $3 label
+  local port=$(( 30000 + RANDOM % 20000 ))
+  "$1/llama-server" -m "$2" -ngl 99 -np 4 -c 4096 --port "$port" --host 127.0.0.1 \
+    --temp 0 --seed 1 --no-warmup > "$WORK/out/server-$3.log" 2>&1 &
+  local pid=$!
+  python3 "$HERE/server-check.py" --url "http://127.0.0.1:$port" --requests 8 \
+    --n-predict 64 --out "$WORK/out/server-$3.json"
+  local rc=$?
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  return $rc
+}
+
+step_server() {
+  local models=("$WORK"/models/*.gguf) m="${SERVER_MODEL:-}"
+  [[ -n "$m" ]] || m="$(ls "$WORK"/models/1b-*.gguf 2>/dev/null | head -1)"
+  [[ -n "$m" ]] || m="${models[0]}"
+  [[ -e "$m" ]] || { fail "server: no models"; return; }
+  say "server: $(basename "$m"), 4 slots, 8 concurrent requests"
+  start_server || return
+  remote serve "$LL_BIN" "$m" remote || fail "server: remote requests"
+  stop_server
+  serve "$REF_BIN" "$m" local || fail "server: local requests"
+  python3 "$HERE/server-check.py" --compare "$WORK/out/server-local.json" "$WORK/out/server-remote.json" ||
+    fail "server: remote answers differ from local"
 }
 
 step_bench() {
@@ -182,7 +235,7 @@ step_bench() {
 for s in "${STEPS[@]}"; do
   say "$s"
   case "$s" in
-    unpack|ref|models|ops|generate|bench) "step_$s" ;;
+    unpack|ref|models|ops|generate|server|bench) "step_$s" ;;
     *) echo "device-run: unknown step $s" >&2; exit 2 ;;
   esac
 done
