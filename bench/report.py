@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Turns bench/run.sh's raw llama-bench lines into the results file, a
+markdown table and a chart, and prints the ratios last.
+
+  report.py --raw raw.jsonl --stats-dir DIR --gpu "NVIDIA H100 80GB HBM3" --out-dir DIR
+
+<date>-<gpu>.json has a top-level "rows" list: model, test (pp512/tg128),
+transport (tcp/shm), local_tps, remote_tps, rpc_tps, ratio (remote/local),
+round_trips_per_token, bytes_up_per_token (decode, from RC_STATS), plus the
+per-repetition samples. Throughputs are medians over the repetitions.
+Standard library only; the PNG needs matplotlib and is skipped without it.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import statistics
+from collections import defaultdict
+
+
+def load_samples(path):
+    """(model, test, config) -> [tokens/s per repetition]."""
+    samples = defaultdict(list)
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            r = json.loads(line)
+            b = r["bench"]
+            test = f"pp{b['n_prompt']}" if b["n_gen"] == 0 else f"tg{b['n_gen']}"
+            samples[(r["model"], test, r["config"])].append(float(b["avg_ts"]))
+    return samples
+
+
+def decode_traffic(stats_dir, config, model):
+    """Round trips and bytes up per decode token: (128-token run - 64-token run) / 64."""
+    runs = {}
+    for n in (64, 128):
+        p = os.path.join(stats_dir, f"stats-{config}-{model}-{n}.json")
+        if not os.path.exists(p):
+            return None, None
+        with open(p) as f:
+            runs[n] = json.load(f)
+    per = lambda k: round((runs[128][k] - runs[64][k]) / 64.0, 2)
+    return per("round_trips"), per("bytes_up")
+
+
+def median(xs):
+    return round(statistics.median(xs), 2) if xs else None
+
+
+def build_rows(samples, stats_dir):
+    rows = []
+    models = sorted({k[0] for k in samples})
+    tests = sorted({k[1] for k in samples})
+    for model in models:
+        for test in tests:
+            local = median(samples.get((model, test, "local"), []))
+            rpc = median(samples.get((model, test, "rpc"), []))
+            for transport in ("tcp", "shm"):
+                remote_samples = samples.get((model, test, transport), [])
+                if not remote_samples:
+                    continue
+                remote = median(remote_samples)
+                rt, up = decode_traffic(stats_dir, transport, model)
+                rows.append({
+                    "model": model, "test": test, "transport": transport,
+                    "local_tps": local, "remote_tps": remote, "rpc_tps": rpc,
+                    "ratio": round(remote / local, 4) if local and remote else None,
+                    "rpc_ratio": round(rpc / local, 4) if local and rpc else None,
+                    "round_trips_per_token": rt, "bytes_up_per_token": up,
+                    "samples": {
+                        "local": samples.get((model, test, "local"), []),
+                        "remote": remote_samples,
+                        "rpc": samples.get((model, test, "rpc"), []),
+                    },
+                })
+    return rows
+
+
+def markdown(rows, gpu, date):
+    out = [f"# llama-bench, remote-clang vs local vs ggml-rpc ({gpu}, {date})", "",
+           "Medians of the repetitions, tokens/s; random-weight Q4_0 models.", "",
+           "| model | test | transport | local | remote | rpc | remote/local | rpc/local | round trips/token | bytes up/token |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    fmt = lambda v: "-" if v is None else (f"{v:.3f}" if isinstance(v, float) and v < 10 else str(v))
+    for r in rows:
+        out.append("| " + " | ".join(fmt(r[k]) for k in (
+            "model", "test", "transport", "local_tps", "remote_tps", "rpc_tps", "ratio",
+            "rpc_ratio", "round_trips_per_token", "bytes_up_per_token")) + " |")
+    return "\n".join(out) + "\n"
+
+
+def chart(rows, path, title):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: no matplotlib: no chart")
+        return False
+    labels = [f"{r['model']} {r['test']}\n{r['transport']}" for r in rows]
+    remote = [r["ratio"] or 0 for r in rows]
+    rpc = [r["rpc_ratio"] or 0 for r in rows]
+    x = range(len(rows))
+    fig, ax = plt.subplots(figsize=(max(6, len(rows) * 1.1), 4))
+    ax.bar([i - 0.2 for i in x], remote, 0.4, label="remote-clang / local")
+    ax.bar([i + 0.2 for i in x], rpc, 0.4, label="ggml-rpc / local")
+    ax.axhline(1.0, color="gray", linewidth=0.8)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel("throughput relative to local")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--stats-dir", required=True)
+    ap.add_argument("--gpu", default="unknown GPU")
+    ap.add_argument("--out-dir", required=True)
+    args = ap.parse_args()
+    date = datetime.date.today().isoformat()
+    gpu_slug = re.sub(r"[^a-z0-9]+", "-", args.gpu.lower()).strip("-")
+    base = os.path.join(args.out_dir, f"{date}-{gpu_slug}")
+    rows = build_rows(load_samples(args.raw), args.stats_dir)
+    with open(base + ".json", "w") as f:
+        json.dump({"date": date, "gpu": args.gpu, "rows": rows}, f, indent=1)
+    md = markdown(rows, args.gpu, date)
+    with open(base + ".md", "w") as f:
+        f.write(md)
+    chart(rows, base + ".png", f"remote-clang vs ggml-rpc, relative to local ({args.gpu})")
+    print(md)
+    print("ratios (remote/local; rpc/local):")
+    for r in rows:
+        print(f"  {r['model']:>3} {r['test']:<6} {r['transport']:<4} "
+              f"remote {r['ratio']}  rpc {r['rpc_ratio']}  "
+              f"round trips/token {r['round_trips_per_token']}  bytes up/token {r['bytes_up_per_token']}")
+
+
+if __name__ == "__main__":
+    main()
