@@ -59,12 +59,12 @@ def build_rows(samples, stats_dir):
         for test in tests:
             local = median(samples.get((model, test, "local"), []))
             rpc = median(samples.get((model, test, "rpc"), []))
-            for transport in ("tcp", "shm"):
-                remote_samples = samples.get((model, test, transport), [])
+            for config, transport in (("tcp", "tcp"), ("shm", "shm"), ("tcp25", "tcp+25us")):
+                remote_samples = samples.get((model, test, config), [])
                 if not remote_samples:
                     continue
                 remote = median(remote_samples)
-                rt, up = decode_traffic(stats_dir, transport, model)
+                rt, up = decode_traffic(stats_dir, config, model)
                 rows.append({
                     "model": model, "test": test, "transport": transport,
                     "local_tps": local, "remote_tps": remote, "rpc_tps": rpc,

@@ -9,6 +9,7 @@
 #   local   llama.cpp built with nvcc here (device-run.sh's ref step)
 #   shm     the remote-clang build through rc-server over shm
 #   tcp     the same over tcp (loopback)
+#   tcp25   tcp with 25 us of emulated extra round-trip time (RC_EMULATE_RTT_US)
 #   rpc     the nvcc build through llama.cpp's RPC backend (ggml-rpc-server)
 # Remote runs also count round trips and bytes per decode token (RC_STATS,
 # the difference of a 128- and a 64-token generation, divided by 64).
@@ -21,7 +22,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-llama}"
 REPS="${REPS:-5}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
-CONFIGS="${CONFIGS:-local shm tcp rpc}"
+CONFIGS="${CONFIGS:-local shm tcp tcp25 rpc}"
 RESULTS="${BENCH_OUT:-${OUT:-$REPO/bench/out}}"
 mkdir -p "$RESULTS"
 export WORK MODELS
@@ -61,9 +62,12 @@ bench_cmd() {
   local cfg="$1"; shift
   case "$cfg" in
     local) "$REF_BIN/llama-bench" "$@" ;;
-    shm|tcp)
-      local url="$SHM_URL"; [[ $cfg == tcp ]] && url="$TCP_URL"
-      env LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" "$LL_BIN/llama-bench" "$@" ;;
+    shm|tcp|tcp25)
+      local url="$SHM_URL" rtt=0
+      [[ $cfg == tcp* ]] && url="$TCP_URL"
+      [[ $cfg == tcp25 ]] && rtt=25
+      env LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_EMULATE_RTT_US=$rtt \
+        "$LL_BIN/llama-bench" "$@" ;;
     # The client sees no GPU of its own: every layer goes to the RPC server.
     rpc) env CUDA_VISIBLE_DEVICES= "$REF_BIN/llama-bench" --rpc "127.0.0.1:$RPC_PORT" "$@" ;;
   esac
@@ -91,7 +95,7 @@ done
 # Traffic per decode token: 128 minus 64 generated tokens, no prompt.
 for m in $MODELS; do
   model="$WORK/models/${m%%:*}-${m##*:}.gguf"
-  for cfg in shm tcp; do
+  for cfg in shm tcp tcp25; do
     [[ " $CONFIGS " == *" $cfg "* ]] || continue
     for n in 64 128; do
       RC_STATS="$RESULTS/stats-$cfg-${m%%:*}-$n.json" bench_cmd "$cfg" -m "$model" -ngl 99 -p 0 -n "$n" -r 1 -o jsonl > /dev/null 2>&1 ||
