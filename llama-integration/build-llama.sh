@@ -45,6 +45,14 @@ if [[ "${RC_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
             -DCMAKE_CUDA_COMPILER_LAUNCHER="$ccache_cmd")
 fi
 
+# A build folder keeps the compiler it was configured with: with another
+# RC_BUILD the stamp below would describe tools this folder does not use.
+configured="$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$LLAMA_BUILD/CMakeCache.txt" 2>/dev/null || true)"
+if [[ -n "$configured" && "$configured" != "$RC_BUILD/bin/remote-clang++" ]]; then
+  echo "build-llama: $LLAMA_BUILD was configured with $configured, not $RC_BUILD/bin/remote-clang++:" \
+       "set RC_BUILD=$(dirname "$(dirname "$configured")") or use a new LLAMA_BUILD" >&2
+  exit 1
+fi
 if [[ ! -f "$LLAMA_BUILD/build.ninja" ]]; then
   # ggml defaults kept (CUDA graphs, VMM, flash attention, PDL on Hopper).
   # NCCL off: the only NCCL here is CUDA 13's, and the overlay is CUDA 12.4.
