@@ -4,6 +4,7 @@
 // PDL launches, 2D / peer copies, peer queries, PCI bus ID, host
 // registration and host functions, and the VMM pool exactly as
 // ggml_cuda_pool_vmm drives it. Exits non-zero naming each failing step.
+#include "checks.h"
 #include "test_module.h"
 
 #include <cuda.h>
@@ -20,23 +21,6 @@ void __cudaRegisterFunction(void **, const char *, char *, const char *, int,
 }
 
 namespace {
-int failures = 0;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #cond);             \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-#define CUDA_OK(call)                                                          \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "FAIL line %d: %s -> %s\n", __LINE__, #call,        \
-                   cudaGetErrorName(e_));                                      \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
 #define CU_OK(call)                                                            \
   do {                                                                         \
     CUresult r_ = (call);                                                      \

@@ -2,6 +2,7 @@
 // librc_cudart.so and run against rc-server --test-device by the
 // integration test. It checks every result itself and exits non-zero with a
 // message naming the failing step.
+#include "checks.h"
 #include "test_module.h"
 
 #include <cuda_runtime_api.h>
@@ -22,23 +23,6 @@ cudaError_t __rc_launch_kernel(uint64_t id, dim3 grid, dim3 block, void **args,
 }
 
 namespace {
-int failures = 0;
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #cond);             \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-#define CUDA_OK(call)                                                          \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "FAIL line %d: %s -> %s\n", __LINE__, #call,        \
-                   cudaGetErrorName(e_));                                      \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
 
 void scaleStub() {}     // stands in for clang's host stub
 float coeffsShadow[16]; // host shadow of a __device__ float[16]
