@@ -159,8 +159,11 @@ int embedFragment(const std::string &object, const std::string &fragment) {
   std::string stubTmp = object + ".rcstub.tmp";
   rc::RemoteFatbinStub stub = rc::makeRemoteStub(rc::fatbinHash(fatbin, size));
   if (!writeFile(tmp, framed.data(), framed.size(), &err) ||
-      !writeFile(stubTmp, &stub, sizeof stub, &err))
+      !writeFile(stubTmp, &stub, sizeof stub, &err)) {
+    unlink(tmp.c_str());
+    unlink(stubTmp.c_str());
     return fail(err);
+  }
   // Re-embedding replaces an earlier fragment instead of adding a second.
   std::vector<std::string> cmd = {tools::objcopyPath()};
   if (tools::findSection(sections, RC_FRAGMENT_SECTION))
