@@ -1,6 +1,6 @@
 // Default DeviceContext implementations of the optional operations (function
-// attributes, driver VMM): a backend that lacks one fails by name instead of
-// every backend having to spell out the refusal.
+// attributes, driver VMM, peer access): a backend that lacks one fails by name
+// instead of every backend having to spell out the refusal.
 #include "rc/server/backend.h"
 #include "rc/server/errors.h"
 
@@ -8,9 +8,9 @@ namespace rc::server {
 
 namespace {
 OpStatus unsupported(const char *what) {
-  return OpStatus::fail(kErrNotSupported,
-                        std::string(what) + " is not supported by this "
-                                            "rc-server backend");
+  return OpStatus::fail(kErrNotSupported, std::string(what) +
+                                              " is not supported by this "
+                                              "rc-server backend");
 }
 } // namespace
 
@@ -35,8 +35,16 @@ OpStatus DeviceContext::memMap(uint64_t, uint64_t, uint64_t, NativeHandle) {
 OpStatus DeviceContext::memUnmap(uint64_t, uint64_t) {
   return unsupported("cuMemUnmap");
 }
-OpStatus DeviceContext::memSetAccess(uint64_t, uint64_t) {
+OpStatus DeviceContext::memSetAccess(uint64_t, uint64_t,
+                                     const std::vector<int> &) {
   return unsupported("cuMemSetAccess");
+}
+OpStatus DeviceContext::copyPeer(uint64_t, DeviceContext &, uint64_t,
+                                 DeviceContext &, uint64_t, NativeHandle) {
+  return unsupported("cudaMemcpyPeerAsync");
+}
+OpStatus DeviceContext::setPeerAccess(DeviceContext &, bool) {
+  return unsupported("cudaDeviceEnablePeerAccess");
 }
 
 } // namespace rc::server

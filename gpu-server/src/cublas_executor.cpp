@@ -50,36 +50,42 @@ struct Shape {
 
 } // namespace
 
-OpStatus Executor::cublasHandle(uint64_t handle) const {
+OpStatus Executor::cublasHandle(uint64_t handle, uint64_t stream,
+                                NativeHandle *s) {
   auto it = cublasHandles_.find(handle);
   if (it == cublasHandles_.end())
     return fail(kErrInvalidResourceHandle,
                 "unknown cuBLAS handle " + hex(handle) +
                     " (not created in this session, or destroyed)");
   // A workspace freed behind cuBLAS's back would be written by every call.
-  const auto &ws = it->second;
-  if (ws.second && !inSession(ws.first, ws.second))
-    return fail(kErrInvalidValue, "the handle's workspace " + hex(ws.first) +
-                                      " + " + std::to_string(ws.second) +
-                                      " bytes is no longer inside one "
-                                      "allocation of this session (freed?)");
-  return OpStatus::success();
+  const BlasHandle &h = it->second;
+  if (h.workspaceSize && !inSession(h.workspace, h.workspaceSize))
+    return fail(kErrInvalidValue,
+                "the handle's workspace " + hex(h.workspace) + " + " +
+                    std::to_string(h.workspaceSize) +
+                    " bytes is no longer inside one allocation of this "
+                    "session (freed?)");
+  OpStatus st = bindStream(stream, s);
+  if (st.ok() && bound_ != h.device)
+    return fail(kErrInvalidResourceHandle,
+                "the stream is on device " + std::to_string(bound_) +
+                    ", the cuBLAS handle on device " +
+                    std::to_string(h.device));
+  return st;
 }
 
-OpStatus Executor::readPointerArray(const char *role, uint64_t array,
-                                    int count, uint64_t matrixBytes,
-                                    NativeHandle s,
+OpStatus Executor::readPointerArray(const char *role, uint64_t array, int count,
+                                    uint64_t matrixBytes, NativeHandle s,
                                     std::vector<uint64_t> *out) {
   uint64_t bytes = uint64_t(count) * 8;
-  OpStatus st = checkRange((std::string(role) + " pointer array").c_str(),
-                           array, bytes);
+  OpStatus st =
+      checkRange((std::string(role) + " pointer array").c_str(), array, bytes);
   if (!st.ok() || count == 0)
     return st;
   out->resize(size_t(count));
   // Ordered on the handle's stream: the kernel that computed the pointers
   // (ggml's k_compute_batched_ptrs) has finished when this returns.
-  st = ctx_->copyD2H(reinterpret_cast<uint8_t *>(out->data()), array, bytes,
-                     s);
+  st = ctx_->copyD2H(reinterpret_cast<uint8_t *>(out->data()), array, bytes, s);
   if (!st.ok())
     return syncResult(st);
   if (matrixBytes == 0)
@@ -88,8 +94,8 @@ OpStatus Executor::readPointerArray(const char *role, uint64_t array,
     uint64_t p = (*out)[size_t(i)];
     if (!inSession(p, matrixBytes))
       return fail(kErrInvalidValue,
-                  std::string(role) + "[" + std::to_string(i) + "] = " +
-                      hex(p) + ": " + std::to_string(matrixBytes) +
+                  std::string(role) + "[" + std::to_string(i) +
+                      "] = " + hex(p) + ": " + std::to_string(matrixBytes) +
                       " bytes there are not inside one allocation of this "
                       "session");
   }
@@ -103,8 +109,8 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
     return fail(kErrInvalidValue,
                 "unknown gemm entry point " + std::to_string(int(c.api())));
   *what = gemmApiName(g.api);
-  OpStatus st = cublasHandle(c.handle());
-  if (!st.ok() || !(st = stream(c.stream(), &g.stream)).ok())
+  OpStatus st = cublasHandle(c.handle(), c.stream(), &g.stream);
+  if (!st.ok())
     return st;
   if (!c.a() || !c.b() || !c.c())
     return fail(kErrInvalidValue, "missing matrix operand");
@@ -140,10 +146,10 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
   size_t na = c.alpha() ? c.alpha()->size() : 0;
   size_t nb = c.beta() ? c.beta()->size() : 0;
   if (na != scalar || nb != scalar)
-    return fail(kErrInvalidValue,
-                "alpha/beta of " + std::to_string(na) + "/" +
-                    std::to_string(nb) + " bytes, the compute type takes " +
-                    std::to_string(scalar));
+    return fail(kErrInvalidValue, "alpha/beta of " + std::to_string(na) + "/" +
+                                      std::to_string(nb) +
+                                      " bytes, the compute type takes " +
+                                      std::to_string(scalar));
   std::memcpy(g.alpha, c.alpha()->data(), na);
   std::memcpy(g.beta, c.beta()->data(), nb);
 
@@ -164,25 +170,23 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
   for (Check &ck : checks) {
     size_t es = blasTypeSize(ck.op.type);
     if (es == 0)
-      return fail(kErrNotSupported,
-                  std::string(ck.role) + " has unsupported " +
-                      blasTypeName(ck.op.type));
+      return fail(kErrNotSupported, std::string(ck.role) + " has unsupported " +
+                                        blasTypeName(ck.op.type));
     if (ck.op.ld < std::max<int64_t>(1, ck.shape.rows))
-      return fail(kErrInvalidValue,
-                  std::string("ld") + char(ck.role[0] + 32) + " = " +
-                      std::to_string(ck.op.ld) + " < rows of " + ck.role +
-                      " (" + std::to_string(ck.shape.rows) + ")");
-    i128 elems = ck.touched ? matrixElems(ck.shape.rows, ck.shape.cols,
-                                          ck.op.ld)
-                            : 0;
+      return fail(kErrInvalidValue, std::string("ld") + char(ck.role[0] + 32) +
+                                        " = " + std::to_string(ck.op.ld) +
+                                        " < rows of " + ck.role + " (" +
+                                        std::to_string(ck.shape.rows) + ")");
+    i128 elems =
+        ck.touched ? matrixElems(ck.shape.rows, ck.shape.cols, ck.op.ld) : 0;
     if (isPointerArrayApi(g.api)) {
-      std::vector<uint64_t> *out =
-          &ck.op == &g.a ? &g.aPtrs : &ck.op == &g.b ? &g.bPtrs : &g.cPtrs;
+      std::vector<uint64_t> *out = &ck.op == &g.a   ? &g.aPtrs
+                                   : &ck.op == &g.b ? &g.bPtrs
+                                                    : &g.cPtrs;
       if (g.batchCount > kMaxBatchPointers)
-        return fail(kErrInvalidValue, "batch count " +
-                                          std::to_string(g.batchCount) +
-                                          " exceeds " +
-                                          std::to_string(kMaxBatchPointers));
+        return fail(kErrInvalidValue,
+                    "batch count " + std::to_string(g.batchCount) +
+                        " exceeds " + std::to_string(kMaxBatchPointers));
       if (elems * i128(es) > i128(UINT64_MAX / 2))
         return fail(kErrInvalidValue, std::string(ck.role) + " is too large");
       if (!(st = readPointerArray(ck.role, ck.op.ptr, g.batchCount,
@@ -215,8 +219,8 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
 
 OpStatus Executor::cublasTrsm(const wire::CublasTrsmBatched &c) {
   BlasTrsm t;
-  OpStatus st = cublasHandle(c.handle());
-  if (!st.ok() || !(st = stream(c.stream(), &t.stream)).ok())
+  OpStatus st = cublasHandle(c.handle(), c.stream(), &t.stream);
+  if (!st.ok())
     return st;
   t.mathMode = c.math_mode();
   t.side = c.side(), t.uplo = c.uplo(), t.trans = c.trans(), t.diag = c.diag();
@@ -261,14 +265,14 @@ OpStatus Executor::doCublas(const wire::CommandEntry &entry,
     *what = "cublasCreate_v2";
     uint64_t h = entry.cmd_as_CublasCreate()->handle();
     if (h == 0 || cublasHandles_.count(h))
-      return fail(kErrInvalidValue, "cuBLAS handle " + hex(h) +
-                                        " is reserved or already in use");
+      return fail(kErrInvalidValue,
+                  "cuBLAS handle " + hex(h) + " is reserved or already in use");
     BlasContext *blas = ctx_->blas(&why);
     if (!blas)
       return fail(kErrNotSupported, why);
     OpStatus st = blas->create(h);
     if (st.ok())
-      cublasHandles_[h] = {0, 0};
+      cublasHandles_[h] = BlasHandle{bound_, 0, 0};
     return st;
   }
   case Command::CublasDestroy: {
@@ -276,9 +280,11 @@ OpStatus Executor::doCublas(const wire::CommandEntry &entry,
     uint64_t h = entry.cmd_as_CublasDestroy()->handle();
     auto it = cublasHandles_.find(h);
     if (it == cublasHandles_.end())
-      return fail(kErrInvalidResourceHandle,
-                  "unknown cuBLAS handle " + hex(h));
-    OpStatus st = ctx_->blas(&why)->destroy(h);
+      return fail(kErrInvalidResourceHandle, "unknown cuBLAS handle " + hex(h));
+    OpStatus st = bind(it->second.device);
+    if (!st.ok())
+      return st;
+    st = ctx_->blas(&why)->destroy(h);
     cublasHandles_.erase(it);
     return st;
   }
@@ -289,13 +295,14 @@ OpStatus Executor::doCublas(const wire::CommandEntry &entry,
     if (it == cublasHandles_.end())
       return fail(kErrInvalidResourceHandle,
                   "unknown cuBLAS handle " + hex(c.handle()));
-    OpStatus st;
-    if (c.size() && !(st = checkRange("workspace", c.addr(), c.size())).ok())
+    OpStatus st = bind(it->second.device);
+    if (!st.ok() ||
+        (c.size() && !(st = checkRange("workspace", c.addr(), c.size())).ok()))
       return st;
     uint64_t addr = c.size() ? c.addr() : 0;
     st = ctx_->blas(&why)->setWorkspace(c.handle(), addr, c.size());
     if (st.ok())
-      it->second = {addr, c.size()};
+      it->second.workspace = addr, it->second.workspaceSize = c.size();
     return st;
   }
   case Command::CublasGemm:

@@ -41,9 +41,11 @@ class CudaBackend;
 
 class CudaContext : public DeviceContext {
 public:
-  CudaContext(CudaBackend &b, CUcontext ctx) : backend_(b), ctx_(ctx) {}
+  CudaContext(CudaBackend &b, CUcontext ctx, CUdevice dev)
+      : backend_(b), ctx_(ctx), dev_(dev) {}
   ~CudaContext() override;
   bool initStaging(std::string *error);
+  void activate() override;
 
   OpStatus malloc(uint64_t size, uint64_t *addr) override;
   OpStatus free(uint64_t addr) override;
@@ -53,6 +55,10 @@ public:
                    NativeHandle s) override;
   OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                    NativeHandle s) override;
+  OpStatus copyPeer(uint64_t dst, DeviceContext &dstCtx, uint64_t src,
+                    DeviceContext &srcCtx, uint64_t size,
+                    NativeHandle s) override;
+  OpStatus setPeerAccess(DeviceContext &peer, bool enable) override;
   OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                   NativeHandle s) override;
   OpStatus launch(const KernelInfo &kernel, const LaunchConfig &cfg,
@@ -77,9 +83,8 @@ public:
   // cuBLAS through the real libcublas (cublas_cuda.cpp), on first use.
   BlasContext *blas(std::string *why) override {
     if (!blas_)
-      blas_ = makeCudaBlas(*this, [](NativeHandle h) -> void * {
-        return toStream(h);
-      }, why);
+      blas_ = makeCudaBlas(
+          *this, [](NativeHandle h) -> void * { return toStream(h); }, why);
     return blas_.get();
   }
   // Real CUDA graphs (graph_cuda.cpp), created on first use.
@@ -98,7 +103,8 @@ public:
   OpStatus memMap(uint64_t addr, uint64_t size, uint64_t offset,
                   NativeHandle handle) override;
   OpStatus memUnmap(uint64_t addr, uint64_t size) override;
-  OpStatus memSetAccess(uint64_t addr, uint64_t size) override;
+  OpStatus memSetAccess(uint64_t addr, uint64_t size,
+                        const std::vector<int> &devices) override;
 
 private:
   OpStatus check(CUresult r) const;
@@ -114,11 +120,12 @@ private:
 
   CudaBackend &backend_;
   CUcontext ctx_;
+  CUdevice dev_;
   Slot slots_[kStagingSlots];
   size_t nextSlot_ = 0;
   std::map<uint64_t, uint64_t> allocs_; // for accounting on destroy
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
-  std::unique_ptr<BlasContext> blas_; // destroyed before the context
+  std::unique_ptr<BlasContext> blas_;   // destroyed before the context
   std::unique_ptr<GraphDevice> graphs_; // likewise
   // VMM objects are not owned by the context: released on destruction.
   std::map<uint64_t, uint64_t> vaRanges_;     // reserved base -> size
@@ -128,7 +135,8 @@ private:
 
 class CudaBackend : public Backend {
 public:
-  explicit CudaBackend(int ordinal) : ordinal_(ordinal) {}
+  explicit CudaBackend(std::vector<int> ordinals)
+      : ordinals_(std::move(ordinals)) {}
 
   bool init(std::string *error) {
     if (!drv.load(error))
@@ -138,31 +146,54 @@ public:
       return fail(error, "cuInit failed: " + drv.describe(r));
     int count = 0;
     drv.cuDeviceGetCount(&count);
-    if (ordinal_ < 0 || ordinal_ >= count)
-      return fail(error, "device " + std::to_string(ordinal_) +
-                             " does not exist (" + std::to_string(count) +
-                             " CUDA devices)");
-    if ((r = drv.cuDeviceGet(&dev, ordinal_)) != CUDA_SUCCESS)
-      return fail(error, "cuDeviceGet: " + drv.describe(r));
+    if (count == 0)
+      return fail(error, "the CUDA driver sees no device");
+    if (ordinals_.empty())
+      for (int i = 0; i < count; ++i)
+        ordinals_.push_back(i);
+    for (int ordinal : ordinals_) {
+      if (ordinal < 0 || ordinal >= count)
+        return fail(error, "device " + std::to_string(ordinal) +
+                               " does not exist (" + std::to_string(count) +
+                               " CUDA devices)");
+      CUdevice dev = 0;
+      if ((r = drv.cuDeviceGet(&dev, ordinal)) != CUDA_SUCCESS)
+        return fail(error, "cuDeviceGet: " + drv.describe(r));
+      devs.push_back(dev);
+      descs_.push_back(describeDevice(dev));
+    }
+    // Peer access as kernels would have it (cudaDeviceCanAccessPeer).
+    for (size_t i = 0; i < devs.size(); ++i)
+      for (size_t j = 0; j < devs.size(); ++j) {
+        int can = 0;
+        if (i != j)
+          drv.cuDeviceCanAccessPeer(&can, devs[i], devs[j]);
+        descs_[i].canAccessPeer.push_back(can != 0);
+      }
+    return true;
+  }
+
+  DeviceDescription describeDevice(CUdevice dev) {
+    DeviceDescription d;
     char name[256] = {};
     drv.cuDeviceGetName(name, sizeof name - 1, dev);
     size_t total = 0;
     drv.cuDeviceTotalMem(&total, dev);
     CUuuid uuid{};
     drv.cuDeviceGetUuid(&uuid, dev);
-    desc_.name = name;
-    desc_.totalMem = total;
-    std::memcpy(desc_.uuid.data(), uuid.bytes, 16);
-    desc_.attributes.assign(CU_DEVICE_ATTRIBUTE_MAX, 0);
+    d.name = name;
+    d.totalMem = total;
+    std::memcpy(d.uuid.data(), uuid.bytes, 16);
+    d.attributes.assign(CU_DEVICE_ATTRIBUTE_MAX, 0);
     // Attributes the driver does not know (newer than it) stay 0.
     for (int a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; ++a) {
       int v = 0;
       if (drv.cuDeviceGetAttribute(&v, CUdevice_attribute(a), dev) ==
           CUDA_SUCCESS)
-        desc_.attributes[a] = v;
+        d.attributes[a] = v;
     }
-    desc_.backend = "cuda";
-    return true;
+    d.backend = "cuda";
+    return d;
   }
 
   bool prepare(Registry &reg, std::string *error) override {
@@ -199,8 +230,10 @@ public:
     // Globals are per context: check every name now in a scratch context so
     // a bad manifest fails at start-up, not in some session later. Kernel
     // attributes are read there too (loading each kernel on the device).
+    // Kernel attributes come from the first device: a server's GPUs are
+    // expected to be of one kind (a manifest targets one architecture).
     CUcontext scratch = nullptr;
-    CUresult r = drv.cuCtxCreate(&scratch, 0, dev);
+    CUresult r = drv.cuCtxCreate(&scratch, 0, devs[0]);
     if (r != CUDA_SUCCESS)
       return fail(error, "cuCtxCreate: " + drv.describe(r));
     bool ok = true;
@@ -234,7 +267,13 @@ public:
     return ok;
   }
 
-  const DeviceDescription &device() const override { return desc_; }
+  int deviceCount() const override { return int(descs_.size()); }
+  const DeviceDescription &device(int index) const override {
+    return descs_[size_t(index)];
+  }
+  bool canAccessPeer(int device, int peer) const override {
+    return descs_[size_t(device)].canAccessPeer[size_t(peer)];
+  }
 
   // cudaFuncAttributes as the runtime would report them on this device. The
   // basic ones must be readable (occupancy needs them); the others keep
@@ -243,12 +282,13 @@ public:
     CUresult first = CUDA_SUCCESS;
     auto get = [&](CUfunction_attribute which, int32_t *out) {
       int v = 0;
-      CUresult r = drv.cuKernelGetAttribute(&v, which, kernel, dev);
+      CUresult r = drv.cuKernelGetAttribute(&v, which, kernel, devs[0]);
       if (r == CUDA_SUCCESS)
         *out = v;
       return r;
     };
-    first = get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &a->maxThreadsPerBlock);
+    first =
+        get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &a->maxThreadsPerBlock);
     if (first == CUDA_SUCCESS)
       first = get(CU_FUNC_ATTRIBUTE_NUM_REGS, &a->numRegs);
     get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &a->sharedSizeBytes);
@@ -264,16 +304,18 @@ public:
     return first;
   }
 
-  std::unique_ptr<DeviceContext> createContext(std::string *error) override {
+  std::unique_ptr<DeviceContext> createContext(int index,
+                                               std::string *error) override {
     CUcontext ctx = nullptr;
     // cuCtxCreate also makes the context current on the calling (session)
     // thread, which is the only thread that will use it.
-    CUresult r = drv.cuCtxCreate(&ctx, 0, dev);
+    CUresult r = drv.cuCtxCreate(&ctx, 0, devs[size_t(index)]);
     if (r != CUDA_SUCCESS) {
-      fail(error, "cuCtxCreate: " + drv.describe(r));
+      fail(error, "cuCtxCreate on device " + std::to_string(index) + ": " +
+                      drv.describe(r));
       return nullptr;
     }
-    auto c = std::make_unique<CudaContext>(*this, ctx);
+    auto c = std::make_unique<CudaContext>(*this, ctx, devs[size_t(index)]);
     if (!c->initStaging(error))
       return nullptr;
     return c;
@@ -282,7 +324,7 @@ public:
   uint64_t bytesInUse() const override { return inUse.load(); }
 
   CudaDriver drv;
-  CUdevice dev = 0;
+  std::vector<CUdevice> devs; // by backend index
   std::atomic<uint64_t> inUse{0};
 
 private:
@@ -291,12 +333,14 @@ private:
       *error = why;
     return false;
   }
-  int ordinal_;
-  DeviceDescription desc_;
+  std::vector<int> ordinals_;
+  std::vector<DeviceDescription> descs_;
   std::vector<std::vector<uint64_t>> images_;
 };
 
 const CudaDriver &CudaContext::drv() const { return backend_.drv; }
+
+void CudaContext::activate() { drv().cuCtxSetCurrent(ctx_); }
 
 OpStatus CudaContext::check(CUresult r) const {
   if (r == CUDA_SUCCESS)
@@ -431,6 +475,21 @@ OpStatus CudaContext::copyD2D(uint64_t dst, uint64_t src, uint64_t size,
   return check(drv().cuMemcpyDtoDAsync(dst, src, size, toStream(s)));
 }
 
+OpStatus CudaContext::copyPeer(uint64_t dst, DeviceContext &dstCtx,
+                               uint64_t src, DeviceContext &srcCtx,
+                               uint64_t size, NativeHandle s) {
+  // Both are contexts of this backend (the executor pairs them).
+  CUcontext d = static_cast<CudaContext &>(dstCtx).ctx_;
+  CUcontext from = static_cast<CudaContext &>(srcCtx).ctx_;
+  return check(drv().cuMemcpyPeerAsync(dst, d, src, from, size, toStream(s)));
+}
+
+OpStatus CudaContext::setPeerAccess(DeviceContext &peer, bool enable) {
+  CUcontext p = static_cast<CudaContext &>(peer).ctx_;
+  return check(enable ? drv().cuCtxEnablePeerAccess(p, 0)
+                      : drv().cuCtxDisablePeerAccess(p));
+}
+
 OpStatus CudaContext::memset(uint64_t dst, uint8_t value, uint64_t size,
                              NativeHandle s) {
   return check(drv().cuMemsetD8Async(dst, value, size, toStream(s)));
@@ -547,9 +606,8 @@ OpStatus CudaContext::symbolAddress(const VariableInfo &var, uint64_t *addr,
 // in what they compute.
 OpStatus CudaContext::setKernelAttribute(const KernelInfo &kernel,
                                          int attribute, int value) {
-  return check(drv().cuKernelSetAttribute(CUfunction_attribute(attribute),
-                                          value, CUkernel(kernel.native),
-                                          backend_.dev));
+  return check(drv().cuKernelSetAttribute(
+      CUfunction_attribute(attribute), value, CUkernel(kernel.native), dev_));
 }
 
 OpStatus CudaContext::memAddressReserve(uint64_t size, uint64_t alignment,
@@ -574,7 +632,7 @@ OpStatus CudaContext::memCreate(uint64_t size, NativeHandle *handle) {
   CUmemAllocationProp prop = {};
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = backend_.dev;
+  prop.location.id = dev_;
   CUmemGenericAllocationHandle h = 0;
   OpStatus st = check(drv().cuMemCreate(&h, size, &prop, 0));
   if (st.ok()) {
@@ -597,8 +655,8 @@ OpStatus CudaContext::memRelease(NativeHandle handle) {
 
 OpStatus CudaContext::memMap(uint64_t addr, uint64_t size, uint64_t offset,
                              NativeHandle handle) {
-  OpStatus st = check(drv().cuMemMap(
-      addr, size, offset, CUmemGenericAllocationHandle(handle), 0));
+  OpStatus st = check(drv().cuMemMap(addr, size, offset,
+                                     CUmemGenericAllocationHandle(handle), 0));
   if (st.ok())
     vmmMapped_[addr] = size;
   return st;
@@ -613,18 +671,22 @@ OpStatus CudaContext::memUnmap(uint64_t addr, uint64_t size) {
   return st;
 }
 
-OpStatus CudaContext::memSetAccess(uint64_t addr, uint64_t size) {
-  CUmemAccessDesc access = {};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = backend_.dev;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  return check(drv().cuMemSetAccess(addr, size, &access, 1));
+OpStatus CudaContext::memSetAccess(uint64_t addr, uint64_t size,
+                                   const std::vector<int> &devices) {
+  std::vector<CUmemAccessDesc> access(devices.size());
+  for (size_t i = 0; i < devices.size(); ++i) {
+    access[i].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access[i].location.id = backend_.devs[size_t(devices[i])];
+    access[i].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  }
+  return check(drv().cuMemSetAccess(addr, size, access.data(), access.size()));
 }
 
 } // namespace
 
-std::unique_ptr<Backend> makeCudaBackend(int device, std::string *error) {
-  auto b = std::make_unique<CudaBackend>(device);
+std::unique_ptr<Backend> makeCudaBackend(const std::vector<int> &ordinals,
+                                         std::string *error) {
+  auto b = std::make_unique<CudaBackend>(ordinals);
   if (!b->init(error))
     return nullptr;
   return b;

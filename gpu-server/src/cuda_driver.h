@@ -27,6 +27,9 @@ namespace rc::server {
   X(cuCtxDestroy, 4000, (CUcontext))                                           \
   X(cuCtxSetCurrent, 4000, (CUcontext))                                        \
   X(cuCtxSynchronize, 2000, (void))                                            \
+  X(cuCtxEnablePeerAccess, 4000, (CUcontext, unsigned int))                    \
+  X(cuCtxDisablePeerAccess, 4000, (CUcontext))                                 \
+  X(cuDeviceCanAccessPeer, 4000, (int *, CUdevice, CUdevice))                  \
   X(cuLibraryLoadData, 12000,                                                  \
     (CUlibrary *, const void *, CUjit_option *, void **, unsigned int,         \
      CUlibraryOption *, void **, unsigned int))                                \
@@ -44,6 +47,8 @@ namespace rc::server {
   X(cuMemcpyHtoDAsync, 3020, (CUdeviceptr, const void *, size_t, CUstream))    \
   X(cuMemcpyDtoHAsync, 3020, (void *, CUdeviceptr, size_t, CUstream))          \
   X(cuMemcpyDtoDAsync, 3020, (CUdeviceptr, CUdeviceptr, size_t, CUstream))     \
+  X(cuMemcpyPeerAsync, 4000,                                                   \
+    (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))        \
   X(cuMemsetD8Async, 3020, (CUdeviceptr, unsigned char, size_t, CUstream))     \
   X(cuStreamCreateWithPriority, 5050, (CUstream *, unsigned int, int))         \
   X(cuStreamDestroy, 4000, (CUstream))                                         \
@@ -57,7 +62,7 @@ namespace rc::server {
   X(cuEventQuery, 2000, (CUevent))                                             \
   X(cuEventElapsedTime, 2000, (float *, CUevent, CUevent))                     \
   X(cuGetErrorName, 6000, (CUresult, const char **))                           \
-  X(cuGetErrorString, 6000, (CUresult, const char **))                       \
+  X(cuGetErrorString, 6000, (CUresult, const char **))                         \
   X(cuKernelGetAttribute, 12000,                                               \
     (int *, CUfunction_attribute, CUkernel, CUdevice))                         \
   X(cuKernelSetAttribute, 12000,                                               \
@@ -77,7 +82,7 @@ namespace rc::server {
   X(cuMemUnmap, 10020, (CUdeviceptr, size_t))                                  \
   X(cuMemSetAccess, 10020,                                                     \
     (CUdeviceptr, size_t, const CUmemAccessDesc *, size_t))                    \
-  X(cuStreamBeginCapture, 10010, (CUstream, CUstreamCaptureMode))             \
+  X(cuStreamBeginCapture, 10010, (CUstream, CUstreamCaptureMode))              \
   X(cuStreamEndCapture, 10000, (CUstream, CUgraph *))                          \
   X(cuStreamGetCaptureInfo, 12030,                                             \
     (CUstream, CUstreamCaptureStatus *, cuuint64_t *, CUgraph *,               \

@@ -37,28 +37,81 @@ OpStatus payloadTooBig(uint64_t size) {
 
 } // namespace
 
-Executor::Executor(const Registry &registry, const DeviceDescription &device,
-                   std::unique_ptr<DeviceContext> context,
+Executor::Executor(const Registry &registry, Backend &backend,
+                   std::unique_ptr<DeviceContext> first,
                    std::vector<bool> allowedManifests)
-    : registry_(registry), device_(device), ctx_(std::move(context)),
-      allowed_(std::move(allowedManifests)) {}
+    : registry_(registry), backend_(backend),
+      contexts_(size_t(backend.deviceCount())),
+      allowed_(std::move(allowedManifests)) {
+  contexts_[0] = std::move(first);
+  ctx_ = threadCurrent_ = contexts_[0].get(); // createContext made it current
+}
 
-bool Executor::inSession(uint64_t addr, uint64_t size) const {
+OpStatus Executor::checkDevice(int device) const {
+  if (device >= 0 && device < int(contexts_.size()))
+    return OpStatus::success();
+  return fail(kErrInvalidDevice, "device " + std::to_string(device) +
+                                     " does not exist (this server has " +
+                                     std::to_string(contexts_.size()) +
+                                     " device(s))");
+}
+
+OpStatus Executor::contextOf(int device, DeviceContext **out) {
+  OpStatus st = checkDevice(device);
+  if (!st.ok())
+    return st;
+  std::unique_ptr<DeviceContext> &c = contexts_[size_t(device)];
+  if (!c) {
+    std::string error;
+    c = backend_.createContext(device, &error);
+    if (!c)
+      return fail(kErrInitialization, "cannot create a context on device " +
+                                          std::to_string(device) + ": " +
+                                          error);
+    threadCurrent_ = c.get();
+  }
+  *out = c.get();
+  return st;
+}
+
+OpStatus Executor::bind(int device) {
+  DeviceContext *c = nullptr;
+  OpStatus st = contextOf(device, &c);
+  if (!st.ok())
+    return st;
+  if (threadCurrent_ != c) {
+    c->activate();
+    threadCurrent_ = c;
+  }
+  ctx_ = c;
+  bound_ = device;
+  return st;
+}
+
+bool Executor::inSession(uint64_t addr, uint64_t size, int *device) const {
   for (const auto *table : {&allocations_, &symbolRanges_}) {
     auto it = table->upper_bound(addr);
     if (it == table->begin())
       continue;
     --it;
     uint64_t off = addr - it->first;
-    if (off <= it->second && size <= it->second - off)
+    if (off <= it->second.size && size <= it->second.size - off) {
+      if (device)
+        *device = it->second.device;
       return true;
+    }
   }
-  return inMapped(addr, size);
+  int mapped = 0;
+  if (!inMapped(addr, size, &mapped))
+    return false;
+  if (device)
+    *device = mapped;
+  return true;
 }
 
-OpStatus Executor::checkRange(const char *role, uint64_t addr,
-                              uint64_t size) const {
-  if (inSession(addr, size))
+OpStatus Executor::checkRange(const char *role, uint64_t addr, uint64_t size,
+                              int *device) const {
+  if (inSession(addr, size, device))
     return OpStatus::success();
   return fail(kErrInvalidValue, std::string(role) + " range " + hex(addr) +
                                     " + " + std::to_string(size) +
@@ -66,32 +119,74 @@ OpStatus Executor::checkRange(const char *role, uint64_t addr,
                                     "this session");
 }
 
-OpStatus Executor::stream(uint64_t handle, NativeHandle *out) const {
+OpStatus Executor::bindStream(uint64_t handle, NativeHandle *out) {
   if (streamOverride_) { // a graph node runs on its graph's stream
-    *out = *streamOverride_;
-    return OpStatus::success();
+    *out = streamOverride_->native;
+    return bind(streamOverride_->device);
   }
   if (handle == 0 || handle == kLegacyStreamHandle) {
     *out = 0;
-    return OpStatus::success();
+    return bind(current_); // each device has its own legacy stream
   }
   if (handle == kPerThreadStreamHandle) {
     *out = kPerThreadStream;
-    return OpStatus::success();
+    return bind(current_);
   }
   auto it = streams_.find(handle);
   if (it == streams_.end())
     return fail(kErrInvalidResourceHandle, "unknown stream " + hex(handle));
-  *out = it->second;
-  return OpStatus::success();
+  *out = it->second.native;
+  return bind(it->second.device);
 }
 
 OpStatus Executor::event(uint64_t handle, NativeHandle *out) const {
   auto it = events_.find(handle);
   if (it == events_.end())
     return fail(kErrInvalidResourceHandle, "unknown event " + hex(handle));
-  *out = it->second;
+  *out = it->second.native;
   return OpStatus::success();
+}
+
+OpStatus Executor::bindEvent(uint64_t handle, NativeHandle *out) {
+  OpStatus st = event(handle, out);
+  return st.ok() ? bind(events_.find(handle)->second.device) : st;
+}
+
+OpStatus Executor::copyD2D(uint64_t dst, uint64_t src, uint64_t size,
+                           NativeHandle s) {
+  int from = 0, to = 0;
+  OpStatus st;
+  if (!(st = checkRange("source", src, size, &from)).ok() ||
+      !(st = checkRange("destination", dst, size, &to)).ok())
+    return st;
+  if (from == to && from == bound_)
+    return ctx_->copyD2D(dst, src, size, s);
+  // Between devices (cudaMemcpyPeerAsync, or a device-to-device copy of
+  // unified addresses): both contexts exist, their memory is there.
+  DeviceContext *srcCtx = nullptr, *dstCtx = nullptr;
+  if (!(st = contextOf(from, &srcCtx)).ok() ||
+      !(st = contextOf(to, &dstCtx)).ok())
+    return st;
+  DeviceContext *on = ctx_;
+  if (threadCurrent_ != on) // contextOf does not switch; keep the bound one
+    on->activate(), threadCurrent_ = on;
+  return on->copyPeer(dst, *dstCtx, src, *srcCtx, size, s);
+}
+
+OpStatus Executor::doPeerAccess(const wire::PeerAccess &c) {
+  OpStatus st = checkDevice(c.peer());
+  if (!st.ok())
+    return st;
+  if (c.peer() == bound_)
+    return fail(kErrInvalidDevice, "a device is not its own peer");
+  if (!backend_.canAccessPeer(bound_, c.peer()))
+    return fail(kErrPeerAccessUnsupported, "device " + std::to_string(bound_) +
+                                               " cannot access device " +
+                                               std::to_string(c.peer()));
+  DeviceContext *peer = nullptr, *self = ctx_;
+  if (!(st = contextOf(c.peer(), &peer)).ok() || !(st = bind(bound_)).ok())
+    return st;
+  return self->setPeerAccess(*peer, c.enable());
 }
 
 OpStatus Executor::variable(uint64_t id, const VariableInfo **out) {
@@ -107,15 +202,16 @@ OpStatus Executor::variable(uint64_t id, const VariableInfo **out) {
 }
 
 OpStatus Executor::symbol(const VariableInfo &v, uint64_t *addr) {
-  auto it = symbols_.find(v.id);
+  auto key = std::make_pair(bound_, v.id);
+  auto it = symbols_.find(key);
   if (it == symbols_.end()) {
     uint64_t a = 0, size = 0;
     OpStatus st = ctx_->symbolAddress(v, &a, &size);
     if (!st.ok())
       return st;
-    it = symbols_.emplace(v.id, std::make_pair(a, size)).first;
+    it = symbols_.emplace(key, std::make_pair(a, size)).first;
     // Kernels may be handed a variable's address (cudaGetSymbolAddress).
-    symbolRanges_[a] = size;
+    symbolRanges_[a] = Range{size, bound_};
   }
   *addr = it->second.first;
   return OpStatus::success();
@@ -128,7 +224,7 @@ OpStatus Executor::syncResult(OpStatus st) const {
 }
 
 OpStatus Executor::doMalloc(const wire::Malloc &c, ResultData &r) {
-  if (c.size() > device_.totalMem)
+  if (c.size() > boundDevice().totalMem)
     return fail(kErrMemoryAllocation,
                 std::to_string(c.size()) + " bytes exceed the device memory");
   uint64_t addr = 0;
@@ -136,7 +232,7 @@ OpStatus Executor::doMalloc(const wire::Malloc &c, ResultData &r) {
   if (!st.ok())
     return st;
   if (addr)
-    allocations_[addr] = c.size();
+    allocations_[addr] = Range{c.size(), bound_};
   r.addr = addr;
   return st;
 }
@@ -148,7 +244,9 @@ OpStatus Executor::doFree(const wire::Free &c) {
   if (it == allocations_.end())
     return fail(kErrInvalidValue,
                 hex(c.addr()) + " is not an allocation of this session");
-  OpStatus st = ctx_->free(c.addr());
+  OpStatus st = bind(it->second.device); // cudaFree works from any device
+  if (st.ok())
+    st = ctx_->free(c.addr());
   if (st.ok())
     allocations_.erase(it);
   return st;
@@ -166,7 +264,10 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
   if (!c.grid() || c.grid()->size() != 3 || !c.block() ||
       c.block()->size() != 3)
     return fail(kErrInvalidConfiguration, "grid and block need 3 dimensions");
-  const auto &attr = device_.attributes;
+  OpStatus st = bindStream(c.stream(), &cfg.stream);
+  if (!st.ok())
+    return st;
+  const auto &attr = boundDevice().attributes;
   uint64_t threads = 1;
   for (int i = 0; i < 3; ++i) {
     cfg.grid[i] = c.grid()->Get(i);
@@ -210,9 +311,6 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
                 std::to_string(cfg.sharedMem) +
                     " bytes of dynamic shared memory exceed " +
                     std::to_string(maxShared));
-  OpStatus st = stream(c.stream(), &cfg.stream);
-  if (!st.ok())
-    return st;
   cfg.cooperative = c.cooperative();
   cfg.programmaticSerialization = c.programmatic_serialization();
   if (cfg.cooperative && !attrOr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0))
@@ -257,7 +355,10 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   ResultData r;
   r.index = index;
   NativeHandle s = 0, e = 0, e2 = 0;
-  OpStatus st;
+  // Commands that name no stream, event or memory run on the current device.
+  OpStatus st = bind(current_);
+  if (!st.ok())
+    return st;
   switch (entry.cmd_type()) {
   case Command::Malloc:
     *what = "cudaMalloc";
@@ -273,7 +374,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     const auto &c = *entry.cmd_as_MemcpyH2D();
     uint64_t n = c.data() ? c.data()->size() : 0;
     // Zero-byte copies are no-ops, as in CUDA, wherever they point.
-    if (!(st = stream(c.stream(), &s)).ok() || n == 0 ||
+    if (!(st = bindStream(c.stream(), &s)).ok() || n == 0 ||
         !(st = checkRange("destination", c.dst(), n)).ok())
       return st;
     return ctx_->copyH2D(c.dst(), c.data()->data(), n, s);
@@ -284,7 +385,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (c.size() > kMaxPayload - replyBytes_)
       return payloadTooBig(c.size());
     replyBytes_ += c.size();
-    if (!(st = stream(c.stream(), &s)).ok() ||
+    if (!(st = bindStream(c.stream(), &s)).ok() ||
         (c.size() && !(st = checkRange("source", c.src(), c.size())).ok()))
       return st;
     r.payload.resize(c.size());
@@ -297,16 +398,14 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   case Command::MemcpyD2D: {
     *what = "cudaMemcpyAsync (device to device)";
     const auto &c = *entry.cmd_as_MemcpyD2D();
-    if (!(st = stream(c.stream(), &s)).ok() || c.size() == 0 ||
-        !(st = checkRange("source", c.src(), c.size())).ok() ||
-        !(st = checkRange("destination", c.dst(), c.size())).ok())
+    if (!(st = bindStream(c.stream(), &s)).ok() || c.size() == 0)
       return st;
-    return ctx_->copyD2D(c.dst(), c.src(), c.size(), s);
+    return copyD2D(c.dst(), c.src(), c.size(), s);
   }
   case Command::Memset: {
     *what = "cudaMemsetAsync";
     const auto &c = *entry.cmd_as_Memset();
-    if (!(st = stream(c.stream(), &s)).ok() || c.size() == 0 ||
+    if (!(st = bindStream(c.stream(), &s)).ok() || c.size() == 0 ||
         !(st = checkRange("destination", c.dst(), c.size())).ok())
       return st;
     return ctx_->memset(c.dst(), c.value(), c.size(), s);
@@ -322,7 +421,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
                                         " is reserved or already in use");
     if (!(st = ctx_->streamCreate(c.flags(), c.priority(), &s)).ok())
       return st;
-    streams_[c.stream()] = s;
+    streams_[c.stream()] = OnDevice{s, bound_};
     return st;
   }
   case Command::StreamDestroy: {
@@ -332,20 +431,21 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (it == streams_.end())
       return fail(kErrInvalidResourceHandle,
                   "unknown stream " + hex(c.stream()));
-    if (!(st = ctx_->streamDestroy(it->second)).ok())
+    if (!(st = bind(it->second.device)).ok() ||
+        !(st = ctx_->streamDestroy(it->second.native)).ok())
       return st;
     streams_.erase(it);
     return st;
   }
   case Command::StreamSynchronize: {
     *what = "cudaStreamSynchronize";
-    if (!(st = stream(entry.cmd_as_StreamSynchronize()->stream(), &s)).ok())
+    if (!(st = bindStream(entry.cmd_as_StreamSynchronize()->stream(), &s)).ok())
       return st;
     return syncResult(ctx_->streamSynchronize(s));
   }
   case Command::StreamQuery: {
     *what = "cudaStreamQuery";
-    if (!(st = stream(entry.cmd_as_StreamQuery()->stream(), &s)).ok())
+    if (!(st = bindStream(entry.cmd_as_StreamQuery()->stream(), &s)).ok())
       return st;
     st = ctx_->streamQuery(s);
     if (st.code == kErrNotReady)
@@ -365,7 +465,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
                                         " is reserved or already in use");
     if (!(st = ctx_->eventCreate(c.flags(), &e)).ok())
       return st;
-    events_[c.event()] = e;
+    events_[c.event()] = OnDevice{e, bound_};
     return st;
   }
   case Command::EventDestroy: {
@@ -374,7 +474,8 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (it == events_.end())
       return fail(kErrInvalidResourceHandle,
                   "unknown event " + hex(entry.cmd_as_EventDestroy()->event()));
-    if (!(st = ctx_->eventDestroy(it->second)).ok())
+    if (!(st = bind(it->second.device)).ok() ||
+        !(st = ctx_->eventDestroy(it->second.native)).ok())
       return st;
     events_.erase(it);
     return st;
@@ -383,18 +484,18 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     *what = "cudaEventRecord";
     const auto &c = *entry.cmd_as_EventRecord();
     if (!(st = event(c.event(), &e)).ok() ||
-        !(st = stream(c.stream(), &s)).ok())
+        !(st = bindStream(c.stream(), &s)).ok())
       return st;
     return ctx_->eventRecord(e, s);
   }
   case Command::EventSynchronize:
     *what = "cudaEventSynchronize";
-    if (!(st = event(entry.cmd_as_EventSynchronize()->event(), &e)).ok())
+    if (!(st = bindEvent(entry.cmd_as_EventSynchronize()->event(), &e)).ok())
       return st;
     return syncResult(ctx_->eventSynchronize(e));
   case Command::EventQuery:
     *what = "cudaEventQuery";
-    if (!(st = event(entry.cmd_as_EventQuery()->event(), &e)).ok())
+    if (!(st = bindEvent(entry.cmd_as_EventQuery()->event(), &e)).ok())
       return st;
     st = ctx_->eventQuery(e);
     if (st.code == kErrNotReady)
@@ -405,7 +506,8 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   case Command::EventElapsedTime: {
     *what = "cudaEventElapsedTime";
     const auto &c = *entry.cmd_as_EventElapsedTime();
-    if (!(st = event(c.start(), &e)).ok() || !(st = event(c.end(), &e2)).ok())
+    if (!(st = bindEvent(c.start(), &e)).ok() ||
+        !(st = event(c.end(), &e2)).ok())
       return st;
     float ms = 0;
     if (!(st = ctx_->eventElapsed(e, e2, &ms)).ok())
@@ -417,7 +519,8 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   case Command::StreamWaitEvent: {
     *what = "cudaStreamWaitEvent";
     const auto &c = *entry.cmd_as_StreamWaitEvent();
-    if (!(st = stream(c.stream(), &s)).ok() ||
+    // The event may be another device's: CUDA waits across devices.
+    if (!(st = bindStream(c.stream(), &s)).ok() ||
         !(st = event(c.event(), &e)).ok())
       return st;
     return ctx_->streamWaitEvent(s, e, c.flags());
@@ -435,8 +538,8 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
                                         " + " + std::to_string(n) +
                                         " bytes exceed the variable's " +
                                         std::to_string(v->size) + " bytes");
-    if (!(st = stream(c.stream(), &s)).ok() || !(st = symbol(*v, &base)).ok() ||
-        n == 0)
+    if (!(st = bindStream(c.stream(), &s)).ok() ||
+        !(st = symbol(*v, &base)).ok() || n == 0)
       return st;
     return ctx_->copyH2D(base + c.offset(), c.data()->data(), n, s);
   }
@@ -453,7 +556,8 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
                                         " + " + std::to_string(c.size()) +
                                         " bytes exceed the variable's " +
                                         std::to_string(v->size) + " bytes");
-    if (!(st = stream(c.stream(), &s)).ok() || !(st = symbol(*v, &base)).ok())
+    if (!(st = bindStream(c.stream(), &s)).ok() ||
+        !(st = symbol(*v, &base)).ok())
       return st;
     if (c.size() > kMaxPayload - replyBytes_)
       return payloadTooBig(c.size());
@@ -481,13 +585,15 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   }
   case Command::SetDevice:
     *what = "cudaSetDevice";
-    // A session sees exactly one device, numbered 0.
-    if (entry.cmd_as_SetDevice()->device() != 0)
-      return fail(kErrInvalidDevice,
-                  "device " +
-                      std::to_string(entry.cmd_as_SetDevice()->device()) +
-                      " does not exist (this server exposes device 0)");
-    return OpStatus::success();
+    // Binding creates the device's context now, so a failure names this.
+    if (!(st = bind(entry.cmd_as_SetDevice()->device())).ok())
+      return st;
+    current_ = bound_;
+    return st;
+  case Command::PeerAccess:
+    *what = entry.cmd_as_PeerAccess()->enable() ? "cudaDeviceEnablePeerAccess"
+                                                : "cudaDeviceDisablePeerAccess";
+    return doPeerAccess(*entry.cmd_as_PeerAccess());
   case Command::CublasCreate:
   case Command::CublasDestroy:
   case Command::CublasSetWorkspace:

@@ -1,6 +1,7 @@
 // Replays one session's batches: validates each command against the
 // session's own state (allocations, streams, events, resolved symbols) and
-// the registry, then performs it on the session's DeviceContext.
+// the registry, then performs it on the session's DeviceContext of the
+// device the command belongs to (docs/server.md, "Several GPUs").
 #ifndef RC_SERVER_EXECUTOR_H
 #define RC_SERVER_EXECUTOR_H
 
@@ -32,8 +33,9 @@ struct ErrorData {
 
 class Executor {
 public:
-  Executor(const Registry &registry, const DeviceDescription &device,
-           std::unique_ptr<DeviceContext> context,
+  // `first`: the session's context on device 0, created at Hello.
+  Executor(const Registry &registry, Backend &backend,
+           std::unique_ptr<DeviceContext> first,
            std::vector<bool> allowedManifests);
 
   // Runs the batch up to its first failing command. Returns false and fills
@@ -70,8 +72,9 @@ private:
                   std::vector<ResultData> &results, std::string *what,
                   OpStatus *st);
   const KernelInfo *sessionKernel(uint64_t id) const;
-  // [addr, addr+size) lies in contiguous VMM mappings with access enabled.
-  bool inMapped(uint64_t addr, uint64_t size) const;
+  // [addr, addr+size) lies in contiguous VMM mappings with access enabled;
+  // *device: the first mapping's.
+  bool inMapped(uint64_t addr, uint64_t size, int *device) const;
   // [addr, addr+size) is exactly a run of whole mappings; their bases.
   bool wholeMappings(uint64_t addr, uint64_t size,
                      std::vector<uint64_t> *bases) const;
@@ -81,49 +84,85 @@ private:
   OpStatus doCublas(const wire::CommandEntry &entry, std::string *what);
   OpStatus cublasGemm(const wire::CublasGemm &c, std::string *what);
   OpStatus cublasTrsm(const wire::CublasTrsmBatched &c);
-  OpStatus cublasHandle(uint64_t handle) const;
+  // Checks the handle, resolves `stream` and binds the handle's device.
+  OpStatus cublasHandle(uint64_t handle, uint64_t stream, NativeHandle *s);
   OpStatus readPointerArray(const char *role, uint64_t array, int count,
                             uint64_t matrixBytes, NativeHandle s,
                             std::vector<uint64_t> *out);
 
   // [addr, addr+size) lies inside one allocation or resolved variable of
-  // this session (size 0: addr itself may be one past the end).
-  bool inSession(uint64_t addr, uint64_t size) const;
-  OpStatus checkRange(const char *role, uint64_t addr, uint64_t size) const;
-  OpStatus stream(uint64_t handle, NativeHandle *out) const;
+  // this session (size 0: addr itself may be one past the end); *device:
+  // the device whose memory it is.
+  bool inSession(uint64_t addr, uint64_t size, int *device = nullptr) const;
+  OpStatus checkRange(const char *role, uint64_t addr, uint64_t size,
+                      int *device = nullptr) const;
+
+  // Several devices. Every command runs on ctx_: the current device's
+  // context (SetDevice), or the device of the stream, event, handle or
+  // memory it names; bind() selects it. Contexts are created on first use.
+  OpStatus bind(int device);
+  OpStatus contextOf(int device, DeviceContext **out);
+  OpStatus checkDevice(int device) const;
+  const DeviceDescription &boundDevice() const {
+    return backend_.device(bound_);
+  }
+  // Resolves a client stream and binds its device.
+  OpStatus bindStream(uint64_t handle, NativeHandle *out);
+  // Resolves a client event and binds its device.
+  OpStatus bindEvent(uint64_t handle, NativeHandle *out);
+  // Resolves a client event without binding (cross-device waits).
   OpStatus event(uint64_t handle, NativeHandle *out) const;
+  // A device-to-device copy, between devices when src and dst differ.
+  OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size, NativeHandle s);
+  OpStatus doPeerAccess(const wire::PeerAccess &c);
   OpStatus variable(uint64_t id, const VariableInfo **out);
   OpStatus symbol(const VariableInfo &v, uint64_t *addr);
   // Adds "last launch: ..." to errors that surface at a synchronization.
   OpStatus syncResult(OpStatus st) const;
 
   const Registry &registry_;
-  const DeviceDescription &device_;
-  std::unique_ptr<DeviceContext> ctx_;
+  Backend &backend_;
+  std::vector<std::unique_ptr<DeviceContext>> contexts_; // by device
+  DeviceContext *ctx_ = nullptr;           // the bound device's context
+  int bound_ = 0;                          // its device
+  int current_ = 0;                        // SetDevice
+  DeviceContext *threadCurrent_ = nullptr; // current on this thread
   std::vector<bool> allowed_; // manifests this client announced in Hello
-  std::map<uint64_t, uint64_t> allocations_;  // base -> size
-  std::map<uint64_t, uint64_t> symbolRanges_; // address -> size
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
-  std::unordered_map<uint64_t, NativeHandle> streams_;
-  std::unordered_map<uint64_t, NativeHandle> events_;
+  struct Range {
+    uint64_t size = 0;
+    int device = 0;
+  };
+  std::map<uint64_t, Range> allocations_;  // base -> size, device
+  std::map<uint64_t, Range> symbolRanges_; // address -> size, device
+  // (device, variable id) -> (address, size): each context has its own copy.
+  std::map<std::pair<int, uint64_t>, std::pair<uint64_t, uint64_t>> symbols_;
+  struct OnDevice {
+    NativeHandle native = 0;
+    int device = 0;
+  };
+  std::unordered_map<uint64_t, OnDevice> streams_;
+  std::unordered_map<uint64_t, OnDevice> events_;
   // Driver VMM state (executor_ext.cpp): reserved VA ranges (base -> size),
   // physical allocations by client handle, mappings (base -> size, access).
   struct Physical {
     NativeHandle native = 0;
     uint64_t size = 0;
+    int device = 0;
   };
   struct Mapping {
     uint64_t size = 0;
     bool access = false;
+    int device = 0; // where the mapped memory is
   };
   std::map<uint64_t, uint64_t> reservations_;
   std::unordered_map<uint64_t, Physical> physical_;
   std::map<uint64_t, Mapping> mappings_;
   // Executable graphs by client ID; while streamOverride_ is set, every
-  // stream handle means that stream (a graph's nodes run on the graph's);
-  // while launchSink_ is set, a validated launch goes there instead.
+  // stream handle means that stream (a graph's nodes run on the graph's,
+  // on the bound device); while launchSink_ is set, a validated launch goes
+  // there instead.
   std::map<uint64_t, std::shared_ptr<GraphExec>> graphExecs_;
-  const NativeHandle *streamOverride_ = nullptr;
+  const OnDevice *streamOverride_ = nullptr;
   std::function<OpStatus(const KernelInfo &, const LaunchConfig &,
                          const uint8_t *)>
       launchSink_;
@@ -134,8 +173,12 @@ private:
   std::string stickyMessage_;
   bool goodbye_ = false;
   uint64_t commands_ = 0;
-  // cuBLAS handles of this session -> their workspace (address, size).
-  std::map<uint64_t, std::pair<uint64_t, uint64_t>> cublasHandles_;
+  // cuBLAS handles of this session -> their device and workspace.
+  struct BlasHandle {
+    int device = 0;
+    uint64_t workspace = 0, workspaceSize = 0;
+  };
+  std::map<uint64_t, BlasHandle> cublasHandles_;
 };
 
 } // namespace rc::server

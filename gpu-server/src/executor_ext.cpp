@@ -50,7 +50,7 @@ const KernelInfo *Executor::sessionKernel(uint64_t id) const {
   return nullptr;
 }
 
-bool Executor::inMapped(uint64_t addr, uint64_t size) const {
+bool Executor::inMapped(uint64_t addr, uint64_t size, int *device) const {
   auto it = mappings_.upper_bound(addr);
   if (it == mappings_.begin())
     return false;
@@ -59,6 +59,7 @@ bool Executor::inMapped(uint64_t addr, uint64_t size) const {
   // A pointer (size 0) may be one past the end, like any allocation.
   if (addr > end || (size && addr == end) || !it->second.access)
     return false;
+  *device = it->second.device;
   // Mappings made back to back (ggml grows its pool this way) form one
   // contiguous range: a buffer may straddle two of them.
   while (end - addr < size) {
@@ -99,9 +100,9 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     }
     *what += " (" + k->demangled + ")";
     if (!settable(c.attribute())) {
-      *st = fail(kErrInvalidValue, "attribute " +
-                                       std::to_string(c.attribute()) +
-                                       " cannot be set");
+      *st =
+          fail(kErrInvalidValue,
+               "attribute " + std::to_string(c.attribute()) + " cannot be set");
       return true;
     }
     *st = ctx_->setKernelAttribute(*k, c.attribute(), c.value());
@@ -134,8 +135,9 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     }
     auto m = mappings_.lower_bound(c.addr());
     if (m != mappings_.end() && m->first - c.addr() < c.size()) {
-      *st = fail(kErrInvalidValue, "the range still has a mapping at " +
-                                       hex(m->first) + " (cuMemUnmap it first)");
+      *st =
+          fail(kErrInvalidValue, "the range still has a mapping at " +
+                                     hex(m->first) + " (cuMemUnmap it first)");
       return true;
     }
     *st = ctx_->memAddressFree(c.addr(), c.size());
@@ -151,7 +153,10 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
                                        " is reserved or already in use");
       return true;
     }
-    if (c.size() == 0 || c.size() > device_.totalMem) {
+    // Physical memory lives on prop.location.id's device.
+    if (!(*st = bind(c.device())).ok())
+      return true;
+    if (c.size() == 0 || c.size() > boundDevice().totalMem) {
       *st = fail(kErrMemoryAllocation, std::to_string(c.size()) +
                                            " bytes: zero or more than the "
                                            "device memory");
@@ -159,6 +164,7 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     }
     Physical p;
     p.size = c.size();
+    p.device = bound_;
     *st = ctx_->memCreate(c.size(), &p.native);
     if (st->ok())
       physical_[c.handle()] = p;
@@ -174,6 +180,8 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
       return true;
     }
     // Mappings keep the memory alive, as in CUDA: only the handle goes.
+    if (!(*st = bind(it->second.device)).ok())
+      return true;
     *st = ctx_->memRelease(it->second.native);
     if (st->ok())
       physical_.erase(it);
@@ -210,7 +218,8 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
       return true;
     }
     auto next = mappings_.lower_bound(c.addr());
-    bool overlaps = next != mappings_.end() && next->first - c.addr() < c.size();
+    bool overlaps =
+        next != mappings_.end() && next->first - c.addr() < c.size();
     if (next != mappings_.begin()) {
       auto prev = std::prev(next);
       overlaps = overlaps || prev->first + prev->second.size > c.addr();
@@ -222,7 +231,7 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     }
     *st = ctx_->memMap(c.addr(), c.size(), c.offset(), p->second.native);
     if (st->ok())
-      mappings_[c.addr()] = Mapping{c.size(), false};
+      mappings_[c.addr()] = Mapping{c.size(), false, p->second.device};
     return true;
   }
   case Command::MemUnmap:
@@ -240,7 +249,19 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
                                        "this session");
       return true;
     }
-    *st = unmap ? ctx_->memUnmap(addr, size) : ctx_->memSetAccess(addr, size);
+    std::vector<int> devices;
+    if (!unmap) {
+      const auto *list = entry.cmd_as_MemSetAccess()->devices();
+      if (list)
+        devices.assign(list->begin(), list->end());
+      if (devices.empty())
+        devices.push_back(current_);
+      for (int d : devices)
+        if (!(*st = checkDevice(d)).ok())
+          return true;
+    }
+    *st = unmap ? ctx_->memUnmap(addr, size)
+                : ctx_->memSetAccess(addr, size, devices);
     if (st->ok())
       for (uint64_t b : bases) {
         if (unmap)

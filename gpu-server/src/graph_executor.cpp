@@ -35,14 +35,15 @@ copyNode(flatbuffers::FlatBufferBuilder &fbb, const wire::CommandEntry &e) {
   switch (e.cmd_type()) {
   case Command::Launch: {
     const wire::Launch &c = *e.cmd_as_Launch();
-    auto g = c.grid() ? fbb.CreateVector(c.grid()->data(), c.grid()->size())
-                      : 0;
-    auto b = c.block() ? fbb.CreateVector(c.block()->data(), c.block()->size())
-                       : 0;
-    auto a = c.args() ? fbb.CreateVector(c.args()->data(), c.args()->size())
-                      : 0;
-    auto l = wire::CreateLaunch(fbb, c.kernel_id(), g, b, c.shared_mem(), 0, a,
-                                c.cooperative(), c.programmatic_serialization());
+    auto g =
+        c.grid() ? fbb.CreateVector(c.grid()->data(), c.grid()->size()) : 0;
+    auto b =
+        c.block() ? fbb.CreateVector(c.block()->data(), c.block()->size()) : 0;
+    auto a =
+        c.args() ? fbb.CreateVector(c.args()->data(), c.args()->size()) : 0;
+    auto l =
+        wire::CreateLaunch(fbb, c.kernel_id(), g, b, c.shared_mem(), 0, a,
+                           c.cooperative(), c.programmatic_serialization());
     return wire::CreateCommandEntry(fbb, Command::Launch, l.Union());
   }
   case Command::Memset: {
@@ -63,25 +64,26 @@ copyNode(flatbuffers::FlatBufferBuilder &fbb, const wire::CommandEntry &e) {
 } // namespace
 
 struct Executor::GraphExec {
-  std::vector<uint8_t> buffer;      // a Batch holding copies of the nodes
-  NativeHandle native = 0;          // CUgraphExec (0: replayed by the executor)
-  std::vector<NativeHandle> nodes;  // CUgraphNode per node (0: no node)
+  int device = 0;                  // instantiated there (the current one)
+  std::vector<uint8_t> buffer;     // a Batch holding copies of the nodes
+  NativeHandle native = 0;         // CUgraphExec (0: replayed by the executor)
+  std::vector<NativeHandle> nodes; // CUgraphNode per node (0: no node)
   const flatbuffers::Vector<flatbuffers::Offset<wire::CommandEntry>> *
   list() const {
     return flatbuffers::GetRoot<wire::Batch>(buffer.data())->commands();
   }
   size_t size() const { return list() ? list()->size() : 0; }
   // Replaces the copies (all of them, or node i by `replacement`).
-  void store(const flatbuffers::Vector<
-                 flatbuffers::Offset<wire::CommandEntry>> *from,
-             const std::map<uint32_t, const wire::CommandEntry *> &changes) {
+  void store(
+      const flatbuffers::Vector<flatbuffers::Offset<wire::CommandEntry>> *from,
+      const std::map<uint32_t, const wire::CommandEntry *> &changes) {
     flatbuffers::FlatBufferBuilder fbb(1024);
     std::vector<flatbuffers::Offset<wire::CommandEntry>> entries;
     uint32_t n = from ? from->size() : 0;
     for (uint32_t i = 0; i < n; ++i) {
       auto c = changes.find(i);
-      entries.push_back(copyNode(fbb, c != changes.end() ? *c->second
-                                                         : *from->Get(i)));
+      entries.push_back(
+          copyNode(fbb, c != changes.end() ? *c->second : *from->Get(i)));
     }
     auto v = fbb.CreateVector(entries);
     fbb.Finish(wire::CreateBatch(fbb, 0, v, false));
@@ -110,7 +112,7 @@ OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
   switch (out->type) {
   case Command::Launch: {
     // The ordinary launch checks, with the launch itself diverted here.
-    NativeHandle none = 0;
+    OnDevice none{0, bound_};
     streamOverride_ = &none;
     launchSink_ = [&](const KernelInfo &k, const LaunchConfig &cfg,
                       const uint8_t *args) {
@@ -163,7 +165,8 @@ OpStatus Executor::buildCudaGraph(GraphExec &g) {
   const auto *list = g.list();
   for (uint32_t i = 0; list && i < list->size() && st.ok(); ++i) {
     std::string what;
-    streamOverride_ = &cs;
+    OnDevice capture{cs, bound_};
+    streamOverride_ = &capture;
     st = execute(*list->Get(i), i, unused, &what);
     streamOverride_ = nullptr;
     NativeHandle node = 0;
@@ -201,6 +204,7 @@ OpStatus Executor::graphInstantiate(const wire::GraphInstantiate &c) {
       return st;
   }
   auto g = std::make_shared<GraphExec>();
+  g->device = bound_;
   g->store(nodes, {});
   if (ctx_->graphs()) {
     OpStatus st = buildCudaGraph(*g);
@@ -217,6 +221,9 @@ OpStatus Executor::graphUpdate(const wire::GraphExecUpdate &c) {
     return fail(kErrInvalidResourceHandle,
                 "unknown graph exec " + hex(c.exec()));
   GraphExec &g = *it->second;
+  OpStatus bound = bind(g.device);
+  if (!bound.ok())
+    return bound;
   const auto *idx = c.indices();
   const auto *nodes = c.nodes();
   size_t n = idx ? idx->size() : 0;
@@ -275,10 +282,15 @@ OpStatus Executor::graphLaunch(const wire::GraphLaunch &c) {
     return fail(kErrInvalidResourceHandle,
                 "unknown graph exec " + hex(c.exec()));
   NativeHandle s = 0;
-  OpStatus st = stream(c.stream(), &s);
+  GraphExec &g = *it->second;
+  OpStatus st = bindStream(c.stream(), &s);
   if (!st.ok())
     return st;
-  GraphExec &g = *it->second;
+  if (bound_ != g.device)
+    return fail(kErrInvalidValue,
+                "graph exec " + hex(c.exec()) + " belongs to device " +
+                    std::to_string(g.device) + ", the stream to device " +
+                    std::to_string(bound_));
   // Faults of a graph's kernels surface at a later sync: name the graph.
   lastLaunch_ = "graph exec " + hex(c.exec()) + " (" +
                 std::to_string(g.size()) + " nodes)";
@@ -290,7 +302,8 @@ OpStatus Executor::graphLaunch(const wire::GraphLaunch &c) {
   const auto *list = g.list();
   for (uint32_t i = 0; list && i < list->size(); ++i) {
     std::string what;
-    streamOverride_ = &s;
+    OnDevice launchStream{s, g.device};
+    streamOverride_ = &launchStream;
     st = execute(*list->Get(i), i, unused, &what);
     streamOverride_ = nullptr;
     if (!st.ok()) {
@@ -306,8 +319,8 @@ OpStatus Executor::graphDestroy(const wire::GraphExecDestroy &c) {
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
                 "unknown graph exec " + hex(c.exec()));
-  OpStatus st = OpStatus::success();
-  if (it->second->native)
+  OpStatus st = bind(it->second->device);
+  if (st.ok() && it->second->native)
     st = ctx_->graphs()->destroy(it->second->native);
   graphExecs_.erase(it);
   return st;

@@ -1,7 +1,7 @@
 // Host test device (see host_backend.h). Everything runs synchronously on the
 // session's thread, so streams are just names and events are timestamps.
-#include "cublas_context.h"
 #include "rc/server/host_backend.h"
+#include "cublas_context.h"
 #include "rc/server/errors.h"
 
 #include <cuda.h>
@@ -100,7 +100,7 @@ struct Block {
 
 class HostContext : public DeviceContext {
 public:
-  explicit HostContext(HostBackend &b) : backend_(b) {}
+  HostContext(HostBackend &b, int device) : backend_(b), device_(device) {}
   ~HostContext() override {
     for (auto &kv : blocks_)
       drop(kv.second);
@@ -169,6 +169,20 @@ public:
     std::memmove(d, s, size);
     return OpStatus::success();
   }
+  // Each context holds its own device's memory: look up both sides.
+  OpStatus copyPeer(uint64_t dst, DeviceContext &dstCtx, uint64_t src,
+                    DeviceContext &srcCtx, uint64_t size,
+                    NativeHandle) override {
+    uint8_t *d = static_cast<HostContext &>(dstCtx).resolve(dst, size);
+    const uint8_t *s = static_cast<HostContext &>(srcCtx).resolve(src, size);
+    if (!d || !s)
+      return outside(d ? src : dst, size);
+    std::memmove(d, s, size);
+    return OpStatus::success();
+  }
+  OpStatus setPeerAccess(DeviceContext &, bool) override {
+    return OpStatus::success(); // nothing executes: access is not checked
+  }
   OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                   NativeHandle) override {
     uint8_t *p = resolve(dst, size);
@@ -181,6 +195,7 @@ public:
   OpStatus launch(const KernelInfo &kernel, const LaunchConfig &cfg,
                   const uint8_t *args) override {
     LaunchRecord r;
+    r.device = device_;
     r.kernelId = kernel.id;
     r.config = cfg;
     r.args.assign(args, args + kernel.argsSize);
@@ -297,9 +312,9 @@ public:
   OpStatus memCreate(uint64_t size, NativeHandle *handle) override {
     uint64_t fake = backend_.reserve(size); // accounting only
     if (!fake)
-      return OpStatus::fail(kErrMemoryAllocation,
-                            "out of memory creating " + std::to_string(size) +
-                                " bytes");
+      return OpStatus::fail(kErrMemoryAllocation, "out of memory creating " +
+                                                      std::to_string(size) +
+                                                      " bytes");
     *handle = fake;
     physical_[fake] = size;
     return OpStatus::success();
@@ -321,7 +336,7 @@ public:
       madvise(p, size, MADV_DONTNEED);
     return OpStatus::success();
   }
-  OpStatus memSetAccess(uint64_t, uint64_t) override {
+  OpStatus memSetAccess(uint64_t, uint64_t, const std::vector<int> &) override {
     return OpStatus::success();
   }
 
@@ -358,6 +373,7 @@ private:
   }
 
   HostBackend &backend_;
+  int device_;
   std::map<uint64_t, Block> blocks_;
   std::unique_ptr<BlasContext> blas_; // first use of cuBLAS
   std::map<uint64_t, Block> symbols_;
@@ -370,13 +386,20 @@ private:
 
 } // namespace
 
-HostBackend::HostBackend() {
-  device_.name = "remote-clang host test device";
-  device_.totalMem = kHostTotalMem;
-  for (size_t i = 0; i < device_.uuid.size(); ++i)
-    device_.uuid[i] = uint8_t(0xA0 + i);
-  device_.attributes = hostAttributes();
-  device_.backend = "host-test";
+HostBackend::HostBackend(int devices) {
+  for (int d = 0; d < devices; ++d) {
+    DeviceDescription desc;
+    desc.name = "remote-clang host test device";
+    desc.totalMem = kHostTotalMem;
+    for (size_t i = 0; i < desc.uuid.size(); ++i)
+      desc.uuid[i] = uint8_t(0xA0 + i);
+    desc.uuid[15] = uint8_t(0xAF + d); // distinct per device, like real ones
+    desc.attributes = hostAttributes();
+    desc.backend = "host-test";
+    for (int peer = 0; peer < devices; ++peer)
+      desc.canAccessPeer.push_back(peer != d);
+    devices_.push_back(std::move(desc));
+  }
 }
 
 bool HostBackend::prepare(Registry &registry, std::string *) {
@@ -387,8 +410,9 @@ bool HostBackend::prepare(Registry &registry, std::string *) {
   return true;
 }
 
-std::unique_ptr<DeviceContext> HostBackend::createContext(std::string *) {
-  return std::make_unique<HostContext>(*this);
+std::unique_ptr<DeviceContext> HostBackend::createContext(int index,
+                                                          std::string *) {
+  return std::make_unique<HostContext>(*this, index);
 }
 
 uint64_t HostBackend::bytesInUse() const {
@@ -438,8 +462,8 @@ void HostBackend::record(LaunchRecord r) {
   launches_.push_back(std::move(r));
 }
 
-std::unique_ptr<Backend> makeHostBackend() {
-  return std::make_unique<HostBackend>();
+std::unique_ptr<Backend> makeHostBackend(int devices) {
+  return std::make_unique<HostBackend>(devices);
 }
 
 } // namespace rc::server

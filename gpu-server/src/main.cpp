@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace rc::server;
 
@@ -20,8 +21,8 @@ extern "C" void onSignal(int) { gStop = true; }
 
 const char kUsage[] =
     "usage: rc-server --listen URL --manifest PATH [--manifest PATH ...]\n"
-    "                 [--test-device] [--auth-token T]\n"
-    "                 [--log-level quiet|info|debug] [--device N]\n"
+    "                 [--test-device] [--test-devices N] [--auth-token T]\n"
+    "                 [--log-level quiet|info|debug] [--devices LIST]\n"
     "\n"
     "Serves remote-clang applications: every kernel of the given manifests\n"
     "is loaded and resolved at start-up, then each client gets a session\n"
@@ -35,8 +36,34 @@ const char kUsage[] =
     "                     launches are validated and recorded, not run\n"
     "  --auth-token T     clients must send this token (RC_AUTH_TOKEN)\n"
     "  --log-level L      quiet, info (default) or debug\n"
-    "  --device N         CUDA device ordinal (default 0)\n"
+    "  --test-devices N   with --test-device: N test devices (default 1)\n"
+    "  --devices LIST     CUDA device ordinals clients see, e.g. 0,1 "
+    "(default:\n"
+    "                     every visible GPU); --device N is --devices N\n"
     "  --help             this text\n";
+
+// "0,2" -> {0, 2}; false on anything else (empty items, signs, repeats).
+bool parseOrdinals(const std::string &text, std::vector<int> *out) {
+  out->clear();
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t comma = text.find(',', at);
+    std::string item = text.substr(
+        at, comma == std::string::npos ? std::string::npos : comma - at);
+    char *end = nullptr;
+    long n = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end || item[0] == '-' || item[0] == '+' || n > 1024)
+      return false;
+    for (int seen : *out)
+      if (seen == n)
+        return false;
+    out->push_back(int(n));
+    if (comma == std::string::npos)
+      break;
+    at = comma + 1;
+  }
+  return !out->empty();
+}
 
 int usageError(const std::string &why) {
   std::fprintf(stderr, "rc-server: %s\n(run rc-server --help for usage)\n",
@@ -129,15 +156,16 @@ int main(int argc, char **argv) {
       if (!need("LEVEL") || !parseLogLevel(value, &level))
         return usageError("--log-level must be quiet, info or debug");
       setLogLevel(level);
-    } else if (arg == "--device") {
+    } else if (arg == "--devices" || arg == "--device") {
+      if (!need("LIST") || !parseOrdinals(value, &options.devices))
+        return usageError(arg + " needs device ordinals like 0 or 0,1, got '" +
+                          value + "'");
+    } else if (arg == "--test-devices") {
       char *end = nullptr;
-      if (!need("N"))
-        return usageError("--device needs a number");
-      long n = std::strtol(value.c_str(), &end, 10);
-      if (value.empty() || *end || n < 0 || n > 1024)
-        return usageError("--device needs a device ordinal, got '" + value +
-                          "'");
-      options.device = int(n);
+      long n = need("N") ? std::strtol(value.c_str(), &end, 10) : 0;
+      if (value.empty() || *end || n < 1 || n > 16)
+        return usageError("--test-devices needs a count from 1 to 16");
+      options.testDevices = int(n);
     } else {
       return usageError("unknown argument '" + std::string(argv[i]) + "'");
     }

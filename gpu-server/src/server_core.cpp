@@ -20,9 +20,9 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
     if (!registry_.addFile(path, error))
       return false;
   if (options.testDevice) {
-    backend_ = makeHostBackend();
+    backend_ = makeHostBackend(options.testDevices);
   } else {
-    backend_ = makeCudaBackend(options.device, error);
+    backend_ = makeCudaBackend(options.devices, error);
     if (!backend_) {
       if (error)
         *error += " (use --test-device to run without a GPU)";
@@ -38,12 +38,14 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "%zu manifests, %zu modules, %zu kernels, %zu variables "
-                "resolved in %.1f ms; backend %s (%s)",
+                "resolved in %.1f ms; backend %s, %d device(s):",
                 registry_.manifestCount(), registry_.modules.size(),
                 registry_.kernels.size(), registry_.variables.size(), ms,
-                backend_->device().backend.c_str(),
-                backend_->device().name.c_str());
+                backend_->device(0).backend.c_str(), backend_->deviceCount());
   summary_ = buf;
+  for (int i = 0; i < backend_->deviceCount(); ++i)
+    summary_ +=
+        (i ? ", " : " ") + std::to_string(i) + " " + backend_->device(i).name;
   return true;
 }
 

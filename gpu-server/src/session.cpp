@@ -179,20 +179,28 @@ Session::Next Session::onHello(const void *p,
       allowed[size_t(i)] = true;
     }
   std::string error;
-  std::unique_ptr<DeviceContext> ctx = env_.backend.createContext(&error);
+  // Device 0's context now (the client will use it); other devices' when
+  // the client first selects them.
+  std::unique_ptr<DeviceContext> ctx = env_.backend.createContext(0, &error);
   if (!ctx)
     return refuse("cannot create a device context: " + error);
-  const DeviceDescription &dev = env_.backend.device();
   std::vector<bool> allowedCopy = allowed;
-  executor_ = std::make_unique<Executor>(env_.registry, dev, std::move(ctx),
-                                         std::move(allowed));
+  executor_ = std::make_unique<Executor>(env_.registry, env_.backend,
+                                         std::move(ctx), std::move(allowed));
 
   flatbuffers::FlatBufferBuilder fbb;
-  auto info = wire::CreateDeviceInfo(
-      fbb, fbb.CreateString(dev.name), dev.totalMem,
-      fbb.CreateVector(dev.uuid.data(), dev.uuid.size()),
-      fbb.CreateVector(dev.attributes), fbb.CreateString(dev.backend));
-  auto devices = fbb.CreateVector(&info, 1);
+  std::vector<flatbuffers::Offset<wire::DeviceInfo>> infos;
+  for (int i = 0; i < env_.backend.deviceCount(); ++i) {
+    const DeviceDescription &dev = env_.backend.device(i);
+    std::vector<uint8_t> peers(dev.canAccessPeer.begin(),
+                               dev.canAccessPeer.end());
+    infos.push_back(wire::CreateDeviceInfo(
+        fbb, fbb.CreateString(dev.name), dev.totalMem,
+        fbb.CreateVector(dev.uuid.data(), dev.uuid.size()),
+        fbb.CreateVector(dev.attributes), fbb.CreateString(dev.backend),
+        fbb.CreateVector(peers)));
+  }
+  auto devices = fbb.CreateVector(infos);
   auto kernelAttrs = helloKernelAttributes(fbb, env_.registry, allowedCopy);
   wire::HelloReplyBuilder hr(fbb);
   hr.add_ok(true);
@@ -223,7 +231,7 @@ Session::Next Session::onBatch(const void *p,
     ++stats_.failedBatches;
     // Only a real GPU has process-wide sticky errors.
     if (executor_->stickyError() && env_.health &&
-        env_.backend.device().backend == "cuda")
+        env_.backend.device(0).backend == "cuda")
       env_.health->markLost("session " + std::to_string(id_) + ": " +
                             executor_->stickyMessage());
     logDebug("session " + std::to_string(id_) + " batch " +

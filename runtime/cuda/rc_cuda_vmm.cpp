@@ -9,17 +9,19 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <vector>
 
 extern "C" {
 cudaError_t __rc_vmm_address_reserve(uint64_t *addr, size_t size,
                                      size_t alignment);
 cudaError_t __rc_vmm_address_free(uint64_t addr, size_t size);
-cudaError_t __rc_vmm_create(uint64_t *handle, size_t size);
+cudaError_t __rc_vmm_create(uint64_t *handle, size_t size, int device);
 cudaError_t __rc_vmm_release(uint64_t handle);
 cudaError_t __rc_vmm_map(uint64_t addr, size_t size, size_t offset,
                          uint64_t handle);
 cudaError_t __rc_vmm_unmap(uint64_t addr, size_t size);
-cudaError_t __rc_vmm_set_access(uint64_t addr, size_t size);
+cudaError_t __rc_vmm_set_access(uint64_t addr, size_t size, const int *devices,
+                                size_t count);
 int __rc_report_unsupported(const char *call, const char *library);
 }
 
@@ -107,7 +109,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
   if (CUresult r = checkProp(prop, "cuMemCreate"))
     return r;
   uint64_t h = 0;
-  if (cudaError_t e = __rc_vmm_create(&h, size))
+  if (cudaError_t e = __rc_vmm_create(&h, size, prop->location.id))
     return fromRuntime(e);
   *handle = CUmemGenericAllocationHandle(h);
   return CUDA_SUCCESS;
@@ -134,7 +136,7 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) {
   return fromRuntime(__rc_vmm_unmap(ptr, size));
 }
 
-// Read-write access for the session's device is what there is to grant;
+// Read-write access for devices of the session is what there is to grant;
 // other locations or protections are refused by name.
 CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size,
                         const CUmemAccessDesc *desc, size_t count) {
@@ -143,14 +145,17 @@ CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size,
   int devices = 0;
   if (cudaError_t e = cudaGetDeviceCount(&devices))
     return fromRuntime(e);
+  std::vector<int> granted;
   for (size_t i = 0; i < count; ++i) {
     if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
         desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
       return unsupported("cuMemSetAccess other than read-write for a device");
     if (desc[i].location.id < 0 || desc[i].location.id >= devices)
       return CUDA_ERROR_INVALID_DEVICE;
+    granted.push_back(desc[i].location.id);
   }
-  return fromRuntime(__rc_vmm_set_access(ptr, size));
+  return fromRuntime(
+      __rc_vmm_set_access(ptr, size, granted.data(), granted.size()));
 }
 
 } // extern "C"

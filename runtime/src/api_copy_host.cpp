@@ -45,41 +45,20 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
                                      true, false));
 }
 
-// A session sees one device: CUDA reports a device as no peer of itself,
-// and enabling access to oneself is cudaErrorInvalidDevice.
-static cudaError_t checkDevice(int device) {
-  int count = 0;
-  if (cudaError_t err = runtime().deviceCount(&count))
-    return err;
-  return device >= 0 && device < count ? cudaSuccess : cudaErrorInvalidDevice;
-}
-
+// Peer access: answered from the handshake's table; a device is no peer of
+// itself (enabling access to oneself is cudaErrorInvalidDevice).
 cudaError_t cudaDeviceCanAccessPeer(int *canAccess, int device, int peer) {
-  if (!canAccess)
-    return record(cudaErrorInvalidValue);
-  if (cudaError_t err = checkDevice(device))
-    return record(err);
-  if (cudaError_t err = checkDevice(peer))
-    return record(err);
-  *canAccess = 0; // device == peer is the only case with one device
-  return cudaSuccess;
+  return record(runtime().canAccessPeer(canAccess, device, peer));
 }
 
 cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
   if (flags != 0)
     return record(cudaErrorInvalidValue);
-  if (cudaError_t err = checkDevice(peer))
-    return record(err);
-  int current = 0;
-  runtime().getDevice(&current);
-  return record(peer == current ? cudaErrorInvalidDevice
-                                : cudaErrorPeerAccessUnsupported);
+  return record(runtime().setPeerAccess(peer, true));
 }
 
 cudaError_t cudaDeviceDisablePeerAccess(int peer) {
-  if (cudaError_t err = checkDevice(peer))
-    return record(err);
-  return record(cudaErrorPeerAccessNotEnabled);
+  return record(runtime().setPeerAccess(peer, false));
 }
 
 // "dddd:bb:dd.0" from the device's PCI attributes, as cudart formats it.

@@ -3,6 +3,8 @@
 // from librc_cudart as __rc_* so the two libraries share one connection.
 #include "global.h"
 
+#include <vector>
+
 using rc::rt::runtime;
 
 extern "C" {
@@ -14,8 +16,8 @@ cudaError_t __rc_vmm_address_reserve(uint64_t *addr, size_t size,
 cudaError_t __rc_vmm_address_free(uint64_t addr, size_t size) {
   return runtime().vmmAddressFree(addr, size);
 }
-cudaError_t __rc_vmm_create(uint64_t *handle, size_t size) {
-  return runtime().vmmCreate(handle, size);
+cudaError_t __rc_vmm_create(uint64_t *handle, size_t size, int device) {
+  return runtime().vmmCreate(handle, size, device);
 }
 cudaError_t __rc_vmm_release(uint64_t handle) {
   return runtime().vmmRelease(handle);
@@ -27,8 +29,10 @@ cudaError_t __rc_vmm_map(uint64_t addr, size_t size, size_t offset,
 cudaError_t __rc_vmm_unmap(uint64_t addr, size_t size) {
   return runtime().vmmUnmap(addr, size);
 }
-cudaError_t __rc_vmm_set_access(uint64_t addr, size_t size) {
-  return runtime().vmmSetAccess(addr, size);
+cudaError_t __rc_vmm_set_access(uint64_t addr, size_t size, const int *devices,
+                                size_t count) {
+  return runtime().vmmSetAccess(addr, size,
+                                std::vector<int>(devices, devices + count));
 }
 
 } // extern "C"

@@ -151,15 +151,17 @@ public:
                                        int blockSize, size_t dynamicSmem,
                                        unsigned flags);
   // cudaLaunchCooperativeKernel / __rc_launch_cooperative_kernel.
-  cudaError_t launchCooperative(uint64_t id, dim3 grid, dim3 block,
-                                void **args, size_t shmem, cudaStream_t stream,
+  cudaError_t launchCooperative(uint64_t id, dim3 grid, dim3 block, void **args,
+                                size_t shmem, cudaStream_t stream,
                                 bool perThread);
 
   // ---- 2D and peer copies (runtime_copy2d.cpp) --------------------------
-  cudaError_t memcpy2D(void *dst, size_t dpitch, const void *src,
-                       size_t spitch, size_t width, size_t height,
-                       cudaMemcpyKind kind, cudaStream_t stream, bool async,
-                       bool perThread);
+  cudaError_t memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                       size_t width, size_t height, cudaMemcpyKind kind,
+                       cudaStream_t stream, bool async, bool perThread);
+  // cudaDeviceCanAccessPeer (from the handshake) and Enable/Disable.
+  cudaError_t canAccessPeer(int *canAccess, int device, int peer);
+  cudaError_t setPeerAccess(int peer, bool enable);
   cudaError_t memcpyPeer(void *dst, int dstDevice, const void *src,
                          int srcDevice, size_t count, cudaStream_t stream,
                          bool async, bool perThread);
@@ -178,12 +180,13 @@ public:
   // ---- driver VMM for librc_cuda (runtime_vmm.cpp) ----------------------
   cudaError_t vmmAddressReserve(uint64_t *addr, size_t size, size_t alignment);
   cudaError_t vmmAddressFree(uint64_t addr, size_t size);
-  cudaError_t vmmCreate(uint64_t *handle, size_t size);
+  cudaError_t vmmCreate(uint64_t *handle, size_t size, int device);
   cudaError_t vmmRelease(uint64_t handle);
   cudaError_t vmmMap(uint64_t addr, size_t size, size_t offset,
                      uint64_t handle);
   cudaError_t vmmUnmap(uint64_t addr, size_t size);
-  cudaError_t vmmSetAccess(uint64_t addr, size_t size);
+  cudaError_t vmmSetAccess(uint64_t addr, size_t size,
+                           const std::vector<int> &devices);
 
   // ---- commands of libraries on top (librc_cublas) ---------------------
   // runtime_append.cpp. Appends the command `build` serializes into the
@@ -246,8 +249,8 @@ private:
   // since the last sync round trip, no read-back or error outstanding.
   bool syncElidableLocked() const;
   // Appends the barrier `type` for the server and returns without waiting.
-  cudaError_t elideSyncLocked(wire::Command type,
-                              flatbuffers::Offset<void> cmd, const char *call);
+  cudaError_t elideSyncLocked(wire::Command type, flatbuffers::Offset<void> cmd,
+                              const char *call);
   cudaError_t takePendingErrorLocked();
   std::string describeOpLocked(uint64_t seq, uint32_t index);
   std::string opNameLocked(uint64_t seq, uint32_t index);
@@ -264,8 +267,8 @@ private:
   cudaError_t symbolAddressLocked(const manifest::Variable *var,
                                   uint64_t *addr);
   // Device address of [offset, offset+count) of `symbol`, checked.
-  cudaError_t symbolRangeLocked(const void *symbol, size_t count,
-                                size_t offset, uint64_t *addr);
+  cudaError_t symbolRangeLocked(const void *symbol, size_t count, size_t offset,
+                                uint64_t *addr);
   cudaError_t memcpyLocked(void *dst, const void *src, size_t count,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async,
                            bool perThread, const char *call);
@@ -303,6 +306,8 @@ private:
   KernelIndex index_;
   std::vector<cudaDeviceProp> props_;
   std::vector<std::vector<int32_t>> attrs_;
+  std::vector<std::vector<bool>> canAccessPeer_; // [device][peer]
+  std::set<std::pair<int, int>> peerEnabled_;    // (device, peer)
   std::string serverName_;
 
   BatchBuilder batch_;
@@ -314,14 +319,17 @@ private:
   std::string lastErrorLine_;                       // printed last
   int sentDevice_ = 0;
 
-  std::map<uint64_t, size_t> allocs_;                  // device address -> size
-  std::map<uintptr_t, size_t> hostAllocs_;             // cudaMallocHost blocks
-  std::unordered_map<uint64_t, uint64_t> symbolAddrs_; // variable id -> addr
-  std::map<uint64_t, size_t> symbolRanges_;            // addr -> size
+  std::map<uint64_t, size_t> allocs_;      // device address -> size
+  std::map<uint64_t, int> allocDevice_;    // ... -> its device
+  std::map<uintptr_t, size_t> hostAllocs_; // cudaMallocHost blocks
+  // (device, variable id) -> addr: each device has its own copy.
+  std::map<std::pair<int, uint64_t>, uint64_t> symbolAddrs_;
+  std::map<uint64_t, size_t> symbolRanges_; // addr -> size
   uint64_t nextHandle_ = 0x100;
   std::map<uint64_t, unsigned> streams_; // id -> flags
   std::map<uint64_t, unsigned> events_;  // id -> flags
-  std::unordered_map<std::thread::id, uint64_t> perThreadStreams_;
+  // cudaStreamPerThread of (thread, device): each device has its own.
+  std::map<std::pair<std::thread::id, int>, uint64_t> perThreadStreams_;
 
   GraphState graphs_; // captures, graphs and execs (client-side)
 

@@ -166,7 +166,13 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
       attrs_.emplace_back();
       if (d->attributes())
         attrs_.back().assign(d->attributes()->begin(), d->attributes()->end());
+      canAccessPeer_.emplace_back();
+      if (d->can_access_peer())
+        canAccessPeer_.back().assign(d->can_access_peer()->begin(),
+                                     d->can_access_peer()->end());
     }
+  for (auto &row : canAccessPeer_)
+    row.resize(props_.size(), false); // an older server sends none
   if (props_.empty()) {
     *error = serverName_ + " has no GPU";
     return cudaErrorNoDevice;

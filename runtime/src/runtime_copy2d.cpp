@@ -39,9 +39,9 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
   if (kind != cudaMemcpyDeviceToHost) {
     // Rows are asynchronous copies; a synchronous 2D copy then syncs once.
     for (size_t r = 0; r < height; ++r)
-      if (cudaError_t err = memcpyLocked(out + r * dpitch, in + r * spitch,
-                                         width, kind, stream, true, perThread,
-                                         call))
+      if (cudaError_t err =
+              memcpyLocked(out + r * dpitch, in + r * spitch, width, kind,
+                           stream, true, perThread, call))
         return err;
     if (async || kind == cudaMemcpyHostToHost ||
         kind == cudaMemcpyDeviceToDevice)
@@ -76,12 +76,12 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
         if (cudaError_t err = flush())
           return err;
       Sink sink;
-      sink.index = appendLocked(
-          wire::Command::MemcpyD2H,
-          wire::CreateMemcpyD2H(batch_.fbb(), addrOf(in + r * spitch) + off, n,
-                                sid)
-              .Union(),
-          {call, 0});
+      sink.index =
+          appendLocked(wire::Command::MemcpyD2H,
+                       wire::CreateMemcpyD2H(
+                           batch_.fbb(), addrOf(in + r * spitch) + off, n, sid)
+                           .Union(),
+                       {call, 0});
       sink.payload = out + r * dpitch + off;
       sink.payloadSize = n;
       sinks.push_back(sink);
@@ -98,7 +98,51 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
   return takePendingErrorLocked();
 }
 
-// One session sees one device, so a peer copy is a copy within device 0.
+cudaError_t Runtime::canAccessPeer(int *canAccess, int device, int peer) {
+  if (!canAccess)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  int n = int(props_.size());
+  if (device < 0 || device >= n || peer < 0 || peer >= n)
+    return cudaErrorInvalidDevice;
+  *canAccess = canAccessPeer_[size_t(device)][size_t(peer)] ? 1 : 0;
+  return cudaSuccess;
+}
+
+// Checked here with cudart's error codes, then batched: the server enables
+// access between the session's contexts in order with the other work.
+cudaError_t Runtime::setPeerAccess(int peer, bool enable) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  int device = threadDevice(), n = int(props_.size());
+  if (peer < 0 || peer >= n || peer == device)
+    return cudaErrorInvalidDevice;
+  if (!canAccessPeer_[size_t(device)][size_t(peer)])
+    return cudaErrorPeerAccessUnsupported;
+  auto pair = std::make_pair(device, peer);
+  if (enable && peerEnabled_.count(pair))
+    return cudaErrorPeerAccessAlreadyEnabled;
+  if (!enable && !peerEnabled_.count(pair))
+    return cudaErrorPeerAccessNotEnabled;
+  ensureDeviceLocked();
+  appendLocked(
+      wire::Command::PeerAccess,
+      wire::CreatePeerAccess(batch_.fbb(), peer, enable).Union(),
+      {enable ? "cudaDeviceEnablePeerAccess" : "cudaDeviceDisablePeerAccess",
+       0});
+  afterAppendLocked();
+  if (enable)
+    peerEnabled_.insert(pair);
+  else
+    peerEnabled_.erase(pair);
+  return cudaSuccess;
+}
+
+// The server sees where both ranges live and copies between its contexts
+// (cuMemcpyPeerAsync) when they are on different devices.
 cudaError_t Runtime::memcpyPeer(void *dst, int dstDevice, const void *src,
                                 int srcDevice, size_t count,
                                 cudaStream_t stream, bool async,
@@ -110,8 +154,8 @@ cudaError_t Runtime::memcpyPeer(void *dst, int dstDevice, const void *src,
   if (dstDevice < 0 || dstDevice >= n || srcDevice < 0 || srcDevice >= n)
     return cudaErrorInvalidDevice;
   return memcpyLocked(dst, src, count, cudaMemcpyDeviceToDevice, stream, async,
-                      perThread, async ? "cudaMemcpyPeerAsync"
-                                       : "cudaMemcpyPeer");
+                      perThread,
+                      async ? "cudaMemcpyPeerAsync" : "cudaMemcpyPeer");
 }
 
 } // namespace rc::rt

@@ -68,9 +68,11 @@ cudaError_t Runtime::memGetInfo(size_t *freeBytes, size_t *totalBytes) {
     return err;
   // The protocol has no memory-info command yet: total from the snapshot,
   // free = total minus what this client allocated (other tenants unseen).
-  size_t total = props_[threadDevice()].totalGlobalMem, used = 0;
+  int device = threadDevice();
+  size_t total = props_[device].totalGlobalMem, used = 0;
   for (const auto &a : allocs_)
-    used += a.second;
+    if (allocDevice_[a.first] == device)
+      used += a.second;
   if (freeBytes)
     *freeBytes = used < total ? total - used : 0;
   if (totalBytes)
@@ -108,6 +110,7 @@ cudaError_t Runtime::deviceReset() {
   perThreadStreams_.clear();
   events_.clear();
   allocs_.clear();
+  allocDevice_.clear();
   symbolAddrs_.clear();
   symbolRanges_.clear();
   cudaError_t err = roundTripLocked({}, /*sync=*/true);

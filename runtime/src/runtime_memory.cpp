@@ -36,6 +36,7 @@ cudaError_t Runtime::malloc(void **ptr, size_t size) {
   if (!filled || !addr)
     return cudaErrorMemoryAllocation;
   allocs_[addr] = size;
+  allocDevice_[addr] = threadDevice();
   *ptr = reinterpret_cast<void *>(uintptr_t(addr));
   return cudaSuccess;
 }
@@ -48,6 +49,7 @@ cudaError_t Runtime::free(void *ptr) {
     return err;
   if (!allocs_.erase(addrOf(ptr)))
     return cudaErrorInvalidValue; // not the start of a cudaMalloc block
+  allocDevice_.erase(addrOf(ptr));
   ensureDeviceLocked();
   // Batched: the server frees in order, after the work that uses it.
   appendLocked(wire::Command::Free,
@@ -104,6 +106,9 @@ cudaError_t Runtime::pointerAttributes(cudaPointerAttributes *attr,
   std::lock_guard<std::mutex> lock(mu_);
   std::memset(attr, 0, sizeof *attr);
   attr->device = threadDevice();
+  auto owner = allocDevice_.upper_bound(addrOf(p));
+  if (owner != allocDevice_.begin() && inRanges(allocs_, addrOf(p)))
+    attr->device = std::prev(owner)->second;
   if (isDevicePointerLocked(p)) {
     attr->type = cudaMemoryTypeDevice;
     attr->devicePointer = const_cast<void *>(p);
@@ -286,7 +291,8 @@ cudaError_t Runtime::variableLocked(const void *symbol,
 // symbol copies become plain device copies.
 cudaError_t Runtime::symbolAddressLocked(const manifest::Variable *var,
                                          uint64_t *addr) {
-  auto it = symbolAddrs_.find(var->id());
+  auto key = std::make_pair(threadDevice(), var->id());
+  auto it = symbolAddrs_.find(key);
   if (it != symbolAddrs_.end()) {
     *addr = it->second;
     return cudaSuccess;
@@ -304,7 +310,7 @@ cudaError_t Runtime::symbolAddressLocked(const manifest::Variable *var,
     return err;
   if (!filled || !*addr)
     return cudaErrorInvalidSymbol;
-  symbolAddrs_[var->id()] = *addr;
+  symbolAddrs_[key] = *addr;
   symbolRanges_[*addr] = var->size();
   return cudaSuccess;
 }

@@ -32,17 +32,19 @@ cudaError_t Runtime::wireStreamLocked(cudaStream_t s, bool perThread,
     return cudaSuccess;
   }
   if (s == cudaStreamPerThread || s == nullptr) {
-    auto it = perThreadStreams_.find(std::this_thread::get_id());
+    auto key = std::make_pair(std::this_thread::get_id(), threadDevice());
+    auto it = perThreadStreams_.find(key);
     if (it != perThreadStreams_.end()) {
       *out = it->second;
       return cudaSuccess;
     }
     uint64_t id = nextHandle_++;
+    ensureDeviceLocked(); // created on the thread's device
     // Flags 0: the per-thread stream synchronizes with the legacy stream.
     appendLocked(wire::Command::StreamCreate,
                  wire::CreateStreamCreate(batch_.fbb(), id, 0, 0).Union(),
                  {"cudaStreamPerThread (created on first use)", 0});
-    perThreadStreams_[std::this_thread::get_id()] = id;
+    perThreadStreams_[key] = id;
     *out = id;
     return cudaSuccess;
   }

@@ -40,16 +40,18 @@ cudaError_t Runtime::vmmAddressFree(uint64_t addr, size_t size) {
   return cudaSuccess;
 }
 
-cudaError_t Runtime::vmmCreate(uint64_t *handle, size_t size) {
+cudaError_t Runtime::vmmCreate(uint64_t *handle, size_t size, int device) {
   if (!handle || size == 0)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
+  if (device < 0 || size_t(device) >= props_.size())
+    return cudaErrorInvalidDevice;
   ensureDeviceLocked();
   uint64_t h = nextVmmHandle_++;
   appendLocked(wire::Command::MemCreate,
-               wire::CreateMemCreate(batch_.fbb(), h, size).Union(),
+               wire::CreateMemCreate(batch_.fbb(), h, size, device).Union(),
                {"cuMemCreate", 0});
   afterAppendLocked();
   *handle = h;
@@ -97,13 +99,15 @@ cudaError_t Runtime::vmmUnmap(uint64_t addr, size_t size) {
   return cudaSuccess;
 }
 
-cudaError_t Runtime::vmmSetAccess(uint64_t addr, size_t size) {
+cudaError_t Runtime::vmmSetAccess(uint64_t addr, size_t size,
+                                  const std::vector<int> &devices) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
   ensureDeviceLocked();
+  auto list = batch_.fbb().CreateVector(devices);
   appendLocked(wire::Command::MemSetAccess,
-               wire::CreateMemSetAccess(batch_.fbb(), addr, size).Union(),
+               wire::CreateMemSetAccess(batch_.fbb(), addr, size, list).Union(),
                {"cuMemSetAccess", 0});
   afterAppendLocked();
   return cudaSuccess;

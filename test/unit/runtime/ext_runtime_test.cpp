@@ -3,11 +3,7 @@
 // against a real in-process rc-server session on the host test device
 // (ServerCore over an in-memory connection), so both ends of each new
 // command are exercised together.
-#include "rc/server/host_backend.h"
-#include "rc/server/log.h"
-#include "rc/server/server_core.h"
-#include "runtime.h"
-#include "server_test_util.h"
+#include "in_process_runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -15,53 +11,10 @@
 #include <numeric>
 
 namespace st = rc::server::test;
-using rc::rt::Runtime;
 
 namespace {
 
-class RuntimeExtTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    rc::server::setLogLevel(rc::server::LogLevel::Quiet);
-    m = st::writeTestManifest();
-    ASSERT_TRUE(st::startOnTestDevice(core, m.path));
-    auto connect = [this](int, std::string *) {
-      auto ends = st::memPair();
-      core.serve(std::move(ends.second));
-      return std::unique_ptr<rc::transport::Connection>(std::move(ends.first));
-    };
-    std::string path = m.path;
-    auto load = [path](rc::rt::KernelIndex &index) {
-      auto lm = std::make_unique<rc::LoadedManifest>();
-      std::string error;
-      ASSERT_TRUE(rc::loadManifest(path, *lm, &error)) << error;
-      index.add(std::move(lm));
-    };
-    rc::rt::Options opts;
-    opts.flusherThread = false;
-    opts.batchAgeUs = int64_t(3600) * 1000000;
-    rt = std::make_unique<Runtime>(connect, load, opts);
-    ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
-  }
-  void TearDown() override {
-    if (rt)
-      rt->shutdown();
-    rt.reset();
-    core.stop();
-  }
-  rc::server::HostBackend &backend() {
-    return static_cast<rc::server::HostBackend &>(core.backend());
-  }
-  void *deviceAlloc(size_t n) {
-    void *p = nullptr;
-    EXPECT_EQ(rt->malloc(&p, n), cudaSuccess);
-    return p;
-  }
-
-  st::TestManifest m;
-  rc::server::ServerCore core;
-  std::unique_ptr<Runtime> rt;
-};
+class RuntimeExtTest : public st::InProcessRuntimeTest {};
 
 TEST_F(RuntimeExtTest, FunctionAttributesAreLocalAndSettable) {
   cudaFuncAttributes a;
@@ -80,9 +33,8 @@ TEST_F(RuntimeExtTest, FunctionAttributesAreLocalAndSettable) {
   EXPECT_EQ(a.maxDynamicSharedSizeBytes, 200000);
   EXPECT_EQ(rt->messagesSent(), before) << "attributes cost no message";
   // Beyond the 227 KiB opt-in limit of the device: refused at the call.
-  EXPECT_EQ(rt->funcSetAttribute(m.scaleId,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 300000),
+  EXPECT_EQ(rt->funcSetAttribute(
+                m.scaleId, cudaFuncAttributeMaxDynamicSharedMemorySize, 300000),
             cudaErrorInvalidValue);
   EXPECT_EQ(rt->funcSetAttribute(
                 m.scaleId, cudaFuncAttributePreferredSharedMemoryCarveout, 101),
@@ -122,8 +74,8 @@ TEST_F(RuntimeExtTest, CooperativeAndPdlLaunchesCarryTheirFlags) {
             cudaSuccess);
   // 8 blocks of 256 threads per SM x 132 SMs can be co-resident; one more
   // is refused at the call, as cudart does.
-  EXPECT_EQ(rt->launchCooperative(m.scaleId, dim3(8 * 132 + 1), dim3(256),
-                                  args, 0, nullptr, false),
+  EXPECT_EQ(rt->launchCooperative(m.scaleId, dim3(8 * 132 + 1), dim3(256), args,
+                                  0, nullptr, false),
             cudaErrorCooperativeLaunchTooLarge);
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -180,8 +132,8 @@ TEST_F(RuntimeExtTest, PeerCopiesWithinTheOneDevice) {
   auto *a = static_cast<uint8_t *>(deviceAlloc(64));
   auto *b = static_cast<uint8_t *>(deviceAlloc(64));
   std::vector<uint8_t> in(64, 7), out(64, 0);
-  ASSERT_EQ(rt->memcpy(a, in.data(), 64, cudaMemcpyHostToDevice, nullptr,
-                       false, false),
+  ASSERT_EQ(rt->memcpy(a, in.data(), 64, cudaMemcpyHostToDevice, nullptr, false,
+                       false),
             cudaSuccess);
   ASSERT_EQ(rt->memcpyPeer(b, 0, a, 0, 64, nullptr, true, false), cudaSuccess);
   ASSERT_EQ(rt->memcpy(out.data(), b, 64, cudaMemcpyDeviceToHost, nullptr,
@@ -220,8 +172,8 @@ TEST_F(RuntimeExtTest, HostFunctionRunsAfterThePriorWorkOfItsStream) {
   ASSERT_EQ(rt->memset(dev, 0x5A, 16, nullptr, false), cudaSuccess);
   // An async read-back issued before the host function has landed when the
   // function runs: the stream's earlier work is complete.
-  ASSERT_EQ(rt->memcpy(&landing, dev, 1, cudaMemcpyDeviceToHost, nullptr,
-                       true, false),
+  ASSERT_EQ(rt->memcpy(&landing, dev, 1, cudaMemcpyDeviceToHost, nullptr, true,
+                       false),
             cudaSuccess);
   uint64_t trips = rt->roundTrips();
   auto fn = [](void *p) {
@@ -243,22 +195,22 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
   ASSERT_NE(base, 0u);
   for (int chunk = 0; chunk < 2; ++chunk) {
     uint64_t h = 0, at = base + chunk * gran;
-    ASSERT_EQ(rt->vmmCreate(&h, gran), cudaSuccess);
+    ASSERT_EQ(rt->vmmCreate(&h, gran, 0), cudaSuccess);
     ASSERT_EQ(rt->vmmMap(at, gran, 0, h), cudaSuccess);
     ASSERT_EQ(rt->vmmRelease(h), cudaSuccess);
-    ASSERT_EQ(rt->vmmSetAccess(at, gran), cudaSuccess);
+    ASSERT_EQ(rt->vmmSetAccess(at, gran, {0}), cudaSuccess);
   }
   EXPECT_EQ(rt->roundTrips(), trips + 1) << "only the reservation waits";
   // A buffer across the two chunks; cudaMemcpyDefault sees device memory.
   auto *p = reinterpret_cast<uint8_t *>(uintptr_t(base + gran - 8));
   std::vector<uint8_t> in(16), out(16, 0);
   std::iota(in.begin(), in.end(), uint8_t(10));
-  ASSERT_EQ(rt->memcpy(p, in.data(), 16, cudaMemcpyDefault, nullptr, false,
-                       false),
-            cudaSuccess);
-  ASSERT_EQ(rt->memcpy(out.data(), p, 16, cudaMemcpyDefault, nullptr, false,
-                       false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->memcpy(p, in.data(), 16, cudaMemcpyDefault, nullptr, false, false),
+      cudaSuccess);
+  ASSERT_EQ(
+      rt->memcpy(out.data(), p, 16, cudaMemcpyDefault, nullptr, false, false),
+      cudaSuccess);
   EXPECT_EQ(out, in);
   ASSERT_EQ(rt->vmmUnmap(base, 2 * gran), cudaSuccess);
   ASSERT_EQ(rt->vmmAddressFree(base, reserved), cudaSuccess);

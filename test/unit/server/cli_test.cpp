@@ -38,7 +38,10 @@ TEST(Cli, BadArgumentsExitTwoWithAMessage) {
       {{"--listen", "udp://x", "--manifest", "a"}, "must start with tcp://"},
       {{"--bogus"}, "unknown argument '--bogus'"},
       {{"--log-level", "loud"}, "--log-level must be"},
-      {{"--device", "x1"}, "--device needs a device ordinal"},
+      {{"--device", "x1"}, "--device needs device ordinals"},
+      {{"--devices", "0,0"}, "--devices needs device ordinals"},
+      {{"--devices", "1,"}, "--devices needs device ordinals"},
+      {{"--test-devices", "0"}, "--test-devices needs a count"},
       {{"--listen"}, "--listen needs a URL"},
   };
   for (const Case &k : cases) {

@@ -206,6 +206,11 @@ Cmd cSetDevice(int device) {
     return wire::CreateSetDevice(f, device);
   });
 }
+Cmd cPeerAccess(int peer, bool enable) {
+  return entry<wire::PeerAccess>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreatePeerAccess(f, peer, enable);
+  });
+}
 Cmd cGoodbye() {
   return entry<wire::Goodbye>(
       [=](fb::FlatBufferBuilder &f) { return wire::CreateGoodbye(f); });
@@ -303,14 +308,17 @@ Bytes roundTrip(transport::Connection &conn, const Bytes &msg, int timeoutMs) {
 }
 
 ::testing::AssertionResult startOnTestDevice(ServerCore &core,
-                                             const std::string &manifestPath) {
+                                             const std::string &manifestPath,
+                                             int devices) {
   ServerOptions o;
   o.manifests = {manifestPath};
   o.testDevice = true;
+  o.testDevices = devices;
   std::string err;
   if (core.start(o, &err))
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "rc-server core did not start: " << err;
+  return ::testing::AssertionFailure()
+         << "rc-server core did not start: " << err;
 }
 
 } // namespace rc::server::test

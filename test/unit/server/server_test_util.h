@@ -72,6 +72,7 @@ Cmd cSymbolWrite(uint64_t var, uint64_t offset, const Bytes &data);
 Cmd cSymbolRead(uint64_t var, uint64_t offset, uint64_t size);
 Cmd cSymbolAddress(uint64_t var);
 Cmd cSetDevice(int device);
+Cmd cPeerAccess(int peer, bool enable);
 Cmd cGoodbye();
 
 // Argument buffers for the test kernels.
@@ -130,8 +131,10 @@ struct MemClient {
 
 // Starts `core` on the host test device, serving one manifest; the result
 // carries the start-up error for the test's message.
+// `devices` host test devices (rc-server --test-devices N).
 ::testing::AssertionResult startOnTestDevice(ServerCore &core,
-                                             const std::string &manifestPath);
+                                             const std::string &manifestPath,
+                                             int devices = 1);
 
 } // namespace rc::server::test
 

@@ -16,11 +16,12 @@ namespace {
 
 class SessionTest : public ::testing::Test {
 protected:
+  virtual int testDevices() const { return 1; }
   void SetUp() override {
     m = writeTestManifest();
     std::string err;
     ASSERT_TRUE(reg.addFile(m.path, &err)) << err;
-    backend = std::make_unique<HostBackend>();
+    backend = std::make_unique<HostBackend>(testDevices());
     ASSERT_TRUE(backend->prepare(reg, &err)) << err;
     env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend, token});
     session = std::make_unique<Session>(*env, 7);
@@ -383,6 +384,77 @@ TEST_F(SessionTest, DestroyingTheSessionFreesItsMemory) {
   EXPECT_GE(backend->bytesInUse(), 3000u);
   session.reset();
   EXPECT_EQ(backend->bytesInUse(), 0u);
+}
+
+// ---- several devices ----------------------------------------------------
+
+class MultiDeviceSessionTest : public SessionTest {
+protected:
+  int testDevices() const override { return 2; }
+};
+
+TEST_F(MultiDeviceSessionTest, HelloListsEveryDeviceAndItsPeers) {
+  Bytes r = send1(hello({m.hash}));
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_NE(hr, nullptr);
+  ASSERT_TRUE(hr->ok());
+  ASSERT_EQ(hr->devices()->size(), 2u);
+  for (uint32_t d = 0; d < 2; ++d) {
+    const auto *peers = hr->devices()->Get(d)->can_access_peer();
+    ASSERT_NE(peers, nullptr);
+    ASSERT_EQ(peers->size(), 2u);
+    EXPECT_EQ(peers->Get(d), 0) << "device " << d << " is no peer of itself";
+    EXPECT_EQ(peers->Get(1 - d), 1);
+  }
+}
+
+TEST_F(MultiDeviceSessionTest, CommandsRunOnTheDeviceTheyBelongTo) {
+  open();
+  uint64_t a = malloc(64); // device 0
+  Bytes r =
+      send1(batch(2, {cSetDevice(1), cMalloc(64), cStreamCreate(0x40)}, true));
+  const wire::Result *res = resultAt(asBatchReply(r), 1);
+  ASSERT_NE(res, nullptr);
+  uint64_t b = res->addr();
+  r = send1(batch(3,
+                  {cLaunch(m.scaleId, scaleArgs(b, 4)), // device 1
+                   cSetDevice(0), cLaunch(m.scaleId, scaleArgs(a, 4)),
+                   cLaunch(m.scaleId, scaleArgs(b, 4), 0x40), // its stream's
+                   cDeviceSync()},
+                  true));
+  EXPECT_EQ(asBatchReply(r)->errors()->size(), 0u);
+  auto launches = backend->launches();
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_EQ(launches[0].device, 1);
+  EXPECT_EQ(launches[1].device, 0);
+  EXPECT_EQ(launches[2].device, 1);
+  expectError(batch(4, {cSetDevice(2)}), 0, 101, 4);
+}
+
+TEST_F(MultiDeviceSessionTest, CopiesCrossDevices) {
+  open();
+  uint64_t a = malloc(16);
+  Bytes r = send1(batch(2, {cSetDevice(1), cMalloc(16)}, true));
+  uint64_t b = resultAt(asBatchReply(r), 1)->addr();
+  Bytes data = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  // From device 0 to device 1's memory: a peer copy on device 0's stream.
+  r = send1(batch(3,
+                  {cSetDevice(0), cH2D(a, data), cD2D(b, a, 16), cSetDevice(1),
+                   cD2H(b, 16)},
+                  true));
+  EXPECT_EQ(asBatchReply(r)->errors()->size(), 0u);
+  const wire::Result *out = resultAt(asBatchReply(r), 4);
+  ASSERT_NE(out, nullptr);
+  ASSERT_NE(out->payload(), nullptr);
+  EXPECT_EQ(Bytes(out->payload()->begin(), out->payload()->end()), data);
+}
+
+TEST_F(MultiDeviceSessionTest, PeerAccessNeedsAnotherDevice) {
+  open();
+  expectError(batch(2, {cPeerAccess(0, true)}), 0, 101, 2);
+  expectError(batch(3, {cPeerAccess(5, true)}), 0, 101, 3);
+  Bytes r = send1(batch(4, {cPeerAccess(1, true), cDeviceSync()}, true));
+  EXPECT_EQ(asBatchReply(r)->errors()->size(), 0u);
 }
 
 } // namespace

@@ -1,8 +1,9 @@
 // The device behind rc-server. Two implementations, clearly apart:
 //   cuda_backend.cpp  - a real GPU through the CUDA driver API (dlopen'd)
 //   host_backend.cpp  - host memory behind fake device addresses, for tests
-// A Backend is shared by all sessions; each session gets its own
-// DeviceContext (its own CUDA context), used only from that session's thread.
+// A Backend is shared by all sessions and may have several devices; each
+// session gets its own DeviceContext (its own CUDA context) on every device it
+// uses, used only from that session's thread.
 // The session validates every command before calling in here, so backends
 // may assume handles exist and ranges lie inside the session's allocations.
 #ifndef RC_SERVER_BACKEND_H
@@ -24,6 +25,7 @@ struct DeviceDescription {
   std::array<uint8_t, 16> uuid{};
   std::vector<int32_t> attributes; // indexed by CUdevice_attribute
   std::string backend;             // "cuda" or "host-test"
+  std::vector<bool> canAccessPeer; // by device index (false for itself)
 };
 
 // cudaError_t numbering (rc/server/errors.h) plus what went wrong.
@@ -46,8 +48,9 @@ struct LaunchConfig {
   uint32_t block[3] = {1, 1, 1};
   uint32_t sharedMem = 0;
   NativeHandle stream = 0;
-  bool cooperative = false;               // grid-wide sync (co-resident grid)
-  bool programmaticSerialization = false; // PDL: may overlap the previous kernel
+  bool cooperative = false; // grid-wide sync (co-resident grid)
+  bool programmaticSerialization =
+      false; // PDL: may overlap the previous kernel
 };
 
 class BlasContext; // src/cublas_context.h
@@ -57,6 +60,10 @@ class GraphDevice; // src/graph_device.h
 class DeviceContext {
 public:
   virtual ~DeviceContext() = default;
+  // Makes this context the calling thread's current one. A session with
+  // several devices switches between its contexts; createContext leaves the
+  // new context current.
+  virtual void activate() {}
   virtual OpStatus malloc(uint64_t size, uint64_t *addr) = 0;
   virtual OpStatus free(uint64_t addr) = 0;
   virtual OpStatus copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
@@ -66,6 +73,14 @@ public:
                            NativeHandle stream) = 0;
   virtual OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                            NativeHandle stream) = 0;
+  // Between devices: `dst` in memory of dstCtx's device, `src` in srcCtx's,
+  // on `stream` of this context (cudaMemcpyPeerAsync). Default: fails.
+  virtual OpStatus copyPeer(uint64_t dst, DeviceContext &dstCtx, uint64_t src,
+                            DeviceContext &srcCtx, uint64_t size,
+                            NativeHandle stream);
+  // cudaDeviceEnablePeerAccess / Disable: this device's kernels may access
+  // memory of `peer`'s device. Default: fails.
+  virtual OpStatus setPeerAccess(DeviceContext &peer, bool enable);
   virtual OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                           NativeHandle stream) = 0;
   // `args` holds kernel.argsSize bytes, aligned to 16.
@@ -105,7 +120,9 @@ public:
   virtual OpStatus memMap(uint64_t addr, uint64_t size, uint64_t offset,
                           NativeHandle handle);
   virtual OpStatus memUnmap(uint64_t addr, uint64_t size);
-  virtual OpStatus memSetAccess(uint64_t addr, uint64_t size);
+  // Read-write access to the range for each of `devices` (backend indices).
+  virtual OpStatus memSetAccess(uint64_t addr, uint64_t size,
+                                const std::vector<int> &devices);
 
   // cuBLAS of this context (src/cublas_context.h), created on first use;
   // null + *why when the backend has none (default).
@@ -122,16 +139,23 @@ public:
   // Loads every module once and resolves every kernel and variable of the
   // registry; fails naming the first symbol that does not resolve.
   virtual bool prepare(Registry &registry, std::string *error) = 0;
-  virtual const DeviceDescription &device() const = 0;
-  virtual std::unique_ptr<DeviceContext> createContext(std::string *error) = 0;
+  virtual int deviceCount() const = 0;
+  virtual const DeviceDescription &device(int index) const = 0;
+  // Whether kernels on `device` can access memory of `peer` (peer access).
+  virtual bool canAccessPeer(int device, int peer) const = 0;
+  // A new context on device `index`, current on the calling thread.
+  virtual std::unique_ptr<DeviceContext> createContext(int index,
+                                                       std::string *error) = 0;
   // Bytes currently allocated by all contexts (tests check frees).
   virtual uint64_t bytesInUse() const = 0;
 };
 
-// Host test device: no GPU needed. Launches are validated, then recorded.
-std::unique_ptr<Backend> makeHostBackend();
-// Real GPU `device` through libcuda.so.1; nullptr + *error when unavailable.
-std::unique_ptr<Backend> makeCudaBackend(int device, std::string *error);
+// Host test device(s): no GPU needed. Launches are validated, then recorded.
+std::unique_ptr<Backend> makeHostBackend(int devices = 1);
+// Real GPUs through libcuda.so.1, by CUDA ordinal (empty: every visible
+// GPU); nullptr + *error when unavailable.
+std::unique_ptr<Backend> makeCudaBackend(const std::vector<int> &ordinals,
+                                         std::string *error);
 
 } // namespace rc::server
 

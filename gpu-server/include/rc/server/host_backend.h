@@ -1,6 +1,10 @@
 // The host test device: host memory behind fake device addresses, so the
 // whole server (validation, copies, streams, events, sessions) can be tested
-// without a GPU. Kernels are not executed; each launch is recorded.
+// without a GPU. Kernels are not executed; each launch is recorded. With
+// several test devices each context holds its own device's memory: a copy
+// to or from another device's memory works as a device-to-device (peer)
+// copy, not on a host copy issued on another device's stream (a GPU with
+// unified addressing allows that too).
 #ifndef RC_SERVER_HOST_BACKEND_H
 #define RC_SERVER_HOST_BACKEND_H
 
@@ -15,6 +19,7 @@ namespace rc::server {
 constexpr uint64_t kHostDeviceBase = 0x0000600000000000ULL;
 
 struct LaunchRecord {
+  int device = 0; // backend device index
   uint64_t kernelId = 0;
   LaunchConfig config;
   std::vector<uint8_t> args;
@@ -22,10 +27,18 @@ struct LaunchRecord {
 
 class HostBackend : public Backend {
 public:
-  HostBackend();
+  // `devices` identical test devices, each able to access the others.
+  explicit HostBackend(int devices = 1);
   bool prepare(Registry &registry, std::string *error) override;
-  const DeviceDescription &device() const override { return device_; }
-  std::unique_ptr<DeviceContext> createContext(std::string *error) override;
+  int deviceCount() const override { return int(devices_.size()); }
+  const DeviceDescription &device(int index) const override {
+    return devices_[size_t(index)];
+  }
+  bool canAccessPeer(int device, int peer) const override {
+    return device != peer;
+  }
+  std::unique_ptr<DeviceContext> createContext(int index,
+                                               std::string *error) override;
   uint64_t bytesInUse() const override;
 
   // Every launch of every session, in order (for tests).
@@ -39,7 +52,7 @@ public:
   void record(LaunchRecord r);
 
 private:
-  DeviceDescription device_;
+  std::vector<DeviceDescription> devices_;
   mutable std::mutex mutex_;
   uint64_t nextAddr_ = kHostDeviceBase;
   uint64_t inUse_ = 0;

@@ -23,7 +23,8 @@ struct ServerOptions {
   std::vector<std::string> manifests;
   bool testDevice = false;
   std::string authToken;
-  int device = 0;
+  std::vector<int> devices; // CUDA ordinals; empty: every visible GPU
+  int testDevices = 1;      // with testDevice: how many
 };
 
 class ServerCore {
