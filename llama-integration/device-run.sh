@@ -22,6 +22,9 @@
 #   server    llama-server, 4 slots, 8 concurrent requests, remote and local:
 #             all complete, answers identical
 #   bench     llama-bench pp/tg, remote and local
+#   multigpu  with two or more GPUs: greedy generation split by layer over
+#             every GPU (-sm layer), remote vs local, graphs on and off
+#   servertests  rc-server's GPU test suites (scripts/run-gpu-gtests.sh)
 #
 #   WORK=DIR (default <repo>/.device-llama: kept between calls of one machine)
 #   RC_TRANSPORT=shm|tcp (default shm)   RC_DEVICE_TIMEOUT=s per command (540)
@@ -148,18 +151,21 @@ step_ops() {
 
 # Greedy decode; prints only the generated text (stdout), logs to a file.
 generate() { # $1 binary dir, $2 model, $3 label (remote-clang binaries: under `remote`)
+  # $GEN_ARGS: extra llama-completion options (the multigpu step's split).
   timeout "$TMO" "$1/llama-completion" -m "$2" -p "$PROMPT" -n "$N_PREDICT" --temp 0 --top-k 1 \
-    --seed 1 -ngl 99 -no-cnv --no-warmup -c 512 --ignore-eos \
+    --seed 1 -ngl 99 -no-cnv --no-warmup -c 512 --ignore-eos ${GEN_ARGS:-} \
     > "$WORK/out/gen-$3.txt" 2> "$WORK/out/gen-$3.log"
 }
 
+# Remote, then local, generation of every model with graphs on and off; the
+# texts must be identical. $1: label suffix.
 step_generate() {
-  local models=("$WORK"/models/*.gguf) m name g
+  local models=("$WORK"/models/*.gguf) m name g tag="${1:-}"
   [[ -e "${models[0]}" ]] || { fail "generate: no models (run the models step)"; return; }
   start_server || return
   for g in graphs nographs; do
     for m in "${models[@]}"; do
-      name="$(basename "$m" .gguf)-$g"
+      name="$(basename "$m" .gguf)-$g$tag"
       if [[ $g == nographs ]]; then
         GGML_CUDA_DISABLE_GRAPHS=1 remote generate "$LL_BIN" "$m" "$name-remote"
       else
@@ -171,7 +177,7 @@ step_generate() {
   grep -h "graph\|rc-server" "$WORK/out/server.log" | tail -3
   for g in graphs nographs; do
     for m in "${models[@]}"; do
-      name="$(basename "$m" .gguf)-$g"
+      name="$(basename "$m" .gguf)-$g$tag"
       if [[ $g == nographs ]]; then
         GGML_CUDA_DISABLE_GRAPHS=1 generate "$REF_BIN" "$m" "$name-local"
       else
@@ -216,6 +222,23 @@ step_server() {
     fail "server: remote answers differ from local"
 }
 
+step_multigpu() {
+  local gpus
+  gpus="$(nvidia-smi -L | grep -c '^GPU')"
+  [[ $gpus -ge 2 ]] || { say "multigpu: $gpus GPU here, needs 2: skipped"; return; }
+  GEN_ARGS="-sm layer" step_generate "-sm-layer"
+  # Both sides must really have split the model over the GPUs.
+  local log
+  for log in "$WORK"/out/gen-*-sm-layer-{remote,local}.log; do
+    grep -q "CUDA1" "$log" && echo "      $(basename "$log"): $(grep -m1 -o 'CUDA1[^,]*' "$log")" ||
+      fail "multigpu: $(basename "$log") shows no second GPU"
+  done
+}
+
+step_servertests() {
+  bash "$REPO/scripts/run-gpu-gtests.sh" "$WORK/rc" || fail "servertests"
+}
+
 step_bench() {
   local models=("$WORK"/models/*.gguf) m
   [[ -e "${models[0]}" ]] || { fail "bench: no models"; return; }
@@ -235,7 +258,7 @@ step_bench() {
 for s in "${STEPS[@]}"; do
   say "$s"
   case "$s" in
-    unpack|ref|models|ops|generate|server|bench) "step_$s" ;;
+    unpack|ref|models|ops|generate|server|bench|multigpu|servertests) "step_$s" ;;
     *) echo "device-run: unknown step $s" >&2; exit 2 ;;
   esac
 done

@@ -7,7 +7,8 @@
 #                                        tools, test-backend-ops, every .so
 #                                        with its .rcm manifest
 #                       rc.tar.xz        rc-server, the runtime libraries,
-#                                        libfabric and its dependencies
+#                                        libfabric and its dependencies, the
+#                                        server's GPU test suites
 #   .bundle-llama-src/  llama-src.tar.xz the same llama.cpp source, for the
 #                                        local nvcc reference build (docs/,
 #                                        vocab files other than Llama's, the
@@ -65,6 +66,13 @@ tar -C "$STAGE" --sort=name -cf - llama | xz -T1 --lzma2=preset=9,dict=192MiB > 
 # --- rc-server, runtime, libfabric (glibc/libstdc++ are the GPU machine's own)
 cp "$RC_BUILD/bin/rc-server" "$STAGE/rc/bin/"
 cp -L "$RC_BUILD"/lib/librc_*.so* "$STAGE/rc/lib/"
+# The server's GPU test suites (about 1.3 MB compressed), so a multi-GPU
+# machine can run them in the same call (scripts/run-gpu-gtests.sh).
+for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests; do
+  [ -x "$RC_BUILD/bin/$t" ] && cp "$RC_BUILD/bin/$t" "$STAGE/rc/bin/"
+done
+[ -f "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" ] &&
+  cp "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" "$STAGE/rc/bin/"
 for lib in $(ldd "$RC_BUILD/bin/rc-server" "$RC_BUILD"/lib/librc_*.so | awk '/=>/ {print $3}' | sort -u); do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libstdc++.so*|libgcc_s.so*|ld-linux*) ;;

@@ -190,6 +190,62 @@ TEST_F(GpuTest, ReplayThroughput) {
               rounds * 256, s * 1e3, s * 1e6 / (rounds * 256));
 }
 
+// Several GPUs (rc-server exposes every visible one): each device has its
+// own memory and copy of the module's globals; a peer copy moves bytes from
+// device 0 to device 1 and, with peer access, a kernel on device 1 writes
+// device 0's memory. Skipped with fewer than two GPUs.
+TEST_F(GpuTest, SecondGpuHasItsOwnGlobalsAndReachesTheFirstAsAPeer) {
+  auto ends = memPair();
+  core.serve(std::move(ends.second));
+  Client c{std::move(ends.first), kReplyTimeoutMs};
+  Bytes r = c.roundTrip(hello({g.hash}));
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_TRUE(hr && hr->ok());
+  if (hr->devices()->size() < 2)
+    GTEST_SKIP() << "one GPU here; this test needs two";
+  std::printf("%u devices; device 0 can access device 1: %d\n",
+              hr->devices()->size(),
+              int(hr->devices()->Get(0)->can_access_peer()->Get(1)));
+  std::vector<float> in(1024);
+  for (int i = 0; i < 1024; ++i)
+    in[i] = float(i);
+  auto factor = [](float f) {
+    Bytes b(4);
+    std::memcpy(b.data(), &f, 4);
+    return b;
+  };
+  r = c.roundTrip(batch(1, {cMalloc(4096)}));
+  uint64_t a = resultAt(ok(r), 0)->addr();
+  r = c.roundTrip(batch(2, {cSetDevice(1), cMalloc(4096)}));
+  uint64_t b = resultAt(ok(r), 1)->addr();
+  ASSERT_TRUE(a && b);
+  r = c.roundTrip(batch(
+      3, {cSetDevice(0), cH2D(a, floats(in)), cSymbolWrite(g.table, 0, factor(2)),
+          cLaunch(g.scale, scaleArgs(a, 1024), 0, {4, 1, 1}, {256, 1, 1}),
+          cDeviceSync(), cSetDevice(1), cSymbolWrite(g.table, 0, factor(3)),
+          cD2D(b, a, 4096), // device 0 -> device 1
+          cLaunch(g.scale, scaleArgs(b, 1024), 0, {4, 1, 1}, {256, 1, 1}),
+          cD2H(b, 4096)}));
+  const wire::BatchReply *br = ok(r);
+  ASSERT_NE(resultAt(br, 9), nullptr);
+  std::vector<float> out(1024);
+  std::memcpy(out.data(), resultAt(br, 9)->payload()->data(), 4096);
+  for (int i = 0; i < 1024; ++i)
+    ASSERT_EQ(out[i], float(i) * 6.0f) << i;
+  if (!hr->devices()->Get(1)->can_access_peer()->Get(0))
+    return;
+  // Device 1's kernel writes device 0's memory through peer access.
+  r = c.roundTrip(batch(4, {cPeerAccess(0, true),
+                            cLaunch(g.consume, consumeArgs(9, a), 0, {1, 1, 1},
+                                    {32, 1, 1}),
+                            cDeviceSync(), cSetDevice(0), cD2H(a, 128)}));
+  br = ok(r);
+  ASSERT_NE(resultAt(br, 4), nullptr);
+  std::memcpy(out.data(), resultAt(br, 4)->payload()->data(), 128);
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(out[i], 9.0f) << i;
+}
+
 TEST(GpuStartup, KernelMissingFromTheFatbinFailsStartNamingIt) {
   GpuManifest g = writeGpuManifest("_Z7missingv");
   ServerCore core;
