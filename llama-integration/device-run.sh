@@ -15,7 +15,7 @@
 #             else the bundle's tiny model only)
 #   ops       test-backend-ops test -b CUDA0, remote and local: every test
 #             that passes locally must pass remotely ($OPS: an -o filter,
-#             default all)
+#             default all; $OPS_JOBS processes in parallel, default 1)
 #   generate  greedy generation (temp 0, $N_PREDICT tokens) remote vs local,
 #             with CUDA graphs on and with GGML_CUDA_DISABLE_GRAPHS=1: the
 #             text must be identical
@@ -134,22 +134,44 @@ stop_server() {
 }
 trap stop_server EXIT
 
+# test-backend-ops in $OPS_JOBS processes at once, each with a share of the
+# op names (round-robin over the reference build's --list-ops), so a whole
+# run fits one device call; the shard logs are concatenated. $1 binary dir,
+# $2 label. Remote processes are separate clients of one rc-server.
+OPS_JOBS="${OPS_JOBS:-1}"
+op_lists() {
+  if [[ "$OPS" != all ]]; then echo "$OPS"; return; fi
+  if [[ "$OPS_JOBS" -le 1 ]]; then echo ""; return; fi
+  "$REF_BIN/test-backend-ops" --list-ops | sed -n 's/^  \([A-Z_0-9]*\)$/\1/p' |
+    awk -v n="$OPS_JOBS" '{ i = NR % n; s[i] = s[i] (s[i] ? "," : "") $1 }
+                          END { for (i = 0; i < n; i++) if (s[i]) print s[i] }'
+}
+run_ops() {
+  local lists list i=0 pids=() rc=0 pid
+  mapfile -t lists < <(op_lists)
+  for list in "${lists[@]}"; do
+    local filter=(); [[ -n "$list" ]] && filter=(-o "$list")
+    timeout "$TMO" "$1/test-backend-ops" test -b CUDA0 "${filter[@]}" \
+      > "$WORK/out/ops-$2.$i.log" 2>&1 &
+    pids+=($!); i=$((i + 1))
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || rc=$?; done
+  cat "$WORK"/out/ops-"$2".[0-9]*.log > "$WORK/out/ops-$2.log"
+  rm -f "$WORK"/out/ops-"$2".[0-9]*.log
+  echo "$2: ${#lists[@]} process(es), last failing exit $rc, $(grep -acE 'backends passed' "$WORK/out/ops-$2.log") finished"
+}
 step_ops() {
-  local filter=(-o "$OPS"); [[ "$OPS" == all ]] && filter=()
-  say "ops: local (nvcc)"
-  timeout "$TMO" "$REF_BIN/test-backend-ops" test -b CUDA0 "${filter[@]}" > "$WORK/out/ops-local.log" 2>&1
-  echo "local exit $?: $(grep -aE 'tests passed' "$WORK/out/ops-local.log" | tail -1)"
+  say "ops: local (nvcc) and remote, $OPS_JOBS process(es) each"
+  local runs
+  runs="$(op_lists | wc -l)"
+  run_ops "$REF_BIN" local
   start_server || return
-  say "ops: remote ($RC_SERVER)"
-  remote timeout "$TMO" "$LL_BIN/test-backend-ops" test -b CUDA0 "${filter[@]}" > "$WORK/out/ops-remote.log" 2>&1
-  local rc=$?
+  remote run_ops "$LL_BIN" remote
   stop_server
-  echo "remote exit $rc: $(grep -aE 'tests passed' "$WORK/out/ops-remote.log" | tail -1)"
-  python3 "$HERE/ops-summary.py" "$WORK/out/ops-local.log" "$WORK/out/ops-remote.log" ||
-    fail "ops: remote test-backend-ops (exit $rc; log $WORK/out/ops-remote.log)"
+  python3 "$HERE/ops-summary.py" --runs "$runs" "$WORK/out/ops-local.log" "$WORK/out/ops-remote.log" ||
+    fail "ops: remote test-backend-ops (log $WORK/out/ops-remote.log)"
 }
 
-# Greedy decode; prints only the generated text (stdout), logs to a file.
 generate() { # $1 binary dir, $2 model, $3 label (remote-clang binaries: under `remote`)
   # $GEN_ARGS: extra llama-completion options (the multigpu step's split).
   timeout "$TMO" "$1/llama-completion" -m "$2" -p "$PROMPT" -n "$N_PREDICT" --temp 0 --top-k 1 \

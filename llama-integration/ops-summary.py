@@ -3,7 +3,10 @@
 remote run with a local one: every test that passes locally must pass
 remotely. Standard library only (runs on the GPU machine).
 
-  ops-summary.py LOCAL.log REMOTE.log
+  ops-summary.py [--runs N] LOCAL.log REMOTE.log
+
+A log may hold N runs one after another (device-run.sh's parallel shards):
+it counts as complete when all N printed their final summary.
 
 Prints passed/failed/not supported/skipped for both and the tests that pass
 locally but not remotely; exit status 1 if there is any such test, or if the
@@ -30,13 +33,13 @@ def status_of(rest):
     return None
 
 
-def parse(path):
-    results, finished = {}, False
+def parse(path, runs):
+    results, finished = {}, 0
     with open(path, errors="replace") as f:
         for raw in f:
             line = ANSI.sub("", raw.rstrip("\n"))
             if re.match(r"^\d+/\d+ backends passed", line):
-                finished = True
+                finished += 1
             m = LINE.match(line)
             if not m:
                 continue
@@ -49,7 +52,7 @@ def parse(path):
                     key = f"{m.group(1)}({m.group(2)}) #{n}"
                     n += 1
                 results[key] = st
-    return results, finished
+    return results, finished >= runs
 
 
 def counts(results):
@@ -60,11 +63,15 @@ def counts(results):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    runs = 1
+    if len(args) == 4 and args[0] == "--runs" and args[1].isdigit():
+        runs, args = int(args[1]), args[2:]
+    if len(args) != 2:
         print(__doc__)
         return 2
-    local, local_done = parse(sys.argv[1])
-    remote, remote_done = parse(sys.argv[2])
+    local, local_done = parse(args[0], runs)
+    remote, remote_done = parse(args[1], runs)
     print(f"local  (nvcc):        {len(local)} tests: {counts(local)}"
           + ("" if local_done else "  [log ends early]"))
     print(f"remote (remote-clang): {len(remote)} tests: {counts(remote)}"
