@@ -248,13 +248,18 @@ step_multigpu() {
   local gpus
   gpus="$(nvidia-smi -L | grep -c '^GPU')"
   [[ $gpus -ge 2 ]] || { say "multigpu: $gpus GPU here, needs 2: skipped"; return; }
-  GEN_ARGS="-sm layer" step_generate "-sm-layer"
+  # -lv 3: llama.cpp logs the devices it uses ("using device CUDA1 ...").
+  GEN_ARGS="-sm layer -lv 3" step_generate "-sm-layer"
   # Both sides must really have split the model over the GPUs.
   local log
   for log in "$WORK"/out/gen-*-sm-layer-{remote,local}.log; do
-    grep -q "CUDA1" "$log" && echo "      $(basename "$log"): $(grep -m1 -o 'CUDA1[^,]*' "$log")" ||
+    if grep -q "using device CUDA1" "$log"; then
+      echo "      $(basename "$log"): $(grep -c "model buffer size" "$log") model buffers: $(grep "model buffer size" "$log" | grep -o 'CUDA[0-9]' | tr '\n' ' ')"
+    else
       fail "multigpu: $(basename "$log") shows no second GPU"
+    fi
   done
+  grep "closed:" "$WORK/out/server.log" | sed 's/^/      /'
 }
 
 step_servertests() {

@@ -23,6 +23,8 @@
 # lose their debug info only. A folder over RC_BUNDLE_MAX_MIB (60) fails.
 #
 #   LLAMA_BUILD=DIR  (default /work/llama-build)   RC_BUILD=DIR (default <repo>/build)
+#   RC_ONLY=1        repack rc.tar.xz only (after a runtime or server change;
+#                    llama-rc.tar.xz takes minutes and has not changed)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
@@ -34,10 +36,15 @@ MAX_MIB="${RC_BUNDLE_MAX_MIB:-60}"
 SRC="$(bash "$HERE/fetch-llama.sh")"
 STAGE="$(mktemp -d)"
 trap 'rm -rf "$STAGE"' EXIT
-rm -rf "$OUT" "$OUT_SRC"
+RC_ONLY="${RC_ONLY:-0}"
+if [[ $RC_ONLY != 1 ]]; then
+  rm -rf "$OUT" "$OUT_SRC"
+elif [[ ! -f "$OUT/llama-rc.tar.xz" ]]; then
+  echo "pack-device-bundle: RC_ONLY=1 needs an earlier $OUT/llama-rc.tar.xz" >&2; exit 1
+fi
 mkdir -p "$OUT" "$OUT_SRC" "$STAGE/llama/bin" "$STAGE/rc/bin" "$STAGE/rc/lib"
 
-# --- the remote-clang llama.cpp build
+pack_llama() {
 n=0
 for t in llama-bench llama-cli llama-completion llama-server test-backend-ops; do
   if [[ -x "$LLAMA_BUILD/bin/$t" ]]; then
@@ -62,6 +69,7 @@ rcms=("$STAGE"/llama/bin/*.rcm)
 # them (measured: the .rcm alone is 52 MB with xz -6, the whole tarball with
 # this setting 56 MB).
 tar -C "$STAGE" --sort=name -cf - llama | xz -T1 --lzma2=preset=9,dict=192MiB > "$OUT/llama-rc.tar.xz"
+}
 
 # --- rc-server, runtime, libfabric (glibc/libstdc++ are the GPU machine's own)
 cp "$RC_BUILD/bin/rc-server" "$STAGE/rc/bin/"
@@ -83,6 +91,7 @@ strip --strip-debug "$STAGE"/rc/bin/* "$STAGE"/rc/lib/* 2>/dev/null || true
 tar -C "$STAGE" -cf - rc | xz -T2 -6 > "$OUT/rc.tar.xz"
 
 # --- llama.cpp source for the nvcc reference build (same commit)
+pack_source() {
 tar -C "$(dirname "$SRC")" -cf - \
   --exclude='llama.cpp/.git' --exclude='llama.cpp/docs' --exclude='llama.cpp/media' \
   --exclude='llama.cpp/tools/ui/*.gz' --exclude='llama.cpp/tools/ui/public' \
@@ -91,6 +100,9 @@ tar -C "$(dirname "$SRC")" -cf - \
   --exclude='llama.cpp/ggml/src/ggml-'{cann,et,hexagon,metal,musa,opencl,openvino,sycl,virtgpu,vulkan,webgpu,zdnn,zendnn} \
   --exclude='llama.cpp/benches' --exclude='llama.cpp/tools/ui/tests' --exclude='llama.cpp/tools/mtmd/*.mp4' \
   llama.cpp | xz -T2 -9 > "$OUT_SRC/llama-src.tar.xz"
+}
+
+[[ $RC_ONLY == 1 ]] || { pack_llama; pack_source; }
 
 status=0
 for dir in "$OUT" "$OUT_SRC"; do

@@ -47,6 +47,14 @@ Executor::Executor(const Registry &registry, Backend &backend,
   ctx_ = threadCurrent_ = contexts_[0].get(); // createContext made it current
 }
 
+std::vector<int> Executor::devicesUsed() const {
+  std::vector<int> used;
+  for (size_t i = 0; i < contexts_.size(); ++i)
+    if (contexts_[i])
+      used.push_back(int(i));
+  return used;
+}
+
 OpStatus Executor::checkDevice(int device) const {
   if (device >= 0 && device < int(contexts_.size()))
     return OpStatus::success();

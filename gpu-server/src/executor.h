@@ -48,6 +48,8 @@ public:
   int stickyError() const { return sticky_; }
   const std::string &stickyMessage() const { return stickyMessage_; }
   uint64_t commandsRun() const { return commands_; }
+  // Devices this session has a context on, ascending.
+  std::vector<int> devicesUsed() const;
 
 private:
   OpStatus execute(const wire::CommandEntry &entry, uint32_t index,

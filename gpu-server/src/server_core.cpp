@@ -125,10 +125,14 @@ void ServerCore::runSession(transport::Connection &conn) {
     stats = session.stats();
     pid = session.clientPid();
   } // the session's context (and all its memory) is destroyed here
+  std::string devices;
+  for (int d : stats.devices)
+    devices += (devices.empty() ? "" : ",") + std::to_string(d);
   logInfo("session " + std::to_string(id) + " (app pid " + std::to_string(pid) +
           ") closed: " + std::to_string(stats.batches) + " batches, " +
           std::to_string(stats.commands) + " commands, " +
-          std::to_string(stats.bytesIn) + " bytes in (" + reason + ")");
+          std::to_string(stats.bytesIn) + " bytes in, device(s) " +
+          (devices.empty() ? "none" : devices) + " (" + reason + ")");
   ++closed_;
   --live_;
 }

@@ -78,8 +78,10 @@ Session::~Session() = default;
 
 SessionStats Session::stats() const {
   SessionStats s = stats_;
-  if (executor_)
+  if (executor_) {
     s.commands = executor_->commandsRun();
+    s.devices = executor_->devicesUsed();
+  }
   return s;
 }
 

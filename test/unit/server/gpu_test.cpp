@@ -203,6 +203,8 @@ TEST_F(GpuTest, SecondGpuHasItsOwnGlobalsAndReachesTheFirstAsAPeer) {
   ASSERT_TRUE(hr && hr->ok());
   if (hr->devices()->size() < 2)
     GTEST_SKIP() << "one GPU here; this test needs two";
+  ASSERT_NE(hr->devices()->Get(0)->can_access_peer(), nullptr);
+  ASSERT_NE(hr->devices()->Get(1)->can_access_peer(), nullptr);
   std::printf("%u devices; device 0 can access device 1: %d\n",
               hr->devices()->size(),
               int(hr->devices()->Get(0)->can_access_peer()->Get(1)));
@@ -214,10 +216,15 @@ TEST_F(GpuTest, SecondGpuHasItsOwnGlobalsAndReachesTheFirstAsAPeer) {
     std::memcpy(b.data(), &f, 4);
     return b;
   };
+  std::fflush(stdout); // a crash below would lose buffered output
   r = c.roundTrip(batch(1, {cMalloc(4096)}));
-  uint64_t a = resultAt(ok(r), 0)->addr();
+  const wire::Result *ra = resultAt(ok(r), 0);
+  ASSERT_NE(ra, nullptr);
+  uint64_t a = ra->addr();
   r = c.roundTrip(batch(2, {cSetDevice(1), cMalloc(4096)}));
-  uint64_t b = resultAt(ok(r), 1)->addr();
+  const wire::Result *rb = resultAt(ok(r), 1);
+  ASSERT_NE(rb, nullptr);
+  uint64_t b = rb->addr();
   ASSERT_TRUE(a && b);
   r = c.roundTrip(batch(
       3, {cSetDevice(0), cH2D(a, floats(in)), cSymbolWrite(g.table, 0, factor(2)),

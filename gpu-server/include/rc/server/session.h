@@ -46,6 +46,7 @@ struct SessionStats {
   uint64_t commands = 0;
   uint64_t bytesIn = 0;
   uint64_t failedBatches = 0;
+  std::vector<int> devices; // devices the session has a context on
 };
 
 class Session {
