@@ -1,5 +1,8 @@
 #include "server_test_util.h"
 
+#include <csignal>
+#include <execinfo.h>
+
 #include "rc/kernel_id.h"
 #include "rc/manifest_file.h"
 
@@ -8,6 +11,24 @@
 #include <cstring>
 #include <stdexcept>
 #include <unistd.h>
+
+namespace {
+// A crash in a test (often in the server code under test) prints its stack:
+// the GPU machine has no debugger. Frames are file+offset; addr2line -e the
+// same binary names them.
+void printStackAndDie(int sig) {
+  void *frames[64];
+  int n = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, n, 2);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+const bool kStackOnCrash = [] {
+  std::signal(SIGSEGV, printStackAndDie);
+  std::signal(SIGBUS, printStackAndDie);
+  return true;
+}();
+} // namespace
 
 namespace rc::server::test {
 
