@@ -6,8 +6,10 @@ markdown table and a chart, and prints the ratios last.
 
 <date>-<gpu>.json has a top-level "rows" list: model, test (pp512/tg128),
 transport (tcp/shm), local_tps, remote_tps, rpc_tps, ratio (remote/local),
-round_trips_per_token, bytes_up_per_token (decode, from RC_STATS), plus the
-per-repetition samples. Throughputs are medians over the repetitions.
+round_trips_per_token, bytes_up_per_token, and where the stats files have
+them (newer runtimes) batches_per_token, commands_per_token,
+reply_wait_us_per_token and launch_us_per_call (decode, from RC_STATS), plus
+the per-repetition samples. Throughputs are medians over the repetitions.
 Standard library only; the PNG needs matplotlib and is skipped without it.
 """
 import argparse
@@ -34,17 +36,32 @@ def load_samples(path):
     return samples
 
 
+DECODE_KEYS = ("round_trips_per_token", "bytes_up_per_token", "batches_per_token",
+               "commands_per_token", "reply_wait_us_per_token", "launch_us_per_call")
+
+
 def decode_traffic(stats_dir, config, model):
-    """Round trips and bytes up per decode token: (128-token run - 64-token run) / 64."""
+    """Per decode token: (128-token run - 64-token run) / 64, so start-up and
+    prompt cancel out. Keys missing from older stats files give None."""
     runs = {}
     for n in (64, 128):
         p = os.path.join(stats_dir, f"stats-{config}-{model}-{n}.json")
         if not os.path.exists(p):
-            return None, None
+            return dict.fromkeys(DECODE_KEYS)
         with open(p) as f:
             runs[n] = json.load(f)
-    per = lambda k: round((runs[128][k] - runs[64][k]) / 64.0, 2)
-    return per("round_trips"), per("bytes_up")
+    delta = lambda k: (runs[128][k] - runs[64][k]) if k in runs[64] and k in runs[128] else None
+    per = lambda k, scale=1.0: None if delta(k) is None else round(delta(k) / 64.0 / scale, 2)
+    calls, launch_ns = delta("launch_calls"), delta("launch_ns")
+    return {
+        "round_trips_per_token": per("round_trips"),
+        "bytes_up_per_token": per("bytes_up"),
+        "batches_per_token": per("messages"),
+        "commands_per_token": per("commands"),
+        "reply_wait_us_per_token": per("reply_wait_ns", 1000.0),
+        # Launch cost of the decode tokens alone, not an average over the run.
+        "launch_us_per_call": round(launch_ns / calls / 1000.0, 3) if calls else None,
+    }
 
 
 def median(xs):
@@ -64,13 +81,12 @@ def build_rows(samples, stats_dir):
                 if not remote_samples:
                     continue
                 remote = median(remote_samples)
-                rt, up = decode_traffic(stats_dir, config, model)
                 rows.append({
                     "model": model, "test": test, "transport": transport,
                     "local_tps": local, "remote_tps": remote, "rpc_tps": rpc,
                     "ratio": round(remote / local, 4) if local and remote else None,
                     "rpc_ratio": round(rpc / local, 4) if local and rpc else None,
-                    "round_trips_per_token": rt, "bytes_up_per_token": up,
+                    **decode_traffic(stats_dir, config, model),
                     "samples": {
                         "local": samples.get((model, test, "local"), []),
                         "remote": remote_samples,
@@ -83,13 +99,15 @@ def build_rows(samples, stats_dir):
 def markdown(rows, gpu, date):
     out = [f"# llama-bench, remote-clang vs local vs ggml-rpc ({gpu}, {date})", "",
            "Medians of the repetitions, tokens/s; random-weight Q4_0 models.", "",
-           "| model | test | transport | local | remote | rpc | remote/local | rpc/local | round trips/token | bytes up/token |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "| model | test | transport | local | remote | rpc | remote/local | rpc/local "
+           "| round trips/token | bytes up/token | batches/token | commands/token "
+           "| reply wait us/token | us/launch call |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     fmt = lambda v: "-" if v is None else (f"{v:.3f}" if isinstance(v, float) and v < 10 else str(v))
     for r in rows:
         out.append("| " + " | ".join(fmt(r[k]) for k in (
             "model", "test", "transport", "local_tps", "remote_tps", "rpc_tps", "ratio",
-            "rpc_ratio", "round_trips_per_token", "bytes_up_per_token")) + " |")
+            "rpc_ratio") + DECODE_KEYS) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -141,7 +159,8 @@ def main():
     for r in rows:
         print(f"  {r['model']:>3} {r['test']:<6} {r['transport']:<4} "
               f"remote {r['ratio']}  rpc {r['rpc_ratio']}  "
-              f"round trips/token {r['round_trips_per_token']}  bytes up/token {r['bytes_up_per_token']}")
+              f"round trips/token {r['round_trips_per_token']}  bytes up/token {r['bytes_up_per_token']}  "
+              f"reply wait us/token {r['reply_wait_us_per_token']}  us/launch call {r['launch_us_per_call']}")
 
 
 if __name__ == "__main__":

@@ -654,6 +654,7 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
   if (!cmds)
     return true;
   for (const wire::CommandEntry *c : *cmds) {
+    CommandTimer timer(metrics_, c ? c->cmd_type() : wire::Command::NONE);
     std::string what;
     OpStatus st = c ? execute(*c, index, results, &what)
                     : fail(kErrInvalidValue, "null command entry");

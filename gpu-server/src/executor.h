@@ -7,6 +7,7 @@
 
 #include "protocol_generated.h"
 #include "rc/server/backend.h"
+#include "rc/server/session_metrics.h"
 
 #include <functional>
 #include <map>
@@ -50,6 +51,8 @@ public:
   uint64_t commandsRun() const { return commands_; }
   // Devices this session has a context on, ascending.
   std::vector<int> devicesUsed() const;
+  // Where each command's count and replay time go (none: not timed).
+  void setMetrics(SessionMetrics *metrics) { metrics_ = metrics; }
 
 private:
   OpStatus execute(const wire::CommandEntry &entry, uint32_t index,
@@ -175,6 +178,7 @@ private:
   std::string stickyMessage_;
   bool goodbye_ = false;
   uint64_t commands_ = 0;
+  SessionMetrics *metrics_ = nullptr;
   // cuBLAS handles of this session -> their device and workspace.
   struct BlasHandle {
     int device = 0;

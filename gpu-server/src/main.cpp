@@ -23,6 +23,7 @@ const char kUsage[] =
     "usage: rc-server --listen URL --manifest PATH [--manifest PATH ...]\n"
     "                 [--test-device] [--test-devices N] [--auth-token T]\n"
     "                 [--log-level quiet|info|debug] [--devices LIST]\n"
+    "                 [--metrics FILE]\n"
     "\n"
     "Serves remote-clang applications: every kernel of the given manifests\n"
     "is loaded and resolved at start-up, then each client gets a session\n"
@@ -40,6 +41,9 @@ const char kUsage[] =
     "  --devices LIST     CUDA device ordinals clients see, e.g. 0,1 "
     "(default:\n"
     "                     every visible GPU); --device N is --devices N\n"
+    "  --metrics FILE     per-session counters (commands by type, bytes,\n"
+    "                     replay and reply time) as JSON, rewritten about\n"
+    "                     once a second while clients are connected\n"
     "  --help             this text\n";
 
 // "0,2" -> {0, 2}; false on anything else (empty items, signs, repeats).
@@ -166,6 +170,10 @@ int main(int argc, char **argv) {
       if (value.empty() || *end || n < 1 || n > 16)
         return usageError("--test-devices needs a count from 1 to 16");
       options.testDevices = int(n);
+    } else if (arg == "--metrics") {
+      if (!need("FILE") || value.empty())
+        return usageError("--metrics needs a file name");
+      options.metricsFile = value;
     } else {
       return usageError("unknown argument '" + std::string(argv[i]) + "'");
     }

@@ -1,4 +1,5 @@
 #include "rc/server/server_core.h"
+#include "metrics_file_writer.h"
 #include "rc/server/log.h"
 
 #include <chrono>
@@ -9,6 +10,23 @@ namespace rc::server {
 namespace {
 // How often a waiting session checks for shutdown and a vanished peer.
 constexpr int kPollMs = 200;
+
+// Sends every reply; counts them and the time it took (building them was
+// counted by the session). Sets *reason when the transport failed.
+void sendReplies(transport::Connection &conn,
+                 const std::vector<std::vector<uint8_t>> &replies,
+                 SessionMetrics &metrics, std::string *reason) {
+  uint64_t start = monotonicNs();
+  for (const std::vector<uint8_t> &r : replies) {
+    if (conn.send(r.data(), r.size()) != transport::Status::Ok) {
+      *reason = "cannot send reply: " + conn.lastError();
+      break;
+    }
+    metrics.replies.add(1);
+    metrics.bytesOut.add(r.size());
+  }
+  metrics.replyNs.add(monotonicNs() - start);
+}
 } // namespace
 
 ServerCore::ServerCore() = default;
@@ -32,6 +50,14 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   if (!backend_->prepare(registry_, error))
     return false;
   env_.reset(new SessionEnv{registry_, *backend_, options.authToken, &health_});
+  if (!options.metricsFile.empty()) {
+    metricsWriter_ =
+        std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);
+    if (!metricsWriter_->start(error)) {
+      metricsWriter_.reset();
+      return false;
+    }
+  }
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - t0)
                   .count();
@@ -88,6 +114,7 @@ void ServerCore::runSession(transport::Connection &conn) {
   uint32_t pid = 0;
   {
     Session session(*env_, id);
+    metrics_.open(id, session.metrics());
     logDebug("session " + std::to_string(id) + " from " +
              conn.peerDescription());
     std::vector<uint8_t> message;
@@ -114,11 +141,8 @@ void ServerCore::runSession(transport::Connection &conn) {
       replies.clear();
       Session::Next next =
           session.handle(message.data(), message.size(), replies);
-      for (const std::vector<uint8_t> &r : replies)
-        if (conn.send(r.data(), r.size()) != transport::Status::Ok) {
-          reason = "cannot send reply: " + conn.lastError();
-          break;
-        }
+      if (!replies.empty())
+        sendReplies(conn, replies, *session.metrics(), &reason);
       if (reason.empty() && next == Session::Next::Close)
         reason = session.closeReason();
     }
@@ -133,6 +157,9 @@ void ServerCore::runSession(transport::Connection &conn) {
           std::to_string(stats.commands) + " commands, " +
           std::to_string(stats.bytesIn) + " bytes in, device(s) " +
           (devices.empty() ? "none" : devices) + " (" + reason + ")");
+  metrics_.close(id, reason);
+  if (metricsWriter_)
+    metricsWriter_->poke();
   ++closed_;
   --live_;
 }
@@ -147,6 +174,7 @@ void ServerCore::stop() {
   for (Worker &w : workers)
     if (w.thread.joinable())
       w.thread.join();
+  metricsWriter_.reset(); // a last write: every session is closed now
 }
 
 } // namespace rc::server

@@ -73,11 +73,15 @@ std::string DeviceHealth::reason() const {
   return reason_;
 }
 
-Session::Session(const SessionEnv &env, uint64_t id) : env_(env), id_(id) {}
+Session::Session(const SessionEnv &env, uint64_t id)
+    : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()) {}
 Session::~Session() = default;
 
 SessionStats Session::stats() const {
-  SessionStats s = stats_;
+  SessionStats s;
+  s.batches = metrics_->batches.get();
+  s.bytesIn = metrics_->bytesIn.get();
+  s.failedBatches = metrics_->failedBatches.get();
   if (executor_) {
     s.commands = executor_->commandsRun();
     s.devices = executor_->devicesUsed();
@@ -96,7 +100,7 @@ void Session::replyError(uint64_t seq, int code, const std::string &message,
 
 Session::Next Session::handle(const uint8_t *data, size_t size,
                               std::vector<std::vector<uint8_t>> &replies) {
-  stats_.bytesIn += size;
+  metrics_->bytesIn.add(size);
   // Verify before touching anything: the peer may send any bytes at all.
   std::string bad;
   if (!data || size < 8 || !flatbuffers::BufferHasIdentifier(data, "RCW1")) {
@@ -146,6 +150,7 @@ Session::Next Session::onHello(const void *p,
   }
   pid_ = hello->client_pid();
   name_ = hello->client_name() ? hello->client_name()->str() : "";
+  metrics_->identify(pid_, name_);
   auto refuse = [&](const std::string &why) {
     closeReason_ = "handshake refused: " + why;
     replies.push_back(helloFailure(why));
@@ -189,6 +194,7 @@ Session::Next Session::onHello(const void *p,
   std::vector<bool> allowedCopy = allowed;
   executor_ = std::make_unique<Executor>(env_.registry, env_.backend,
                                          std::move(ctx), std::move(allowed));
+  executor_->setMetrics(metrics_.get());
 
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::DeviceInfo>> infos;
@@ -225,12 +231,14 @@ Session::Next Session::onBatch(const void *p,
                replies);
     return Next::Continue;
   }
-  ++stats_.batches;
+  metrics_->batches.add(1);
   std::vector<ResultData> results;
   ErrorData error;
+  uint64_t replayStart = monotonicNs();
   bool ok = executor_->run(*batch, results, &error);
+  metrics_->replayNs.add(monotonicNs() - replayStart);
   if (!ok) {
-    ++stats_.failedBatches;
+    metrics_->failedBatches.add(1);
     // Only a real GPU has process-wide sticky errors.
     if (executor_->stickyError() && env_.health &&
         env_.backend.device(0).backend == "cuda")
@@ -242,10 +250,13 @@ Session::Next Session::onBatch(const void *p,
   }
   // A failed batch is answered even when nobody waits, so the error reaches
   // the client at its next round trip.
-  if (batch->reply_wanted() || !ok)
+  if (batch->reply_wanted() || !ok) {
+    uint64_t buildStart = monotonicNs();
     replies.push_back(batchReply(batch->seq(), results,
                                  ok ? std::vector<ErrorData>{}
                                     : std::vector<ErrorData>{error}));
+    metrics_->replyNs.add(monotonicNs() - buildStart);
+  }
   if (executor_->saidGoodbye()) {
     closeReason_ = "goodbye";
     return Next::Close;

@@ -98,6 +98,7 @@ cudaError_t Runtime::recvOneLocked(int timeoutMs) {
 // Waits until batch `seq` is answered; with `all`, until every reply-wanted
 // batch is (async D2H payloads land before a sync returns).
 cudaError_t Runtime::waitSeqLocked(uint64_t seq, bool all) {
+  ScopedNs waiting(stats_.replyWaitNs);
   while (all ? !sinks_.empty() : sinks_.count(seq) != 0) {
     cudaError_t err = recvOneLocked(kRecvSliceMs);
     if (err != cudaSuccess)

@@ -10,7 +10,18 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t)
       .count();
 }
+double ratio(uint64_t a, uint64_t b) { return b ? double(a) / double(b) : 0; }
 } // namespace
+
+double TrafficStats::commandsPerBatch() const {
+  return ratio(commands, messages);
+}
+double TrafficStats::replyWaitNsPerRoundTrip() const {
+  return ratio(replyWaitNs, roundTrips);
+}
+double TrafficStats::launchNsPerCall() const {
+  return ratio(launchNs, launchCalls);
+}
 
 std::string TrafficStats::json() const {
   char head[512];
@@ -27,13 +38,21 @@ std::string TrafficStats::json() const {
                 (unsigned long long)syncsElided, (unsigned long long)bytesUp,
                 (unsigned long long)bytesDown);
   std::string out = head;
+  char timing[512];
+  std::snprintf(timing, sizeof timing,
+                "},\"commands_per_batch\":%.3f,\"reply_wait_ns\":%llu,"
+                "\"reply_wait_ns_per_round_trip\":%.1f,\"launch_calls\":%llu,"
+                "\"launch_ns\":%llu,\"launch_ns_per_call\":%.1f}\n",
+                commandsPerBatch(), (unsigned long long)replyWaitNs,
+                replyWaitNsPerRoundTrip(), (unsigned long long)launchCalls,
+                (unsigned long long)launchNs, launchNsPerCall());
   bool first = true;
   for (const auto &[call, n] : roundTripsByCall) {
     // Call names are C identifiers or "(...)" labels: nothing to escape.
     out += (first ? "\"" : ",\"") + call + "\":" + std::to_string(n);
     first = false;
   }
-  return out + "}}\n";
+  return out + timing;
 }
 
 std::string TrafficStats::summary() const {
@@ -49,6 +68,14 @@ std::string TrafficStats::summary() const {
                 (unsigned long long)syncsElided, bytesUp / 1e6,
                 bytesDown / 1e6);
   std::string out = line;
+  std::snprintf(line, sizeof line,
+                "remote-clang stats: %.1f commands per batch; waited %.3f ms "
+                "for replies (%.1f us per round trip); %.2f us per launch "
+                "call (%llu calls)\n",
+                commandsPerBatch(), replyWaitNs / 1e6,
+                replyWaitNsPerRoundTrip() / 1e3, launchNsPerCall() / 1e3,
+                (unsigned long long)launchCalls);
+  out += line;
   for (const auto &[call, n] : roundTripsByCall)
     out += "remote-clang stats:   " + std::to_string(n) + " round trips: " +
            call + "\n";

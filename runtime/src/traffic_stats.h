@@ -20,6 +20,12 @@ struct TrafficStats {
   uint64_t syncsElided = 0;   // syncs sent as barriers, not waited for
   uint64_t bytesUp = 0;       // client -> server
   uint64_t bytesDown = 0;     // server -> client
+  // Where the client's own time goes (issue 4): blocked until replies came,
+  // and inside launch calls (argument packing, batching, sending a full
+  // batch). Per round trip / per launch: divide, as json() does.
+  uint64_t replyWaitNs = 0;
+  uint64_t launchCalls = 0; // launch API calls (captured ones included)
+  uint64_t launchNs = 0;
   // Round trips by the API call of the batch's last command: which calls
   // make the application wait (e.g. cudaStreamSynchronize, cudaMemcpy D2H).
   std::map<std::string, uint64_t> roundTripsByCall;
@@ -27,8 +33,30 @@ struct TrafficStats {
 
   // "1": a summary on stderr; any other non-empty value: a JSON file.
   void reportTo(const char *where) const;
+  double commandsPerBatch() const;
+  double replyWaitNsPerRoundTrip() const;
+  double launchNsPerCall() const;
   std::string json() const;
   std::string summary() const;
+};
+
+// Adds the time until the end of its scope to a nanosecond counter (which
+// the caller's lock protects).
+class ScopedNs {
+public:
+  explicit ScopedNs(uint64_t &sink)
+      : sink_(sink), start_(std::chrono::steady_clock::now()) {}
+  ~ScopedNs() {
+    sink_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now() - start_)
+                          .count());
+  }
+  ScopedNs(const ScopedNs &) = delete;
+  ScopedNs &operator=(const ScopedNs &) = delete;
+
+private:
+  uint64_t &sink_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 } // namespace rc::rt

@@ -2,6 +2,7 @@
 
 #include "graveyard.h"
 #include "keeper.h"
+#include "precise_sleep.h"
 
 #include <rdma/fi_errno.h>
 
@@ -387,8 +388,7 @@ void FabricConnection::idleWait(Clock::time_point idleSince) {
     return;
   }
   // Long waits (GPU work, idle sessions): sleep briefly, bounded latency.
-  std::this_thread::sleep_for(
-      std::chrono::microseconds(idleUs < 10000 ? 20 : 100));
+  sleepPrecisely(std::chrono::microseconds(idleUs < 10000 ? 20 : 100));
 }
 
 long FabricConnection::postWithRetry(const std::function<long()> &post) {

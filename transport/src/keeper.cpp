@@ -1,10 +1,10 @@
 #include "keeper.h"
 
 #include "connection.h"
+#include "env_int.h"
 
 #include <pthread.h>
 
-#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -12,14 +12,6 @@
 namespace rc::transport::detail {
 
 namespace {
-int envInt(const char *name, int dflt) {
-  const char *v = std::getenv(name);
-  if (!v || !*v)
-    return dflt;
-  int n = std::atoi(v);
-  return n > 0 ? n : dflt;
-}
-
 // Leaked on purpose: the detached thread may outlive static destructors.
 struct Keeper {
   std::mutex mu;
@@ -57,9 +49,11 @@ void keeperLoop() {
 } // namespace
 
 const Tuning &tuning() {
-  static const Tuning t{envInt("RC_TRANSPORT_KEEPALIVE_MS", 300),
-                        envInt("RC_TRANSPORT_DEAD_MS", 2500),
-                        envInt("RC_TRANSPORT_SPIN_US", 100)};
+  // A spin of 0 is valid (no busy-poll: yield at once); the timeouts must
+  // stay positive.
+  static const Tuning t{envIntAtLeast("RC_TRANSPORT_KEEPALIVE_MS", 1, 300),
+                        envIntAtLeast("RC_TRANSPORT_DEAD_MS", 1, 2500),
+                        envIntAtLeast("RC_TRANSPORT_SPIN_US", 0, 100)};
   return t;
 }
 

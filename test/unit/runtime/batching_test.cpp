@@ -106,9 +106,40 @@ TEST(RuntimeBatching, TrafficStatsCountWhatWasSentAndWhoWaited) {
   EXPECT_EQ(st.roundTripsByCall["cudaMemcpy"], 1u);
   EXPECT_GT(st.bytesUp, 3 * 16u);
   EXPECT_GE(st.bytesDown, sizeof out) << "the read-back travels down";
+  // Client time: every launch call counted and timed, every round trip's
+  // wait timed (a clock always moves across a call; no duration asserted).
+  EXPECT_EQ(st.launchCalls, 3u);
+  EXPECT_GT(st.launchNs, 0u);
+  EXPECT_GT(st.replyWaitNs, 0u);
+  EXPECT_DOUBLE_EQ(st.commandsPerBatch(),
+                   double(st.commands) / double(st.messages));
+  EXPECT_DOUBLE_EQ(st.replyWaitNsPerRoundTrip(), st.replyWaitNs / 3.0);
+  EXPECT_DOUBLE_EQ(st.launchNsPerCall(), st.launchNs / 3.0);
   std::string json = st.json();
   EXPECT_NE(json.find("\"round_trips\":3"), std::string::npos) << json;
   EXPECT_NE(json.find("\"cudaMalloc\":1"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"launch_calls\":3,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"reply_wait_ns\":" + std::to_string(st.replyWaitNs)),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"launch_ns\":" + std::to_string(st.launchNs)),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"commands_per_batch\":"), std::string::npos) << json;
+  EXPECT_EQ(json.back(), '\n');
+  EXPECT_EQ(json[json.size() - 2], '}') << "one JSON object: " << json;
+  std::string text = st.summary();
+  EXPECT_NE(text.find("for replies"), std::string::npos) << text;
+  EXPECT_NE(text.find("per launch call (3 calls)"), std::string::npos) << text;
+}
+
+TEST(RuntimeBatching, TrafficStatsRatiosWithNothingSentAreZero) {
+  rc::rt::TrafficStats st;
+  EXPECT_EQ(st.commandsPerBatch(), 0.0);
+  EXPECT_EQ(st.replyWaitNsPerRoundTrip(), 0.0);
+  EXPECT_EQ(st.launchNsPerCall(), 0.0);
+  EXPECT_NE(st.json().find("\"launch_ns_per_call\":0.0}"), std::string::npos)
+      << st.json();
 }
 
 TEST(RuntimeBatching, FullBatchLeavesWithoutWaiting) {

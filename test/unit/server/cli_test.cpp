@@ -9,9 +9,12 @@
 #include <arpa/inet.h>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <fcntl.h>
+#include <fstream>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sstream>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
@@ -43,6 +46,7 @@ TEST(Cli, BadArgumentsExitTwoWithAMessage) {
       {{"--devices", "1,"}, "--devices needs device ordinals"},
       {{"--test-devices", "0"}, "--test-devices needs a count"},
       {{"--listen"}, "--listen needs a URL"},
+      {{"--metrics"}, "--metrics needs a file name"},
   };
   for (const Case &k : cases) {
     Child c(k.args);
@@ -86,6 +90,50 @@ TEST(Cli, ServesAClientAndStopsOnSigterm) {
   EXPECT_EQ(server.wait(), 0) << server.text;
   EXPECT_NE(server.text.find("shutting down"), std::string::npos)
       << server.text;
+}
+
+std::string fileText(const std::string &path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// --metrics reaches the server: the file exists once it listens and lists
+// a tcp client's session with its commands after the client left.
+TEST(Cli, MetricsFileListsAClientsSession) {
+  TestManifest m = writeTestManifest();
+  std::string path = m.path + ".metrics.json";
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", m.path, "--test-device",
+                "--metrics=" + path});
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  EXPECT_NE(fileText(path).find("\"live_sessions\":0"), std::string::npos);
+  {
+    std::string err;
+    auto c = rc::transport::connect(url, 5000, &err);
+    ASSERT_NE(c, nullptr) << err;
+    Bytes h = hello({m.hash});
+    ASSERT_EQ(c->send(h.data(), h.size()), rc::transport::Status::Ok);
+    Bytes reply;
+    ASSERT_EQ(c->recv(reply, 5000), rc::transport::Status::Ok);
+    Bytes b = batch(1, {cMalloc(64), cMalloc(64), cGoodbye()}, false);
+    ASSERT_EQ(c->send(b.data(), b.size()), rc::transport::Status::Ok);
+    EXPECT_TRUE(server.waitFor("closed: 1 batches, 3 commands", 10000))
+        << server.text;
+  }
+  std::string text;
+  for (int i = 0; i < 1000; ++i) {
+    text = fileText(path);
+    if (text.find("\"state\":\"closed\"") != std::string::npos)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_NE(text.find("\"Malloc\":{\"count\":2,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"Goodbye\":{\"count\":1,"), std::string::npos) << text;
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  std::remove(path.c_str());
 }
 #endif
 

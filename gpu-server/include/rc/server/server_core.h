@@ -5,6 +5,7 @@
 #define RC_SERVER_SERVER_CORE_H
 
 #include "rc/server/backend.h"
+#include "rc/server/metrics_board.h"
 #include "rc/server/registry.h"
 #include "rc/server/session.h"
 #include "rc/transport.h"
@@ -25,7 +26,10 @@ struct ServerOptions {
   std::string authToken;
   std::vector<int> devices; // CUDA ordinals; empty: every visible GPU
   int testDevices = 1;      // with testDevice: how many
+  std::string metricsFile;  // empty: no metrics file (docs/server.md)
 };
+
+class MetricsFileWriter;
 
 class ServerCore {
 public:
@@ -54,6 +58,8 @@ public:
   // process is unusable, so rc-server must restart (main() re-executes).
   bool deviceLost() const { return health_.lost(); }
   std::string deviceLostReason() const { return health_.reason(); }
+  // Every session's counters (what --metrics writes).
+  const MetricsBoard &metrics() const { return metrics_; }
   // Device memory held by all sessions together.
   uint64_t bytesInUse() const { return backend_ ? backend_->bytesInUse() : 0; }
 
@@ -75,6 +81,8 @@ private:
   std::atomic<uint64_t> closed_{0};
   std::mutex workersMutex_;
   std::list<Worker> workers_;
+  MetricsBoard metrics_;
+  std::unique_ptr<MetricsFileWriter> metricsWriter_; // with --metrics
 };
 
 } // namespace rc::server

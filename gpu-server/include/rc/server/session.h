@@ -5,6 +5,7 @@
 #define RC_SERVER_SESSION_H
 
 #include "rc/server/backend.h"
+#include "rc/server/session_metrics.h"
 
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,9 @@ public:
   // Why handle() returned Close ("goodbye", "handshake failed: ...").
   const std::string &closeReason() const { return closeReason_; }
   SessionStats stats() const;
+  // Live counters, shared with the metrics board (they outlive the session
+  // so that its last numbers can still be listed).
+  const std::shared_ptr<SessionMetrics> &metrics() const { return metrics_; }
 
 private:
   Next onHello(const void *hello, std::vector<std::vector<uint8_t>> &replies);
@@ -77,7 +81,7 @@ private:
   uint32_t pid_ = 0;
   std::string name_;
   std::string closeReason_;
-  SessionStats stats_;
+  std::shared_ptr<SessionMetrics> metrics_;
   std::unique_ptr<Executor> executor_; // exists once Hello succeeded
 };
 

@@ -1,0 +1,90 @@
+// Where one session's server time goes: counters a session's thread bumps
+// while it replays, and that the metrics file writer (another thread) reads
+// at any moment. See docs/server.md, "Metrics".
+#ifndef RC_SERVER_SESSION_METRICS_H
+#define RC_SERVER_SESSION_METRICS_H
+
+#include "protocol_generated.h"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace rc::server {
+
+// A counter with exactly one writing thread. The write is a relaxed load
+// plus a relaxed store, i.e. plain moves on x86: no locked read-modify-write
+// on the replay path, yet a concurrent reader never sees a torn value.
+class MetricCounter {
+public:
+  void add(uint64_t n) {
+    value_.store(value_.load(std::memory_order_relaxed) + n,
+                 std::memory_order_relaxed);
+  }
+  uint64_t get() const { return value_.load(std::memory_order_relaxed); }
+
+private:
+  std::atomic<uint64_t> value_{0};
+};
+
+// Every wire::Command value indexes the per-type arrays (NONE included, for
+// empty entries), so a command type added to protocol.fbs is counted too.
+constexpr size_t kCommandTypeCount = size_t(wire::Command::MAX) + 1;
+
+inline uint64_t monotonicNs() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+struct SessionMetrics {
+  MetricCounter batches;       // Batch messages replayed (after Hello)
+  MetricCounter failedBatches; // of which stopped at a failing command
+  MetricCounter bytesIn;       // every received message, Hello included
+  MetricCounter replies;       // messages sent back (HelloReply included)
+  MetricCounter bytesOut;      // their bytes
+  MetricCounter replayNs;      // inside Executor::run, per batch
+  MetricCounter replyNs;       // building BatchReplies + sending all replies
+  std::array<MetricCounter, kCommandTypeCount> commandCount;
+  std::array<MetricCounter, kCommandTypeCount> commandNs;
+
+  // Who the client is; set once from Hello (strings need the lock, since
+  // the writer may read them meanwhile).
+  void identify(uint32_t pid, const std::string &name);
+  uint32_t clientPid() const;
+  std::string clientName() const;
+
+private:
+  mutable std::mutex identityMutex_;
+  uint32_t pid_ = 0;
+  std::string name_;
+};
+
+// Adds the time from construction to destruction to one command type.
+// Without metrics (an Executor used on its own) it reads no clock.
+class CommandTimer {
+public:
+  CommandTimer(SessionMetrics *metrics, wire::Command type)
+      : metrics_(metrics), type_(size_t(type)),
+        start_(metrics ? monotonicNs() : 0) {}
+  ~CommandTimer() {
+    if (!metrics_ || type_ >= kCommandTypeCount)
+      return;
+    metrics_->commandCount[type_].add(1);
+    metrics_->commandNs[type_].add(monotonicNs() - start_);
+  }
+  CommandTimer(const CommandTimer &) = delete;
+  CommandTimer &operator=(const CommandTimer &) = delete;
+
+private:
+  SessionMetrics *metrics_;
+  size_t type_;
+  uint64_t start_;
+};
+
+} // namespace rc::server
+
+#endif

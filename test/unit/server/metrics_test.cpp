@@ -1,0 +1,212 @@
+// Per-session metrics: a client's batches on the test device show up in
+// ServerCore's board and in the --metrics file with the exact command counts
+// by type and the exact bytes each way (no timing is asserted: only that
+// time was accounted to the command types that ran).
+#include "rc/server/log.h"
+#include "rc/server/server_core.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace rc::server;
+using namespace rc::server::test;
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Polls the file until `pred` holds on its content (the writer runs about
+// once a second); returns the last content read.
+template <class Pred>
+std::string waitForFile(const std::string &path, Pred pred) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) {
+    text = readFile(path);
+    if (pred(text))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return text;
+}
+
+bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The decimal number after `"key":` at or after `from`; -1 if absent.
+long long numberAfter(const std::string &text, const std::string &key,
+                      size_t from = 0) {
+  size_t at = text.find("\"" + key + "\":", from);
+  if (at == std::string::npos)
+    return -1;
+  return std::atoll(text.c_str() + at + key.size() + 3);
+}
+
+Bytes helloNamed(uint64_t manifestHash, const char *name) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<uint64_t> hashes{manifestHash};
+  auto h = wire::CreateHelloDirect(fbb, 1, &hashes, name, 4242);
+  fbb.Finish(wire::CreateMessage(fbb, wire::Body::Hello, h.Union()), "RCW1");
+  return Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+class MetricsTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    setLogLevel(LogLevel::Quiet);
+    m = writeTestManifest();
+    char dir[] = "/tmp/rc_metrics_test_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    path = dir_ + "/metrics.json";
+    ServerOptions o;
+    o.manifests = {m.path};
+    o.testDevice = true;
+    o.metricsFile = path;
+    std::string err;
+    ASSERT_TRUE(core.start(o, &err)) << err;
+  }
+  void TearDown() override {
+    core.stop();
+    std::remove(path.c_str());
+    rmdir(dir_.c_str());
+  }
+
+  // What the client sent and got, to compare with the server's counters.
+  struct Traffic {
+    uint64_t up = 0, down = 0, replies = 0;
+  };
+  Bytes exchange(MemClient &c, const Bytes &msg, Traffic &t) {
+    Bytes reply = c.roundTrip(msg);
+    t.up += msg.size();
+    t.down += reply.size();
+    ++t.replies;
+    return reply;
+  }
+
+  TestManifest m;
+  std::string dir_, path;
+  ServerCore core;
+};
+
+TEST_F(MetricsTest, FileListsTheSessionWithCommandsByTypeAndBytes) {
+  // Written at start-up, before any client: a reader can tell the server
+  // is up.
+  std::string text = readFile(path);
+  EXPECT_TRUE(has(text, "\"live_sessions\":0,\"closed_sessions\":0")) << text;
+
+  auto ends = memPair();
+  core.serve(std::move(ends.second));
+  MemClient c{std::move(ends.first)};
+  Traffic t;
+  Bytes hr = exchange(c, helloNamed(m.hash, "app \"one\"\n"), t);
+  ASSERT_TRUE(asHelloReply(hr) && asHelloReply(hr)->ok());
+  uint64_t p =
+      resultAt(asBatchReply(exchange(c, batch(1, {cMalloc(256)}), t)), 0)
+          ->addr();
+  ASSERT_NE(p, 0u);
+  Bytes data(64, 7);
+  const wire::BatchReply *r = asBatchReply(
+      exchange(c,
+               batch(2, {cH2D(p, data), cLaunch(m.scaleId, scaleArgs(p, 16)),
+                         cLaunch(m.scaleId, scaleArgs(p, 16)), cD2H(p, 64),
+                         cStreamSync(0)}),
+               t));
+  ASSERT_TRUE(r && (!r->errors() || r->errors()->size() == 0));
+
+  // Live: listed while the client is still connected.
+  text = waitForFile(path, [](const std::string &s) {
+    return has(s, "\"state\":\"live\"") && has(s, "\"batches\":2,");
+  });
+  EXPECT_TRUE(has(text, "\"live_sessions\":1,")) << text;
+  EXPECT_TRUE(has(text, "\"batches\":2,")) << text;
+  EXPECT_TRUE(has(text, "\"Launch\":{\"count\":2,")) << text;
+
+  // A failing batch counts as failed, and its reply counts too.
+  Bytes bad = batch(3, {cFree(12345)});
+  r = asBatchReply(exchange(c, bad, t));
+  ASSERT_TRUE(r && r->errors() && r->errors()->size() == 1);
+  Bytes bye = batch(4, {cGoodbye()}, false);
+  ASSERT_EQ(c.conn->send(bye.data(), bye.size()), rc::transport::Status::Ok);
+  t.up += bye.size();
+
+  text = waitForFile(path, [](const std::string &s) {
+    return has(s, "\"state\":\"closed\"");
+  });
+  ASSERT_TRUE(has(text, "\"state\":\"closed\"")) << text;
+  EXPECT_TRUE(has(text, "\"live_sessions\":0,\"closed_sessions\":1")) << text;
+  EXPECT_TRUE(has(text, "\"client\":\"app \\\"one\\\"\\u000a\"")) << text;
+  EXPECT_TRUE(has(text, "\"pid\":4242,")) << text;
+  EXPECT_TRUE(has(text, "\"close_reason\":\"goodbye\"")) << text;
+  EXPECT_EQ(numberAfter(text, "batches"), 4) << text;
+  EXPECT_EQ(numberAfter(text, "failed_batches"), 1) << text;
+  EXPECT_EQ(numberAfter(text, "commands"), 8) << text;
+  EXPECT_EQ(numberAfter(text, "bytes_in"), (long long)t.up) << text;
+  EXPECT_EQ(numberAfter(text, "bytes_out"), (long long)t.down) << text;
+  EXPECT_EQ(numberAfter(text, "replies"), (long long)t.replies) << text;
+  for (const char *type : {"Malloc", "MemcpyH2D", "MemcpyD2H",
+                           "StreamSynchronize", "Free", "Goodbye"}) {
+    size_t at = text.find(std::string("\"") + type + "\":{");
+    ASSERT_NE(at, std::string::npos) << type << " missing: " << text;
+    EXPECT_EQ(numberAfter(text, "count", at), 1) << type << ": " << text;
+  }
+  size_t launch = text.find("\"Launch\":{");
+  EXPECT_EQ(numberAfter(text, "count", launch), 2) << text;
+  EXPECT_FALSE(has(text, "\"Memset\"")) << "types not used are left out";
+  // Time was accounted (a clock always moves across two launches), and
+  // the per-type times fit inside the batches' replay time.
+  long long launchNs = numberAfter(text, "ns", launch);
+  EXPECT_GT(launchNs, 0) << text;
+  EXPECT_GE(numberAfter(text, "replay_ns"), launchNs) << text;
+  EXPECT_GT(numberAfter(text, "reply_ns"), 0) << text;
+
+  // The in-process board holds the same counters as the file.
+  EXPECT_EQ(numberAfter(core.metrics().json(), "bytes_in"), (long long)t.up);
+}
+
+TEST_F(MetricsTest, ClosedSessionsStayListedAfterDisconnect) {
+  for (int i = 0; i < 2; ++i) {
+    auto ends = memPair();
+    core.serve(std::move(ends.second));
+    MemClient c{std::move(ends.first)};
+    ASSERT_TRUE(asHelloReply(c.roundTrip(hello({m.hash})))->ok());
+    c.roundTrip(batch(1, {cMalloc(64)}));
+    c.conn->close(); // no Goodbye: the transport reports the client gone
+  }
+  std::string text = waitForFile(path, [](const std::string &s) {
+    return has(s, "\"closed_sessions\":2");
+  });
+  EXPECT_TRUE(has(text, "\"live_sessions\":0,\"closed_sessions\":2")) << text;
+  EXPECT_TRUE(has(text, "\"close_reason\":\"client disconnected\"")) << text;
+  EXPECT_TRUE(has(text, "\"client\":\"server-test\"")) << text;
+  size_t second = text.find("\"id\":", text.find("\"id\":") + 1);
+  EXPECT_NE(second, std::string::npos) << "both sessions listed: " << text;
+}
+
+TEST(MetricsStart, UnwritableFileFailsStartUpNamingIt) {
+  setLogLevel(LogLevel::Quiet);
+  TestManifest m = writeTestManifest();
+  ServerCore core;
+  ServerOptions o;
+  o.manifests = {m.path};
+  o.testDevice = true;
+  o.metricsFile = "/nonexistent-dir/metrics.json";
+  std::string err;
+  EXPECT_FALSE(core.start(o, &err));
+  EXPECT_TRUE(has(err, "metrics file /nonexistent-dir/metrics.json")) << err;
+}
+
+} // namespace
