@@ -45,7 +45,10 @@ TCP_URL="tcp://127.0.0.1:$(( 20000 + RANDOM % 10000 ))"
 RPC_PORT=$(( 40000 + RANDOM % 10000 ))
 for url in "$SHM_URL" "$TCP_URL"; do
   log="$RESULTS/server-${url%%:*}.log"
-  env LD_LIBRARY_PATH="$WORK/rc/lib" "$RC_BIN/rc-server" --listen "$url" "${MANIFESTS[@]}" > "$log" 2>&1 &
+  # --metrics: per-session server counters (replay time by command type),
+  # for the per-token breakdown in docs/performance.md.
+  env LD_LIBRARY_PATH="$WORK/rc/lib" "$RC_BIN/rc-server" --listen "$url" "${MANIFESTS[@]}" \
+    --metrics "$RESULTS/metrics-${url%%:*}.json" > "$log" 2>&1 &
   PIDS+=($!)
 done
 "$REF_BIN/ggml-rpc-server" -H 127.0.0.1 -p "$RPC_PORT" > "$RESULTS/rpc-server.log" 2>&1 &
