@@ -44,31 +44,32 @@ elif [[ ! -f "$OUT/llama-rc.tar.xz" ]]; then
 fi
 mkdir -p "$OUT" "$OUT_SRC" "$STAGE/llama/bin" "$STAGE/rc/bin" "$STAGE/rc/lib"
 
+# The remote-clang llama.cpp build.
 pack_llama() {
-n=0
-for t in llama-bench llama-cli llama-completion llama-server test-backend-ops; do
-  if [[ -x "$LLAMA_BUILD/bin/$t" ]]; then
-    cp "$LLAMA_BUILD/bin/$t" "$STAGE/llama/bin/"; n=$((n + 1))
-    [[ -f "$LLAMA_BUILD/bin/$t.rcm" ]] && cp "$LLAMA_BUILD/bin/$t.rcm" "$STAGE/llama/bin/"
-  else
-    echo "pack-device-bundle: warning: $t not built (bash llama-integration/build-llama.sh)" >&2
-  fi
-done
-[[ $n -gt 0 ]] || { echo "pack-device-bundle: no llama.cpp binaries in $LLAMA_BUILD/bin" >&2; exit 1; }
-# Shared libraries keep their soname symlinks (-a); manifests beside them.
-cp -a "$LLAMA_BUILD"/bin/*.so* "$STAGE/llama/bin/"
-for f in "$STAGE"/llama/bin/*; do
-  [[ -L "$f" || "$f" == *.rcm ]] && continue
-  # Debug info only: .nv_fatbin must stay, the registration code points at it.
-  strip --strip-debug "$f" 2>/dev/null || true
-done
-rcms=("$STAGE"/llama/bin/*.rcm)
-[[ -e "${rcms[0]}" ]] || { echo "pack-device-bundle: no .rcm manifests in $LLAMA_BUILD/bin" >&2; exit 1; }
-# The ~140 fatbins in libggml-cuda's .rcm are template instances of the same
-# kernels; a dictionary as large as the manifest lets xz match across all of
-# them (measured: the .rcm alone is 52 MB with xz -6, the whole tarball with
-# this setting 56 MB).
-tar -C "$STAGE" --sort=name -cf - llama | xz -T1 --lzma2=preset=9,dict=192MiB > "$OUT/llama-rc.tar.xz"
+  n=0
+  for t in llama-bench llama-cli llama-completion llama-server test-backend-ops; do
+    if [[ -x "$LLAMA_BUILD/bin/$t" ]]; then
+      cp "$LLAMA_BUILD/bin/$t" "$STAGE/llama/bin/"; n=$((n + 1))
+      [[ -f "$LLAMA_BUILD/bin/$t.rcm" ]] && cp "$LLAMA_BUILD/bin/$t.rcm" "$STAGE/llama/bin/"
+    else
+      echo "pack-device-bundle: warning: $t not built (bash llama-integration/build-llama.sh)" >&2
+    fi
+  done
+  [[ $n -gt 0 ]] || { echo "pack-device-bundle: no llama.cpp binaries in $LLAMA_BUILD/bin" >&2; exit 1; }
+  # Shared libraries keep their soname symlinks (-a); manifests beside them.
+  cp -a "$LLAMA_BUILD"/bin/*.so* "$STAGE/llama/bin/"
+  for f in "$STAGE"/llama/bin/*; do
+    [[ -L "$f" || "$f" == *.rcm ]] && continue
+    # Debug info only: .nv_fatbin must stay, the registration code points at it.
+    strip --strip-debug "$f" 2>/dev/null || true
+  done
+  rcms=("$STAGE"/llama/bin/*.rcm)
+  [[ -e "${rcms[0]}" ]] || { echo "pack-device-bundle: no .rcm manifests in $LLAMA_BUILD/bin" >&2; exit 1; }
+  # The ~140 fatbins in libggml-cuda's .rcm are template instances of the same
+  # kernels; a dictionary as large as the manifest lets xz match across all of
+  # them (measured: the .rcm alone is 52 MB with xz -6, the whole tarball with
+  # this setting 56 MB).
+  tar -C "$STAGE" --sort=name -cf - llama | xz -T1 --lzma2=preset=9,dict=192MiB > "$OUT/llama-rc.tar.xz"
 }
 
 # --- rc-server, runtime, libfabric (glibc/libstdc++ are the GPU machine's own)
@@ -92,14 +93,14 @@ tar -C "$STAGE" -cf - rc | xz -T2 -6 > "$OUT/rc.tar.xz"
 
 # --- llama.cpp source for the nvcc reference build (same commit)
 pack_source() {
-tar -C "$(dirname "$SRC")" -cf - \
-  --exclude='llama.cpp/.git' --exclude='llama.cpp/docs' --exclude='llama.cpp/media' \
-  --exclude='llama.cpp/tools/ui/*.gz' --exclude='llama.cpp/tools/ui/public' \
-  --exclude='llama.cpp/models/ggml-vocab-[!l]*' --exclude='llama.cpp/models/ggml-vocab-llama-*.inp' \
-  --exclude='llama.cpp/models/ggml-vocab-llama-*.out' --exclude='llama.cpp/models/*.gguf.*' \
-  --exclude='llama.cpp/ggml/src/ggml-'{cann,et,hexagon,metal,musa,opencl,openvino,sycl,virtgpu,vulkan,webgpu,zdnn,zendnn} \
-  --exclude='llama.cpp/benches' --exclude='llama.cpp/tools/ui/tests' --exclude='llama.cpp/tools/mtmd/*.mp4' \
-  llama.cpp | xz -T2 -9 > "$OUT_SRC/llama-src.tar.xz"
+  tar -C "$(dirname "$SRC")" -cf - \
+    --exclude='llama.cpp/.git' --exclude='llama.cpp/docs' --exclude='llama.cpp/media' \
+    --exclude='llama.cpp/tools/ui/*.gz' --exclude='llama.cpp/tools/ui/public' \
+    --exclude='llama.cpp/models/ggml-vocab-[!l]*' --exclude='llama.cpp/models/ggml-vocab-llama-*.inp' \
+    --exclude='llama.cpp/models/ggml-vocab-llama-*.out' --exclude='llama.cpp/models/*.gguf.*' \
+    --exclude='llama.cpp/ggml/src/ggml-'{cann,et,hexagon,metal,musa,opencl,openvino,sycl,virtgpu,vulkan,webgpu,zdnn,zendnn} \
+    --exclude='llama.cpp/benches' --exclude='llama.cpp/tools/ui/tests' --exclude='llama.cpp/tools/mtmd/*.mp4' \
+    llama.cpp | xz -T2 -9 > "$OUT_SRC/llama-src.tar.xz"
 }
 
 [[ $RC_ONLY == 1 ]] || { pack_llama; pack_source; }
