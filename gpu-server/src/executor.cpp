@@ -172,13 +172,11 @@ OpStatus Executor::copyD2D(uint64_t dst, uint64_t src, uint64_t size,
   // Between devices (cudaMemcpyPeerAsync, or a device-to-device copy of
   // unified addresses): both contexts exist, their memory is there.
   DeviceContext *srcCtx = nullptr, *dstCtx = nullptr;
+  // Creating a context makes it current: bind the stream's device again.
   if (!(st = contextOf(from, &srcCtx)).ok() ||
-      !(st = contextOf(to, &dstCtx)).ok())
+      !(st = contextOf(to, &dstCtx)).ok() || !(st = bind(bound_)).ok())
     return st;
-  DeviceContext *on = ctx_;
-  if (threadCurrent_ != on) // contextOf does not switch; keep the bound one
-    on->activate(), threadCurrent_ = on;
-  return on->copyPeer(dst, *dstCtx, src, *srcCtx, size, s);
+  return ctx_->copyPeer(dst, *dstCtx, src, *srcCtx, size, s);
 }
 
 OpStatus Executor::doPeerAccess(const wire::PeerAccess &c) {
