@@ -205,10 +205,7 @@ protected:
     o.testDevice = !RC_CUBLAS_TEST_GPU;
     std::string err;
     if (!core_.start(o, &err)) {
-      if (RC_CUBLAS_TEST_GPU &&
-          (err.find("libcuda.so.1") != std::string::npos ||
-           err.find("cuInit") != std::string::npos ||
-           err.find("does not exist") != std::string::npos))
+      if (RC_CUBLAS_TEST_GPU && noUsableGpu(err))
         GTEST_SKIP() << "no usable GPU here: " << err;
       FAIL() << err;
     }

@@ -83,8 +83,7 @@ TEST(GpuCli, ServesKernelsAndRestartsAfterAFault) {
   Child server({"--listen", url, "--manifest", g.path});
   if (!server.waitFor("listening on", 30000)) {
     // libcuda without a usable GPU (a CI machine with the driver library).
-    if (server.text.find("cuInit") != std::string::npos ||
-        server.text.find("CUDA devices") != std::string::npos)
+    if (noUsableGpu(server.text))
       GTEST_SKIP() << server.text;
     FAIL() << server.text;
   }

@@ -33,9 +33,7 @@ protected:
     o.manifests = {g.path};
     std::string err;
     if (!core.start(o, &err)) {
-      if (err.find("libcuda.so.1") != std::string::npos ||
-          err.find("cuInit") != std::string::npos ||
-          err.find("does not exist") != std::string::npos)
+      if (noUsableGpu(err))
         GTEST_SKIP() << "no usable GPU here: " << err;
       FAIL() << err;
     }

@@ -328,6 +328,14 @@ Bytes roundTrip(transport::Connection &conn, const Bytes &msg, int timeoutMs) {
   return reply;
 }
 
+bool noUsableGpu(const std::string &startError) {
+  for (const char *sign :
+       {"libcuda.so.1", "cuInit", "does not exist", "sees no device"})
+    if (startError.find(sign) != std::string::npos)
+      return true;
+  return false;
+}
+
 ::testing::AssertionResult startOnTestDevice(ServerCore &core,
                                              const std::string &manifestPath,
                                              int devices) {

@@ -131,6 +131,11 @@ struct MemClient {
 
 // Starts `core` on the host test device, serving one manifest; the result
 // carries the start-up error for the test's message.
+// Whether a failed CUDA start-up (ServerCore::start's error, rc-server's
+// output) means this machine has no usable GPU, so GPU tests skip: no
+// libcuda.so.1, cuInit failing, or no device.
+bool noUsableGpu(const std::string &startError);
+
 // `devices` host test devices (rc-server --test-devices N).
 ::testing::AssertionResult startOnTestDevice(ServerCore &core,
                                              const std::string &manifestPath,
