@@ -383,12 +383,13 @@ void FabricConnection::idleWait(Clock::time_point idleSince) {
                     .count();
   if (idleUs < tuning().spinUs)
     return; // busy-poll: the reply is usually microseconds away
-  if (idleUs < 1000) {
+  if (idleUs < tuning().yieldUs) {
     sched_yield();
     return;
   }
-  // Long waits (GPU work, idle sessions): sleep briefly, bounded latency.
-  sleepPrecisely(std::chrono::microseconds(idleUs < 10000 ? 20 : 100));
+  // Long waits (idle sessions, long GPU steps): sleep briefly, bounded
+  // latency, the core left to others.
+  sleepPrecisely(std::chrono::microseconds(idleUs < 100000 ? 20 : 100));
 }
 
 long FabricConnection::postWithRetry(const std::function<long()> &post) {

@@ -12,10 +12,11 @@ class FabricConnection;
 struct Tuning {
   int keepaliveMs; // send a keep-alive after this long without sending
   int deadMs;      // peer is gone after this long without hearing from it
-  int spinUs;      // busy-poll this long before yielding/sleeping
+  int spinUs;      // busy-poll this long before yielding
+  int yieldUs;     // then poll with sched_yield until idle this long; sleep after
 };
 // Defaults, overridable by RC_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,
-// RC_TRANSPORT_SPIN_US (read once).
+// RC_TRANSPORT_SPIN_US, RC_TRANSPORT_YIELD_US (read once).
 const Tuning &tuning();
 
 void keeperAdd(FabricConnection *c);
