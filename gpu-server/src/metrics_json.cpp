@@ -21,6 +21,31 @@ std::string commandName(size_t type) {
   return name && *name ? name : std::to_string(type);
 }
 
+void appendSample(std::string &out, const char *name,
+                  const RoundTripSample &s) {
+  out += ",\"";
+  out += name;
+  out += "\":{\"gap_ns\":" + std::to_string(s.gapNs);
+  appendField(out, "replay_ns", s.replayNs);
+  appendField(out, "readback_ns", s.readbackNs);
+  appendField(out, "build_ns", s.buildNs);
+  appendField(out, "send_ns", s.sendNs);
+  out += "}";
+}
+
+// Medians and 90th percentiles over the recent round trips (the batches
+// the client waited for): a decode loop's steady state.
+void appendRecentRoundTrips(std::string &out,
+                            const RoundTripLog::Summary &summary) {
+  out += ",\"recent_round_trips\":{\"count\":" +
+         std::to_string(summary.count);
+  if (summary.count) {
+    appendSample(out, "median", summary.median);
+    appendSample(out, "p90", summary.p90);
+  }
+  out += "}";
+}
+
 } // namespace
 
 void appendJsonString(std::string &out, const std::string &text) {
@@ -77,7 +102,9 @@ void appendSessionJson(std::string &out, const SessionHeader &header,
     out += ":{\"count\":" + std::to_string(count) +
            ",\"ns\":" + std::to_string(m.commandNs[t].get()) + "}";
   }
-  out += "}}";
+  out += "}";
+  appendRecentRoundTrips(out, m.recentRoundTrips.summary());
+  out += "}";
 }
 
 } // namespace rc::server

@@ -27,6 +27,22 @@ void sendReplies(transport::Connection &conn,
   }
   metrics.replyNs.add(monotonicNs() - start);
 }
+
+// A batch the client waited for: its times, and the gap since the previous
+// reply (the client's work plus the link, seen from here).
+void recordRoundTrip(SessionMetrics &metrics, uint64_t lastReplySent,
+                     uint64_t received, uint64_t sendStart) {
+  const SessionMetrics::BatchTiming &b = metrics.currentBatch;
+  if (!b.replyWanted)
+    return;
+  RoundTripSample s;
+  s.gapNs = lastReplySent ? received - lastReplySent : 0;
+  s.replayNs = b.replayNs;
+  s.readbackNs = b.readbackNs;
+  s.buildNs = b.buildNs;
+  s.sendNs = monotonicNs() - sendStart;
+  metrics.recentRoundTrips.add(s);
+}
 } // namespace
 
 ServerCore::ServerCore() = default;
@@ -119,6 +135,7 @@ void ServerCore::runSession(transport::Connection &conn) {
              conn.peerDescription());
     std::vector<uint8_t> message;
     std::vector<std::vector<uint8_t>> replies;
+    uint64_t lastReplySent = 0; // for the client's share of a round trip
     while (reason.empty()) {
       if (stopping_) {
         reason = "server shutting down";
@@ -138,11 +155,17 @@ void ServerCore::runSession(transport::Connection &conn) {
         reason = "transport error: " + conn.lastError();
         break;
       }
+      uint64_t received = monotonicNs();
       replies.clear();
       Session::Next next =
           session.handle(message.data(), message.size(), replies);
-      if (!replies.empty())
+      if (!replies.empty()) {
+        uint64_t sendStart = monotonicNs();
         sendReplies(conn, replies, *session.metrics(), &reason);
+        recordRoundTrip(*session.metrics(), lastReplySent, received,
+                        sendStart);
+        lastReplySent = monotonicNs();
+      }
       if (reason.empty() && next == Session::Next::Close)
         reason = session.closeReason();
     }

@@ -98,12 +98,17 @@ cudaError_t Runtime::recvOneLocked(int timeoutMs) {
 // Waits until batch `seq` is answered; with `all`, until every reply-wanted
 // batch is (async D2H payloads land before a sync returns).
 cudaError_t Runtime::waitSeqLocked(uint64_t seq, bool all) {
+  auto pending = [&] { return all ? !sinks_.empty() : sinks_.count(seq) != 0; };
+  if (!pending())
+    return cudaSuccess;
+  auto begin = std::chrono::steady_clock::now();
   ScopedNs waiting(stats_.replyWaitNs);
-  while (all ? !sinks_.empty() : sinks_.count(seq) != 0) {
+  while (pending()) {
     cudaError_t err = recvOneLocked(kRecvSliceMs);
     if (err != cudaSuccess)
       return err;
   }
+  stats_.recordWait(begin, std::chrono::steady_clock::now());
   return cudaSuccess;
 }
 

@@ -23,6 +23,31 @@ double TrafficStats::launchNsPerCall() const {
   return ratio(launchNs, launchCalls);
 }
 
+void TrafficStats::recordWait(std::chrono::steady_clock::time_point begin,
+                              std::chrono::steady_clock::time_point end) {
+  auto us = [](std::chrono::steady_clock::duration d) {
+    return uint32_t(
+        std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+  };
+  if (waitUs.size() < kMaxWaits) {
+    waitUs.push_back(us(end - begin));
+    periodUs.push_back(lastWaitEnd.time_since_epoch().count()
+                           ? us(end - lastWaitEnd)
+                           : 0);
+  }
+  lastWaitEnd = end;
+}
+
+namespace {
+void appendList(std::string &out, const char *name,
+                const std::vector<uint32_t> &values) {
+  out += std::string(",\"") + name + "\":[";
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i ? "," : "") + std::to_string(values[i]);
+  out += "]";
+}
+} // namespace
+
 std::string TrafficStats::json() const {
   char head[512];
   std::snprintf(head, sizeof head,
@@ -42,7 +67,7 @@ std::string TrafficStats::json() const {
   std::snprintf(timing, sizeof timing,
                 "},\"commands_per_batch\":%.3f,\"reply_wait_ns\":%llu,"
                 "\"reply_wait_ns_per_round_trip\":%.1f,\"launch_calls\":%llu,"
-                "\"launch_ns\":%llu,\"launch_ns_per_call\":%.1f}\n",
+                "\"launch_ns\":%llu,\"launch_ns_per_call\":%.1f",
                 commandsPerBatch(), (unsigned long long)replyWaitNs,
                 replyWaitNsPerRoundTrip(), (unsigned long long)launchCalls,
                 (unsigned long long)launchNs, launchNsPerCall());
@@ -52,7 +77,10 @@ std::string TrafficStats::json() const {
     out += (first ? "\"" : ",\"") + call + "\":" + std::to_string(n);
     first = false;
   }
-  return out + timing;
+  out += timing;
+  appendList(out, "wait_us", waitUs);
+  appendList(out, "period_us", periodUs);
+  return out + "}\n";
 }
 
 std::string TrafficStats::summary() const {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace rc::rt {
 
@@ -29,6 +30,15 @@ struct TrafficStats {
   // Round trips by the API call of the batch's last command: which calls
   // make the application wait (e.g. cudaStreamSynchronize, cudaMemcpy D2H).
   std::map<std::string, uint64_t> roundTripsByCall;
+  // Every reply wait, in order (the first kMaxWaits): how long it blocked
+  // and the time since the previous wait ended, i.e. one decode token's
+  // period in a generation loop. RC_STATS=<file> lists them, so a profile
+  // can tell the steady state from warm-up and spikes.
+  static constexpr size_t kMaxWaits = 1 << 18;
+  std::vector<uint32_t> waitUs, periodUs;
+  std::chrono::steady_clock::time_point lastWaitEnd{};
+  void recordWait(std::chrono::steady_clock::time_point begin,
+                  std::chrono::steady_clock::time_point end);
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
   // "1": a summary on stderr; any other non-empty value: a JSON file.

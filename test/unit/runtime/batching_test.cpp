@@ -125,6 +125,16 @@ TEST(RuntimeBatching, TrafficStatsCountWhatWasSentAndWhoWaited) {
   EXPECT_NE(json.find("\"launch_ns\":" + std::to_string(st.launchNs)),
             std::string::npos)
       << json;
+  // One wait and one period per round trip, in order; the first wait has no
+  // earlier one to measure a period from.
+  ASSERT_EQ(st.waitUs.size(), 3u);
+  ASSERT_EQ(st.periodUs.size(), 3u);
+  EXPECT_EQ(st.periodUs[0], 0u);
+  EXPECT_NE(json.find("\"wait_us\":[" + std::to_string(st.waitUs[0]) + "," +
+                      std::to_string(st.waitUs[1]) + "," +
+                      std::to_string(st.waitUs[2]) + "]"),
+            std::string::npos)
+      << json;
   EXPECT_NE(json.find("\"commands_per_batch\":"), std::string::npos) << json;
   EXPECT_EQ(json.back(), '\n');
   EXPECT_EQ(json[json.size() - 2], '}') << "one JSON object: " << json;
@@ -138,7 +148,10 @@ TEST(RuntimeBatching, TrafficStatsRatiosWithNothingSentAreZero) {
   EXPECT_EQ(st.commandsPerBatch(), 0.0);
   EXPECT_EQ(st.replyWaitNsPerRoundTrip(), 0.0);
   EXPECT_EQ(st.launchNsPerCall(), 0.0);
-  EXPECT_NE(st.json().find("\"launch_ns_per_call\":0.0}"), std::string::npos)
+  EXPECT_NE(st.json().find("\"launch_ns_per_call\":0.0,"), std::string::npos)
+      << st.json();
+  EXPECT_NE(st.json().find("\"wait_us\":[],\"period_us\":[]}"),
+            std::string::npos)
       << st.json();
 }
 

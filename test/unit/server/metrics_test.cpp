@@ -172,6 +172,21 @@ TEST_F(MetricsTest, FileListsTheSessionWithCommandsByTypeAndBytes) {
   EXPECT_GT(launchNs, 0) << text;
   EXPECT_GE(numberAfter(text, "replay_ns"), launchNs) << text;
   EXPECT_GT(numberAfter(text, "reply_ns"), 0) << text;
+  // Three batches were waited for (the goodbye was not): their round trips
+  // are summarized; only the second read back, so the 90th percentile of
+  // read-back time is positive while the median is zero; the client had
+  // time between two of them (the first has no earlier reply).
+  size_t recent = text.find("\"recent_round_trips\":{");
+  ASSERT_NE(recent, std::string::npos) << text;
+  EXPECT_EQ(numberAfter(text, "count", recent), 3) << text;
+  size_t median = text.find("\"median\":{", recent);
+  size_t p90 = text.find("\"p90\":{", recent);
+  ASSERT_NE(median, std::string::npos) << text;
+  ASSERT_NE(p90, std::string::npos) << text;
+  EXPECT_EQ(numberAfter(text, "readback_ns", median), 0) << text;
+  EXPECT_GT(numberAfter(text, "readback_ns", p90), 0) << text;
+  EXPECT_GT(numberAfter(text, "gap_ns", median), 0) << text;
+  EXPECT_GT(numberAfter(text, "replay_ns", median), 0) << text;
 
   // The in-process board holds the same counters as the file.
   EXPECT_EQ(numberAfter(core.metrics().json(), "bytes_in"), (long long)t.up);

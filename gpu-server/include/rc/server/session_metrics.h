@@ -5,6 +5,7 @@
 #define RC_SERVER_SESSION_METRICS_H
 
 #include "protocol_generated.h"
+#include "rc/server/round_trip_log.h"
 
 #include <array>
 #include <atomic>
@@ -50,6 +51,14 @@ struct SessionMetrics {
   MetricCounter replyNs;       // building BatchReplies + sending all replies
   std::array<MetricCounter, kCommandTypeCount> commandCount;
   std::array<MetricCounter, kCommandTypeCount> commandNs;
+  RoundTripLog recentRoundTrips; // batches the client waited for
+
+  // The batch being handled, filled by the session and completed by the
+  // server loop once the reply is sent (only the session's thread uses it).
+  struct BatchTiming {
+    bool replyWanted = false;
+    uint64_t replayNs = 0, readbackNs = 0, buildNs = 0;
+  } currentBatch;
 
   // Who the client is; set once from Hello (strings need the lock, since
   // the writer may read them meanwhile).
