@@ -394,9 +394,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (!(st = bindStream(c.stream(), &s)).ok() ||
         (c.size() && !(st = checkRange("source", c.src(), c.size())).ok()))
       return st;
-    r.payload.resize(c.size());
-    if (c.size())
-      st = syncResult(ctx_->copyD2H(r.payload.data(), c.src(), c.size(), s));
+    st = readBack(c.src(), c.size(), s, r);
     if (st.ok())
       results.push_back(std::move(r));
     return st;
@@ -568,10 +566,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (c.size() > kMaxPayload - replyBytes_)
       return payloadTooBig(c.size());
     replyBytes_ += c.size();
-    r.payload.resize(c.size());
-    if (c.size())
-      st = syncResult(
-          ctx_->copyD2H(r.payload.data(), base + c.offset(), c.size(), s));
+    st = readBack(base + c.offset(), c.size(), s, r);
     if (st.ok())
       results.push_back(std::move(r));
     return st;
@@ -625,10 +620,21 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   }
 }
 
+OpStatus Executor::readBack(uint64_t src, uint64_t size, NativeHandle stream,
+                            ResultData &r) {
+  if (size == 0)
+    return OpStatus::success(); // no payload: the client expects 0 bytes
+  // The builder may move its buffer on the next allocation: write now.
+  uint8_t *dst = nullptr;
+  r.payload = reply_->CreateUninitializedVector<uint8_t>(size, &dst);
+  return syncResult(ctx_->copyD2H(dst, src, size, stream));
+}
+
 bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
-                   ErrorData *error) {
+                   ErrorData *error, flatbuffers::FlatBufferBuilder &reply) {
   uint32_t index = 0;
   replyBytes_ = 0;
+  reply_ = &reply;
   auto report = [&](uint32_t i, int code, const std::string &message) {
     error->seq = batch.seq();
     error->index = i;

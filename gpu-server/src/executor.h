@@ -22,7 +22,8 @@ struct ResultData {
   uint64_t addr = 0;
   double value = 0;
   int32_t code = 0;
-  std::vector<uint8_t> payload;
+  // Read-back bytes, already in the reply builder run() was given (0: none).
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> payload;
 };
 
 struct ErrorData {
@@ -41,8 +42,10 @@ public:
 
   // Runs the batch up to its first failing command. Returns false and fills
   // *error when a command failed; `results` gets what commands returned.
+  // Read-backs copy their bytes straight into `reply`, the builder of the
+  // batch's reply (one copy from the pinned staging, none after).
   bool run(const wire::Batch &batch, std::vector<ResultData> &results,
-           ErrorData *error);
+           ErrorData *error, flatbuffers::FlatBufferBuilder &reply);
   // True once a Goodbye command was executed.
   bool saidGoodbye() const { return goodbye_; }
   // Non-zero once an error left the device context unusable.
@@ -57,6 +60,11 @@ public:
 private:
   OpStatus execute(const wire::CommandEntry &entry, uint32_t index,
                    std::vector<ResultData> &results, std::string *what);
+
+  // Copies `size` device bytes into a new vector of the reply builder.
+  OpStatus readBack(uint64_t src, uint64_t size, NativeHandle stream,
+                    ResultData &r);
+  flatbuffers::FlatBufferBuilder *reply_ = nullptr; // during run()
 
   OpStatus doLaunch(const wire::Launch &c, std::string *what);
   // CUDA graphs (graph_executor.cpp, docs/graphs.md).

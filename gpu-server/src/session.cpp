@@ -32,21 +32,16 @@ std::vector<uint8_t> helloFailure(const std::string &error) {
   return finish(fbb, wire::Body::HelloReply, hr.Finish().Union());
 }
 
-std::vector<uint8_t> batchReply(uint64_t seq,
+// Finishes a BatchReply in `fbb`, which may already hold the read-back
+// payloads that `results` point to.
+std::vector<uint8_t> batchReply(flatbuffers::FlatBufferBuilder &fbb,
+                                uint64_t seq,
                                 const std::vector<ResultData> &results,
                                 const std::vector<ErrorData> &errors) {
-  flatbuffers::FlatBufferBuilder fbb(1024 + [&] {
-    size_t n = 0;
-    for (const ResultData &r : results)
-      n += r.payload.size();
-    return n;
-  }());
   std::vector<flatbuffers::Offset<wire::Result>> rs;
-  for (const ResultData &r : results) {
-    auto payload = r.payload.empty() ? 0 : fbb.CreateVector(r.payload);
+  for (const ResultData &r : results)
     rs.push_back(
-        wire::CreateResult(fbb, r.index, r.addr, r.value, r.code, payload));
-  }
+        wire::CreateResult(fbb, r.index, r.addr, r.value, r.code, r.payload));
   std::vector<flatbuffers::Offset<wire::Error>> es;
   for (const ErrorData &e : errors)
     es.push_back(wire::CreateError(fbb, e.seq, e.index, e.code,
@@ -54,6 +49,11 @@ std::vector<uint8_t> batchReply(uint64_t seq,
   auto body = wire::CreateBatchReply(fbb, seq, fbb.CreateVector(rs),
                                      fbb.CreateVector(es));
   return finish(fbb, wire::Body::BatchReply, body.Union());
+}
+
+std::vector<uint8_t> errorReply(uint64_t seq, const ErrorData &error) {
+  flatbuffers::FlatBufferBuilder fbb;
+  return batchReply(fbb, seq, {}, {error});
 }
 
 } // namespace
@@ -95,12 +95,13 @@ void Session::replyError(uint64_t seq, int code, const std::string &message,
   e.seq = seq;
   e.code = code;
   e.message = message;
-  replies.push_back(batchReply(seq, {}, {e}));
+  replies.push_back(errorReply(seq, e));
 }
 
 Session::Next Session::handle(const uint8_t *data, size_t size,
                               std::vector<std::vector<uint8_t>> &replies) {
   metrics_->bytesIn.add(size);
+  metrics_->currentBatch = {}; // only a replayed Batch fills it
   // Verify before touching anything: the peer may send any bytes at all.
   std::string bad;
   if (!data || size < 8 || !flatbuffers::BufferHasIdentifier(data, "RCW1")) {
@@ -234,9 +235,21 @@ Session::Next Session::onBatch(const void *p,
   metrics_->batches.add(1);
   std::vector<ResultData> results;
   ErrorData error;
+  MetricCounter &readbackNs =
+      metrics_->commandNs[size_t(wire::Command::MemcpyD2H)];
+  SessionMetrics::BatchTiming &timing = metrics_->currentBatch;
+  timing.replyWanted = batch->reply_wanted();
+  uint64_t readbackBefore = readbackNs.get();
   uint64_t replayStart = monotonicNs();
-  bool ok = executor_->run(*batch, results, &error);
-  metrics_->replayNs.add(monotonicNs() - replayStart);
+  // One builder per session: its buffer stays allocated (no page faults for
+  // a large read-back every token), unless a huge reply made it big.
+  if (replyBuilder_.GetSize() > kKeepReplyBuilderBytes)
+    replyBuilder_.Reset();
+  replyBuilder_.Clear();
+  bool ok = executor_->run(*batch, results, &error, replyBuilder_);
+  timing.replayNs = monotonicNs() - replayStart;
+  timing.readbackNs = readbackNs.get() - readbackBefore;
+  metrics_->replayNs.add(timing.replayNs);
   if (!ok) {
     metrics_->failedBatches.add(1);
     // Only a real GPU has process-wide sticky errors.
@@ -252,10 +265,11 @@ Session::Next Session::onBatch(const void *p,
   // the client at its next round trip.
   if (batch->reply_wanted() || !ok) {
     uint64_t buildStart = monotonicNs();
-    replies.push_back(batchReply(batch->seq(), results,
+    replies.push_back(batchReply(replyBuilder_, batch->seq(), results,
                                  ok ? std::vector<ErrorData>{}
                                     : std::vector<ErrorData>{error}));
-    metrics_->replyNs.add(monotonicNs() - buildStart);
+    timing.buildNs = monotonicNs() - buildStart;
+    metrics_->replyNs.add(timing.buildNs);
   }
   if (executor_->saidGoodbye()) {
     closeReason_ = "goodbye";

@@ -83,6 +83,10 @@ private:
   std::string closeReason_;
   std::shared_ptr<SessionMetrics> metrics_;
   std::unique_ptr<Executor> executor_; // exists once Hello succeeded
+  // Batch replies are built here, read-back bytes included, and the buffer
+  // is kept between batches; above this size it is given back.
+  static constexpr size_t kKeepReplyBuilderBytes = 64u << 20;
+  flatbuffers::FlatBufferBuilder replyBuilder_{1 << 16};
 };
 
 } // namespace rc::server
