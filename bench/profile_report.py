@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Where a remote decode token's time goes, from bench/profile-decode.sh's files.
+
+  profile_report.py --dir DIR
+
+For every run (model, transport, variant, tokens) it reads llama-bench's
+jsonl, the client's RC_STATS file (every reply wait and the period between
+waits) and rc-server's --metrics file (medians over the session's recent
+round trips), and prints the steady-state token split, all medians:
+
+  token          period between two reply waits = one decode token
+  client         token - wait: the application's own work plus issuing
+  wait           the client blocked on the reply
+    server       replay (read-back, i.e. the GPU, included) + reply build + send
+    link         wait - server: transport latency and wake-ups, both ways
+  extra/rep      time above the steady state per llama-bench repetition
+                 (warm-up tokens, graph capture and instantiation)
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import statistics
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def bench_row(path):
+    with open(path) as f:
+        for line in f:
+            if line.startswith("{"):
+                return json.loads(line)
+    return None
+
+
+def server_recent(path):
+    """The recent round-trip medians of the metrics file's busiest session."""
+    sessions = load_json(path)["sessions"]
+    best = max(sessions, key=lambda s: s.get("recent_round_trips", {}).get("count", 0), default=None)
+    rt = best.get("recent_round_trips", {}) if best else {}
+    return rt.get("median"), rt.get("count", 0)
+
+
+def analyse(tag, files):
+    stats = load_json(files["stats"])
+    periods = [p for p in stats.get("period_us", []) if p > 0]
+    waits = stats.get("wait_us", [])
+    bench = bench_row(files["bench"])
+    if not periods or not bench:
+        print(f"{tag}: no data")
+        return None
+    reps = len(bench["samples_ns"])
+    # The measured repetitions are the last reps * n_gen round trips (one per
+    # token); the model load and warm-up come before them.
+    tail = reps * bench["n_gen"]
+    periods, waits = periods[-tail:], waits[-tail:]
+    token = statistics.median(periods)
+    wait = statistics.median(waits)
+    extra = sum(p - token for p in periods if p > 1.5 * token) / reps
+    med, count = server_recent(files["metrics"])
+    row = {"tps": bench["avg_ts"], "token_us": token, "client_us": token - wait,
+           "wait_us": wait, "extra_per_rep_ms": extra / 1000.0}
+    if med:
+        us = lambda k: med[k] / 1000.0
+        row.update({"server_us": us("replay_ns") + us("build_ns") + us("send_ns"),
+                    "readback_us": us("readback_ns"), "replay_other_us": us("replay_ns") - us("readback_ns"),
+                    "build_us": us("build_ns"), "send_us": us("send_ns"), "gap_us": us("gap_ns")})
+        row["link_us"] = wait - row["server_us"]
+    print(f"\n{tag}: {row['tps']:.1f} t/s; steady-state decode token, medians over {len(periods)} tokens"
+          f" (server: {count} round trips)")
+    print(f"  token      {token:8.1f} us  (1/t/s with warm-up spread in: {1e6 / row['tps']:.1f} us)")
+    print(f"  client     {row['client_us']:8.1f} us  application work + issuing")
+    print(f"  wait       {wait:8.1f} us")
+    if med:
+        print(f"    server   {row['server_us']:8.1f} us  = replay {row['replay_other_us']:.1f}"
+              f" + read-back/GPU {row['readback_us']:.1f} + build {row['build_us']:.1f} + send {row['send_us']:.1f}")
+        print(f"    link     {row['link_us']:8.1f} us  transport and wake-ups, both ways"
+              f" (server-side gap {row['gap_us']:.1f} us)")
+    print(f"  extra/rep  {row['extra_per_rep_ms']:8.2f} ms above steady state per repetition")
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    args = ap.parse_args()
+    out = {}
+    for p in sorted(glob.glob(os.path.join(args.dir, "stats-*.json"))):
+        tag = re.sub(r"^stats-|\.json$", "", os.path.basename(p))
+        files = {"stats": p, "metrics": os.path.join(args.dir, f"metrics-{tag}.json"),
+                 "bench": os.path.join(args.dir, f"bench-{tag}.jsonl")}
+        if all(os.path.exists(f) for f in files.values()):
+            row = analyse(tag, files)
+            if row:
+                out[tag] = row
+    with open(os.path.join(args.dir, "profile.json"), "w") as f:
+        json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
