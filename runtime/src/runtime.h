@@ -251,6 +251,12 @@ private:
   // Appends the barrier `type` for the server and returns without waiting.
   cudaError_t elideSyncLocked(wire::Command type, flatbuffers::Offset<void> cmd,
                               const char *call);
+  // A stream sync right after a read-back on that stream, with nothing
+  // issued since: the read-back's reply already means the stream drained
+  // (the server waits for it before copying), so wait for that reply
+  // instead of sending a second batch and waiting for its reply too.
+  bool syncFoldsIntoReadbackLocked(uint64_t stream) const;
+  cudaError_t waitForReadbackLocked(const char *call);
   cudaError_t takePendingErrorLocked();
   std::string describeOpLocked(uint64_t seq, uint32_t index);
   std::string opNameLocked(uint64_t seq, uint32_t index);
@@ -343,6 +349,10 @@ private:
   // Device work (anything but uploads and barriers) appended since the last
   // synchronizing round trip: a sync after it must wait (kernel timing).
   bool workSinceSync_ = false;
+  // The last thing sent was a read-back on this wire stream (cleared by the
+  // next appended command).
+  bool readbackIsLast_ = false;
+  uint64_t readbackStream_ = 0;
 
   std::condition_variable flusherCv_;
   std::thread flusher_;

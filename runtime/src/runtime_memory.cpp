@@ -228,6 +228,8 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     if (cudaError_t err = sendBatchLocked(true, {sink}, nullptr))
       return err;
   }
+  readbackIsLast_ = true;
+  readbackStream_ = sid;
   if (async)
     return cudaSuccess;
   countRoundTripLocked(call);

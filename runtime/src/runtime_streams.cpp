@@ -108,6 +108,8 @@ cudaError_t Runtime::streamSynchronize(cudaStream_t stream, bool perThread) {
   if (cudaError_t err = refuseInCaptureLocked(id, "cudaStreamSynchronize"))
     return err;
   ensureDeviceLocked();
+  if (syncFoldsIntoReadbackLocked(id))
+    return waitForReadbackLocked("cudaStreamSynchronize");
   auto cmd = wire::CreateStreamSynchronize(batch_.fbb(), id).Union();
   if (syncElidableLocked())
     return elideSyncLocked(wire::Command::StreamSynchronize, cmd,

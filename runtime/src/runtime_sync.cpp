@@ -16,6 +16,7 @@ constexpr int kRecvSliceMs = 1000;
 uint32_t Runtime::appendLocked(wire::Command type,
                                flatbuffers::Offset<void> cmd, OpDesc desc) {
   bool wasEmpty = batch_.empty();
+  readbackIsLast_ = false;
   uint32_t index = batch_.add(type, cmd);
   batchOps_.push_back(desc);
   ++stats_.commands;
@@ -222,6 +223,19 @@ void Runtime::countRoundTripLocked(const char *call) {
 bool Runtime::syncElidableLocked() const {
   return opts_.elideSyncs && !workSinceSync_ && sinks_.empty() &&
          errors_.empty();
+}
+
+bool Runtime::syncFoldsIntoReadbackLocked(uint64_t stream) const {
+  return readbackIsLast_ && readbackStream_ == stream && batch_.empty() &&
+         !sinks_.empty();
+}
+
+cudaError_t Runtime::waitForReadbackLocked(const char *call) {
+  countRoundTripLocked(call);
+  if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
+    return err;
+  workSinceSync_ = false;
+  return takePendingErrorLocked();
 }
 
 cudaError_t Runtime::elideSyncLocked(wire::Command type,

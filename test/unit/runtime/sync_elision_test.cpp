@@ -86,3 +86,54 @@ TEST(RuntimeSyncElision, OffWhenDisabled) {
   ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips + 1);
 }
+
+// ggml's read-back: cudaMemcpyAsync D2H, then cudaStreamSynchronize on the
+// same stream. The read-back's reply already says the stream drained, so the
+// sync waits for that reply: one message and one round trip, not two.
+TEST(RuntimeSyncElision, SyncRightAfterAReadBackWaitsForItsReply) {
+  auto state = std::make_shared<FakeState>();
+  auto rt = makeRuntime(state, quietOptions(), testManifest());
+  void *buf;
+  ASSERT_EQ(rt->malloc(&buf, 4096), cudaSuccess);
+  ASSERT_EQ(upload(*rt, buf), cudaSuccess);
+  ASSERT_EQ(launchScale(*rt, buf), cudaSuccess);
+  char back[64] = {};
+  uint64_t trips = rt->roundTrips(), messages = rt->messagesSent();
+  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost,
+                       nullptr, /*async=*/true, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  EXPECT_EQ(rt->roundTrips(), trips + 1);
+  EXPECT_EQ(rt->messagesSent(), messages + 1) << "no batch for the sync";
+  EXPECT_EQ(back[0], 1) << "the payload landed before the sync returned";
+  EXPECT_EQ(rt->trafficStats().roundTripsByCall["cudaStreamSynchronize"], 1u);
+
+  // A launch after the read-back is work the sync must wait for.
+  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost,
+                       nullptr, /*async=*/true, false),
+            cudaSuccess);
+  ASSERT_EQ(launchScale(*rt, buf), cudaSuccess);
+  messages = rt->messagesSent();
+  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  EXPECT_EQ(rt->messagesSent(), messages + 1) << "the launch and a real sync";
+  std::lock_guard<std::mutex> l(state->mu);
+  EXPECT_EQ(state->batchSizes.back(), 2u) << "launch, sync";
+}
+
+// A read-back on one stream says nothing about another stream.
+TEST(RuntimeSyncElision, SyncOfAnotherStreamAfterAReadBackStillSyncs) {
+  auto state = std::make_shared<FakeState>();
+  auto rt = makeRuntime(state, quietOptions(), testManifest());
+  void *buf;
+  ASSERT_EQ(rt->malloc(&buf, 4096), cudaSuccess);
+  cudaStream_t other = nullptr;
+  ASSERT_EQ(rt->streamCreate(&other, 0, 0), cudaSuccess);
+  ASSERT_EQ(launchScale(*rt, buf), cudaSuccess);
+  char back[64] = {};
+  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost,
+                       nullptr, /*async=*/true, false),
+            cudaSuccess);
+  uint64_t messages = rt->messagesSent();
+  ASSERT_EQ(rt->streamSynchronize(other, false), cudaSuccess);
+  EXPECT_EQ(rt->messagesSent(), messages + 1) << "a real sync of `other`";
+}
