@@ -30,9 +30,9 @@ void sendReplies(transport::Connection &conn,
 
 // A batch the client waited for: its times, and the gap since the previous
 // reply (the client's work plus the link, seen from here).
-void recordRoundTrip(SessionMetrics &metrics, uint64_t lastReplySent,
-                     uint64_t received, uint64_t sendStart) {
-  const SessionMetrics::BatchTiming &b = metrics.currentBatch;
+void recordRoundTrip(const Session::BatchTiming &b, SessionMetrics &metrics,
+                     uint64_t lastReplySent, uint64_t received,
+                     uint64_t sendStart, uint64_t sendEnd) {
   if (!b.replyWanted)
     return;
   RoundTripSample s;
@@ -40,7 +40,7 @@ void recordRoundTrip(SessionMetrics &metrics, uint64_t lastReplySent,
   s.replayNs = b.replayNs;
   s.readbackNs = b.readbackNs;
   s.buildNs = b.buildNs;
-  s.sendNs = monotonicNs() - sendStart;
+  s.sendNs = sendEnd - sendStart;
   metrics.recentRoundTrips.add(s);
 }
 } // namespace
@@ -162,9 +162,10 @@ void ServerCore::runSession(transport::Connection &conn) {
       if (!replies.empty()) {
         uint64_t sendStart = monotonicNs();
         sendReplies(conn, replies, *session.metrics(), &reason);
-        recordRoundTrip(*session.metrics(), lastReplySent, received,
-                        sendStart);
-        lastReplySent = monotonicNs();
+        uint64_t sendEnd = monotonicNs();
+        recordRoundTrip(session.lastBatch(), *session.metrics(), lastReplySent,
+                        received, sendStart, sendEnd);
+        lastReplySent = sendEnd;
       }
       if (reason.empty() && next == Session::Next::Close)
         reason = session.closeReason();

@@ -101,7 +101,7 @@ void Session::replyError(uint64_t seq, int code, const std::string &message,
 Session::Next Session::handle(const uint8_t *data, size_t size,
                               std::vector<std::vector<uint8_t>> &replies) {
   metrics_->bytesIn.add(size);
-  metrics_->currentBatch = {}; // only a replayed Batch fills it
+  lastBatch_ = {}; // only a replayed Batch fills it
   // Verify before touching anything: the peer may send any bytes at all.
   std::string bad;
   if (!data || size < 8 || !flatbuffers::BufferHasIdentifier(data, "RCW1")) {
@@ -237,7 +237,7 @@ Session::Next Session::onBatch(const void *p,
   ErrorData error;
   MetricCounter &readbackNs =
       metrics_->commandNs[size_t(wire::Command::MemcpyD2H)];
-  SessionMetrics::BatchTiming &timing = metrics_->currentBatch;
+  BatchTiming &timing = lastBatch_;
   timing.replyWanted = batch->reply_wanted();
   uint64_t readbackBefore = readbackNs.get();
   uint64_t replayStart = monotonicNs();

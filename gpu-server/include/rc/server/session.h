@@ -69,6 +69,14 @@ public:
   // Live counters, shared with the metrics board (they outlive the session
   // so that its last numbers can still be listed).
   const std::shared_ptr<SessionMetrics> &metrics() const { return metrics_; }
+  // Times of the message handle() last took, if it was a replayed Batch
+  // (else all zero): the server loop adds the send and records the round
+  // trip.
+  struct BatchTiming {
+    bool replyWanted = false;
+    uint64_t replayNs = 0, readbackNs = 0, buildNs = 0;
+  };
+  const BatchTiming &lastBatch() const { return lastBatch_; }
 
 private:
   Next onHello(const void *hello, std::vector<std::vector<uint8_t>> &replies);
@@ -83,6 +91,7 @@ private:
   std::string closeReason_;
   std::shared_ptr<SessionMetrics> metrics_;
   std::unique_ptr<Executor> executor_; // exists once Hello succeeded
+  BatchTiming lastBatch_;
   // Batch replies are built here, read-back bytes included, and the buffer
   // is kept between batches; above this size it is given back.
   static constexpr size_t kKeepReplyBuilderBytes = 64u << 20;

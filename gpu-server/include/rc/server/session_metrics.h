@@ -53,13 +53,6 @@ struct SessionMetrics {
   std::array<MetricCounter, kCommandTypeCount> commandNs;
   RoundTripLog recentRoundTrips; // batches the client waited for
 
-  // The batch being handled, filled by the session and completed by the
-  // server loop once the reply is sent (only the session's thread uses it).
-  struct BatchTiming {
-    bool replyWanted = false;
-    uint64_t replayNs = 0, readbackNs = 0, buildNs = 0;
-  } currentBatch;
-
   // Who the client is; set once from Hello (strings need the lock, since
   // the writer may read them meanwhile).
   void identify(uint32_t pid, const std::string &name);
