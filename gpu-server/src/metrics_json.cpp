@@ -37,8 +37,7 @@ void appendSample(std::string &out, const char *name,
 // the client waited for): a decode loop's steady state.
 void appendRecentRoundTrips(std::string &out,
                             const RoundTripLog::Summary &summary) {
-  out += ",\"recent_round_trips\":{\"count\":" +
-         std::to_string(summary.count);
+  out += ",\"recent_round_trips\":{\"count\":" + std::to_string(summary.count);
   if (summary.count) {
     appendSample(out, "median", summary.median);
     appendSample(out, "p90", summary.p90);

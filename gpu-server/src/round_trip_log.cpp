@@ -29,17 +29,15 @@ RoundTripLog::Summary RoundTripLog::summary() const {
   std::vector<RoundTripSample> samples;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    samples.assign(ring_.begin(),
-                   ring_.begin() + std::min(added_, kCapacity));
+    samples.assign(ring_.begin(), ring_.begin() + std::min(added_, kCapacity));
   }
   Summary out;
   out.count = samples.size();
   if (samples.empty())
     return out;
-  for (auto field :
-       {&RoundTripSample::gapNs, &RoundTripSample::replayNs,
-        &RoundTripSample::readbackNs, &RoundTripSample::buildNs,
-        &RoundTripSample::sendNs}) {
+  for (auto field : {&RoundTripSample::gapNs, &RoundTripSample::replayNs,
+                     &RoundTripSample::readbackNs, &RoundTripSample::buildNs,
+                     &RoundTripSample::sendNs}) {
     out.median.*field = quantile(samples, field, 0.5);
     out.p90.*field = quantile(samples, field, 0.9);
   }
