@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace rc::server {
@@ -45,6 +46,8 @@ Executor::Executor(const Registry &registry, Backend &backend,
       allowed_(std::move(allowedManifests)) {
   contexts_[0] = std::move(first);
   ctx_ = threadCurrent_ = contexts_[0].get(); // createContext made it current
+  const char *defer = std::getenv("RC_SERVER_DEFER_SYNC");
+  deferSyncs_ = !(defer && std::strcmp(defer, "0") == 0);
 }
 
 std::vector<int> Executor::devicesUsed() const {
@@ -443,9 +446,15 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   }
   case Command::StreamSynchronize: {
     *what = "cudaStreamSynchronize";
-    if (!(st = bindStream(entry.cmd_as_StreamSynchronize()->stream(), &s)).ok())
+    uint64_t handle = entry.cmd_as_StreamSynchronize()->stream();
+    if (!(st = bindStream(handle, &s)).ok())
       return st;
-    return syncResult(ctx_->streamSynchronize(s));
+    if (!deferSyncs_)
+      return syncResult(ctx_->streamSynchronize(s));
+    // run() has already waited for an earlier one on another stream.
+    deferredSync_ = DeferredSync{handle, s, bound_, batchSeq_, batchIndex_};
+    hasDeferredSync_ = true;
+    return st;
   }
   case Command::StreamQuery: {
     *what = "cudaStreamQuery";
@@ -630,16 +639,77 @@ OpStatus Executor::readBack(uint64_t src, uint64_t size, NativeHandle stream,
   return syncResult(ctx_->copyD2H(dst, src, size, stream));
 }
 
+bool Executor::orderedBehind(const DeferredSync &d,
+                             const wire::CommandEntry &c) const {
+  using wire::Command;
+  uint64_t stream = 0;
+  switch (c.cmd_type()) {
+  case Command::MemcpyH2D:
+    stream = c.cmd_as_MemcpyH2D()->stream();
+    break;
+  case Command::MemcpyD2H:
+    stream = c.cmd_as_MemcpyD2H()->stream();
+    break;
+  case Command::MemcpyD2D:
+    stream = c.cmd_as_MemcpyD2D()->stream();
+    break;
+  case Command::Memset:
+    stream = c.cmd_as_Memset()->stream();
+    break;
+  case Command::Launch:
+    stream = c.cmd_as_Launch()->stream();
+    break;
+  case Command::GraphLaunch:
+    stream = c.cmd_as_GraphLaunch()->stream();
+    break;
+  case Command::EventRecord:
+    stream = c.cmd_as_EventRecord()->stream();
+    break;
+  case Command::StreamSynchronize:
+    stream = c.cmd_as_StreamSynchronize()->stream();
+    break;
+  default:
+    return false; // anything else may observe the host-side order
+  }
+  return stream == d.stream;
+}
+
+OpStatus Executor::flushDeferredSync(DeferredSync *failed) {
+  if (!hasDeferredSync_)
+    return OpStatus::success();
+  hasDeferredSync_ = false;
+  const DeferredSync &d = deferredSync_;
+  OpStatus st = bind(d.device);
+  if (st.ok())
+    st = syncResult(ctx_->streamSynchronize(d.native));
+  if (!st.ok())
+    *failed = d;
+  return st;
+}
+
 bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
                    ErrorData *error, flatbuffers::FlatBufferBuilder &reply) {
   uint32_t index = 0;
   replyBytes_ = 0;
   reply_ = &reply;
+  batchSeq_ = batch.seq();
   auto report = [&](uint32_t i, int code, const std::string &message) {
     error->seq = batch.seq();
     error->index = i;
     error->code = code;
     error->message = message;
+    return false;
+  };
+  // A deferred sync that failed: reported where the sync was issued, which
+  // may be an earlier batch (one sent without waiting for a reply).
+  auto reportSync = [&](const DeferredSync &d, const OpStatus &st) {
+    std::string message = "cudaStreamSynchronize: " + st.detail;
+    if (isStickyError(st.code)) {
+      sticky_ = st.code;
+      stickyMessage_ = message;
+    }
+    report(d.index, st.code, message);
+    error->seq = d.seq;
     return false;
   };
   const auto *cmds = batch.commands();
@@ -655,26 +725,39 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
                   "error: " +
                       stickyMessage_);
   }
-  if (!cmds)
-    return true;
-  for (const wire::CommandEntry *c : *cmds) {
-    CommandTimer timer(metrics_, c ? c->cmd_type() : wire::Command::NONE);
-    std::string what;
-    OpStatus st = c ? execute(*c, index, results, &what)
-                    : fail(kErrInvalidValue, "null command entry");
-    ++commands_;
-    if (!st.ok()) {
-      std::string message =
-          (what.empty() ? "command" : what) + ": " + st.detail;
-      if (isStickyError(st.code)) {
-        sticky_ = st.code;
-        stickyMessage_ = message;
+  DeferredSync failedSync;
+  if (cmds)
+    for (const wire::CommandEntry *c : *cmds) {
+      if (hasDeferredSync_ && !(c && orderedBehind(deferredSync_, *c))) {
+        OpStatus st = flushDeferredSync(&failedSync);
+        if (!st.ok())
+          return reportSync(failedSync, st);
       }
-      return report(index, st.code, message);
+      CommandTimer timer(metrics_, c ? c->cmd_type() : wire::Command::NONE);
+      std::string what;
+      batchIndex_ = index;
+      OpStatus st = c ? execute(*c, index, results, &what)
+                      : fail(kErrInvalidValue, "null command entry");
+      ++commands_;
+      if (!st.ok()) {
+        std::string message =
+            (what.empty() ? "command" : what) + ": " + st.detail;
+        if (isStickyError(st.code)) {
+          sticky_ = st.code;
+          stickyMessage_ = message;
+        }
+        return report(index, st.code, message);
+      }
+      ++index;
+      if (goodbye_)
+        break;
     }
-    ++index;
-    if (goodbye_)
-      break;
+  // The client waits for this batch (a real sync, a read-back): everything
+  // it synchronized must be done, and its errors known, when the reply goes.
+  if (batch.reply_wanted() || goodbye_) {
+    OpStatus st = flushDeferredSync(&failedSync);
+    if (!st.ok())
+      return reportSync(failedSync, st);
   }
   return true;
 }

@@ -61,6 +61,27 @@ private:
   OpStatus execute(const wire::CommandEntry &entry, uint32_t index,
                    std::vector<ResultData> &results, std::string *what);
 
+  // Deferred stream syncs (docs/server.md): a cudaStreamSynchronize waits on
+  // the host only once something comes that is not ordered behind it on the
+  // same stream, or a batch that the client waits for ends. An elided sync
+  // then costs nothing, and uploads, graph launch and read-back of a decode
+  // token reach the GPU back to back. RC_SERVER_DEFER_SYNC=0: wait at once.
+  struct DeferredSync {
+    uint64_t stream = 0; // the client's handle
+    NativeHandle native = 0;
+    int device = 0;
+    uint64_t seq = 0; // the sync command's batch and index, for errors
+    uint32_t index = 0;
+  };
+  bool orderedBehind(const DeferredSync &d, const wire::CommandEntry &c) const;
+  // Waits for the deferred sync, if any; *failed gets its position on error.
+  OpStatus flushDeferredSync(DeferredSync *failed);
+  bool deferSyncs_ = true;
+  bool hasDeferredSync_ = false;
+  DeferredSync deferredSync_;
+  uint64_t batchSeq_ = 0;   // of the batch being run
+  uint32_t batchIndex_ = 0; // of the command being run
+
   // Copies `size` device bytes into a new vector of the reply builder.
   OpStatus readBack(uint64_t src, uint64_t size, NativeHandle stream,
                     ResultData &r);

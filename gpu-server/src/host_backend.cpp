@@ -209,6 +209,7 @@ public:
   }
   OpStatus streamDestroy(NativeHandle) override { return OpStatus::success(); }
   OpStatus streamSynchronize(NativeHandle) override {
+    backend_.recordStreamSync();
     return OpStatus::success();
   }
   OpStatus streamQuery(NativeHandle) override { return OpStatus::success(); }
@@ -453,8 +454,19 @@ void HostBackend::release(uint64_t size) {
   inUse_ -= size;
 }
 
+uint64_t HostBackend::streamSyncs() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return streamSyncs_;
+}
+
+void HostBackend::recordStreamSync() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++streamSyncs_;
+}
+
 void HostBackend::record(LaunchRecord r) {
   std::lock_guard<std::mutex> lock(mutex_);
+  r.syncsBefore = streamSyncs_;
   // A long-running test-device server keeps only the most recent launches.
   if (launches_.size() >= kMaxLaunchRecords)
     launches_.erase(launches_.begin(),

@@ -23,6 +23,7 @@ struct LaunchRecord {
   uint64_t kernelId = 0;
   LaunchConfig config;
   std::vector<uint8_t> args;
+  uint64_t syncsBefore = 0; // stream syncs waited for before this launch
 };
 
 class HostBackend : public Backend {
@@ -43,6 +44,8 @@ public:
 
   // Every launch of every session, in order (for tests).
   std::vector<LaunchRecord> launches() const;
+  // Stream syncs waited for so far, by every session (for tests).
+  uint64_t streamSyncs() const;
 
   // Used by contexts.
   uint64_t reserve(uint64_t size); // fake address, or 0 when out of memory
@@ -50,6 +53,7 @@ public:
   // Fake addresses only, no memory accounted (cuMemAddressReserve).
   uint64_t reserveAddressSpace(uint64_t size, uint64_t alignment);
   void record(LaunchRecord r);
+  void recordStreamSync();
 
 private:
   std::vector<DeviceDescription> devices_;
@@ -57,6 +61,7 @@ private:
   uint64_t nextAddr_ = kHostDeviceBase;
   uint64_t inUse_ = 0;
   std::vector<LaunchRecord> launches_;
+  uint64_t streamSyncs_ = 0;
 };
 
 } // namespace rc::server
