@@ -25,6 +25,9 @@
 #   multigpu  with two or more GPUs: greedy generation split by layer over
 #             every GPU (-sm layer), remote vs local, graphs on and off
 #   servertests  rc-server's GPU test suites (scripts/run-gpu-gtests.sh)
+#   kernels   test-backend-ops perf, nvcc build vs remote-clang build, op by
+#             op ($KERNEL_OPS, $KERNEL_PARAMS: its -o and -p filters): the
+#             kernels' own time (clang vs nvcc code), round trips amortised
 #
 #   WORK=DIR (default <repo>/.device-llama: kept between calls of one machine)
 #   RC_TRANSPORT=shm|tcp (default shm)   RC_DEVICE_TIMEOUT=s per command (540)
@@ -280,10 +283,33 @@ step_bench() {
   stop_server
 }
 
+# test-backend-ops perf repeats an op hundreds of times in one graph and
+# times whole graphs, so a remote run's round trip is spread over them all:
+# the ratio is mostly the kernels' own speed, clang 19's code vs nvcc's.
+KERNEL_OPS="${KERNEL_OPS:-MUL_MAT}"
+KERNEL_PARAMS="${KERNEL_PARAMS:-type_a=(q4_0|f16),type_b=f32,m=4096,n=(1|2|4|8|512),k=14336}"
+perf_ops() { # $1 binary dir, $2 label
+  timeout "$TMO" "$1/test-backend-ops" perf -b CUDA0 -o "$KERNEL_OPS" -p "$KERNEL_PARAMS" \
+    > "$WORK/out/kernels-$2.log" 2>&1 || fail "kernels: $2 (exit $?, $WORK/out/kernels-$2.log)"
+}
+step_kernels() {
+  perf_ops "$REF_BIN" local
+  start_server || return
+  remote perf_ops "$LL_BIN" remote
+  stop_server
+  # "  OP(params):  N runs -  T us/run - ..." in both logs, matched by OP(params).
+  awk '/ us\/run/ { for (i = 1; i < NF; i++) if ($(i + 1) == "us/run") t = $i
+                    if (FILENAME ~ /local/) loc[$1] = t; else rem[$1] = t }
+       END { printf "%-12s %-12s %-7s %s\n", "local us", "remote us", "ratio", "op"
+             for (k in loc) if (k in rem)
+               printf "%-12s %-12s %-7.3f %s\n", loc[k], rem[k], loc[k] / rem[k], k }' \
+    "$WORK/out/kernels-local.log" "$WORK/out/kernels-remote.log"
+}
+
 for s in "${STEPS[@]}"; do
   say "$s"
   case "$s" in
-    unpack|ref|models|ops|generate|server|bench|multigpu|servertests) "step_$s" ;;
+    unpack|ref|models|ops|generate|server|bench|multigpu|servertests|kernels) "step_$s" ;;
     *) echo "device-run: unknown step $s" >&2; exit 2 ;;
   esac
 done
