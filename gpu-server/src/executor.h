@@ -200,6 +200,7 @@ private:
   std::function<OpStatus(const KernelInfo &, const LaunchConfig &,
                          const uint8_t *)>
       launchSink_;
+  bool gemmCheckOnly_ = false; // while set, a valid GEMM is not performed
   std::vector<uint8_t> argBuffer_; // 16-byte aligned copy of launch args
   std::string lastLaunch_;
   uint64_t replyBytes_ = 0; // payload bytes of the batch being run

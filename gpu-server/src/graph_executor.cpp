@@ -1,10 +1,12 @@
 // Executable graphs of a session (docs/graphs.md). The client captured the
 // graph and sends its node list once (GraphInstantiate); nodes are Launch,
-// Memset and MemcpyD2D commands, each after the previous one. Every node is
-// validated like the batched command it is. On a backend with real graphs
-// (CUDA) the nodes are replayed into a capturing stream and instantiated;
-// GraphExecUpdate sets the parameters of the changed nodes in place, and
-// GraphLaunch is one cuGraphLaunch. The host test device has no graphs: a
+// Memset, MemcpyD2D and CublasGemm (strided or single) commands, each after
+// the previous one. Every node is validated like the batched command it is.
+// On a backend with real graphs (CUDA) the nodes are replayed into a
+// capturing stream and instantiated (cuBLAS captures its own kernels);
+// GraphExecUpdate sets the parameters of the changed nodes in place, or,
+// when a GEMM changed, captures the whole graph again; GraphLaunch is one
+// cuGraphLaunch. The host test device has no graphs: a
 // launch replays the node list through the ordinary command path.
 #include "executor.h"
 #include "graph_device.h"
@@ -55,6 +57,18 @@ copyNode(flatbuffers::FlatBufferBuilder &fbb, const wire::CommandEntry &e) {
     const wire::MemcpyD2D &c = *e.cmd_as_MemcpyD2D();
     auto m = wire::CreateMemcpyD2D(fbb, c.dst(), c.src(), c.size(), 0);
     return wire::CreateCommandEntry(fbb, Command::MemcpyD2D, m.Union());
+  }
+  case Command::CublasGemm: {
+    const wire::CublasGemm &c = *e.cmd_as_CublasGemm();
+    auto bytes = [&](const flatbuffers::Vector<uint8_t> *v) {
+      return v ? fbb.CreateVector(v->data(), v->size()) : 0;
+    };
+    auto alpha = bytes(c.alpha()), beta = bytes(c.beta());
+    auto g = wire::CreateCublasGemm(
+        fbb, c.api(), c.handle(), 0, c.math_mode(), c.trans_a(), c.trans_b(),
+        c.m(), c.n(), c.k(), alpha, beta, c.a(), c.b(), c.c(), c.batch_count(),
+        c.compute_type(), c.algo());
+    return wire::CreateCommandEntry(fbb, Command::CublasGemm, g.Union());
   }
   default:
     return 0; // checkNode refused it before
@@ -144,12 +158,32 @@ OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
       return where("cudaMemcpyAsync (device to device)", st);
     return st;
   }
+  case Command::CublasGemm: {
+    const wire::CublasGemm &c = *node->cmd_as_CublasGemm();
+    // rc-server reads pointer arrays when the call runs, to check them; a
+    // graph would use whatever they hold at each launch, unchecked.
+    if (c.api() == wire::CublasGemmApi::SgemmBatched ||
+        c.api() == wire::CublasGemmApi::GemmBatchedEx)
+      return fail(kErrNotSupported,
+                  "node " + std::to_string(i) +
+                      ": a cuBLAS call with device pointer arrays cannot be "
+                      "a graph node");
+    // The ordinary checks on the graph's stream, without the call itself.
+    OnDevice none{0, bound_};
+    streamOverride_ = &none;
+    gemmCheckOnly_ = true;
+    std::string what = "cuBLAS GEMM";
+    OpStatus st = cublasGemm(c, &what);
+    streamOverride_ = nullptr;
+    gemmCheckOnly_ = false;
+    return st.ok() ? st : where(what, st);
+  }
   default:
     return fail(kErrInvalidValue,
                 "node " + std::to_string(i) + ": command type " +
                     std::to_string(int(out->type)) +
-                    " cannot be a graph node (kernel launches, memsets and "
-                    "device-to-device copies can)");
+                    " cannot be a graph node (kernel launches, memsets, "
+                    "device-to-device copies and cuBLAS GEMMs can)");
   }
 }
 
@@ -170,13 +204,15 @@ OpStatus Executor::buildCudaGraph(GraphExec &g) {
     st = execute(*list->Get(i), i, unused, &what);
     streamOverride_ = nullptr;
     NativeHandle node = 0;
-    // Zero-byte copies and memsets are no-ops: they create no node.
-    bool empty = list->Get(i)->cmd_type() == wire::Command::Memset
-                     ? list->Get(i)->cmd_as_Memset()->size() == 0
-                 : list->Get(i)->cmd_type() == wire::Command::MemcpyD2D
-                     ? list->Get(i)->cmd_as_MemcpyD2D()->size() == 0
-                     : false;
-    if (st.ok() && !empty)
+    // Zero-byte copies and memsets are no-ops: they create no node. A GEMM
+    // makes as many as cuBLAS likes; it is never updated in place.
+    wire::Command type = list->Get(i)->cmd_type();
+    bool noNode = type == wire::Command::Memset
+                      ? list->Get(i)->cmd_as_Memset()->size() == 0
+                  : type == wire::Command::MemcpyD2D
+                      ? list->Get(i)->cmd_as_MemcpyD2D()->size() == 0
+                      : type == wire::Command::CublasGemm;
+    if (st.ok() && !noNode)
       st = gd->lastNode(cs, &node);
     if (!st.ok())
       st.detail = "node " + std::to_string(i) + " (" + what + "): " + st.detail;
@@ -248,6 +284,24 @@ OpStatus Executor::graphUpdate(const wire::GraphExecUpdate &c) {
                                         " changes type: the update is "
                                         "incompatible (re-instantiate)");
     changes[i] = nodes->Get(j);
+  }
+  bool gemmChanged = false;
+  for (const CheckedNode &k : checked)
+    gemmChanged = gemmChanged || k.type == wire::Command::CublasGemm;
+  if (g.native && gemmChanged) {
+    // cuBLAS picked a GEMM's kernels when it was captured: capture the whole
+    // graph again with the new nodes; on failure the old one stays.
+    GraphExec next;
+    next.device = g.device;
+    next.store(g.list(), changes);
+    OpStatus st = buildCudaGraph(next);
+    if (!st.ok())
+      return st;
+    ctx_->graphs()->destroy(g.native);
+    g.native = next.native;
+    g.nodes = std::move(next.nodes);
+    g.buffer = std::move(next.buffer);
+    return st;
   }
   if (g.native) {
     GraphDevice *gd = ctx_->graphs();

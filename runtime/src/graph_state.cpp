@@ -11,7 +11,7 @@ bool GraphNode::operator==(const GraphNode &o) const {
          sharedMem == o.sharedMem && cooperative == o.cooperative &&
          programmaticSerialization == o.programmaticSerialization &&
          args == o.args && dst == o.dst && src == o.src && size == o.size &&
-         value == o.value;
+         value == o.value && libraryBytes == o.libraryBytes;
 }
 
 flatbuffers::Offset<wire::CommandEntry>
@@ -34,7 +34,9 @@ GraphNode::serialize(flatbuffers::FlatBufferBuilder &fbb) const {
     cmd = wire::CreateMemcpyD2D(fbb, dst, src, size, 0).Union();
     break;
   default:
-    break; // never built: capture only creates the three kinds above
+    if (library)
+      cmd = library(fbb, 0);
+    break;
   }
   return wire::CreateCommandEntry(fbb, type, cmd);
 }

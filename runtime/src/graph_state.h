@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -22,8 +23,13 @@
 
 namespace rc::rt {
 
+// Serializes a library's command (a cuBLAS GEMM) for the given wire stream.
+using LibraryCommand = std::function<flatbuffers::Offset<void>(
+    flatbuffers::FlatBufferBuilder &, uint64_t wireStream)>;
+
 // One graph node: a Launch, Memset or MemcpyD2D with the fields it carries
-// on the wire (the stream is the graph's, so it is not part of the node).
+// on the wire (the stream is the graph's, so it is not part of the node),
+// or a library command (CublasGemm) kept as its serializer.
 struct GraphNode {
   wire::Command type = wire::Command::NONE;
   uint64_t kernelId = 0; // Launch
@@ -37,6 +43,8 @@ struct GraphNode {
   uint64_t src = 0; // MemcpyD2D
   uint64_t size = 0;
   uint8_t value = 0; // Memset
+  LibraryCommand library; // owns what it serializes
+  std::vector<uint8_t> libraryBytes; // its serialization: node identity
 
   bool operator==(const GraphNode &o) const;
   bool operator!=(const GraphNode &o) const { return !(*this == o); }

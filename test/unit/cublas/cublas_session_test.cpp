@@ -10,6 +10,7 @@
 #include "rc/manifest_file.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
+#include "graph_test_util.h"
 #include "server_test_util.h"
 
 #include <gtest/gtest.h>
@@ -520,6 +521,56 @@ TEST_F(CublasSession, HandlesAndWorkspace) {
   bad.stream = 0x999;
   e = run({cGemm(bad)});
   EXPECT_NE(e.find("unknown stream"), std::string::npos) << e;
+}
+
+// ggml captures its whole compute graph, GEMMs included: a GEMM is a graph
+// node (on a GPU, rc-server lets cuBLAS capture its kernels into the CUDA
+// graph), and an update that changes it takes effect at the next launch.
+TEST_F(CublasSession, GemmIsAGraphNode) {
+  const int m = 8, n = 4, k = 8;
+  auto A = quarters(size_t(k) * m, 10), B = quarters(size_t(k) * n, 11);
+  std::vector<float> C(size_t(m) * n, 0);
+  refGemm(kOpT, kOpN, m, n, k, 1, A.data(), k, B.data(), k, 0, C.data(), m);
+  uint64_t a = upload(A, kR32F), b = upload(B, kR32F);
+  uint64_t c = upload(std::vector<float>(C.size(), NAN), kR32F);
+  ASSERT_EQ(run({cCreate(1)}), "");
+  Gemm g;
+  g.ta = kOpT, g.m = m, g.n = n, g.k = k;
+  g.a = op(a, k, kR32F), g.b = op(b, k, kR32F), g.c = op(c, m, kR32F);
+  uint64_t bytes = C.size() * 4;
+  ASSERT_EQ(run({cGraphInstantiate(7, {cMemset(c, 0xFF, bytes), cGemm(g)})}),
+            "");
+  expectNear(runAndRead({cGraphLaunch(7)}, c, C.size(), kR32F), C);
+  Gemm twice = g;
+  twice.alpha = 2;
+  std::vector<float> C2 = C;
+  for (float &v : C2)
+    v *= 2;
+  ASSERT_EQ(run({cGraphUpdate(7, {1}, {cGemm(twice)})}), "");
+  expectNear(runAndRead({cGraphLaunch(7)}, c, C.size(), kR32F), C2);
+  // A node is checked like the call: C past its allocation is refused and
+  // the graph keeps its nodes.
+  Gemm outside = g;
+  outside.c = op(c + 64, m, kR32F);
+  std::string e = run({cGraphUpdate(7, {1}, {cGemm(outside)})});
+  EXPECT_NE(e.find("node 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("C range"), std::string::npos) << e;
+  expectNear(runAndRead({cGraphLaunch(7)}, c, C.size(), kR32F), C2);
+}
+
+// Pointer arrays are read and checked when the call runs; a graph would use
+// their contents at every launch unchecked, so such a node is refused.
+TEST_F(CublasSession, PointerArrayGemmIsNoGraphNode) {
+  uint64_t p = alloc(4096);
+  ASSERT_EQ(run({cCreate(1)}), "");
+  Gemm g;
+  g.api = wire::CublasGemmApi::GemmBatchedEx;
+  g.m = g.n = g.k = 2;
+  g.a = g.b = g.c = op(p, 2, kR32F);
+  std::string e = run({cGraphInstantiate(8, {cGemm(g)})});
+  EXPECT_NE(e.find("device pointer arrays cannot be a graph node"),
+            std::string::npos)
+      << e;
 }
 
 } // namespace

@@ -383,4 +383,72 @@ TEST_F(GraphRuntimeTest, ServerValidatesNodesAtInstantiate) {
   EXPECT_NE(err.find("node 1"), std::string::npos) << err;
 }
 
+// A cuBLAS GEMM issued on a capturing stream (ggml captures its whole compute
+// graph) becomes a node and runs at every launch; a call the runtime cannot
+// put in a graph is refused and invalidates the capture, as CUDA does.
+TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
+  // C (2x2) = A (2x3) * B (3x2), column-major, on the host test device.
+  const float A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 2, 1, 0, 1};
+  void *a = alloc(sizeof A), *b = alloc(sizeof B), *c = alloc(16);
+  ASSERT_EQ(rt->memcpy(a, A, sizeof A, cudaMemcpyHostToDevice, nullptr, false,
+                       false),
+            cudaSuccess);
+  ASSERT_EQ(rt->memcpy(b, B, sizeof B, cudaMemcpyHostToDevice, nullptr, false,
+                       false),
+            cudaSuccess);
+  ASSERT_EQ(rt->appendCommand(rc::wire::Command::CublasCreate, "cublasCreate_v2",
+                              nullptr,
+                              [](flatbuffers::FlatBufferBuilder &fbb,
+                                 uint64_t) {
+                                return rc::wire::CreateCublasCreate(fbb, 1)
+                                    .Union();
+                              }),
+            cudaSuccess);
+  auto gemm = [&](float alpha) {
+    auto p = [](void *q) { return uint64_t(uintptr_t(q)); };
+    return [=](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
+      float beta = 0;
+      auto al = fbb.CreateVector(reinterpret_cast<const uint8_t *>(&alpha), 4);
+      auto be = fbb.CreateVector(reinterpret_cast<const uint8_t *>(&beta), 4);
+      rc::wire::CublasOperand oa(p(a), 2, 0, 0), ob(p(b), 3, 0, 0),
+          oc(p(c), 2, 0, 0);
+      return rc::wire::CreateCublasGemm(fbb, rc::wire::CublasGemmApi::Sgemm, 1,
+                                        stream, 0, 0, 0, 2, 2, 3, al, be, &oa,
+                                        &ob, &oc, 1, 68, -1)
+          .Union();
+    };
+  };
+  cudaGraph_t g = capture([&] {
+    EXPECT_EQ(rt->memset(c, 0xFF, 16, s, false), cudaSuccess);
+    EXPECT_EQ(rt->appendCommand(rc::wire::Command::CublasGemm, "cublasSgemm",
+                                s, gemm(2), /*graphable=*/true),
+              cudaSuccess);
+  });
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  std::vector<uint8_t> before = read(c, 16);
+  EXPECT_EQ(before, std::vector<uint8_t>(16, 0)) << "capturing runs nothing";
+  cudaGraphExec_t e = nullptr;
+  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
+  ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
+  std::vector<uint8_t> got = read(c, 16);
+  float C[4];
+  std::memcpy(C, got.data(), 16);
+  // 2 * A * B with A = [1 3 5; 2 4 6] and B's columns (1 0 2), (1 0 1).
+  EXPECT_EQ(C[0], 2 * (1 + 5 * 2));
+  EXPECT_EQ(C[1], 2 * (2 + 6 * 2));
+  EXPECT_EQ(C[2], 2 * (1 + 5));
+  EXPECT_EQ(C[3], 2 * (2 + 6));
+
+  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+            cudaSuccess);
+  EXPECT_EQ(rt->appendCommand(rc::wire::Command::CublasGemm, "cublasSgemm", s,
+                              gemm(1)),
+            cudaErrorStreamCaptureUnsupported);
+  cudaGraph_t invalid = nullptr;
+  EXPECT_EQ(rt->streamEndCapture(s, &invalid, false),
+            cudaErrorStreamCaptureInvalidated);
+  EXPECT_EQ(rt->graphExecDestroy(e), cudaSuccess);
+  EXPECT_EQ(rt->graphDestroy(g), cudaSuccess);
+}
+
 } // namespace
