@@ -15,7 +15,8 @@
 #             else the bundle's tiny model only)
 #   ops       test-backend-ops test -b CUDA0, remote and local: every test
 #             that passes locally must pass remotely ($OPS: an -o filter,
-#             default all; $OPS_JOBS processes in parallel, default 1)
+#             default all; $OPS_JOBS processes in parallel, default 1;
+#             OPS_KEEP_LOCAL=1 reuses the local log of an earlier call)
 #   generate  greedy generation (temp 0, $N_PREDICT tokens) remote vs local,
 #             with CUDA graphs on and with GGML_CUDA_DISABLE_GRAPHS=1: the
 #             text must be identical
@@ -167,7 +168,8 @@ step_ops() {
   say "ops: local (nvcc) and remote, $OPS_JOBS process(es) each"
   local runs
   runs="$(op_lists | wc -l)"
-  run_ops "$REF_BIN" local
+  # OPS_KEEP_LOCAL=1: reuse the local log of an earlier call (same machine).
+  [[ "${OPS_KEEP_LOCAL:-0}" == 1 && -s "$WORK/out/ops-local.log" ]] || run_ops "$REF_BIN" local
   start_server || return
   remote run_ops "$LL_BIN" remote
   stop_server
