@@ -16,7 +16,9 @@
 #   ops       test-backend-ops test -b CUDA0, remote and local: every test
 #             that passes locally must pass remotely ($OPS: an -o filter,
 #             default all; $OPS_JOBS processes in parallel, default 1;
-#             OPS_KEEP_LOCAL=1 reuses the local log of an earlier call)
+#             OPS_KEEP_LOCAL=1 reuses the local log of an earlier call;
+#             OPS_LOCAL_ONLY=1 runs only that; OPS_PARTS splits ops by
+#             parameters, see op_parts)
 #   generate  greedy generation (temp 0, $N_PREDICT tokens) remote vs local,
 #             with CUDA graphs on and with GGML_CUDA_DISABLE_GRAPHS=1: the
 #             text must be identical
@@ -150,11 +152,19 @@ op_lists() {
     awk -v n="$OPS_JOBS" '{ i = NR % n; s[i] = s[i] (s[i] ? "," : "") $1 }
                           END { for (i = 0; i < n; i++) if (s[i]) print s[i] }'
 }
+# OPS_PARTS="OP@REGEX ...": one process per part instead, test-backend-ops
+# -o OP -p REGEX (REGEX on the test's parameters; empty: all), to spread one
+# big op (FLASH_ATTN_EXT has 5000 tests) over several processes.
+op_parts() {
+  if [[ -n "${OPS_PARTS:-}" ]]; then (set -f; printf '%s\n' $OPS_PARTS); else op_lists; fi
+}
 run_ops() {
   local lists list i=0 pids=() rc=0 pid
-  mapfile -t lists < <(op_lists)
+  mapfile -t lists < <(op_parts)
   for list in "${lists[@]}"; do
-    local filter=(); [[ -n "$list" ]] && filter=(-o "$list")
+    local filter=() regex="${list#*@}"
+    [[ -n "$list" ]] && filter=(-o "${list%%@*}")
+    [[ "$list" == *@* && -n "$regex" ]] && filter+=(-p "$regex")
     timeout "$TMO" "$1/test-backend-ops" test -b CUDA0 "${filter[@]}" \
       > "$WORK/out/ops-$2.$i.log" 2>&1 &
     pids+=($!); i=$((i + 1))
@@ -167,9 +177,11 @@ run_ops() {
 step_ops() {
   say "ops: local (nvcc) and remote, $OPS_JOBS process(es) each"
   local runs
-  runs="$(op_lists | wc -l)"
+  runs="$(op_parts | wc -l)"
   # OPS_KEEP_LOCAL=1: reuse the local log of an earlier call (same machine).
   [[ "${OPS_KEEP_LOCAL:-0}" == 1 && -s "$WORK/out/ops-local.log" ]] || run_ops "$REF_BIN" local
+  # OPS_LOCAL_ONLY=1: the local half only (it fits after the ref build).
+  [[ "${OPS_LOCAL_ONLY:-0}" == 1 ]] && return
   start_server || return
   remote run_ops "$LL_BIN" remote
   stop_server
