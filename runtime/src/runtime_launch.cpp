@@ -3,6 +3,7 @@
 // Each becomes one Launch command in the batch: no round trip.
 #include "arg_pack.h"
 #include "registry.h"
+#include "rc/kernel_id.h"
 #include "runtime.h"
 #include "unsupported.h"
 
@@ -101,16 +102,25 @@ cudaError_t Runtime::stubToId(const void *stub, uint64_t *id) {
   std::string name;
   if (!Registry::instance().function(stub, &moduleHash, &name)) {
     std::fprintf(stderr,
-                 "remote-clang: cudaLaunchKernel: %p is not a registered "
-                 "kernel stub\n",
+                 "remote-clang: %p is not a registered kernel stub (a kernel "
+                 "launch or attribute query)\n",
                  stub);
     return cudaErrorInvalidDeviceFunction;
   }
   const manifest::Kernel *k = index_.kernelFor(moduleHash, name);
   if (!k) {
+    // A kernel with external linkage that several translation units
+    // instantiate (a header template: CUB's EmptyKernel) is one kernel by
+    // the ODR; the merged manifest keeps it under one module, and the stub
+    // the linker kept may have been registered by another.
+    const manifest::Kernel *same = index_.kernel(rc::symbolId(name, false, ""));
+    if (same && same->name() && same->name()->str() == name)
+      k = same;
+  }
+  if (!k) {
     std::fprintf(stderr,
-                 "remote-clang: cudaLaunchKernel: kernel %s (stub %p) is in "
-                 "no loaded manifest (%zu loaded)\n",
+                 "remote-clang: kernel %s (stub %p) is in no loaded manifest "
+                 "(%zu loaded)\n",
                  name.c_str(), stub, index_.manifestCount());
     return cudaErrorInvalidDeviceFunction;
   }

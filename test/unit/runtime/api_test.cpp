@@ -3,6 +3,7 @@
 #include "fake_server.h"
 #include "global.h"
 #include "rc/fatbin.h"
+#include "rc/kernel_id.h"
 
 #include <gtest/gtest.h>
 
@@ -122,6 +123,54 @@ TEST(RuntimeApi, StubPointerLaunchUsesTheRegistrationTable) {
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("not a registered kernel stub"), std::string::npos);
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidDeviceFunction);
+}
+
+// A header template kernel (CUB's EmptyKernel) is instantiated in several
+// translation units: the merged manifest keeps it under the first module,
+// while the stub the linker kept may be registered by another module. With
+// external linkage it is the same kernel; a static one is not.
+TEST(RuntimeApi, StubOfAKernelSeveralModulesDefineFindsItsOneCopy) {
+  static const uint8_t kept[24] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0,
+                                   8,    0,    0,    0,    0, 0, 0,  0,
+                                   1,    2,    3,    4,    5, 6, 7,  8};
+  static const uint8_t other[24] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0,
+                                    8,    0,    0,    0,    0, 0, 0,  0,
+                                    8,    7,    6,    5,    4, 3, 2,  1};
+  struct Wrapper {
+    int magic, version;
+    const void *data;
+    void *unused;
+  } w1 = {int(0x466243B1), 1, kept, nullptr},
+    w2 = {int(0x466243B1), 1, other, nullptr};
+  __cudaRegisterFatBinary(&w1); // the module whose copy the manifest kept
+  void **h2 = __cudaRegisterFatBinary(&w2);
+  static char sharedStub, staticStub;
+  __cudaRegisterFunction(h2, &sharedStub, nullptr, "_Z6sharedv", -1, nullptr,
+                         nullptr, nullptr, nullptr, nullptr);
+  __cudaRegisterFunction(h2, &staticStub, nullptr, "_ZL6localv", -1, nullptr,
+                         nullptr, nullptr, nullptr, nullptr);
+  const uint64_t sharedId = rc::symbolId("_Z6sharedv", false, "");
+  const uint64_t staticId = rc::symbolId("_ZL6localv", true, "/kept.cu");
+  auto state = std::make_shared<FakeState>();
+  rc::rt::installRuntimeForTest(makeRuntime(
+      state, quietOptions(),
+      makeManifest(rc::fatbinHash(kept, rc::fatbinSize(kept)),
+                   {{sharedId, "_Z6sharedv", "shared()", {}, 0, "k.cu", 1},
+                    {staticId, "_ZL6localv", "local()", {}, 0, "k.cu", 2}})));
+  ASSERT_EQ(cudaLaunchKernel(&sharedStub, dim3(1), dim3(1), nullptr, 0,
+                             nullptr),
+            cudaSuccess);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaLaunchKernel(&staticStub, dim3(1), dim3(1), nullptr, 0,
+                             nullptr),
+            cudaErrorInvalidDeviceFunction);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("kernel _ZL6localv"), std::string::npos) << err;
+  EXPECT_NE(err.find("is in no loaded manifest"), std::string::npos) << err;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::lock_guard<std::mutex> l(state->mu);
+  ASSERT_EQ(state->launches.size(), 1u);
+  EXPECT_EQ(state->launches[0].id, sharedId);
 }
 
 TEST(RuntimeApi, VersionsAndStreamCaptureStatus) {
