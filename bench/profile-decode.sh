@@ -15,12 +15,16 @@
 #   MODELS="1b:q4_0 7b:q4_0"  N=128  REPS=3  TRANSPORTS="shm tcp"
 #   VARIANTS="default spin5000=RC_TRANSPORT_SPIN_US=5000"
 #            (name[=VAR=value,VAR=value], one word each)
+#   P=512    a prompt step instead: llama-bench -p P -n 0, -r 1 then
+#            -r 1+REPS on one rc-server; bench/profile_prefill.py takes the
+#            difference of the server's counters (exactly REPS steps)
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-llama}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 N="${N:-128}"
 REPS="${REPS:-3}"
+P="${P:-0}"
 TRANSPORTS="${TRANSPORTS:-shm tcp}"
 VARIANTS="${VARIANTS:-default spin5000=RC_TRANSPORT_SPIN_US=5000}"
 RESULTS="$WORK/profile"
@@ -58,14 +62,28 @@ for m in $MODELS; do
       tag="${m%%:*}-$t-$name"
       url="shm://rc-prof-$$"; [[ $t == tcp ]] && url="tcp://127.0.0.1:$(( 20000 + RANDOM % 10000 ))"
       start_server "$url" "$RESULTS/metrics-$tag.json" "$envs" || continue
-      env ${envs//,/ } LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_STATS="$RESULTS/stats-$tag.json" \
-        "$LL_BIN/llama-bench" -m "$model" -ngl 99 -p 0 -n "$N" -r "$REPS" -o jsonl \
-        > "$RESULTS/bench-$tag.jsonl" 2> "$RESULTS/bench-$tag.err" ||
-        { echo "profile: $tag failed:"; tail -5 "$RESULTS/bench-$tag.err"; }
+      if [[ "$P" -gt 0 ]]; then
+        for run in short:1 long:$((1 + REPS)); do
+          env ${envs//,/ } LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" \
+            "$LL_BIN/llama-bench" -m "$model" -ngl 99 -p "$P" -n 0 -r "${run#*:}" -o jsonl \
+            > "$RESULTS/bench-$tag-${run%%:*}.jsonl" 2> "$RESULTS/bench-$tag-${run%%:*}.err" &
+          echo $! >> "$RESULTS/prefill-$tag.pids"
+          wait $! || { echo "profile: $tag ${run%%:*} failed:"; tail -5 "$RESULTS/bench-$tag-${run%%:*}.err"; }
+        done
+      else
+        env ${envs//,/ } LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_STATS="$RESULTS/stats-$tag.json" \
+          "$LL_BIN/llama-bench" -m "$model" -ngl 99 -p 0 -n "$N" -r "$REPS" -o jsonl \
+          > "$RESULTS/bench-$tag.jsonl" 2> "$RESULTS/bench-$tag.err" ||
+          { echo "profile: $tag failed:"; tail -5 "$RESULTS/bench-$tag.err"; }
+      fi
       stop_server
     done
   done
 done
-python3 "$REPO/bench/profile_report.py" --dir "$RESULTS"
+if [[ "$P" -gt 0 ]]; then
+  python3 "$REPO/bench/profile_prefill.py" --dir "$RESULTS"
+else
+  python3 "$REPO/bench/profile_report.py" --dir "$RESULTS"
+fi
 OUT_DIR="${OUT:-$REPO/bench/out}"; mkdir -p "$OUT_DIR"
 tar -C "$WORK" -czf "$OUT_DIR/profile.tar.gz" profile
