@@ -17,8 +17,9 @@ import sys
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # "  ADD(type=f32,ne=[10,5,4,3]): OK"; params may hold "): " themselves,
-# so the status is what follows the last "): ".
-LINE = re.compile(r"^  ([A-Z_0-9]+)\((.*)\): (.*)$")
+# so the status is what follows the last "): ". A failed comparison prints
+# its error first: "[SUM] ERR = 0.2 > 0.0000001   SUM(type=f32,...): FAIL".
+LINE = re.compile(r"^(?:  |\[[A-Z_0-9]+\] .*?\s{2,})([A-Z_0-9]+)\((.*)\): (.*)$")
 
 
 def status_of(rest):
