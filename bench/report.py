@@ -7,7 +7,8 @@ markdown table and a chart, and prints the ratios last.
 <date>-<gpu>.json has a top-level "rows" list: model, test (pp512/tg128),
 transport (tcp/shm), local_tps, remote_tps, rpc_tps, ratio (remote/local),
 round_trips_per_token, bytes_up_per_token, and where the stats files have
-them (newer runtimes) batches_per_token, commands_per_token,
+them (newer runtimes) h2d_data_up_per_token (the application's own H2D
+data among the bytes up), batches_per_token, commands_per_token,
 reply_wait_us_per_token and launch_us_per_call (decode, from RC_STATS), plus
 the per-repetition samples. Throughputs are medians over the repetitions.
 Standard library only; the PNG needs matplotlib and is skipped without it.
@@ -36,8 +37,9 @@ def load_samples(path):
     return samples
 
 
-DECODE_KEYS = ("round_trips_per_token", "bytes_up_per_token", "batches_per_token",
-               "commands_per_token", "reply_wait_us_per_token", "launch_us_per_call")
+DECODE_KEYS = ("round_trips_per_token", "bytes_up_per_token", "h2d_data_up_per_token",
+               "batches_per_token", "commands_per_token", "reply_wait_us_per_token",
+               "launch_us_per_call")
 
 
 def decode_traffic(stats_dir, config, model):
@@ -56,6 +58,9 @@ def decode_traffic(stats_dir, config, model):
     return {
         "round_trips_per_token": per("round_trips"),
         "bytes_up_per_token": per("bytes_up"),
+        # Of those, the application's own cudaMemcpy H2D data (the rest is
+        # the protocol).
+        "h2d_data_up_per_token": per("bytes_up_h2d_data"),
         "batches_per_token": per("messages"),
         "commands_per_token": per("commands"),
         "reply_wait_us_per_token": per("reply_wait_ns", 1000.0),
@@ -100,9 +105,9 @@ def markdown(rows, gpu, date):
     out = [f"# llama-bench, remote-clang vs local vs ggml-rpc ({gpu}, {date})", "",
            "Medians of the repetitions, tokens/s; random-weight Q4_0 models.", "",
            "| model | test | transport | local | remote | rpc | remote/local | rpc/local "
-           "| round trips/token | bytes up/token | batches/token | commands/token "
-           "| reply wait us/token | us/launch call |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| round trips/token | bytes up/token | of it H2D data | batches/token "
+           "| commands/token | reply wait us/token | us/launch call |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     fmt = lambda v: "-" if v is None else (f"{v:.3f}" if isinstance(v, float) and v < 10 else str(v))
     for r in rows:
         out.append("| " + " | ".join(fmt(r[k]) for k in (
@@ -159,7 +164,8 @@ def main():
     for r in rows:
         print(f"  {r['model']:>3} {r['test']:<6} {r['transport']:<4} "
               f"remote {r['ratio']}  rpc {r['rpc_ratio']}  "
-              f"round trips/token {r['round_trips_per_token']}  bytes up/token {r['bytes_up_per_token']}  "
+              f"round trips/token {r['round_trips_per_token']}  bytes up/token {r['bytes_up_per_token']}"
+              f" (H2D data {r['h2d_data_up_per_token']})  "
               f"reply wait us/token {r['reply_wait_us_per_token']}  us/launch call {r['launch_us_per_call']}")
 
 

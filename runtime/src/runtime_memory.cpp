@@ -204,6 +204,7 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
           wire::CreateMemcpyH2D(batch_.fbb(), addrOf(dst) + off, data, sid)
               .Union(),
           {call, 0});
+      stats_.bytesUpH2dData += n;
       afterAppendLocked();
     }
     if (async)

@@ -20,6 +20,9 @@ struct TrafficStats {
   uint64_t roundTrips = 0;    // batches whose reply the caller waited for
   uint64_t syncsElided = 0;   // syncs sent as barriers, not waited for
   uint64_t bytesUp = 0;       // client -> server
+  // Of bytesUp: the application's own host-to-device data (cudaMemcpy and
+  // cudaMemcpyAsync H2D, inline in the batch). The rest is the protocol.
+  uint64_t bytesUpH2dData = 0;
   uint64_t bytesDown = 0;     // server -> client
   // Where the client's own time goes (issue 4): blocked until replies came,
   // and inside launch calls (argument packing, batching, sending a full

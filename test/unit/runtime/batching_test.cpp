@@ -91,6 +91,10 @@ TEST(RuntimeBatching, TrafficStatsCountWhatWasSentAndWhoWaited) {
   ASSERT_EQ(rt->malloc(&buf, 4096), cudaSuccess);
   for (int i = 0; i < 3; ++i)
     ASSERT_EQ(launchScale(*rt), cudaSuccess);
+  uint8_t in[100] = {};
+  ASSERT_EQ(rt->memcpy(buf, in, sizeof in, cudaMemcpyHostToDevice, nullptr,
+                       true, false),
+            cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   char out[16];
   ASSERT_EQ(rt->memcpy(out, buf, sizeof out, cudaMemcpyDeviceToHost, nullptr,
@@ -105,6 +109,9 @@ TEST(RuntimeBatching, TrafficStatsCountWhatWasSentAndWhoWaited) {
   EXPECT_EQ(st.roundTripsByCall["cudaDeviceSynchronize"], 1u);
   EXPECT_EQ(st.roundTripsByCall["cudaMemcpy"], 1u);
   EXPECT_GT(st.bytesUp, 3 * 16u);
+  // The application's upload, apart from the protocol around it.
+  EXPECT_EQ(st.bytesUpH2dData, sizeof in);
+  EXPECT_GT(st.bytesUp, st.bytesUpH2dData + 3 * 16u);
   EXPECT_GE(st.bytesDown, sizeof out) << "the read-back travels down";
   // Client time: every launch call counted and timed, every round trip's
   // wait timed (a clock always moves across a call; no duration asserted).
