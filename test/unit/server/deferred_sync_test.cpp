@@ -2,9 +2,7 @@
 // only when a command not ordered behind it on the same stream comes, or a
 // batch the client waits for ends (docs/server.md). The host test device
 // counts the waits and stamps each launch with the count before it.
-#include "rc/server/host_backend.h"
-#include "rc/server/session.h"
-#include "server_test_util.h"
+#include "host_session_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -15,21 +13,13 @@ using namespace rc::server::test;
 
 namespace {
 
-class DeferredSyncTest : public ::testing::Test {
+class DeferredSyncTest : public HostSessionTest {
 protected:
-  void SetUp() override {
-    m = writeTestManifest();
-    std::string err;
-    ASSERT_TRUE(reg.addFile(m.path, &err)) << err;
-    backend = std::make_unique<HostBackend>();
-    ASSERT_TRUE(backend->prepare(reg, &err)) << err;
-    env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend, token});
-  }
   void TearDown() override { unsetenv("RC_SERVER_DEFER_SYNC"); }
 
-  // Opens a session (the setting is read when it starts) and allocates.
+  // Hello (the setting is read then, when the executor starts) and the
+  // buffer and streams the tests use.
   void open() {
-    session = std::make_unique<Session>(*env, 1);
     ASSERT_EQ(send(hello({m.hash})).size(), 1u);
     std::vector<Bytes> r =
         send(batch(1, {cMalloc(256), cStreamCreate(10), cStreamCreate(11)}));
@@ -38,21 +28,10 @@ protected:
     ASSERT_NE(res, nullptr);
     buf = res->addr();
   }
-  std::vector<Bytes> send(const Bytes &msg) {
-    std::vector<Bytes> replies;
-    session->handle(msg.data(), msg.size(), replies);
-    return replies;
-  }
   Cmd launchOn(uint64_t stream) {
     return cLaunch(m.scaleId, scaleArgs(buf, 1), stream);
   }
 
-  TestManifest m;
-  Registry reg;
-  std::string token;
-  std::unique_ptr<HostBackend> backend;
-  std::unique_ptr<SessionEnv> env;
-  std::unique_ptr<Session> session;
   uint64_t buf = 0;
 };
 

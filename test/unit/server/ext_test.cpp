@@ -2,10 +2,8 @@
 // kernel attributes in HelloReply, FuncSetAttribute, cooperative / PDL
 // launch flags, and driver VMM (reserve, create, map, set access, unmap,
 // release, free) with its validation rules.
-#include "rc/server/host_backend.h"
-#include "rc/server/session.h"
 #include "ext_commands.h"
-#include "server_test_util.h"
+#include "host_session_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -19,23 +17,8 @@ namespace {
 
 constexpr uint64_t kMiB2 = 2 << 20;
 
-class ExtTest : public ::testing::Test {
+class ExtTest : public HostSessionTest {
 protected:
-  void SetUp() override {
-    m = writeTestManifest();
-    std::string err;
-    ASSERT_TRUE(reg.addFile(m.path, &err)) << err;
-    backend = std::make_unique<HostBackend>();
-    ASSERT_TRUE(backend->prepare(reg, &err)) << err;
-    env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend, ""});
-    session = std::make_unique<Session>(*env, 9);
-  }
-  Bytes send1(const Bytes &msg) {
-    std::vector<Bytes> replies;
-    session->handle(msg.data(), msg.size(), replies);
-    EXPECT_EQ(replies.size(), 1u);
-    return replies.empty() ? Bytes() : replies[0];
-  }
   // Runs a batch that must succeed; returns its reply.
   Bytes ok(const std::vector<Cmd> &cmds) {
     Bytes r = send1(batch(++seq, cmds));
@@ -65,11 +48,6 @@ protected:
     return res ? res->addr() : 0;
   }
 
-  TestManifest m;
-  Registry reg;
-  std::unique_ptr<HostBackend> backend;
-  std::unique_ptr<SessionEnv> env;
-  std::unique_ptr<Session> session;
   uint64_t seq = 0;
 };
 

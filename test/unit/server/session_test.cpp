@@ -1,9 +1,7 @@
 // Session-level behavior on the host test device: handshake, replay,
 // results, and validation of every command (each failure names the command
 // index and the operation).
-#include "rc/server/host_backend.h"
-#include "rc/server/session.h"
-#include "server_test_util.h"
+#include "host_session_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -14,32 +12,8 @@ using namespace rc::server::test;
 
 namespace {
 
-class SessionTest : public ::testing::Test {
+class SessionTest : public HostSessionTest {
 protected:
-  virtual int testDevices() const { return 1; }
-  void SetUp() override {
-    m = writeTestManifest();
-    std::string err;
-    ASSERT_TRUE(reg.addFile(m.path, &err)) << err;
-    backend = std::make_unique<HostBackend>(testDevices());
-    ASSERT_TRUE(backend->prepare(reg, &err)) << err;
-    env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend, token});
-    session = std::make_unique<Session>(*env, 7);
-  }
-
-  std::vector<Bytes> send(const Bytes &msg, Session::Next *next = nullptr) {
-    std::vector<Bytes> replies;
-    Session::Next n = session->handle(msg.data(), msg.size(), replies);
-    if (next)
-      *next = n;
-    return replies;
-  }
-  // Sends and expects exactly one reply.
-  Bytes send1(const Bytes &msg) {
-    std::vector<Bytes> r = send(msg);
-    EXPECT_EQ(r.size(), 1u);
-    return r.empty() ? Bytes() : r[0];
-  }
   void open() {
     Bytes r = send1(hello({m.hash}));
     const wire::HelloReply *hr = asHelloReply(r);
@@ -69,13 +43,6 @@ protected:
     EXPECT_EQ(e->code(), code);
     return e->message() ? e->message()->str() : "";
   }
-
-  TestManifest m;
-  Registry reg;
-  std::string token;
-  std::unique_ptr<HostBackend> backend;
-  std::unique_ptr<SessionEnv> env;
-  std::unique_ptr<Session> session;
 };
 
 TEST_F(SessionTest, HelloListsTheTestDevice) {

@@ -1,0 +1,56 @@
+// One session on the host test device, in process, with no transport: the
+// manifest, registry, backend and environment every session-level test
+// starts from, and the calls that hand the session a message.
+#ifndef RC_SERVER_HOST_SESSION_FIXTURE_H
+#define RC_SERVER_HOST_SESSION_FIXTURE_H
+
+#include "rc/server/host_backend.h"
+#include "rc/server/session.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rc::server::test {
+
+class HostSessionTest : public ::testing::Test {
+protected:
+  virtual int testDevices() const { return 1; }
+  void SetUp() override {
+    m = writeTestManifest();
+    std::string err;
+    ASSERT_TRUE(reg.addFile(m.path, &err)) << err;
+    backend = std::make_unique<HostBackend>(testDevices());
+    ASSERT_TRUE(backend->prepare(reg, &err)) << err;
+    env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend, token});
+    session = std::make_unique<Session>(*env, 7);
+  }
+
+  std::vector<Bytes> send(const Bytes &msg, Session::Next *next = nullptr) {
+    std::vector<Bytes> replies;
+    Session::Next n = session->handle(msg.data(), msg.size(), replies);
+    if (next)
+      *next = n;
+    return replies;
+  }
+  // Sends and expects exactly one reply.
+  Bytes send1(const Bytes &msg) {
+    std::vector<Bytes> r = send(msg);
+    EXPECT_EQ(r.size(), 1u);
+    return r.empty() ? Bytes() : r[0];
+  }
+
+  TestManifest m;
+  Registry reg;
+  std::string token;
+  std::unique_ptr<HostBackend> backend;
+  std::unique_ptr<SessionEnv> env;
+  std::unique_ptr<Session> session;
+};
+
+} // namespace rc::server::test
+
+#endif
