@@ -12,10 +12,9 @@ Printed per step: its wall time (llama-bench), the server's replay time
 split by command type, and what is left for the client and the link.
 """
 import argparse
-import glob
 import json
-import os
-import re
+
+from profile_report import analyse_runs
 
 
 def bench_rows(path):
@@ -71,18 +70,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     args = ap.parse_args()
-    out = {}
-    for p in sorted(glob.glob(os.path.join(args.dir, "prefill-*.pids"))):
-        tag = re.sub(r"^prefill-|\.pids$", "", os.path.basename(p))
-        d = {"pids": p, "metrics": os.path.join(args.dir, f"metrics-{tag}.json"),
-             "short": os.path.join(args.dir, f"bench-{tag}-short.jsonl"),
-             "long": os.path.join(args.dir, f"bench-{tag}-long.jsonl")}
-        if all(os.path.exists(f) for f in d.values()):
-            row = analyse(tag, d)
-            if row:
-                out[tag] = row
-    with open(os.path.join(args.dir, "prefill.json"), "w") as f:
-        json.dump(out, f, indent=1)
+    analyse_runs(args.dir, "prefill-", ".pids",
+                 {"pids": "prefill-{tag}.pids", "metrics": "metrics-{tag}.json",
+                  "short": "bench-{tag}-short.jsonl", "long": "bench-{tag}-long.jsonl"},
+                 analyse, "prefill.json")
 
 
 if __name__ == "__main__":

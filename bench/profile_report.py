@@ -20,7 +20,6 @@ import argparse
 import glob
 import json
 import os
-import re
 import statistics
 
 
@@ -84,21 +83,30 @@ def analyse(tag, files):
     return row
 
 
+def analyse_runs(directory, prefix, suffix, names, analyse_one, out_name):
+    """Every run in `directory`: one per file `<prefix><tag><suffix>`; names
+    maps a file role to its name pattern ("{tag}" filled in). Runs missing
+    a file are skipped; the rows go to `out_name` as JSON."""
+    out = {}
+    for p in sorted(glob.glob(os.path.join(directory, f"{prefix}*{suffix}"))):
+        tag = os.path.basename(p)[len(prefix):-len(suffix)]
+        files = {role: os.path.join(directory, name.format(tag=tag)) for role, name in names.items()}
+        if all(os.path.exists(f) for f in files.values()):
+            row = analyse_one(tag, files)
+            if row:
+                out[tag] = row
+    with open(os.path.join(directory, out_name), "w") as f:
+        json.dump(out, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     args = ap.parse_args()
-    out = {}
-    for p in sorted(glob.glob(os.path.join(args.dir, "stats-*.json"))):
-        tag = re.sub(r"^stats-|\.json$", "", os.path.basename(p))
-        files = {"stats": p, "metrics": os.path.join(args.dir, f"metrics-{tag}.json"),
-                 "bench": os.path.join(args.dir, f"bench-{tag}.jsonl")}
-        if all(os.path.exists(f) for f in files.values()):
-            row = analyse(tag, files)
-            if row:
-                out[tag] = row
-    with open(os.path.join(args.dir, "profile.json"), "w") as f:
-        json.dump(out, f, indent=1)
+    analyse_runs(args.dir, "stats-", ".json",
+                 {"stats": "stats-{tag}.json", "metrics": "metrics-{tag}.json",
+                  "bench": "bench-{tag}.jsonl"},
+                 analyse, "profile.json")
 
 
 if __name__ == "__main__":
