@@ -76,10 +76,7 @@ TEST(Cli, ServesAClientAndStopsOnSigterm) {
     std::string err;
     auto c = rc::transport::connect(url, 5000, &err);
     ASSERT_NE(c, nullptr) << err;
-    Bytes h = hello({m.hash});
-    ASSERT_EQ(c->send(h.data(), h.size()), rc::transport::Status::Ok);
-    Bytes reply;
-    ASSERT_EQ(c->recv(reply, 5000), rc::transport::Status::Ok);
+    Bytes reply = roundTrip(*c, hello({m.hash}), 5000);
     ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
     Bytes b = batch(1, {cMalloc(64), cGoodbye()}, false);
     ASSERT_EQ(c->send(b.data(), b.size()), rc::transport::Status::Ok);
@@ -113,10 +110,8 @@ TEST(Cli, MetricsFileListsAClientsSession) {
     std::string err;
     auto c = rc::transport::connect(url, 5000, &err);
     ASSERT_NE(c, nullptr) << err;
-    Bytes h = hello({m.hash});
-    ASSERT_EQ(c->send(h.data(), h.size()), rc::transport::Status::Ok);
-    Bytes reply;
-    ASSERT_EQ(c->recv(reply, 5000), rc::transport::Status::Ok);
+    Bytes reply = roundTrip(*c, hello({m.hash}), 5000);
+    ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
     Bytes b = batch(1, {cMalloc(64), cMalloc(64), cGoodbye()}, false);
     ASSERT_EQ(c->send(b.data(), b.size()), rc::transport::Status::Ok);
     EXPECT_TRUE(server.waitFor("closed: 1 batches, 3 commands", 10000))
