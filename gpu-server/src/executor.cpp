@@ -452,7 +452,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (!deferSyncs_)
       return syncResult(ctx_->streamSynchronize(s));
     // run() has already waited for an earlier one on another stream.
-    deferredSync_ = DeferredSync{handle, s, bound_, batchSeq_, batchIndex_};
+    deferredSync_ = DeferredSync{handle, s, bound_, batchSeq_, index};
     hasDeferredSync_ = true;
     return st;
   }
@@ -735,7 +735,6 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
       }
       CommandTimer timer(metrics_, c ? c->cmd_type() : wire::Command::NONE);
       std::string what;
-      batchIndex_ = index;
       OpStatus st = c ? execute(*c, index, results, &what)
                       : fail(kErrInvalidValue, "null command entry");
       ++commands_;

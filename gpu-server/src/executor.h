@@ -79,8 +79,7 @@ private:
   bool deferSyncs_ = true;
   bool hasDeferredSync_ = false;
   DeferredSync deferredSync_;
-  uint64_t batchSeq_ = 0;   // of the batch being run
-  uint32_t batchIndex_ = 0; // of the command being run
+  uint64_t batchSeq_ = 0; // of the batch being run
 
   // Copies `size` device bytes into a new vector of the reply builder.
   OpStatus readBack(uint64_t src, uint64_t size, NativeHandle stream,
@@ -200,7 +199,7 @@ private:
   std::function<OpStatus(const KernelInfo &, const LaunchConfig &,
                          const uint8_t *)>
       launchSink_;
-  bool gemmCheckOnly_ = false; // while set, a valid GEMM is not performed
+  bool gemmCheckOnly_ = false;     // while set, a valid GEMM is not performed
   std::vector<uint8_t> argBuffer_; // 16-byte aligned copy of launch args
   std::string lastLaunch_;
   uint64_t replyBytes_ = 0; // payload bytes of the batch being run
