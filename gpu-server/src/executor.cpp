@@ -674,16 +674,13 @@ bool Executor::orderedBehind(const DeferredSync &d,
   return stream == d.stream;
 }
 
-OpStatus Executor::flushDeferredSync(DeferredSync *failed) {
+OpStatus Executor::flushDeferredSync() {
   if (!hasDeferredSync_)
     return OpStatus::success();
-  hasDeferredSync_ = false;
-  const DeferredSync &d = deferredSync_;
-  OpStatus st = bind(d.device);
+  hasDeferredSync_ = false; // deferredSync_ still says where it came from
+  OpStatus st = bind(deferredSync_.device);
   if (st.ok())
-    st = syncResult(ctx_->streamSynchronize(d.native));
-  if (!st.ok())
-    *failed = d;
+    st = syncResult(ctx_->streamSynchronize(deferredSync_.native));
   return st;
 }
 
@@ -693,24 +690,29 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
   replyBytes_ = 0;
   reply_ = &reply;
   batchSeq_ = batch.seq();
-  auto report = [&](uint32_t i, int code, const std::string &message) {
-    error->seq = batch.seq();
+  auto report = [&](uint64_t seq, uint32_t i, int code,
+                    const std::string &message) {
+    error->seq = seq;
     error->index = i;
     error->code = code;
     error->message = message;
     return false;
   };
-  // A deferred sync that failed: reported where the sync was issued, which
-  // may be an earlier batch (one sent without waiting for a reply).
-  auto reportSync = [&](const DeferredSync &d, const OpStatus &st) {
-    std::string message = "cudaStreamSynchronize: " + st.detail;
+  // A command that failed, named by `what`; a sticky error poisons the
+  // session. A deferred sync is reported where it was issued, which may be
+  // an earlier batch (one sent without waiting for a reply).
+  auto failed = [&](uint64_t seq, uint32_t i, const std::string &what,
+                    const OpStatus &st) {
+    std::string message = what + ": " + st.detail;
     if (isStickyError(st.code)) {
       sticky_ = st.code;
       stickyMessage_ = message;
     }
-    report(d.index, st.code, message);
-    error->seq = d.seq;
-    return false;
+    return report(seq, i, st.code, message);
+  };
+  auto syncFailed = [&](const OpStatus &st) {
+    return failed(deferredSync_.seq, deferredSync_.index,
+                  "cudaStreamSynchronize", st);
   };
   const auto *cmds = batch.commands();
   if (sticky_) {
@@ -720,33 +722,25 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
       for (const wire::CommandEntry *c : *cmds)
         if (c && c->cmd_type() == wire::Command::Goodbye)
           goodbye_ = true;
-    return report(0, sticky_,
+    return report(batch.seq(), 0, sticky_,
                   "the session's context is unusable after an earlier "
                   "error: " +
                       stickyMessage_);
   }
-  DeferredSync failedSync;
   if (cmds)
     for (const wire::CommandEntry *c : *cmds) {
       if (hasDeferredSync_ && !(c && orderedBehind(deferredSync_, *c))) {
-        OpStatus st = flushDeferredSync(&failedSync);
+        OpStatus st = flushDeferredSync();
         if (!st.ok())
-          return reportSync(failedSync, st);
+          return syncFailed(st);
       }
       CommandTimer timer(metrics_, c ? c->cmd_type() : wire::Command::NONE);
       std::string what;
       OpStatus st = c ? execute(*c, index, results, &what)
                       : fail(kErrInvalidValue, "null command entry");
       ++commands_;
-      if (!st.ok()) {
-        std::string message =
-            (what.empty() ? "command" : what) + ": " + st.detail;
-        if (isStickyError(st.code)) {
-          sticky_ = st.code;
-          stickyMessage_ = message;
-        }
-        return report(index, st.code, message);
-      }
+      if (!st.ok())
+        return failed(batch.seq(), index, what.empty() ? "command" : what, st);
       ++index;
       if (goodbye_)
         break;
@@ -754,9 +748,9 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
   // The client waits for this batch (a real sync, a read-back): everything
   // it synchronized must be done, and its errors known, when the reply goes.
   if (batch.reply_wanted() || goodbye_) {
-    OpStatus st = flushDeferredSync(&failedSync);
+    OpStatus st = flushDeferredSync();
     if (!st.ok())
-      return reportSync(failedSync, st);
+      return syncFailed(st);
   }
   return true;
 }

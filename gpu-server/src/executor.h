@@ -74,8 +74,9 @@ private:
     uint32_t index = 0;
   };
   bool orderedBehind(const DeferredSync &d, const wire::CommandEntry &c) const;
-  // Waits for the deferred sync, if any; *failed gets its position on error.
-  OpStatus flushDeferredSync(DeferredSync *failed);
+  // Waits for the deferred sync, if any (deferredSync_ keeps its position
+  // for an error report).
+  OpStatus flushDeferredSync();
   bool deferSyncs_ = true;
   bool hasDeferredSync_ = false;
   DeferredSync deferredSync_;
