@@ -507,6 +507,12 @@ Status FabricConnection::send(const void *data, size_t size) {
     inFlight.push_back(slot);
     off += len;
   }
+  return waitSlotsDone(inFlight, errorsBefore, "send");
+}
+
+Status FabricConnection::waitSlotsDone(const std::vector<SendSlot *> &inFlight,
+                                       uint64_t errorsBefore,
+                                       const char *what) {
   auto idleSince = Clock::now();
   for (;;) {
     bool busy = false;
@@ -517,12 +523,57 @@ Status FabricConnection::send(const void *data, size_t size) {
     if (pump() > 0)
       idleSince = Clock::now();
     if (gone_)
-      return failSend("send: " + goneReason_);
+      return failSend(std::string(what) + ": " + goneReason_);
     idleWait(idleSince);
   }
   if (ep_->sendErrors() != errorsBefore)
-    return failSend("send to " + peerDesc_ + " failed: " + ep_->lastCqError());
+    return failSend(std::string(what) + " to " + peerDesc_ +
+                    " failed: " + ep_->lastCqError());
   return Status::Ok;
+}
+
+bool FabricConnection::exposeForWrite(void *buf, size_t size,
+                                      RemoteRegion *out) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!connected_ || gone_ || !buf || size == 0)
+    return false;
+  long rc = ep_->exposeForWrite(buf, size, &out->addr, &out->key);
+  if (rc)
+    lastError_ = fiError("fi_mr_reg", rc);
+  return rc == 0;
+}
+
+Status FabricConnection::writeRemote(const void *data, size_t size,
+                                     const RemoteRegion &dst) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!connected_)
+    return failSend("write on a connection that is not connected");
+  if (!ep_->rmaCapable())
+    return failSend("write to " + peerDesc_ + ": the provider offers no RMA");
+  if (gone_)
+    return failSend("write: " + goneReason_);
+  lastSent_ = Clock::now();
+  const auto *bytes = static_cast<const uint8_t *>(data);
+  uint64_t errorsBefore = ep_->sendErrors();
+  std::vector<SendSlot *> inFlight;
+  // Pieces of one fragment's size: within every provider's RMA limit.
+  for (uint64_t off = 0; off < size;) {
+    size_t len =
+        static_cast<size_t>(std::min<uint64_t>(kFragmentPayload, size - off));
+    SendSlot *slot = waitFreeSlot();
+    if (!slot)
+      return failSend("write: " + goneReason_);
+    long rc = postWithRetry([&] {
+      return ep_->write(peer_, slot, bytes + off, len, dst.addr + off, dst.key);
+    });
+    if (rc)
+      return failSend(gone_ ? "write: " + goneReason_
+                            : "write to " + peerDesc_ + ": " +
+                                  fiError("fi_write", rc));
+    inFlight.push_back(slot);
+    off += len;
+  }
+  return waitSlotsDone(inFlight, errorsBefore, "write");
 }
 
 Status FabricConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {

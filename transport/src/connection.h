@@ -46,6 +46,9 @@ public:
   bool peerAlive() override;
   std::string peerDescription() const override;
   std::string lastError() const override;
+  bool exposeForWrite(void *buf, size_t size, RemoteRegion *out) override;
+  Status writeRemote(const void *data, size_t size,
+                     const RemoteRegion &dst) override;
 
   // Called by the keep-alive thread: does a progress pass if the owner is
   // not inside a call right now (it then does the same work itself).
@@ -61,6 +64,10 @@ private:
   // Posts one frame, retrying -FI_EAGAIN while progressing. 0 or neg errno.
   long postWithRetry(const std::function<long()> &post);
   SendSlot *waitFreeSlot();
+  // Waits until every slot in `inFlight` completed; Ok unless the peer went
+  // away or a completion reported an error (`what` names the operation).
+  Status waitSlotsDone(const std::vector<SendSlot *> &inFlight,
+                       uint64_t errorsBefore, const char *what);
   void idleWait(Clock::time_point idleSince);
   void describePeer(const Hello &h);
   bool usePeer(const Hello &peer, std::string *error);

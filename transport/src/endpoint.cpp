@@ -4,6 +4,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,9 @@ namespace rc::transport::detail {
 
 namespace {
 constexpr size_t kSendSlots = 32;
+// Registrations kept for remote writes (a decode loop reads back into the
+// same one or two buffers; more only cost registration calls).
+constexpr size_t kExposedMax = 16;
 constexpr int kFiVersion = FI_VERSION(1, 17);
 
 // Provider tuning, applied once before libfabric reads its parameters and
@@ -134,6 +138,10 @@ bool Endpoint::setup(Provider provider, const std::string &node,
     return fail(fiError("fi_getname", rc));
   address_.resize(len);
   injectSize_ = info_->tx_attr->inject_size;
+  rma_ = (info_->caps & FI_RMA) != 0;
+  // Without FI_MR_VIRT_ADDR (tcp) a remote address is an offset into the
+  // registration; with it (shm), the virtual address itself.
+  virtAddr_ = (info_->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
   iovLimit_ = info_->tx_attr->iov_limit;
 
   recv_.resize(recvSlots);
@@ -161,6 +169,8 @@ Endpoint::~Endpoint() {
   // completion can still target our buffers.
   if (ep_)
     fi_close(&ep_->fid);
+  for (Exposed &e : exposed_) // before the domain, which refuses to close
+    fi_close(&e.mr->fid);     // while registrations exist
   if (av_)
     fi_close(&av_->fid);
   if (cq_)
@@ -295,6 +305,50 @@ long Endpoint::sendCopy(fi_addr_t dest, SendSlot *slot, size_t len) {
 long Endpoint::sendIov(fi_addr_t dest, SendSlot *slot, const struct iovec *iov,
                        size_t count) {
   long rc = fi_sendv(ep_, iov, nullptr, count, dest, &slot->ctx.fi);
+  if (rc == 0) {
+    slot->busy = true;
+    slot->error = 0;
+  }
+  return rc;
+}
+
+long Endpoint::exposeForWrite(void *buf, size_t len, uint64_t *addr,
+                              uint64_t *key) {
+  if (!rma_)
+    return -FI_ENOSYS;
+  auto begin = reinterpret_cast<uintptr_t>(buf), end = begin + len;
+  for (size_t i = 0; i < exposed_.size(); ++i)
+    if (exposed_[i].begin <= begin && end <= exposed_[i].end) {
+      Exposed hit = exposed_[i]; // most recently used goes last
+      exposed_.erase(exposed_.begin() + long(i));
+      exposed_.push_back(hit);
+      *addr = virtAddr_ ? begin : begin - hit.begin;
+      *key = hit.key;
+      return 0;
+    }
+  // Whole pages: a buffer that moves a little within them still hits.
+  const uintptr_t page = 4096;
+  uintptr_t first = begin & ~(page - 1), last = (end + page - 1) & ~(page - 1);
+  fid_mr *mr = nullptr;
+  // Providers that choose keys ignore the requested one; the others (shm)
+  // need it unique within the domain.
+  long rc = fi_mr_reg(domain_, reinterpret_cast<void *>(first), last - first,
+                      FI_REMOTE_WRITE, 0, ++lastRequestedKey_, 0, &mr, nullptr);
+  if (rc)
+    return rc;
+  if (exposed_.size() >= kExposedMax) {
+    fi_close(&exposed_.front().mr->fid);
+    exposed_.erase(exposed_.begin());
+  }
+  exposed_.push_back({first, last, mr, fi_mr_key(mr)});
+  *addr = virtAddr_ ? begin : begin - first;
+  *key = exposed_.back().key;
+  return 0;
+}
+
+long Endpoint::write(fi_addr_t dest, SendSlot *slot, const void *buf,
+                     size_t len, uint64_t addr, uint64_t key) {
+  long rc = fi_write(ep_, buf, len, nullptr, dest, addr, key, &slot->ctx.fi);
   if (rc == 0) {
     slot->busy = true;
     slot->error = 0;

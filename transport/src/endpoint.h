@@ -23,6 +23,7 @@ struct fid_domain;
 struct fid_av;
 struct fid_cq;
 struct fid_ep;
+struct fid_mr;
 
 namespace rc::transport::detail {
 
@@ -92,6 +93,17 @@ public:
   size_t iovLimit() const { return iovLimit_; }
   bool anySendBusy() const;
 
+  // RMA. rmaCapable: the provider granted FI_RMA.
+  bool rmaCapable() const { return rma_; }
+  // Registers memory for remote writes by the peer, reusing a cached
+  // registration that covers it: 0 with the address and key the peer
+  // writes to, or a negative fi errno.
+  long exposeForWrite(void *buf, size_t len, uint64_t *addr, uint64_t *key);
+  // fi_write of buf[0..len) to the peer's registered memory at addr/key,
+  // tracked by the slot like a send.
+  long write(fi_addr_t dest, SendSlot *slot, const void *buf, size_t len,
+             uint64_t addr, uint64_t key);
+
   const std::string &lastCqError() const { return lastCqError_; }
   int lastCqErrno() const { return lastCqErrno_; }
   // How many send operations ended in an error completion so far.
@@ -127,6 +139,19 @@ private:
   std::vector<RecvSlot> recv_;
   std::vector<uint32_t> repost_; // slots whose fi_recv hit -FI_EAGAIN
   std::vector<SendSlot> send_;
+  // Registrations for remote writes, least recently used first. tcp and shm
+  // write by virtual address and pin nothing, so an entry outliving the
+  // application's buffer is harmless: the peer only writes where this side
+  // asks it to, into memory the application owns at that moment.
+  struct Exposed {
+    uintptr_t begin, end;
+    fid_mr *mr;
+    uint64_t key;
+  };
+  std::vector<Exposed> exposed_;
+  bool rma_ = false;
+  bool virtAddr_ = false;
+  uint64_t lastRequestedKey_ = 0;
   std::string lastCqError_;
   int lastCqErrno_ = 0;
   uint64_t sendErrors_ = 0;

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -131,6 +132,59 @@ TEST_P(TransportTest, RoundTripsOfManySizesWithContent) {
         << "size " << size << ": " << c->lastError();
     ASSERT_EQ(got.size(), size);
     EXPECT_TRUE(got == sent) << "content differs for size " << size;
+  }
+  c.reset();
+  server.join();
+}
+
+// RMA: the client exposes a buffer, the server writes into it and then sends
+// a message; once the message is there, so are the bytes (the read-back
+// path of large D2H copies).
+TEST_P(TransportTest, PeerWritesIntoExposedMemoryBeforeItsNextMessage) {
+  struct Ask {
+    RemoteRegion region;
+    uint64_t size;
+    uint32_t seed;
+  };
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c) << listener_->lastError();
+    std::vector<uint8_t> m;
+    for (;;) {
+      Status st = c->recv(m, 10000);
+      if (st != Status::Ok || m.size() != sizeof(Ask))
+        return;
+      Ask ask;
+      std::memcpy(&ask, m.data(), sizeof ask);
+      auto data = pattern(ask.size, ask.seed);
+      uint8_t ok =
+          c->writeRemote(data.data(), data.size(), ask.region) == Status::Ok;
+      ASSERT_EQ(c->send(&ok, 1), Status::Ok);
+    }
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  // One byte, within a fragment, across fragment boundaries.
+  uint32_t seed = 1;
+  for (size_t size : {size_t(1), size_t(513 * 1024), size_t((3 << 20) + 5)}) {
+    std::vector<uint8_t> buf(size + 16, 0xee);
+    Ask ask{{}, size, ++seed};
+    ASSERT_TRUE(c->exposeForWrite(buf.data() + 8, size, &ask.region))
+        << c->lastError();
+    RemoteRegion again;
+    ASSERT_TRUE(c->exposeForWrite(buf.data() + 8, size, &again));
+    EXPECT_EQ(again.key, ask.region.key) << "registration not reused";
+    ASSERT_EQ(c->send(&ask, sizeof ask), Status::Ok) << c->lastError();
+    std::vector<uint8_t> reply;
+    ASSERT_EQ(c->recv(reply, 10000), Status::Ok) << c->lastError();
+    ASSERT_EQ(reply, std::vector<uint8_t>{1}) << "server's write failed";
+    auto want = pattern(size, seed);
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), buf.begin() + 8))
+        << size << " bytes written by the peer differ";
+    // Nothing outside the region was touched.
+    for (size_t i : {size_t(0), size_t(7), size + 8, size + 15})
+      EXPECT_EQ(buf[i], 0xee) << "byte " << i << " outside the region";
   }
   c.reset();
   server.join();

@@ -19,6 +19,15 @@ namespace rc::transport {
 
 enum class Status { Ok, Timeout, Closed, Error };
 
+// Memory of one side that the other side may write into directly (RMA): the
+// address and key the writer needs. Large read-backs use it so that their
+// bytes go from the server's staging memory straight into the client's
+// destination, instead of through a reply message and two more copies.
+struct RemoteRegion {
+  uint64_t addr = 0;
+  uint64_t key = 0;
+};
+
 const char *statusName(Status s);
 
 class Connection {
@@ -34,6 +43,22 @@ public:
   virtual std::string peerDescription() const = 0;
   // Why the last non-Ok status happened, for error messages.
   virtual std::string lastError() const = 0;
+
+  // RMA, for bulk data. exposeForWrite lets the peer write [buf, buf+size)
+  // of this process (registrations are cached); false when this connection
+  // cannot (no RMA in the provider, registration refused): use messages.
+  virtual bool exposeForWrite(void *buf, size_t size, RemoteRegion *out) {
+    (void)buf, (void)size, (void)out;
+    return false;
+  }
+  // Writes `size` bytes into the peer's memory at `dst` (which the peer
+  // exposed); returns once `data` may be reused. A message sent after it
+  // arrives after the bytes.
+  virtual Status writeRemote(const void *data, size_t size,
+                             const RemoteRegion &dst) {
+    (void)data, (void)size, (void)dst;
+    return Status::Error;
+  }
 };
 
 class Listener {
