@@ -14,6 +14,16 @@ OpStatus unsupported(const char *what) {
 }
 } // namespace
 
+OpStatus DeviceContext::readD2H(uint64_t src, uint64_t size,
+                                NativeHandle stream,
+                                const ChunkConsumer &consume) {
+  std::vector<uint8_t> bytes(size);
+  OpStatus st = copyD2H(bytes.data(), src, size, stream);
+  if (st.ok())
+    consume(bytes.data(), 0, size);
+  return st;
+}
+
 OpStatus DeviceContext::setKernelAttribute(const KernelInfo &, int, int) {
   return unsupported("cudaFuncSetAttribute");
 }

@@ -53,6 +53,8 @@ public:
                    NativeHandle s) override;
   OpStatus copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
                    NativeHandle s) override;
+  OpStatus readD2H(uint64_t src, uint64_t size, NativeHandle s,
+                   const ChunkConsumer &consume) override;
   OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                    NativeHandle s) override;
   OpStatus copyPeer(uint64_t dst, DeviceContext &dstCtx, uint64_t src,
@@ -451,6 +453,14 @@ OpStatus CudaContext::copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
 
 OpStatus CudaContext::copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
                               NativeHandle s) {
+  return readD2H(src, size, s,
+                 [dst](const uint8_t *data, uint64_t offset, uint64_t n) {
+                   std::memcpy(dst + offset, data, n);
+                 });
+}
+
+OpStatus CudaContext::readD2H(uint64_t src, uint64_t size, NativeHandle s,
+                              const ChunkConsumer &consume) {
   for (uint64_t done = 0; done < size;) {
     uint64_t n = std::min<uint64_t>(size - done, kStagingSlotBytes);
     Slot *slot = nullptr;
@@ -464,7 +474,7 @@ OpStatus CudaContext::copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
       st = check(drv().cuEventSynchronize(slot->done));
     if (!st.ok())
       return st;
-    std::memcpy(dst + done, slot->host, n);
+    consume(static_cast<const uint8_t *>(slot->host), done, n);
     done += n;
   }
   return OpStatus::success();

@@ -397,7 +397,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (!(st = bindStream(c.stream(), &s)).ok() ||
         (c.size() && !(st = checkRange("source", c.src(), c.size())).ok()))
       return st;
-    st = readBack(c.src(), c.size(), s, r);
+    st = c.rma() ? readBackRemote(c, s, r) : readBack(c.src(), c.size(), s, r);
     if (st.ok())
       results.push_back(std::move(r));
     return st;
@@ -637,6 +637,27 @@ OpStatus Executor::readBack(uint64_t src, uint64_t size, NativeHandle stream,
   uint8_t *dst = nullptr;
   r.payload = reply_->CreateUninitializedVector<uint8_t>(size, &dst);
   return syncResult(ctx_->copyD2H(dst, src, size, stream));
+}
+
+OpStatus Executor::readBackRemote(const wire::MemcpyD2H &c, NativeHandle stream,
+                                  ResultData &r) {
+  if (!remoteWriter_ || c.size() == 0)
+    return readBack(c.src(), c.size(), stream, r);
+  bool written = true;
+  OpStatus st = ctx_->readD2H(
+      c.src(), c.size(), stream,
+      [&](const uint8_t *data, uint64_t offset, uint64_t n) {
+        written = written &&
+                  remoteWriter_(data, n, c.rma_addr() + offset, c.rma_key());
+      });
+  if (!st.ok())
+    return st;
+  if (!written) // the device bytes are unchanged: send them in the reply
+    return readBack(c.src(), c.size(), stream, r);
+  r.writtenRemotely = true;
+  if (metrics_)
+    metrics_->bytesOutRma.add(c.size());
+  return st;
 }
 
 bool Executor::orderedBehind(const DeferredSync &d,

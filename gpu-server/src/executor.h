@@ -24,6 +24,7 @@ struct ResultData {
   int32_t code = 0;
   // Read-back bytes, already in the reply builder run() was given (0: none).
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> payload;
+  bool writtenRemotely = false; // the bytes went by RMA instead
 };
 
 struct ErrorData {
@@ -56,6 +57,14 @@ public:
   std::vector<int> devicesUsed() const;
   // Where each command's count and replay time go (none: not timed).
   void setMetrics(SessionMetrics *metrics) { metrics_ = metrics; }
+  // Writes read-back bytes straight into the client's memory (the
+  // transport's RMA; docs/transport.md). Without one, or when it fails, a
+  // read-back that asked for RMA travels in the reply like any other.
+  using RemoteWriter = std::function<bool(const uint8_t *data, uint64_t size,
+                                          uint64_t addr, uint64_t key)>;
+  void setRemoteWriter(RemoteWriter writer) {
+    remoteWriter_ = std::move(writer);
+  }
 
 private:
   OpStatus execute(const wire::CommandEntry &entry, uint32_t index,
@@ -85,6 +94,10 @@ private:
   // Copies `size` device bytes into a new vector of the reply builder.
   OpStatus readBack(uint64_t src, uint64_t size, NativeHandle stream,
                     ResultData &r);
+  // A MemcpyD2H that asked for RMA: written into the client's memory if the
+  // transport can, else (also after a failed write) readBack().
+  OpStatus readBackRemote(const wire::MemcpyD2H &c, NativeHandle stream,
+                          ResultData &r);
   flatbuffers::FlatBufferBuilder *reply_ = nullptr; // during run()
 
   OpStatus doLaunch(const wire::Launch &c, std::string *what);
@@ -209,6 +222,7 @@ private:
   bool goodbye_ = false;
   uint64_t commands_ = 0;
   SessionMetrics *metrics_ = nullptr;
+  RemoteWriter remoteWriter_;
   // cuBLAS handles of this session -> their device and workspace.
   struct BlasHandle {
     int device = 0;

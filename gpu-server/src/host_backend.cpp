@@ -160,6 +160,14 @@ public:
     std::memcpy(dst, p, size);
     return OpStatus::success();
   }
+  OpStatus readD2H(uint64_t src, uint64_t size, NativeHandle,
+                   const ChunkConsumer &consume) override {
+    const uint8_t *p = resolve(src, size);
+    if (!p)
+      return outside(src, size);
+    consume(p, 0, size);
+    return OpStatus::success();
+  }
   OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                    NativeHandle) override {
     uint8_t *d = resolve(dst, size);

@@ -87,6 +87,7 @@ void appendSessionJson(std::string &out, const SessionHeader &header,
   appendField(out, "bytes_in", m.bytesIn.get());
   appendField(out, "replies", m.replies.get());
   appendField(out, "bytes_out", m.bytesOut.get());
+  appendField(out, "bytes_out_rma", m.bytesOutRma.get());
   appendField(out, "replay_ns", m.replayNs.get());
   appendField(out, "reply_ns", m.replyNs.get());
   out += ",\"commands_by_type\":{";

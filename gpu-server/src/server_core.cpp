@@ -130,6 +130,7 @@ void ServerCore::runSession(transport::Connection &conn) {
   uint32_t pid = 0;
   {
     Session session(*env_, id);
+    session.useConnection(&conn);
     metrics_.open(id, session.metrics());
     logDebug("session " + std::to_string(id) + " from " +
              conn.peerDescription());

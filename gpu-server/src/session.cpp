@@ -3,6 +3,7 @@
 #include "hello_kernel_attrs.h"
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
+#include "rc/transport.h"
 
 #include <cstdio>
 
@@ -40,8 +41,8 @@ std::vector<uint8_t> batchReply(flatbuffers::FlatBufferBuilder &fbb,
                                 const std::vector<ErrorData> &errors) {
   std::vector<flatbuffers::Offset<wire::Result>> rs;
   for (const ResultData &r : results)
-    rs.push_back(
-        wire::CreateResult(fbb, r.index, r.addr, r.value, r.code, r.payload));
+    rs.push_back(wire::CreateResult(fbb, r.index, r.addr, r.value, r.code,
+                                    r.payload, r.writtenRemotely));
   std::vector<flatbuffers::Offset<wire::Error>> es;
   for (const ErrorData &e : errors)
     es.push_back(wire::CreateError(fbb, e.seq, e.index, e.code,
@@ -196,6 +197,13 @@ Session::Next Session::onHello(const void *p,
   executor_ = std::make_unique<Executor>(env_.registry, env_.backend,
                                          std::move(ctx), std::move(allowed));
   executor_->setMetrics(metrics_.get());
+  if (conn_)
+    executor_->setRemoteWriter([conn = conn_](const uint8_t *data,
+                                              uint64_t size, uint64_t addr,
+                                              uint64_t key) {
+      return conn->writeRemote(data, size, {addr, key}) ==
+             transport::Status::Ok;
+    });
 
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::DeviceInfo>> infos;

@@ -131,9 +131,10 @@ Cmd cH2D(uint64_t dst, const Bytes &data, uint64_t stream) {
     return wire::CreateMemcpyH2DDirect(f, dst, &data, stream);
   });
 }
-Cmd cD2H(uint64_t src, uint64_t size, uint64_t stream) {
+Cmd cD2H(uint64_t src, uint64_t size, uint64_t stream, bool rma, uint64_t addr,
+         uint64_t key) {
   return entry<wire::MemcpyD2H>([=](fb::FlatBufferBuilder &f) {
-    return wire::CreateMemcpyD2H(f, src, size, stream);
+    return wire::CreateMemcpyD2H(f, src, size, stream, rma, addr, key);
   });
 }
 Cmd cD2D(uint64_t dst, uint64_t src, uint64_t size, uint64_t stream) {

@@ -51,7 +51,9 @@ Bytes batch(uint64_t seq, const std::vector<Cmd> &commands,
 Cmd cMalloc(uint64_t size);
 Cmd cFree(uint64_t addr);
 Cmd cH2D(uint64_t dst, const Bytes &data, uint64_t stream = 0);
-Cmd cD2H(uint64_t src, uint64_t size, uint64_t stream = 0);
+// With `rma`, asks for the bytes to be written at addr/key (RMA read-back).
+Cmd cD2H(uint64_t src, uint64_t size, uint64_t stream = 0, bool rma = false,
+         uint64_t addr = 0, uint64_t key = 0);
 Cmd cD2D(uint64_t dst, uint64_t src, uint64_t size, uint64_t stream = 0);
 Cmd cMemset(uint64_t dst, uint8_t value, uint64_t size, uint64_t stream = 0);
 Cmd cLaunch(uint64_t kernel, const Bytes &args, uint64_t stream = 0,

@@ -2,9 +2,11 @@
 // results, and validation of every command (each failure names the command
 // index and the operation).
 #include "host_session_fixture.h"
+#include "rc/transport.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace rc::server;
@@ -154,6 +156,60 @@ TEST_F(SessionTest, CopiesMoveBytes) {
   ASSERT_EQ(res->payload()->size(), 100u);
   for (size_t i = 0; i < 100; ++i)
     EXPECT_EQ(res->payload()->Get(i), i >= 50 && i < 60 ? 0xEE : data[i]);
+}
+
+// The client's side of RMA read-backs as the session sees it: writes land in
+// `memory` at the address asked for, or fail when `refuse` is set.
+class WriteRecorder : public rc::transport::Connection {
+public:
+  rc::transport::Status send(const void *, size_t) override {
+    return rc::transport::Status::Error;
+  }
+  rc::transport::Status recv(std::vector<uint8_t> &, int) override {
+    return rc::transport::Status::Error;
+  }
+  bool peerAlive() override { return true; }
+  std::string peerDescription() const override { return "recorder"; }
+  std::string lastError() const override { return ""; }
+  rc::transport::Status
+  writeRemote(const void *data, size_t size,
+              const rc::transport::RemoteRegion &dst) override {
+    if (refuse || dst.key != 77 || dst.addr + size > memory.size())
+      return rc::transport::Status::Error;
+    std::memcpy(memory.data() + dst.addr, data, size);
+    return rc::transport::Status::Ok;
+  }
+  Bytes memory = Bytes(4096, 0);
+  bool refuse = false;
+};
+
+TEST_F(SessionTest, RmaReadBackIsWrittenRemotelyOrFallsBackToThePayload) {
+  WriteRecorder client;
+  session->useConnection(&client);
+  open();
+  uint64_t a = malloc(256);
+  Bytes data(200);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = uint8_t(i * 5 + 1);
+  Bytes r = send1(batch(2, {cH2D(a, data), cD2H(a, 200, 0, true, 1000, 77)}));
+  const wire::Result *res = resultAt(asBatchReply(r), 1);
+  ASSERT_NE(res, nullptr);
+  EXPECT_TRUE(res->written_remotely());
+  EXPECT_TRUE(!res->payload() || res->payload()->size() == 0);
+  EXPECT_TRUE(
+      std::equal(data.begin(), data.end(), client.memory.begin() + 1000));
+  EXPECT_EQ(session->metrics()->bytesOutRma.get(), 200u);
+
+  // A write that fails (here: a wrong key) loses nothing: the bytes come in
+  // the reply instead.
+  r = send1(batch(3, {cD2H(a + 8, 100, 0, true, 0, 78)}));
+  res = resultAt(asBatchReply(r), 0);
+  ASSERT_NE(res, nullptr);
+  EXPECT_FALSE(res->written_remotely());
+  ASSERT_TRUE(res->payload() && res->payload()->size() == 100u);
+  EXPECT_TRUE(std::equal(data.begin() + 8, data.begin() + 108,
+                         res->payload()->begin()));
+  EXPECT_EQ(session->metrics()->bytesOutRma.get(), 200u);
 }
 
 TEST_F(SessionTest, NoReplyUnlessWantedOrFailed) {

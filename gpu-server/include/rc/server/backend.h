@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +72,13 @@ public:
   // Returns after the bytes are in `dst` (the reply needs them).
   virtual OpStatus copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
                            NativeHandle stream) = 0;
+  // The same bytes handed to `consume` in pieces, in order, each valid only
+  // during the call (CUDA: straight out of the pinned staging slot, so an RMA
+  // read-back copies nothing on this side). Default: copyD2H into a buffer.
+  using ChunkConsumer =
+      std::function<void(const uint8_t *data, uint64_t offset, uint64_t n)>;
+  virtual OpStatus readD2H(uint64_t src, uint64_t size, NativeHandle stream,
+                           const ChunkConsumer &consume);
   virtual OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                            NativeHandle stream) = 0;
   // Between devices: `dst` in memory of dstCtx's device, `src` in srcCtx's,

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace rc::transport {
+class Connection;
+}
+
 namespace rc::server {
 
 class Executor;
@@ -77,6 +81,10 @@ public:
     uint64_t replayNs = 0, readbackNs = 0, buildNs = 0;
   };
   const BatchTiming &lastBatch() const { return lastBatch_; }
+  // The client's connection, for read-backs that asked to be written into
+  // the client's memory by RMA (none, as in tests that call handle()
+  // directly: they travel in the reply). Set before the Hello.
+  void useConnection(transport::Connection *conn) { conn_ = conn; }
 
 private:
   Next onHello(const void *hello, std::vector<std::vector<uint8_t>> &replies);
@@ -92,6 +100,7 @@ private:
   std::shared_ptr<SessionMetrics> metrics_;
   std::unique_ptr<Executor> executor_; // exists once Hello succeeded
   BatchTiming lastBatch_;
+  transport::Connection *conn_ = nullptr;
   // Batch replies are built here, read-back bytes included, and the buffer
   // is kept between batches; above this size it is given back.
   static constexpr size_t kKeepReplyBuilderBytes = 64u << 20;

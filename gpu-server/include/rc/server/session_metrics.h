@@ -47,6 +47,7 @@ struct SessionMetrics {
   MetricCounter bytesIn;       // every received message, Hello included
   MetricCounter replies;       // messages sent back (HelloReply included)
   MetricCounter bytesOut;      // their bytes
+  MetricCounter bytesOutRma;   // read-back bytes written by RMA instead
   MetricCounter replayNs;      // inside Executor::run, per batch
   MetricCounter replyNs;       // building BatchReplies + sending all replies
   std::array<MetricCounter, kCommandTypeCount> commandCount;
