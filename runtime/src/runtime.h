@@ -43,6 +43,10 @@ struct Options {
   // the last wait: the sync travels as a server-side barrier, no round trip
   // (docs/runtime-api.md, "Sync elision"). RC_SYNC_ELISION=0 turns it off.
   bool elideSyncs = true;
+  // Device-to-host copies of at least this many bytes ask the server to
+  // write them straight into the destination by RMA (docs/transport.md,
+  // "RMA read-backs"); RC_RMA_READBACK_MIN overrides it, 0 turns RMA off.
+  size_t rmaReadbackMin = 64 << 10;
   // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;
   double emulateGbps = 0;
@@ -214,6 +218,7 @@ private:
     uint32_t index = 0;
     void *payload = nullptr;
     size_t payloadSize = 0;
+    bool rma = false; // the server may write `payload` by RMA instead
     uint64_t *addr = nullptr;
     double *value = nullptr;
     int *code = nullptr;

@@ -45,6 +45,8 @@ Options Options::fromEnv() {
   o.maxCommands = size_t(envLong("RC_BATCH_MAX_COMMANDS", long(o.maxCommands)));
   o.maxBytes = size_t(envLong("RC_BATCH_MAX_BYTES", long(o.maxBytes)));
   o.elideSyncs = envLong("RC_SYNC_ELISION", 1) != 0;
+  o.rmaReadbackMin =
+      size_t(envLong("RC_RMA_READBACK_MIN", long(o.rmaReadbackMin)));
   o.emulateRttUs = envLong("RC_EMULATE_RTT_US", 0);
   if (const char *g = std::getenv("RC_EMULATE_GBPS"))
     o.emulateGbps = std::atof(g);

@@ -215,17 +215,25 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
 
   // Device to host: one reply-wanted batch per chunk. The payload lands in
   // `dst` when the reply is read: now for cudaMemcpy, at the latest at the
-  // next synchronization for cudaMemcpyAsync.
+  // next synchronization for cudaMemcpyAsync. Large chunks ask the server to
+  // write `dst` directly (RMA) before it replies: no reply payload, no copy
+  // out of it here.
   auto *out = static_cast<uint8_t *>(dst);
   for (size_t off = 0; off < count; off += opts_.chunkBytes) {
     size_t n = std::min(opts_.chunkBytes, count - off);
+    transport::RemoteRegion region;
+    bool rma = opts_.rmaReadbackMin && n >= opts_.rmaReadbackMin &&
+               conn_->exposeForWrite(out + off, n, &region);
     Sink sink;
-    sink.index = appendLocked(
-        wire::Command::MemcpyD2H,
-        wire::CreateMemcpyD2H(batch_.fbb(), addrOf(src) + off, n, sid).Union(),
-        {call, 0});
+    sink.index =
+        appendLocked(wire::Command::MemcpyD2H,
+                     wire::CreateMemcpyD2H(batch_.fbb(), addrOf(src) + off, n,
+                                           sid, rma, region.addr, region.key)
+                         .Union(),
+                     {call, 0});
     sink.payload = out + off;
     sink.payloadSize = n;
+    sink.rma = rma;
     if (cudaError_t err = sendBatchLocked(true, {sink}, nullptr))
       return err;
   }

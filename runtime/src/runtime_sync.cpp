@@ -23,8 +23,7 @@ uint32_t Runtime::appendLocked(wire::Command type,
   // Everything but these leaves work running on the device (a command type
   // added later counts as work: a sync after it waits, which is safe).
   if (type != wire::Command::MemcpyH2D && type != wire::Command::Malloc &&
-      type != wire::Command::Free &&
-      type != wire::Command::StreamSynchronize &&
+      type != wire::Command::Free && type != wire::Command::StreamSynchronize &&
       type != wire::Command::DeviceSynchronize)
     workSinceSync_ = true;
   stats_.launches += type == wire::Command::Launch;
@@ -149,7 +148,16 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
   }
   const wire::BatchReply *r =
       wire::GetMessage(msg.data())->body_as_BatchReply();
-  link_.deliver(r->seq(), msg.size());
+  auto it = sinks_.find(r->seq());
+  // Bytes the server wrote by RMA crossed the link too.
+  uint64_t rmaBytes = 0;
+  if (it != sinks_.end() && r->results())
+    for (const wire::Result *res : *r->results())
+      for (const Sink &s : it->second)
+        if (s.index == res->index() && s.rma && res->written_remotely())
+          rmaBytes += s.payloadSize;
+  stats_.bytesDownRma += rmaBytes;
+  link_.deliver(r->seq(), msg.size() + rmaBytes);
   if (r->errors())
     for (const wire::Error *e : *r->errors()) {
       std::string op = describeOpLocked(e->seq(), e->index());
@@ -172,7 +180,6 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
           {e->seq(), e->index(),
            e->code() ? cudaError_t(e->code()) : cudaErrorUnknown});
     }
-  auto it = sinks_.find(r->seq());
   if (it == sinks_.end())
     return; // an error-only report for a batch sent without reply_wanted
   if (r->results())
@@ -180,7 +187,7 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
       for (Sink &s : it->second) {
         if (s.index != res->index())
           continue;
-        if (s.payload) {
+        if (s.payload && !(s.rma && res->written_remotely())) {
           size_t got = res->payload() ? res->payload()->size() : 0;
           if (got != s.payloadSize) {
             errors_.push_back({r->seq(), s.index, cudaErrorUnknown});

@@ -31,9 +31,8 @@ void TrafficStats::recordWait(std::chrono::steady_clock::time_point begin,
   };
   if (waitUs.size() < kMaxWaits) {
     waitUs.push_back(us(end - begin));
-    periodUs.push_back(lastWaitEnd.time_since_epoch().count()
-                           ? us(end - lastWaitEnd)
-                           : 0);
+    periodUs.push_back(
+        lastWaitEnd.time_since_epoch().count() ? us(end - lastWaitEnd) : 0);
   }
   lastWaitEnd = end;
 }
@@ -55,14 +54,15 @@ std::string TrafficStats::json() const {
                 "\"graph_launches\":%llu,\"messages\":%llu,"
                 "\"round_trips\":%llu,\"syncs_elided\":%llu,"
                 "\"bytes_up\":%llu,\"bytes_up_h2d_data\":%llu,"
-                "\"bytes_down\":%llu,\"round_trips_by_call\":{",
+                "\"bytes_down\":%llu,\"bytes_down_rma\":%llu,"
+                "\"round_trips_by_call\":{",
                 secondsSince(start), (unsigned long long)commands,
-                (unsigned long long)launches,
-                (unsigned long long)graphLaunches,
+                (unsigned long long)launches, (unsigned long long)graphLaunches,
                 (unsigned long long)messages, (unsigned long long)roundTrips,
                 (unsigned long long)syncsElided, (unsigned long long)bytesUp,
                 (unsigned long long)bytesUpH2dData,
-                (unsigned long long)bytesDown);
+                (unsigned long long)bytesDown,
+                (unsigned long long)bytesDownRma);
   std::string out = head;
   char timing[512];
   std::snprintf(timing, sizeof timing,
@@ -90,13 +90,12 @@ std::string TrafficStats::summary() const {
                 "remote-clang stats: %.3f s, %llu commands (%llu launches, "
                 "%llu graph launches) in %llu messages, %llu round trips, "
                 "%llu syncs elided, %.3f MB up (%.3f MB of it H2D data), "
-                "%.3f MB down\n",
+                "%.3f MB down (+%.3f MB by RMA)\n",
                 secondsSince(start), (unsigned long long)commands,
-                (unsigned long long)launches,
-                (unsigned long long)graphLaunches,
+                (unsigned long long)launches, (unsigned long long)graphLaunches,
                 (unsigned long long)messages, (unsigned long long)roundTrips,
                 (unsigned long long)syncsElided, bytesUp / 1e6,
-                bytesUpH2dData / 1e6, bytesDown / 1e6);
+                bytesUpH2dData / 1e6, bytesDown / 1e6, bytesDownRma / 1e6);
   std::string out = line;
   std::snprintf(line, sizeof line,
                 "remote-clang stats: %.1f commands per batch; waited %.3f ms "
@@ -107,8 +106,8 @@ std::string TrafficStats::summary() const {
                 (unsigned long long)launchCalls);
   out += line;
   for (const auto &[call, n] : roundTripsByCall)
-    out += "remote-clang stats:   " + std::to_string(n) + " round trips: " +
-           call + "\n";
+    out += "remote-clang stats:   " + std::to_string(n) +
+           " round trips: " + call + "\n";
   return out;
 }
 
@@ -121,8 +120,8 @@ void TrafficStats::reportTo(const char *where) const {
   }
   FILE *f = std::fopen(where, "w");
   if (!f) {
-    std::fprintf(stderr, "remote-clang: RC_STATS: cannot write %s: %s\n",
-                 where, std::strerror(errno));
+    std::fprintf(stderr, "remote-clang: RC_STATS: cannot write %s: %s\n", where,
+                 std::strerror(errno));
     return;
   }
   std::fputs(json().c_str(), f);

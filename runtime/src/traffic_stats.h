@@ -23,7 +23,10 @@ struct TrafficStats {
   // Of bytesUp: the application's own host-to-device data (cudaMemcpy and
   // cudaMemcpyAsync H2D, inline in the batch). The rest is the protocol.
   uint64_t bytesUpH2dData = 0;
-  uint64_t bytesDown = 0;     // server -> client
+  uint64_t bytesDown = 0; // server -> client
+  // Read-back bytes the server wrote into the application's memory by RMA
+  // (not part of bytesDown, which counts messages).
+  uint64_t bytesDownRma = 0;
   // Where the client's own time goes (issue 4): blocked until replies came,
   // and inside launch calls (argument packing, batching, sending a full
   // batch). Per round trip / per launch: divide, as json() does.
@@ -42,7 +45,8 @@ struct TrafficStats {
   std::chrono::steady_clock::time_point lastWaitEnd{};
   void recordWait(std::chrono::steady_clock::time_point begin,
                   std::chrono::steady_clock::time_point end);
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
 
   // "1": a summary on stderr; any other non-empty value: a JSON file.
   void reportTo(const char *where) const;

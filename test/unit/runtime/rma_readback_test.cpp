@@ -1,0 +1,143 @@
+// Large device-to-host copies over a real transport (tcp and shm, loopback):
+// the server writes the bytes straight into the application's buffer by RMA
+// and the reply carries none of them; small copies, and every copy with
+// RMA turned off, still travel in the reply. Server: rc-server's core on
+// the host test device, in this process.
+#include "rc/server/host_backend.h"
+#include "rc/server/log.h"
+#include "rc/server/server_core.h"
+#include "runtime.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace st = rc::server::test;
+using namespace rc;
+
+namespace {
+
+std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = uint8_t(seed + i * 7 + (i >> 12));
+  return v;
+}
+
+class RmaReadbackTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override { server::setLogLevel(server::LogLevel::Quiet); }
+  void TearDown() override {
+    if (rt)
+      rt->shutdown();
+    rt.reset();
+    stop = true;
+    if (acceptor.joinable())
+      acceptor.join();
+    core.stop();
+  }
+  // Starts the server on a fresh address and a runtime connected to it.
+  void start(size_t rmaReadbackMin) {
+    m = st::writeTestManifest();
+    ASSERT_TRUE(st::startOnTestDevice(core, m.path));
+    static std::atomic<int> counter{0};
+    std::string url = GetParam() == "tcp"
+                          ? "tcp://127.0.0.1:0"
+                          : "shm://rc_rma_" + std::to_string(getpid()) + "_" +
+                                std::to_string(counter++);
+    std::string error;
+    listener = transport::listen(url, &error);
+    ASSERT_TRUE(listener) << error;
+    acceptor = std::thread([this] {
+      while (!stop)
+        if (auto conn = listener->accept(100))
+          core.serve(std::move(conn));
+    });
+    std::string address = listener->address();
+    auto connect = [address](int timeoutMs, std::string *err) {
+      return transport::connect(address, timeoutMs, err);
+    };
+    std::string path = m.path;
+    auto load = [path](rt::KernelIndex &index) {
+      auto lm = std::make_unique<LoadedManifest>();
+      std::string err;
+      ASSERT_TRUE(loadManifest(path, *lm, &err)) << err;
+      index.add(std::move(lm));
+    };
+    rt::Options opts;
+    opts.flusherThread = false;
+    opts.rmaReadbackMin = rmaReadbackMin;
+    rt = std::make_unique<rt::Runtime>(connect, load, opts);
+    ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
+  }
+  // Uploads `bytes`, reads them back with cudaMemcpy (or cudaMemcpyAsync +
+  // cudaStreamSynchronize) and returns what came back.
+  std::vector<uint8_t> roundTrip(const std::vector<uint8_t> &bytes,
+                                 bool async) {
+    void *d = nullptr;
+    EXPECT_EQ(rt->malloc(&d, bytes.size()), cudaSuccess);
+    EXPECT_EQ(rt->memcpy(d, bytes.data(), bytes.size(), cudaMemcpyHostToDevice,
+                         nullptr, false, false),
+              cudaSuccess);
+    std::vector<uint8_t> out(bytes.size(), 0);
+    EXPECT_EQ(rt->memcpy(out.data(), d, out.size(), cudaMemcpyDeviceToHost,
+                         nullptr, async, false),
+              cudaSuccess);
+    if (async)
+      EXPECT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+    EXPECT_EQ(rt->free(d), cudaSuccess);
+    return out;
+  }
+
+  st::TestManifest m;
+  server::ServerCore core;
+  std::unique_ptr<transport::Listener> listener;
+  std::thread acceptor;
+  std::atomic<bool> stop{false};
+  std::unique_ptr<rt::Runtime> rt;
+};
+
+TEST_P(RmaReadbackTest, LargeReadBacksAreWrittenIntoTheDestination) {
+  start(64 << 10);
+  // One chunk, and several (the runtime splits at 4 MiB).
+  for (size_t size : {size_t(513 << 10), size_t((9 << 20) + 3)}) {
+    auto sent = pattern(size, uint8_t(size));
+    auto before = rt->trafficStats();
+    EXPECT_EQ(roundTrip(sent, /*async=*/false), sent) << size << " bytes";
+    auto after = rt->trafficStats();
+    EXPECT_EQ(after.bytesDownRma - before.bytesDownRma, size);
+    EXPECT_LT(after.bytesDown - before.bytesDown, uint64_t(4096))
+        << "the replies carried the payload too";
+  }
+  auto sent = pattern(1 << 20, 5);
+  EXPECT_EQ(roundTrip(sent, /*async=*/true), sent) << "cudaMemcpyAsync";
+}
+
+TEST_P(RmaReadbackTest, SmallReadBacksTravelInTheReply) {
+  start(64 << 10);
+  auto sent = pattern(4096, 9);
+  auto before = rt->trafficStats();
+  EXPECT_EQ(roundTrip(sent, false), sent);
+  auto after = rt->trafficStats();
+  EXPECT_EQ(after.bytesDownRma, before.bytesDownRma);
+  EXPECT_GE(after.bytesDown - before.bytesDown, sent.size());
+}
+
+TEST_P(RmaReadbackTest, TurnedOffEverythingTravelsInTheReply) {
+  start(0); // RC_RMA_READBACK_MIN=0
+  auto sent = pattern(2 << 20, 3);
+  EXPECT_EQ(roundTrip(sent, false), sent);
+  EXPECT_EQ(rt->trafficStats().bytesDownRma, 0u);
+  EXPECT_GE(rt->trafficStats().bytesDown, sent.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Providers, RmaReadbackTest,
+                         ::testing::Values("tcp", "shm"),
+                         [](const auto &info) { return info.param; });
+
+} // namespace
