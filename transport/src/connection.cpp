@@ -543,6 +543,12 @@ bool FabricConnection::exposeForWrite(void *buf, size_t size,
   return rc == 0;
 }
 
+void FabricConnection::withdraw(void *buf, size_t size) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (ep_)
+    ep_->withdraw(buf, size);
+}
+
 Status FabricConnection::writeRemote(const void *data, size_t size,
                                      const RemoteRegion &dst) {
   std::lock_guard<std::mutex> g(mu_);

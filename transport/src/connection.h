@@ -47,6 +47,7 @@ public:
   std::string peerDescription() const override;
   std::string lastError() const override;
   bool exposeForWrite(void *buf, size_t size, RemoteRegion *out) override;
+  void withdraw(void *buf, size_t size) override;
   Status writeRemote(const void *data, size_t size,
                      const RemoteRegion &dst) override;
 

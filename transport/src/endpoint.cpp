@@ -346,6 +346,18 @@ long Endpoint::exposeForWrite(void *buf, size_t len, uint64_t *addr,
   return 0;
 }
 
+void Endpoint::withdraw(void *buf, size_t len) {
+  auto begin = reinterpret_cast<uintptr_t>(buf), end = begin + len;
+  for (size_t i = 0; i < exposed_.size();) {
+    if (exposed_[i].begin < end && begin < exposed_[i].end) {
+      fi_close(&exposed_[i].mr->fid);
+      exposed_.erase(exposed_.begin() + long(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
 long Endpoint::write(fi_addr_t dest, SendSlot *slot, const void *buf,
                      size_t len, uint64_t addr, uint64_t key) {
   long rc = fi_write(ep_, buf, len, nullptr, dest, addr, key, &slot->ctx.fi);

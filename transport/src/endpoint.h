@@ -99,6 +99,8 @@ public:
   // registration that covers it: 0 with the address and key the peer
   // writes to, or a negative fi errno.
   long exposeForWrite(void *buf, size_t len, uint64_t *addr, uint64_t *key);
+  // Closes every registration overlapping [buf, buf+len).
+  void withdraw(void *buf, size_t len);
   // fi_write of buf[0..len) to the peer's registered memory at addr/key,
   // tracked by the slot like a send.
   long write(fi_addr_t dest, SendSlot *slot, const void *buf, size_t len,

@@ -51,6 +51,9 @@ public:
     (void)buf, (void)size, (void)out;
     return false;
   }
+  // Ends every exposure of memory overlapping [buf, buf+size): call it
+  // before freeing memory that was exposed.
+  virtual void withdraw(void *buf, size_t size) { (void)buf, (void)size; }
   // Writes `size` bytes into the peer's memory at `dst` (which the peer
   // exposed); returns once `data` may be reused. A message sent after it
   // arrives after the bytes.
