@@ -4,6 +4,8 @@
 #include "rc/server/backend.h"
 #include "rc/server/errors.h"
 
+#include <new>
+
 namespace rc::server {
 
 namespace {
@@ -13,6 +15,22 @@ OpStatus unsupported(const char *what) {
                                               "rc-server backend");
 }
 } // namespace
+
+OpStatus DeviceContext::hostAlloc(uint64_t size, uint8_t **host) {
+  *host = new (std::nothrow) uint8_t[size];
+  return *host ? OpStatus::success()
+               : OpStatus::fail(kErrMemoryAllocation,
+                                "cannot allocate " + std::to_string(size) +
+                                    " bytes of host memory");
+}
+
+void DeviceContext::hostFree(uint8_t *host) { delete[] host; }
+
+OpStatus DeviceContext::copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src,
+                                             uint64_t size,
+                                             NativeHandle stream) {
+  return copyH2D(dst, src, size, stream);
+}
 
 OpStatus DeviceContext::readD2H(uint64_t src, uint64_t size,
                                 NativeHandle stream,

@@ -55,6 +55,10 @@ public:
                    NativeHandle s) override;
   OpStatus readD2H(uint64_t src, uint64_t size, NativeHandle s,
                    const ChunkConsumer &consume) override;
+  OpStatus hostAlloc(uint64_t size, uint8_t **host) override;
+  void hostFree(uint8_t *host) override;
+  OpStatus copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src, uint64_t size,
+                                NativeHandle s) override;
   OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                    NativeHandle s) override;
   OpStatus copyPeer(uint64_t dst, DeviceContext &dstCtx, uint64_t src,
@@ -449,6 +453,24 @@ OpStatus CudaContext::copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
     done += n;
   }
   return OpStatus::success();
+}
+
+OpStatus CudaContext::hostAlloc(uint64_t size, uint8_t **host) {
+  void *p = nullptr;
+  // Portable: every device context of the session copies from it.
+  OpStatus st = check(drv().cuMemHostAlloc(&p, size, CU_MEMHOSTALLOC_PORTABLE));
+  *host = static_cast<uint8_t *>(p);
+  return st;
+}
+
+void CudaContext::hostFree(uint8_t *host) {
+  if (host)
+    drv().cuMemFreeHost(host);
+}
+
+OpStatus CudaContext::copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src,
+                                           uint64_t size, NativeHandle s) {
+  return check(drv().cuMemcpyHtoDAsync(dst, src, size, toStream(s)));
 }
 
 OpStatus CudaContext::copyD2H(uint8_t *dst, uint64_t src, uint64_t size,

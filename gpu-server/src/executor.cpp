@@ -50,6 +50,11 @@ Executor::Executor(const Registry &registry, Backend &backend,
   deferSyncs_ = !(defer && std::strcmp(defer, "0") == 0);
 }
 
+const UploadRing *Executor::createUploadRing(uint64_t size, std::string *why) {
+  uploadRing_ = UploadRing::create(*contexts_[0], size, why);
+  return uploadRing_.get();
+}
+
 std::vector<int> Executor::devicesUsed() const {
   std::vector<int> used;
   for (size_t i = 0; i < contexts_.size(); ++i)
@@ -388,6 +393,17 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
       return st;
     return ctx_->copyH2D(c.dst(), c.data()->data(), n, s);
   }
+  case Command::MemcpyH2DRing: {
+    *what = "cudaMemcpyAsync (host to device, upload ring)";
+    const auto &c = *entry.cmd_as_MemcpyH2DRing();
+    if (!uploadRing_)
+      return fail(kErrInvalidValue, "this session has no upload ring");
+    if (!(st = bindStream(c.stream(), &s)).ok() ||
+        !(st = checkRange("destination", c.dst(), c.size())).ok())
+      return st;
+    return uploadRing_->copy(*ctx_, c.dst(), c.ring_offset(), c.size(),
+                             c.ring_end(), s);
+  }
   case Command::MemcpyD2H: {
     *what = "cudaMemcpyAsync (device to host)";
     const auto &c = *entry.cmd_as_MemcpyD2H();
@@ -670,6 +686,9 @@ bool Executor::orderedBehind(const DeferredSync &d,
     break;
   case Command::MemcpyD2H:
     stream = c.cmd_as_MemcpyD2H()->stream();
+    break;
+  case Command::MemcpyH2DRing:
+    stream = c.cmd_as_MemcpyH2DRing()->stream();
     break;
   case Command::MemcpyD2D:
     stream = c.cmd_as_MemcpyD2D()->stream();

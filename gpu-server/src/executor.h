@@ -8,6 +8,7 @@
 #include "protocol_generated.h"
 #include "rc/server/backend.h"
 #include "rc/server/session_metrics.h"
+#include "upload_ring.h"
 
 #include <functional>
 #include <map>
@@ -64,6 +65,15 @@ public:
                                           uint64_t addr, uint64_t key)>;
   void setRemoteWriter(RemoteWriter writer) {
     remoteWriter_ = std::move(writer);
+  }
+  // The session's upload ring on device 0's context (MemcpyH2DRing); null
+  // and *why when it cannot be allocated. dropUploadRing() frees it again
+  // (the transport could not expose it).
+  const UploadRing *createUploadRing(uint64_t size, std::string *why);
+  void dropUploadRing() { uploadRing_.reset(); }
+  // How far the ring's copies have finished (BatchReply.ring_released).
+  uint64_t uploadRingReleased() {
+    return uploadRing_ ? uploadRing_->released() : 0;
   }
 
 private:
@@ -170,6 +180,8 @@ private:
   const Registry &registry_;
   Backend &backend_;
   std::vector<std::unique_ptr<DeviceContext>> contexts_; // by device
+  // After contexts_: destroyed first, while its copies' contexts exist.
+  std::unique_ptr<UploadRing> uploadRing_;
   DeviceContext *ctx_ = nullptr;           // the bound device's context
   int bound_ = 0;                          // its device
   int current_ = 0;                        // SetDevice

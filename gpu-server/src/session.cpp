@@ -6,6 +6,7 @@
 #include "rc/transport.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace rc::server {
 
@@ -38,7 +39,8 @@ std::vector<uint8_t> helloFailure(const std::string &error) {
 std::vector<uint8_t> batchReply(flatbuffers::FlatBufferBuilder &fbb,
                                 uint64_t seq,
                                 const std::vector<ResultData> &results,
-                                const std::vector<ErrorData> &errors) {
+                                const std::vector<ErrorData> &errors,
+                                uint64_t ringReleased = 0) {
   std::vector<flatbuffers::Offset<wire::Result>> rs;
   for (const ResultData &r : results)
     rs.push_back(wire::CreateResult(fbb, r.index, r.addr, r.value, r.code,
@@ -48,7 +50,7 @@ std::vector<uint8_t> batchReply(flatbuffers::FlatBufferBuilder &fbb,
     es.push_back(wire::CreateError(fbb, e.seq, e.index, e.code,
                                    fbb.CreateString(e.message)));
   auto body = wire::CreateBatchReply(fbb, seq, fbb.CreateVector(rs),
-                                     fbb.CreateVector(es));
+                                     fbb.CreateVector(es), ringReleased);
   return finish(fbb, wire::Body::BatchReply, body.Union());
 }
 
@@ -76,7 +78,40 @@ std::string DeviceHealth::reason() const {
 
 Session::Session(const SessionEnv &env, uint64_t id)
     : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()) {}
-Session::~Session() = default;
+Session::~Session() {
+  // No RMA write of the client may land in the ring once it is freed.
+  if (conn_ && exposedRing_)
+    conn_->withdraw(exposedRing_, exposedRingSize_);
+}
+
+// Size of each session's upload ring: RC_SERVER_UPLOAD_RING_MIB (default
+// 32; 0: none, large uploads travel inline).
+uint64_t Session::uploadRingBytes() {
+  const char *v = std::getenv("RC_SERVER_UPLOAD_RING_MIB");
+  long mib = v && *v ? std::strtol(v, nullptr, 10) : 32;
+  return mib > 0 ? uint64_t(mib) << 20 : 0;
+}
+
+flatbuffers::Offset<wire::RemoteMemory>
+Session::exposeUploadRing(flatbuffers::FlatBufferBuilder &fbb) {
+  uint64_t bytes = uploadRingBytes();
+  if (!conn_ || !bytes)
+    return 0;
+  std::string why;
+  const UploadRing *ring = executor_->createUploadRing(bytes, &why);
+  transport::RemoteRegion region;
+  if (ring && conn_->exposeForWrite(ring->base(), ring->size(), &region)) {
+    exposedRing_ = ring->base();
+    exposedRingSize_ = ring->size();
+    return wire::CreateRemoteMemory(fbb, region.addr, region.key, ring->size());
+  }
+  logDebug(
+      "session " + std::to_string(id_) + ": no upload ring (" +
+      (ring ? "the transport cannot expose it: " + conn_->lastError() : why) +
+      "); large uploads travel inline");
+  executor_->dropUploadRing();
+  return 0;
+}
 
 SessionStats Session::stats() const {
   SessionStats s;
@@ -219,11 +254,13 @@ Session::Next Session::onHello(const void *p,
   }
   auto devices = fbb.CreateVector(infos);
   auto kernelAttrs = helloKernelAttributes(fbb, env_.registry, allowedCopy);
+  auto ring = exposeUploadRing(fbb);
   wire::HelloReplyBuilder hr(fbb);
   hr.add_ok(true);
   hr.add_session_id(id_);
   hr.add_devices(devices);
   hr.add_kernel_attributes(kernelAttrs);
+  hr.add_upload_ring(ring);
   replies.push_back(finish(fbb, wire::Body::HelloReply, hr.Finish().Union()));
   logInfo("session " + std::to_string(id_) + " (app pid " +
           std::to_string(pid_) + ", " + name_ + ") opened");
@@ -275,7 +312,8 @@ Session::Next Session::onBatch(const void *p,
     uint64_t buildStart = monotonicNs();
     replies.push_back(batchReply(replyBuilder_, batch->seq(), results,
                                  ok ? std::vector<ErrorData>{}
-                                    : std::vector<ErrorData>{error}));
+                                    : std::vector<ErrorData>{error},
+                                 executor_->uploadRingReleased()));
     timing.buildNs = monotonicNs() - buildStart;
     metrics_->replyNs.add(timing.buildNs);
   }

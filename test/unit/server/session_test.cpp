@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 using namespace rc::server;
@@ -179,8 +180,23 @@ public:
     std::memcpy(memory.data() + dst.addr, data, size);
     return rc::transport::Status::Ok;
   }
+  // The server side of the upload ring: exposed memory is handed out by
+  // its address, so the test can write into it like the client's RMA.
+  bool exposeForWrite(void *buf, size_t size,
+                      rc::transport::RemoteRegion *out) override {
+    exposed = static_cast<uint8_t *>(buf);
+    exposedSize = size;
+    *out = {uint64_t(uintptr_t(buf)), 5};
+    return true;
+  }
+  void withdraw(void *buf, size_t) override {
+    if (buf == exposed)
+      exposed = nullptr;
+  }
   Bytes memory = Bytes(4096, 0);
   bool refuse = false;
+  uint8_t *exposed = nullptr;
+  size_t exposedSize = 0;
 };
 
 TEST_F(SessionTest, RmaReadBackIsWrittenRemotelyOrFallsBackToThePayload) {
@@ -210,6 +226,54 @@ TEST_F(SessionTest, RmaReadBackIsWrittenRemotelyOrFallsBackToThePayload) {
   EXPECT_TRUE(std::equal(data.begin() + 8, data.begin() + 108,
                          res->payload()->begin()));
   EXPECT_EQ(session->metrics()->bytesOutRma.get(), 200u);
+}
+
+TEST_F(SessionTest, UploadRingIsExposedCopiedFromCheckedAndWithdrawn) {
+  setenv("RC_SERVER_UPLOAD_RING_MIB", "1", 1);
+  WriteRecorder client;
+  session->useConnection(&client);
+  Bytes r = send1(hello({m.hash}));
+  unsetenv("RC_SERVER_UPLOAD_RING_MIB");
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_TRUE(hr && hr->ok() && hr->upload_ring());
+  EXPECT_EQ(hr->upload_ring()->size(), 1u << 20);
+  ASSERT_NE(client.exposed, nullptr);
+  EXPECT_EQ(hr->upload_ring()->addr(), uint64_t(uintptr_t(client.exposed)));
+  uint64_t a = malloc(256);
+  Bytes data(200);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = uint8_t(i * 3 + 7);
+  std::memcpy(client.exposed + 4096, data.data(), data.size()); // "RMA"
+  r = send1(batch(2, {cH2DRing(a, 4096, 200, 4296), cD2H(a, 200)}));
+  const wire::BatchReply *br = asBatchReply(r);
+  ASSERT_NE(br, nullptr);
+  ASSERT_EQ(br->errors()->size(), 0u);
+  EXPECT_EQ(br->ring_released(), 4296u); // the test device copies at once
+  const wire::Result *res = resultAt(br, 1);
+  ASSERT_TRUE(res && res->payload());
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), res->payload()->begin()));
+
+  // Outside the ring, backwards, or into memory the session does not own.
+  std::string msg = expectError(batch(3, {cH2DRing(a, (1 << 20) - 8, 16,
+                                                   5000)}),
+                                0, 1, 3);
+  EXPECT_NE(msg.find("not inside the upload ring"), std::string::npos) << msg;
+  msg = expectError(batch(4, {cH2DRing(a, 0, 16, 100)}), 0, 1, 4);
+  EXPECT_NE(msg.find("behind the previous one"), std::string::npos) << msg;
+  expectError(batch(5, {cH2DRing(a + 250, 0, 16, 5000)}), 0, 1, 5);
+
+  session.reset(); // the ring is withdrawn before it is freed
+  EXPECT_EQ(client.exposed, nullptr);
+}
+
+TEST_F(SessionTest, NoUploadRingWithoutATransport) {
+  Bytes r = send1(hello({m.hash}));
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_TRUE(hr && hr->ok());
+  EXPECT_EQ(hr->upload_ring(), nullptr);
+  uint64_t a = malloc(64);
+  std::string msg = expectError(batch(2, {cH2DRing(a, 0, 16, 16)}), 0, 1, 2);
+  EXPECT_NE(msg.find("no upload ring"), std::string::npos) << msg;
 }
 
 TEST_F(SessionTest, NoReplyUnlessWantedOrFailed) {

@@ -79,6 +79,15 @@ public:
       std::function<void(const uint8_t *data, uint64_t offset, uint64_t n)>;
   virtual OpStatus readD2H(uint64_t src, uint64_t size, NativeHandle stream,
                            const ChunkConsumer &consume);
+  // Host memory that copies to any device of the session read directly
+  // (CUDA: pinned and portable), for the session's upload ring. Defaults:
+  // plain host memory, and copyH2DFromHostAlloc = copyH2D.
+  virtual OpStatus hostAlloc(uint64_t size, uint8_t **host);
+  virtual void hostFree(uint8_t *host);
+  // Copies from memory of hostAlloc without staging: asynchronous on the
+  // stream, so `src` must stay untouched until the stream has passed it.
+  virtual OpStatus copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src,
+                                        uint64_t size, NativeHandle stream);
   virtual OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                            NativeHandle stream) = 0;
   // Between devices: `dst` in memory of dstCtx's device, `src` in srcCtx's,

@@ -91,6 +91,11 @@ private:
   Next onBatch(const void *batch, std::vector<std::vector<uint8_t>> &replies);
   void replyError(uint64_t seq, int code, const std::string &message,
                   std::vector<std::vector<uint8_t>> &replies);
+  static uint64_t uploadRingBytes();
+  // At Hello: the upload ring, exposed for the client's RMA writes (0 when
+  // there is no connection, it is turned off, or it cannot be exposed).
+  flatbuffers::Offset<wire::RemoteMemory>
+  exposeUploadRing(flatbuffers::FlatBufferBuilder &fbb);
 
   const SessionEnv &env_;
   uint64_t id_;
@@ -101,6 +106,8 @@ private:
   std::unique_ptr<Executor> executor_; // exists once Hello succeeded
   BatchTiming lastBatch_;
   transport::Connection *conn_ = nullptr;
+  uint8_t *exposedRing_ = nullptr; // withdrawn before the executor frees it
+  uint64_t exposedRingSize_ = 0;
   // Batch replies are built here, read-back bytes included, and the buffer
   // is kept between batches; above this size it is given back.
   static constexpr size_t kKeepReplyBuilderBytes = 64u << 20;
