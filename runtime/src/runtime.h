@@ -47,6 +47,10 @@ struct Options {
   // write them straight into the destination by RMA (docs/transport.md,
   // "RMA read-backs"); RC_RMA_READBACK_MIN overrides it, 0 turns RMA off.
   size_t rmaReadbackMin = 64 << 10;
+  // Host-to-device copies of at least this many bytes are written by RMA
+  // into the session's upload ring on the server (docs/transport.md, "RMA
+  // uploads"); RC_RMA_UPLOAD_MIN overrides it, 0 turns it off.
+  size_t rmaUploadMin = 64 << 10;
   // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;
   double emulateGbps = 0;
@@ -285,6 +289,11 @@ private:
   cudaError_t memcpyLocked(void *dst, const void *src, size_t count,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async,
                            bool perThread, const char *call);
+  // One host-to-device piece through the upload ring: written there by RMA
+  // and its MemcpyH2DRing appended; false (nothing appended) when the ring
+  // has no room now or the write failed, and the piece goes inline.
+  bool uploadThroughRingLocked(uint64_t dst, const uint8_t *src, size_t n,
+                               uint64_t stream, const char *call);
 
   // graph_runtime.cpp. While `stream` captures, async work becomes a node
   // instead of a command: *captured tells the caller not to append it.
@@ -350,6 +359,15 @@ private:
   std::map<uintptr_t, size_t> hostRegistered_; // cudaHostRegister ranges
   std::map<uint64_t, size_t> vmmMapped_;       // cuMemMap'd ranges
   uint64_t nextVmmHandle_ = 1;                 // cuMemCreate handles
+
+  // The session's upload ring (HelloReply.upload_ring): pieces are placed
+  // one after another, never wrapping; `written` and `released` are running
+  // byte counts (the server reports `released` in every reply).
+  struct UploadRing {
+    uint64_t addr = 0, key = 0, size = 0; // size 0: no ring
+    uint64_t written = 0, released = 0;
+  } ring_;
+  uint64_t batchRmaBytes_ = 0; // uploaded by RMA for the batch being built
 
   TrafficStats stats_;
   LinkEmulation link_{0, 0}; // set from opts_ at connect

@@ -47,6 +47,7 @@ Options Options::fromEnv() {
   o.elideSyncs = envLong("RC_SYNC_ELISION", 1) != 0;
   o.rmaReadbackMin =
       size_t(envLong("RC_RMA_READBACK_MIN", long(o.rmaReadbackMin)));
+  o.rmaUploadMin = size_t(envLong("RC_RMA_UPLOAD_MIN", long(o.rmaUploadMin)));
   o.emulateRttUs = envLong("RC_EMULATE_RTT_US", 0);
   if (const char *g = std::getenv("RC_EMULATE_GBPS"))
     o.emulateGbps = std::atof(g);
@@ -180,6 +181,8 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
     return cudaErrorNoDevice;
   }
   storeKernelAttributesLocked(*reply);
+  if (const wire::RemoteMemory *ring = reply->upload_ring())
+    ring_ = {ring->addr(), ring->key(), ring->size(), 0, 0};
   return cudaSuccess;
 }
 

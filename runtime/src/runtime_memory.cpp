@@ -194,10 +194,13 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   }
 
   if (kind == cudaMemcpyHostToDevice) {
-    // Data is copied into the batch now, so the caller may reuse `src`.
+    // Data is copied into the batch (or written into the upload ring) now,
+    // so the caller may reuse `src`.
     const auto *bytes = static_cast<const uint8_t *>(src);
     for (size_t off = 0; off < count; off += opts_.chunkBytes) {
       size_t n = std::min(opts_.chunkBytes, count - off);
+      if (uploadThroughRingLocked(addrOf(dst) + off, bytes + off, n, sid, call))
+        continue;
       auto data = batch_.fbb().CreateVector(bytes + off, n);
       appendLocked(
           wire::Command::MemcpyH2D,
@@ -245,6 +248,35 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
     return err;
   return takePendingErrorLocked();
+}
+
+bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
+                                      size_t n, uint64_t stream,
+                                      const char *call) {
+  if (!ring_.size || !opts_.rmaUploadMin || n < opts_.rmaUploadMin ||
+      n > ring_.size)
+    return false;
+  // A piece never wraps: one that does not fit before the end of the ring
+  // starts at its beginning, and the tail stays unused this round.
+  uint64_t pos = ring_.written % ring_.size;
+  uint64_t skip = pos + n > ring_.size ? ring_.size - pos : 0;
+  uint64_t offset = skip ? 0 : pos;
+  uint64_t end = ring_.written + skip + n;
+  if (end - ring_.released > ring_.size)
+    return false; // the server is still copying from that space
+  if (conn_->writeRemote(src, n, {ring_.addr + offset, ring_.key}) !=
+      transport::Status::Ok)
+    return false;
+  ring_.written = end;
+  appendLocked(
+      wire::Command::MemcpyH2DRing,
+      wire::CreateMemcpyH2DRing(batch_.fbb(), dst, stream, offset, n, end)
+          .Union(),
+      {call, 0});
+  stats_.bytesUpRma += n;
+  batchRmaBytes_ += n;
+  afterAppendLocked();
+  return true;
 }
 
 cudaError_t Runtime::memset(void *dst, int value, size_t count,

@@ -69,7 +69,8 @@ cudaError_t Runtime::sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
   }
   ++stats_.messages;
   stats_.bytesUp += size;
-  link_.sent(seq, size);
+  link_.sent(seq, size + batchRmaBytes_); // ring uploads crossed the link too
+  batchRmaBytes_ = 0;
   if (replyWanted)
     sinks_[seq] = std::move(sinks);
   if (seqOut)
@@ -148,6 +149,7 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
   }
   const wire::BatchReply *r =
       wire::GetMessage(msg.data())->body_as_BatchReply();
+  ring_.released = std::max(ring_.released, r->ring_released());
   auto it = sinks_.find(r->seq());
   // Bytes the server wrote by RMA crossed the link too.
   uint64_t rmaBytes = 0;

@@ -23,6 +23,9 @@ struct TrafficStats {
   // Of bytesUp: the application's own host-to-device data (cudaMemcpy and
   // cudaMemcpyAsync H2D, inline in the batch). The rest is the protocol.
   uint64_t bytesUpH2dData = 0;
+  // Host-to-device data written by RMA into the server's upload ring (not
+  // part of bytesUp, which counts messages).
+  uint64_t bytesUpRma = 0;
   uint64_t bytesDown = 0; // server -> client
   // Read-back bytes the server wrote into the application's memory by RMA
   // (not part of bytesDown, which counts messages).

@@ -1,8 +1,10 @@
-// Large device-to-host copies over a real transport (tcp and shm, loopback):
-// the server writes the bytes straight into the application's buffer by RMA
-// and the reply carries none of them; small copies, and every copy with
-// RMA turned off, still travel in the reply. Server: rc-server's core on
-// the host test device, in this process.
+// Large copies over a real transport (tcp and shm, loopback) go by RMA:
+// read-backs are written by the server straight into the application's
+// buffer (the reply carries none of the bytes), uploads are written by the
+// client into the session's upload ring (the batch carries none of them).
+// Small copies, copies with RMA turned off, and uploads that find the ring
+// full still travel in the messages. Server: rc-server's core on the host
+// test device, in this process.
 #include "rc/server/host_backend.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -29,7 +32,7 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
   return v;
 }
 
-class RmaReadbackTest : public ::testing::TestWithParam<std::string> {
+class RmaTest : public ::testing::TestWithParam<std::string> {
 protected:
   void SetUp() override { server::setLogLevel(server::LogLevel::Quiet); }
   void TearDown() override {
@@ -42,7 +45,7 @@ protected:
     core.stop();
   }
   // Starts the server on a fresh address and a runtime connected to it.
-  void start(size_t rmaReadbackMin) {
+  void start(size_t rmaReadbackMin, size_t rmaUploadMin = 64 << 10) {
     m = st::writeTestManifest();
     ASSERT_TRUE(st::startOnTestDevice(core, m.path));
     static std::atomic<int> counter{0};
@@ -72,6 +75,7 @@ protected:
     rt::Options opts;
     opts.flusherThread = false;
     opts.rmaReadbackMin = rmaReadbackMin;
+    opts.rmaUploadMin = rmaUploadMin;
     rt = std::make_unique<rt::Runtime>(connect, load, opts);
     ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
   }
@@ -102,7 +106,7 @@ protected:
   std::unique_ptr<rt::Runtime> rt;
 };
 
-TEST_P(RmaReadbackTest, LargeReadBacksAreWrittenIntoTheDestination) {
+TEST_P(RmaTest, LargeReadBacksAreWrittenIntoTheDestination) {
   start(64 << 10);
   // One chunk, and several (the runtime splits at 4 MiB).
   for (size_t size : {size_t(513 << 10), size_t((9 << 20) + 3)}) {
@@ -118,7 +122,7 @@ TEST_P(RmaReadbackTest, LargeReadBacksAreWrittenIntoTheDestination) {
   EXPECT_EQ(roundTrip(sent, /*async=*/true), sent) << "cudaMemcpyAsync";
 }
 
-TEST_P(RmaReadbackTest, SmallReadBacksTravelInTheReply) {
+TEST_P(RmaTest, SmallReadBacksTravelInTheReply) {
   start(64 << 10);
   auto sent = pattern(4096, 9);
   auto before = rt->trafficStats();
@@ -128,15 +132,63 @@ TEST_P(RmaReadbackTest, SmallReadBacksTravelInTheReply) {
   EXPECT_GE(after.bytesDown - before.bytesDown, sent.size());
 }
 
-TEST_P(RmaReadbackTest, TurnedOffEverythingTravelsInTheReply) {
-  start(0); // RC_RMA_READBACK_MIN=0
+TEST_P(RmaTest, TurnedOffEverythingTravelsInTheReply) {
+  start(0, 0); // RC_RMA_READBACK_MIN=0 RC_RMA_UPLOAD_MIN=0
   auto sent = pattern(2 << 20, 3);
   EXPECT_EQ(roundTrip(sent, false), sent);
   EXPECT_EQ(rt->trafficStats().bytesDownRma, 0u);
   EXPECT_GE(rt->trafficStats().bytesDown, sent.size());
+  EXPECT_EQ(rt->trafficStats().bytesUpRma, 0u);
+  EXPECT_GE(rt->trafficStats().bytesUp, sent.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(Providers, RmaReadbackTest,
+TEST_P(RmaTest, LargeUploadsAreWrittenIntoTheUploadRing) {
+  start(64 << 10);
+  auto sent = pattern((9 << 20) + 5, 11); // three pieces (4 MiB chunks)
+  EXPECT_EQ(roundTrip(sent, false), sent);
+  EXPECT_EQ(rt->trafficStats().bytesUpRma, sent.size());
+  EXPECT_LT(rt->trafficStats().bytesUp, uint64_t(64 << 10))
+      << "the batches carried the upload too";
+}
+
+// A 1 MiB ring and uploads of 300 KB with no round trip in between: three
+// fit, the next ones go inline until a reply says the ring was copied
+// out; every byte arrives either way.
+TEST_P(RmaTest, UploadsThatFindTheRingFullGoInline) {
+  setenv("RC_SERVER_UPLOAD_RING_MIB", "1", 1);
+  start(64 << 10);
+  unsetenv("RC_SERVER_UPLOAD_RING_MIB");
+  const size_t piece = 300 << 10, pieces = 8;
+  void *d = nullptr;
+  ASSERT_EQ(rt->malloc(&d, piece * pieces), cudaSuccess);
+  auto sent = pattern(piece * pieces, 21);
+  auto upload = [&](size_t i) {
+    ASSERT_EQ(rt->memcpy(static_cast<uint8_t *>(d) + i * piece,
+                         sent.data() + i * piece, piece,
+                         cudaMemcpyHostToDevice, nullptr, /*async=*/true,
+                         false),
+              cudaSuccess);
+  };
+  for (size_t i = 0; i < 5; ++i)
+    upload(i);
+  EXPECT_EQ(rt->trafficStats().bytesUpRma, 3 * piece);
+  // A round trip (a sync after uploads alone would be elided): its reply
+  // says the ring was copied out.
+  uint8_t first[16];
+  ASSERT_EQ(rt->memcpy(first, d, sizeof first, cudaMemcpyDeviceToHost, nullptr,
+                       false, false),
+            cudaSuccess);
+  for (size_t i = 5; i < pieces; ++i)
+    upload(i);
+  EXPECT_EQ(rt->trafficStats().bytesUpRma, 6 * piece);
+  std::vector<uint8_t> out(sent.size());
+  ASSERT_EQ(rt->memcpy(out.data(), d, out.size(), cudaMemcpyDeviceToHost,
+                       nullptr, false, false),
+            cudaSuccess);
+  EXPECT_EQ(out, sent);
+}
+
+INSTANTIATE_TEST_SUITE_P(Providers, RmaTest,
                          ::testing::Values("tcp", "shm"),
                          [](const auto &info) { return info.param; });
 
