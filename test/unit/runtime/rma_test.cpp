@@ -164,9 +164,8 @@ TEST_P(RmaTest, UploadsThatFindTheRingFullGoInline) {
   auto sent = pattern(piece * pieces, 21);
   auto upload = [&](size_t i) {
     ASSERT_EQ(rt->memcpy(static_cast<uint8_t *>(d) + i * piece,
-                         sent.data() + i * piece, piece,
-                         cudaMemcpyHostToDevice, nullptr, /*async=*/true,
-                         false),
+                         sent.data() + i * piece, piece, cudaMemcpyHostToDevice,
+                         nullptr, /*async=*/true, false),
               cudaSuccess);
   };
   for (size_t i = 0; i < 5; ++i)
@@ -188,8 +187,7 @@ TEST_P(RmaTest, UploadsThatFindTheRingFullGoInline) {
   EXPECT_EQ(out, sent);
 }
 
-INSTANTIATE_TEST_SUITE_P(Providers, RmaTest,
-                         ::testing::Values("tcp", "shm"),
+INSTANTIATE_TEST_SUITE_P(Providers, RmaTest, ::testing::Values("tcp", "shm"),
                          [](const auto &info) { return info.param; });
 
 } // namespace

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace rc::server::test;
 
@@ -112,6 +113,66 @@ TEST(GpuCli, ServesKernelsAndRestartsAfterAFault) {
   kill(server.pid, SIGTERM);
   EXPECT_EQ(server.wait(), 0) << server.text;
   std::printf("%s", server.text.c_str());
+}
+
+// Large copies by RMA against the real GPU, over both transports: the upload
+// goes into the session's pinned upload ring (cuMemHostAlloc) and is copied
+// from there, the read-back is written from the pinned staging straight
+// into the client's exposed buffer.
+TEST(GpuCli, RmaUploadsAndReadBacksOverTcpAndShm) {
+  if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+    GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
+  GpuManifest g = writeGpuManifest();
+  for (std::string url : {"tcp://127.0.0.1:" + std::to_string(freePort()),
+                          "shm://rc_gpu_rma_" + std::to_string(getpid())}) {
+    Child server({"--listen", url, "--manifest", g.path});
+    if (!server.waitFor("listening on", 30000)) {
+      if (noUsableGpu(server.text))
+        GTEST_SKIP() << server.text;
+      FAIL() << server.text;
+    }
+    Remote r;
+    std::string err;
+    r.conn = rc::transport::connect(url, 5000, &err);
+    ASSERT_TRUE(r.conn) << err;
+    Bytes reply = r.roundTrip(hello({g.hash}));
+    const wire::HelloReply *hr = asHelloReply(reply);
+    ASSERT_TRUE(hr && hr->ok());
+    ASSERT_NE(hr->upload_ring(), nullptr) << url << ": no upload ring";
+    rc::transport::RemoteRegion ring{hr->upload_ring()->addr(),
+                                     hr->upload_ring()->key()};
+
+    const size_t n = 3 << 20; // several staging slots on the way back
+    std::vector<float> in(n / 4);
+    for (size_t i = 0; i < in.size(); ++i)
+      in[i] = float(i % 1000);
+    reply = r.roundTrip(batch(1, {cMalloc(n)}));
+    uint64_t buf = resultAt(asBatchReply(reply), 0)->addr();
+    ASSERT_EQ(r.conn->writeRemote(in.data(), n, {ring.addr + 4096, ring.key}),
+              rc::transport::Status::Ok)
+        << r.conn->lastError();
+    std::vector<float> out(in.size(), -1.0f);
+    rc::transport::RemoteRegion dst;
+    ASSERT_TRUE(r.conn->exposeForWrite(out.data(), n, &dst));
+    Bytes three(4);
+    float f = 3.0f;
+    std::memcpy(three.data(), &f, 4);
+    reply = r.roundTrip(batch(
+        2, {cH2DRing(buf, 4096, n, 4096 + n), cSymbolWrite(g.table, 0, three),
+            cLaunch(g.scale, scaleArgs(buf, int(in.size())), 0,
+                    {uint32_t(in.size() / 256), 1, 1}, {256, 1, 1}),
+            cD2H(buf, n, 0, true, dst.addr, dst.key)}));
+    const wire::BatchReply *br = asBatchReply(reply);
+    ASSERT_TRUE(br && br->errors()->size() == 0)
+        << url << ": " << br->errors()->Get(0)->message()->str();
+    EXPECT_TRUE(resultAt(br, 3)->written_remotely()) << url;
+    EXPECT_EQ(br->ring_released(), 4096u + n) << url;
+    for (size_t i = 0; i < out.size(); ++i)
+      ASSERT_EQ(out[i], 3.0f * in[i]) << url << " element " << i;
+    r.conn.reset();
+    kill(server.pid, SIGTERM);
+    EXPECT_EQ(server.wait(), 0) << server.text;
+  }
 }
 
 } // namespace

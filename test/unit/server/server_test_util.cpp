@@ -137,11 +137,10 @@ Cmd cD2H(uint64_t src, uint64_t size, uint64_t stream, bool rma, uint64_t addr,
     return wire::CreateMemcpyD2H(f, src, size, stream, rma, addr, key);
   });
 }
-Cmd cH2DRing(uint64_t dst, uint64_t ringOffset, uint64_t size,
-             uint64_t ringEnd, uint64_t stream) {
+Cmd cH2DRing(uint64_t dst, uint64_t ringOffset, uint64_t size, uint64_t ringEnd,
+             uint64_t stream) {
   return entry<wire::MemcpyH2DRing>([=](fb::FlatBufferBuilder &f) {
-    return wire::CreateMemcpyH2DRing(f, dst, stream, ringOffset, size,
-                                     ringEnd);
+    return wire::CreateMemcpyH2DRing(f, dst, stream, ringOffset, size, ringEnd);
   });
 }
 Cmd cD2D(uint64_t dst, uint64_t src, uint64_t size, uint64_t stream) {

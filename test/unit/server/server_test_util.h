@@ -54,8 +54,8 @@ Cmd cH2D(uint64_t dst, const Bytes &data, uint64_t stream = 0);
 // With `rma`, asks for the bytes to be written at addr/key (RMA read-back).
 Cmd cD2H(uint64_t src, uint64_t size, uint64_t stream = 0, bool rma = false,
          uint64_t addr = 0, uint64_t key = 0);
-Cmd cH2DRing(uint64_t dst, uint64_t ringOffset, uint64_t size,
-             uint64_t ringEnd, uint64_t stream = 0);
+Cmd cH2DRing(uint64_t dst, uint64_t ringOffset, uint64_t size, uint64_t ringEnd,
+             uint64_t stream = 0);
 Cmd cD2D(uint64_t dst, uint64_t src, uint64_t size, uint64_t stream = 0);
 Cmd cMemset(uint64_t dst, uint8_t value, uint64_t size, uint64_t stream = 0);
 Cmd cLaunch(uint64_t kernel, const Bytes &args, uint64_t stream = 0,

@@ -254,9 +254,8 @@ TEST_F(SessionTest, UploadRingIsExposedCopiedFromCheckedAndWithdrawn) {
   EXPECT_TRUE(std::equal(data.begin(), data.end(), res->payload()->begin()));
 
   // Outside the ring, backwards, or into memory the session does not own.
-  std::string msg = expectError(batch(3, {cH2DRing(a, (1 << 20) - 8, 16,
-                                                   5000)}),
-                                0, 1, 3);
+  std::string msg =
+      expectError(batch(3, {cH2DRing(a, (1 << 20) - 8, 16, 5000)}), 0, 1, 3);
   EXPECT_NE(msg.find("not inside the upload ring"), std::string::npos) << msg;
   msg = expectError(batch(4, {cH2DRing(a, 0, 16, 100)}), 0, 1, 4);
   EXPECT_NE(msg.find("behind the previous one"), std::string::npos) << msg;
