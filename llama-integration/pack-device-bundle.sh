@@ -77,7 +77,7 @@ cp "$RC_BUILD/bin/rc-server" "$STAGE/rc/bin/"
 cp -L "$RC_BUILD"/lib/librc_*.so* "$STAGE/rc/lib/"
 # The server's GPU test suites (about 1.3 MB compressed), so a multi-GPU
 # machine can run them in the same call (scripts/run-gpu-gtests.sh).
-for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests; do
+for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_rt_prog_copy_stress; do
   [ -x "$RC_BUILD/bin/$t" ] && cp "$RC_BUILD/bin/$t" "$STAGE/rc/bin/"
 done
 [ -f "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" ] &&

@@ -5,6 +5,7 @@
 #include "rc/server/log.h"
 #include "rc/transport.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -84,17 +85,18 @@ Session::~Session() {
     conn_->withdraw(exposedRing_, exposedRingSize_);
 }
 
-// Size of each session's upload ring: RC_SERVER_UPLOAD_RING_MIB (default
-// 32; 0: none, large uploads travel inline).
-uint64_t Session::uploadRingBytes() {
+// The largest upload ring a session gets: RC_SERVER_UPLOAD_RING_MIB
+// (default 32; 0: none, large uploads travel inline).
+uint64_t Session::maxUploadRingBytes() {
   const char *v = std::getenv("RC_SERVER_UPLOAD_RING_MIB");
   long mib = v && *v ? std::strtol(v, nullptr, 10) : 32;
   return mib > 0 ? uint64_t(mib) << 20 : 0;
 }
 
 flatbuffers::Offset<wire::RemoteMemory>
-Session::exposeUploadRing(flatbuffers::FlatBufferBuilder &fbb) {
-  uint64_t bytes = uploadRingBytes();
+Session::exposeUploadRing(flatbuffers::FlatBufferBuilder &fbb,
+                          uint64_t wanted) {
+  uint64_t bytes = std::min(wanted, maxUploadRingBytes());
   if (!conn_ || !bytes)
     return 0;
   std::string why;
@@ -254,7 +256,7 @@ Session::Next Session::onHello(const void *p,
   }
   auto devices = fbb.CreateVector(infos);
   auto kernelAttrs = helloKernelAttributes(fbb, env_.registry, allowedCopy);
-  auto ring = exposeUploadRing(fbb);
+  auto ring = exposeUploadRing(fbb, hello->upload_ring_bytes());
   wire::HelloReplyBuilder hr(fbb);
   hr.add_ok(true);
   hr.add_session_id(id_);

@@ -45,6 +45,8 @@ Options Options::fromEnv() {
   o.maxCommands = size_t(envLong("RC_BATCH_MAX_COMMANDS", long(o.maxCommands)));
   o.maxBytes = size_t(envLong("RC_BATCH_MAX_BYTES", long(o.maxBytes)));
   o.elideSyncs = envLong("RC_SYNC_ELISION", 1) != 0;
+  if (envLong("RC_RMA", 0) != 0)
+    o.rmaReadbackMin = o.rmaUploadMin = kRmaMinBytes;
   o.rmaReadbackMin =
       size_t(envLong("RC_RMA_READBACK_MIN", long(o.rmaReadbackMin)));
   o.rmaUploadMin = size_t(envLong("RC_RMA_UPLOAD_MIN", long(o.rmaUploadMin)));
@@ -128,9 +130,9 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<uint64_t> hashes = index_.hashes();
   const char *token = std::getenv("RC_AUTH_TOKEN");
-  auto hello = wire::CreateHelloDirect(fbb, kProtocolVersion, &hashes,
-                                       programName().c_str(),
-                                       uint32_t(getpid()), token ? token : "");
+  auto hello = wire::CreateHelloDirect(
+      fbb, kProtocolVersion, &hashes, programName().c_str(), uint32_t(getpid()),
+      token ? token : "", opts_.rmaUploadMin ? opts_.uploadRingBytes : 0);
   wire::FinishMessageBuffer(
       fbb, wire::CreateMessage(fbb, wire::Body::Hello, hello.Union()));
   serverName_ = conn_->peerDescription();

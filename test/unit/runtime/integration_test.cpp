@@ -238,6 +238,48 @@ TEST(RuntimeIntegration, RoundTripOverTcp) {
              {"PASS"});
 }
 
+// Several clients at once, each copying sizes around the RMA thresholds
+// both ways with every byte checked (programs/copy_stress.cpp): uploads
+// through the upload ring, read-backs written by RMA, and the inline paths
+// beside them, in one server process.
+void runConcurrentCopyStress(const std::string &url) {
+  std::string server = findServer();
+  if (server.empty())
+    GTEST_SKIP() << "rc-server is not built yet";
+  std::string dir = tempDir();
+  std::string manifest = writeManifest(dir);
+  Server srv(server, url, manifest, dir + "/server.log");
+  ASSERT_TRUE(srv.waitReady(10000)) << srv.log();
+  std::vector<std::thread> clients;
+  std::vector<ChildResult> results(4);
+  for (size_t i = 0; i < results.size(); ++i)
+    clients.emplace_back([&, i] {
+      results[i] =
+          runChild({RC_COPY_STRESS_PROG, "40", std::to_string(i + 1)},
+                   {"RC_SERVER=" + url, "RC_MANIFEST=" + manifest, "RC_RMA=1"},
+                   dir + "/stress" + std::to_string(i) + ".out", 120);
+    });
+  for (std::thread &t : clients)
+    t.join();
+  for (const ChildResult &r : results) {
+    EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n" << srv.log();
+    EXPECT_NE(r.output.find("PASS: 40 iterations"), std::string::npos)
+        << r.output;
+  }
+  if (!testing::Test::HasFailure())
+    std::filesystem::remove_all(dir);
+}
+
+TEST(RuntimeIntegration, ConcurrentClientsCopyStressOverShm) {
+  runConcurrentCopyStress("shm://rc-rt-stress-" + std::to_string(getpid()));
+}
+
+TEST(RuntimeIntegration, ConcurrentClientsCopyStressOverTcp) {
+  int port = freeTcpPort();
+  ASSERT_GT(port, 0);
+  runConcurrentCopyStress("tcp://127.0.0.1:" + std::to_string(port));
+}
+
 TEST(RuntimeIntegration, NoServerFailsFastWithOneMessage) {
   std::string dir = tempDir();
   auto t0 = std::chrono::steady_clock::now();

@@ -101,11 +101,11 @@ Cmd entry(std::function<fb::Offset<T>(fb::FlatBufferBuilder &)> f) {
 } // namespace
 
 Bytes hello(const std::vector<uint64_t> &hashes, const std::string &token,
-            uint32_t version) {
+            uint32_t version, uint64_t uploadRingBytes) {
   fb::FlatBufferBuilder fbb;
-  auto h = wire::CreateHelloDirect(fbb, version, &hashes, "server-test",
-                                   uint32_t(getpid()),
-                                   token.empty() ? nullptr : token.c_str());
+  auto h = wire::CreateHelloDirect(
+      fbb, version, &hashes, "server-test", uint32_t(getpid()),
+      token.empty() ? nullptr : token.c_str(), uploadRingBytes);
   return finish(fbb, wire::Body::Hello, h.Union());
 }
 

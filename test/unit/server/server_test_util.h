@@ -43,8 +43,10 @@ TestManifest writeTestManifest(const std::string &salt = "");
 using Cmd = std::function<flatbuffers::Offset<wire::CommandEntry>(
     flatbuffers::FlatBufferBuilder &)>;
 
+// uploadRingBytes: the upload ring the client asks for (0: none).
 Bytes hello(const std::vector<uint64_t> &manifestHashes,
-            const std::string &token = "", uint32_t version = 1);
+            const std::string &token = "", uint32_t version = 1,
+            uint64_t uploadRingBytes = 0);
 Bytes batch(uint64_t seq, const std::vector<Cmd> &commands,
             bool replyWanted = true);
 

@@ -232,7 +232,7 @@ TEST_F(SessionTest, UploadRingIsExposedCopiedFromCheckedAndWithdrawn) {
   setenv("RC_SERVER_UPLOAD_RING_MIB", "1", 1);
   WriteRecorder client;
   session->useConnection(&client);
-  Bytes r = send1(hello({m.hash}));
+  Bytes r = send1(hello({m.hash}, "", 1, 4 << 20)); // capped at 1 MiB
   unsetenv("RC_SERVER_UPLOAD_RING_MIB");
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_TRUE(hr && hr->ok() && hr->upload_ring());
@@ -265,8 +265,15 @@ TEST_F(SessionTest, UploadRingIsExposedCopiedFromCheckedAndWithdrawn) {
   EXPECT_EQ(client.exposed, nullptr);
 }
 
-TEST_F(SessionTest, NoUploadRingWithoutATransport) {
-  Bytes r = send1(hello({m.hash}));
+TEST_F(SessionTest, NoUploadRingWithoutATransportOrAWish) {
+  WriteRecorder client;
+  session->useConnection(&client);
+  Bytes r = send1(hello({m.hash})); // the client asks for none
+  ASSERT_NE(asHelloReply(r), nullptr);
+  EXPECT_EQ(asHelloReply(r)->upload_ring(), nullptr);
+  EXPECT_EQ(client.exposed, nullptr);
+  session = std::make_unique<Session>(*env, 8); // no transport
+  r = send1(hello({m.hash}, "", 1, 1 << 20));
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_TRUE(hr && hr->ok());
   EXPECT_EQ(hr->upload_ring(), nullptr);

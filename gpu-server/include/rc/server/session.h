@@ -91,11 +91,12 @@ private:
   Next onBatch(const void *batch, std::vector<std::vector<uint8_t>> &replies);
   void replyError(uint64_t seq, int code, const std::string &message,
                   std::vector<std::vector<uint8_t>> &replies);
-  static uint64_t uploadRingBytes();
-  // At Hello: the upload ring, exposed for the client's RMA writes (0 when
+  static uint64_t maxUploadRingBytes();
+  // At Hello: the upload ring of at most `wanted` bytes (the client's
+  // wish), exposed for the client's RMA writes (0 when none was wanted,
   // there is no connection, it is turned off, or it cannot be exposed).
   flatbuffers::Offset<wire::RemoteMemory>
-  exposeUploadRing(flatbuffers::FlatBufferBuilder &fbb);
+  exposeUploadRing(flatbuffers::FlatBufferBuilder &fbb, uint64_t wanted);
 
   const SessionEnv &env_;
   uint64_t id_;
