@@ -84,6 +84,9 @@ public:
                                 uint64_t size) = 0;
   virtual OpStatus gemm(uint64_t handle, const BlasGemm &g) = 0;
   virtual OpStatus trsmBatched(uint64_t handle, const BlasTrsm &t) = 0;
+  // `stream` is about to be destroyed: no handle may keep using it (cuBLAS's
+  // own stream, the stream a scratch buffer was last used on).
+  virtual void streamDestroyed(NativeHandle stream) { (void)stream; }
 };
 
 // Bytes of one element of a cudaDataType; 0 for types not handled.
@@ -103,9 +106,8 @@ std::unique_ptr<BlasContext> makeHostBlas(HostResolver resolve);
 // server-owned copies of pointer arrays. Null + *error (naming the library)
 // when libcublas cannot be loaded.
 using StreamMapper = std::function<void *(NativeHandle)>;
-std::unique_ptr<BlasContext> makeCudaBlas(DeviceContext &ctx,
-                                          StreamMapper toStream,
-                                          std::string *error);
+std::unique_ptr<BlasContext>
+makeCudaBlas(DeviceContext &ctx, StreamMapper toStream, std::string *error);
 
 } // namespace rc::server
 

@@ -576,6 +576,10 @@ OpStatus CudaContext::streamCreate(uint32_t flags, int32_t priority,
   return st;
 }
 OpStatus CudaContext::streamDestroy(NativeHandle s) {
+  // cuBLAS handles outlive streams (ggml keeps one per device for the
+  // process): they must not touch this one once it is gone.
+  if (blas_)
+    blas_->streamDestroyed(s);
   return check(drv().cuStreamDestroy(toStream(s)));
 }
 OpStatus CudaContext::streamSynchronize(NativeHandle s) {

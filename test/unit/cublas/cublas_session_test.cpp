@@ -5,12 +5,12 @@
 // on the CUDA backend through the real libcublas (label gpu; skipped where
 // there is no GPU). Inputs are small multiples of 1/4, exact in F16, BF16 and
 // TF32, so every compute type must give the reference up to rounding.
+#include "graph_test_util.h"
 #include "manifest_generated.h"
 #include "rc/kernel_id.h"
 #include "rc/manifest_file.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
-#include "graph_test_util.h"
 #include "server_test_util.h"
 
 #include <gtest/gtest.h>
@@ -127,7 +127,8 @@ void refGemm(int ta, int tb, int m, int n, int k, float alpha, const float *A,
       for (int l = 0; l < k; ++l)
         s += double(ta == kOpN ? A[i + l * lda] : A[l + i * lda]) *
              double(tb == kOpN ? B[l + j * ldb] : B[j + l * ldb]);
-      C[i + j * ldc] = float(alpha * s + (beta != 0 ? beta * C[i + j * ldc] : 0));
+      C[i + j * ldc] =
+          float(alpha * s + (beta != 0 ? beta * C[i + j * ldc] : 0));
     }
 }
 
@@ -184,9 +185,9 @@ Cmd cGemm(const Gemm &g) {
     auto av = fbb.CreateVector(al), bv = fbb.CreateVector(be);
     return wire::CreateCommandEntry(
         fbb, wire::Command::CublasGemm,
-        wire::CreateCublasGemm(fbb, g.api, g.handle, g.stream, g.mathMode,
-                               g.ta, g.tb, g.m, g.n, g.k, av, bv, &g.a, &g.b,
-                               &g.c, g.batch, g.compute, g.algo)
+        wire::CreateCublasGemm(fbb, g.api, g.handle, g.stream, g.mathMode, g.ta,
+                               g.tb, g.m, g.n, g.k, av, bv, &g.a, &g.b, &g.c,
+                               g.batch, g.compute, g.algo)
             .Union());
   };
 }
@@ -337,8 +338,8 @@ TEST_F(CublasSession, GemmStridedBatchedEx) {
   auto C = quarters(size_t(sc) * batch, 9);
   uint64_t a = upload(A, kR32F), b = upload(B, kR32F), c = upload(C, kR32F);
   for (int i = 0; i < batch; ++i)
-    refGemm(kOpT, kOpN, m, n, k, 0.5f, A.data() + i * sa, k,
-            B.data() + i * sb, k, 1, C.data() + i * sc, m);
+    refGemm(kOpT, kOpN, m, n, k, 0.5f, A.data() + i * sa, k, B.data() + i * sb,
+            k, 1, C.data() + i * sc, m);
   Gemm g;
   g.api = wire::CublasGemmApi::GemmStridedBatchedEx;
   g.ta = kOpT, g.m = m, g.n = n, g.k = k, g.alpha = 0.5f, g.beta = 1;
@@ -359,8 +360,8 @@ TEST_F(CublasSession, GemmBatchedExPointerArrays) {
             C.data() + i * m * n, m);
   uint64_t a = upload(A, kR16F), b = upload(B, kR16F), c = alloc(C.size() * 4);
   uint64_t arrays = alloc(6 * 8);
-  std::vector<uint64_t> ptrs = {a,     a,    b, b + uint64_t(k * n) * 2,
-                                c,     c + uint64_t(m * n) * 4};
+  std::vector<uint64_t> ptrs = {
+      a, a, b, b + uint64_t(k * n) * 2, c, c + uint64_t(m * n) * 4};
   Gemm g;
   g.api = wire::CublasGemmApi::GemmBatchedEx;
   g.ta = kOpT, g.m = m, g.n = n, g.k = k, g.batch = 2;
@@ -369,6 +370,37 @@ TEST_F(CublasSession, GemmBatchedExPointerArrays) {
   expectNear(runAndRead({cH2D(arrays, u64s(ptrs)), cCreate(1), cGemm(g)}, c,
                         C.size(), kR32F),
              C);
+}
+
+// ggml keeps its cuBLAS handles for the whole process but destroys and
+// creates streams (test-backend-ops does so for every backend it makes): a
+// pointer-array GEMM on a new stream after the old one is gone must not
+// touch the old one (on the GPU that was a use-after-free in
+// cuStreamSynchronize that took rc-server down).
+TEST_F(CublasSession, PointerArrayGemmOnANewStreamAfterTheOldOneIsDestroyed) {
+  const int m = 8, n = 2, k = 4;
+  auto A = quarters(size_t(k) * m, 20), B = quarters(size_t(k) * n * 2, 21);
+  std::vector<float> C(size_t(m) * n * 2, 0);
+  for (int i = 0; i < 2; ++i)
+    refGemm(kOpT, kOpN, m, n, k, 1, A.data(), k, B.data() + i * k * n, k, 0,
+            C.data() + i * m * n, m);
+  uint64_t a = upload(A, kR16F), b = upload(B, kR16F), c = alloc(C.size() * 4);
+  uint64_t arrays = alloc(6 * 8);
+  std::vector<uint64_t> ptrs = {
+      a, a, b, b + uint64_t(k * n) * 2, c, c + uint64_t(m * n) * 4};
+  Gemm g;
+  g.api = wire::CublasGemmApi::GemmBatchedEx;
+  g.ta = kOpT, g.m = m, g.n = n, g.k = k, g.batch = 2;
+  g.a = op(arrays, k, kR16F), g.b = op(arrays + 16, k, kR16F);
+  g.c = op(arrays + 32, m, kR32F);
+  g.stream = 0x51;
+  ASSERT_EQ(run({cH2D(arrays, u64s(ptrs)), cCreate(1), cStreamCreate(0x51),
+                 cGemm(g), cStreamDestroy(0x51)}),
+            "");
+  g.stream = 0x52; // the scratch was last used on the destroyed 0x51
+  expectNear(runAndRead({cStreamCreate(0x52), cGemm(g)}, c, C.size(), kR32F),
+             C);
+  EXPECT_EQ(run({cStreamDestroy(0x52), cDestroy(1)}), "");
 }
 
 // ggml's out_prod: cublasSgemmStridedBatched / cublasSgemmBatched (N, T).
@@ -389,21 +421,21 @@ TEST_F(CublasSession, SgemmBatchedVariantsOutProd) {
   expectNear(runAndRead({cCreate(1), cGemm(g)}, c, C.size(), kR32F), C);
 
   uint64_t c2 = alloc(C.size() * 4), arrays = alloc(6 * 8);
-  std::vector<uint64_t> ptrs = {a, a + uint64_t(m * k) * 4,
-                                b, b + uint64_t(n * k) * 4,
+  std::vector<uint64_t> ptrs = {a,  a + uint64_t(m * k) * 4,
+                                b,  b + uint64_t(n * k) * 4,
                                 c2, c2 + uint64_t(m * n) * 4};
   g.api = wire::CublasGemmApi::SgemmBatched;
   g.a = op(arrays, m, kR32F), g.b = op(arrays + 16, n, kR32F);
   g.c = op(arrays + 32, m, kR32F);
-  expectNear(runAndRead({cH2D(arrays, u64s(ptrs)), cGemm(g)}, c2, C.size(),
-                        kR32F),
-             C);
+  expectNear(
+      runAndRead({cH2D(arrays, u64s(ptrs)), cGemm(g)}, c2, C.size(), kR32F), C);
 }
 
 // ggml's solve_tri: cublasStrsmBatched(RIGHT, UPPER, N, NON_UNIT), X A = B.
 TEST_F(CublasSession, StrsmBatchedRightUpper) {
   const int m = 3, n = 4, batch = 2; // B is m x n, A is n x n
-  std::vector<float> A(size_t(n) * n * batch, 0), X = quarters(m * n * batch, 14);
+  std::vector<float> A(size_t(n) * n * batch, 0),
+      X = quarters(m * n * batch, 14);
   for (int bi = 0; bi < batch; ++bi)
     for (int j = 0; j < n; ++j)
       for (int i = 0; i <= j; ++i)
@@ -471,8 +503,7 @@ TEST_F(CublasSession, PointerArrayContentsAreChecked) {
   // Element 1 of A points at host-looking memory.
   std::vector<uint64_t> ptrs = {mat, 0x7fff0000, mat, mat, mat, mat};
   std::string e = run({cH2D(arrays, u64s(ptrs)), cCreate(1), cGemm(g)});
-  EXPECT_NE(e.find("cublasGemmBatchedEx: A[1] = 0x7fff0000"),
-            std::string::npos)
+  EXPECT_NE(e.find("cublasGemmBatchedEx: A[1] = 0x7fff0000"), std::string::npos)
       << e;
   // The last matrix of C starts inside but runs past the allocation.
   ptrs = {mat, mat, mat, mat, mat, mat + 4};
