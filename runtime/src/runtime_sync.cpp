@@ -22,7 +22,8 @@ uint32_t Runtime::appendLocked(wire::Command type,
   ++stats_.commands;
   // Everything but these leaves work running on the device (a command type
   // added later counts as work: a sync after it waits, which is safe).
-  if (type != wire::Command::MemcpyH2D && type != wire::Command::Malloc &&
+  if (type != wire::Command::MemcpyH2D &&
+      type != wire::Command::MemcpyH2DRing && type != wire::Command::Malloc &&
       type != wire::Command::Free && type != wire::Command::StreamSynchronize &&
       type != wire::Command::DeviceSynchronize)
     workSinceSync_ = true;

@@ -149,6 +149,19 @@ TEST_P(RmaTest, LargeUploadsAreWrittenIntoTheUploadRing) {
   EXPECT_EQ(rt->trafficStats().bytesUpRma, sent.size());
   EXPECT_LT(rt->trafficStats().bytesUp, uint64_t(64 << 10))
       << "the batches carried the upload too";
+
+  // Like an inline upload, a ring upload is no device work: the sync after
+  // it (ggml's tensor upload) is elided, no round trip.
+  void *d = nullptr;
+  ASSERT_EQ(rt->malloc(&d, sent.size()), cudaSuccess);
+  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess); // settled
+  uint64_t before = rt->roundTrips();
+  ASSERT_EQ(rt->memcpy(d, sent.data(), sent.size(), cudaMemcpyHostToDevice,
+                       nullptr, /*async=*/true, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  EXPECT_EQ(rt->roundTrips(), before);
+  EXPECT_EQ(rt->trafficStats().bytesUpRma, 2 * sent.size());
 }
 
 // A 1 MiB ring and uploads of 300 KB with no round trip in between: three
