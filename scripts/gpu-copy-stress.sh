@@ -11,7 +11,7 @@ set -uo pipefail
 RC="${1:?usage: gpu-copy-stress.sh RC_DIR MANIFEST}"
 MANIFEST="${2:?usage: gpu-copy-stress.sh RC_DIR MANIFEST}"
 N="${N:-16}"; IT="${IT:-60}"
-VARIANTS="${VARIANTS:-inline=RC_RMA=0 rma=RC_RMA=1 readback=RC_RMA_READBACK_MIN=65536 ring=RC_RMA_UPLOAD_MIN=65536}"
+VARIANTS="${VARIANTS:-inline=RC_RMA=0 rma=RC_RMA=1 readback=RC_RMA_UPLOAD_MIN=0 ring=RC_RMA_READBACK_MIN=0}"
 LOGS="${OUT:-/tmp}/copy-stress"
 mkdir -p "$LOGS"
 export LD_LIBRARY_PATH="$RC/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -43,17 +43,15 @@ struct Options {
   // the last wait: the sync travels as a server-side barrier, no round trip
   // (docs/runtime-api.md, "Sync elision"). RC_SYNC_ELISION=0 turns it off.
   bool elideSyncs = true;
-  // RMA for large copies (docs/transport.md, "RMA copies"), off by default
-  // until it is proven under many concurrent sessions on a GPU server:
-  // RC_RMA=1 turns both directions on with these thresholds.
-  // Device-to-host copies of at least rmaReadbackMin bytes ask the server
-  // to write them straight into the destination (RC_RMA_READBACK_MIN);
-  // host-to-device copies of at least rmaUploadMin bytes are written into
-  // the session's upload ring of uploadRingBytes on the server
-  // (RC_RMA_UPLOAD_MIN). 0: that direction off.
-  size_t rmaReadbackMin = 0;
-  size_t rmaUploadMin = 0;
+  // RMA for large copies (docs/transport.md, "RMA copies"); RC_RMA=0 turns
+  // both directions off. Device-to-host copies of at least rmaReadbackMin
+  // bytes ask the server to write them straight into the destination
+  // (RC_RMA_READBACK_MIN); host-to-device copies of at least rmaUploadMin
+  // bytes are written into the session's upload ring of uploadRingBytes on
+  // the server (RC_RMA_UPLOAD_MIN). 0: that direction off.
   static constexpr size_t kRmaMinBytes = 64 << 10;
+  size_t rmaReadbackMin = kRmaMinBytes;
+  size_t rmaUploadMin = kRmaMinBytes;
   uint64_t uploadRingBytes = 32 << 20;
   // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;

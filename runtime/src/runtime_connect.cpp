@@ -45,8 +45,8 @@ Options Options::fromEnv() {
   o.maxCommands = size_t(envLong("RC_BATCH_MAX_COMMANDS", long(o.maxCommands)));
   o.maxBytes = size_t(envLong("RC_BATCH_MAX_BYTES", long(o.maxBytes)));
   o.elideSyncs = envLong("RC_SYNC_ELISION", 1) != 0;
-  if (envLong("RC_RMA", 0) != 0)
-    o.rmaReadbackMin = o.rmaUploadMin = kRmaMinBytes;
+  if (envLong("RC_RMA", 1) == 0)
+    o.rmaReadbackMin = o.rmaUploadMin = 0;
   o.rmaReadbackMin =
       size_t(envLong("RC_RMA_READBACK_MIN", long(o.rmaReadbackMin)));
   o.rmaUploadMin = size_t(envLong("RC_RMA_UPLOAD_MIN", long(o.rmaUploadMin)));
