@@ -476,6 +476,28 @@ Status FabricConnection::send(const void *data, size_t size) {
   // as a 2-entry iov), then wait until all are done so the caller may reuse
   // its buffer on return.
   const bool zeroCopy = ep_->iovLimit() >= 2;
+  return postPieces(
+      size, "send", zeroCopy ? "fi_sendv" : "fi_send",
+      [&](SendSlot *slot, uint64_t off, size_t len) {
+        FrameHeader fh = h;
+        fh.offset = off;
+        if (zeroCopy) {
+          FrameHeader &kept = fragHeaders_[slot->ctx.index];
+          kept = fh;
+          iovec iov[2] = {{&kept, sizeof kept},
+                          {const_cast<uint8_t *>(bytes + off), len}};
+          return ep_->sendIov(peer_, slot, iov, 2);
+        }
+        slot->copy.resize(sizeof fh + kFragmentPayload);
+        std::memcpy(slot->copy.data(), &fh, sizeof fh);
+        std::memcpy(slot->copy.data() + sizeof fh, bytes + off, len);
+        return ep_->sendCopy(peer_, slot, sizeof fh + len);
+      });
+}
+
+Status FabricConnection::postPieces(
+    uint64_t size, const char *what, const char *call,
+    const std::function<long(SendSlot *, uint64_t, size_t)> &post) {
   uint64_t errorsBefore = ep_->sendErrors();
   std::vector<SendSlot *> inFlight;
   for (uint64_t off = 0; off < size;) {
@@ -483,31 +505,16 @@ Status FabricConnection::send(const void *data, size_t size) {
         static_cast<size_t>(std::min<uint64_t>(kFragmentPayload, size - off));
     SendSlot *slot = waitFreeSlot();
     if (!slot)
-      return failSend("send: " + goneReason_);
-    FrameHeader fh = h;
-    fh.offset = off;
-    long rc;
-    if (zeroCopy) {
-      FrameHeader &kept = fragHeaders_[slot->ctx.index];
-      kept = fh;
-      iovec iov[2] = {{&kept, sizeof kept},
-                      {const_cast<uint8_t *>(bytes + off), len}};
-      rc = postWithRetry([&] { return ep_->sendIov(peer_, slot, iov, 2); });
-    } else {
-      slot->copy.resize(sizeof fh + kFragmentPayload);
-      std::memcpy(slot->copy.data(), &fh, sizeof fh);
-      std::memcpy(slot->copy.data() + sizeof fh, bytes + off, len);
-      rc = postWithRetry(
-          [&] { return ep_->sendCopy(peer_, slot, sizeof fh + len); });
-    }
+      return failSend(std::string(what) + ": " + goneReason_);
+    long rc = postWithRetry([&] { return post(slot, off, len); });
     if (rc)
-      return failSend(gone_ ? "send: " + goneReason_
-                            : "send to " + peerDesc_ + ": " +
-                                  fiError("fi_sendv", rc));
+      return failSend(gone_ ? std::string(what) + ": " + goneReason_
+                            : std::string(what) + " to " + peerDesc_ + ": " +
+                                  fiError(call, rc));
     inFlight.push_back(slot);
     off += len;
   }
-  return waitSlotsDone(inFlight, errorsBefore, "send");
+  return waitSlotsDone(inFlight, errorsBefore, what);
 }
 
 Status FabricConnection::waitSlotsDone(const std::vector<SendSlot *> &inFlight,
@@ -560,26 +567,12 @@ Status FabricConnection::writeRemote(const void *data, size_t size,
     return failSend("write: " + goneReason_);
   lastSent_ = Clock::now();
   const auto *bytes = static_cast<const uint8_t *>(data);
-  uint64_t errorsBefore = ep_->sendErrors();
-  std::vector<SendSlot *> inFlight;
   // Pieces of one fragment's size: within every provider's RMA limit.
-  for (uint64_t off = 0; off < size;) {
-    size_t len =
-        static_cast<size_t>(std::min<uint64_t>(kFragmentPayload, size - off));
-    SendSlot *slot = waitFreeSlot();
-    if (!slot)
-      return failSend("write: " + goneReason_);
-    long rc = postWithRetry([&] {
-      return ep_->write(peer_, slot, bytes + off, len, dst.addr + off, dst.key);
-    });
-    if (rc)
-      return failSend(gone_ ? "write: " + goneReason_
-                            : "write to " + peerDesc_ + ": " +
-                                  fiError("fi_write", rc));
-    inFlight.push_back(slot);
-    off += len;
-  }
-  return waitSlotsDone(inFlight, errorsBefore, "write");
+  return postPieces(size, "write", "fi_write",
+                    [&](SendSlot *slot, uint64_t off, size_t len) {
+                      return ep_->write(peer_, slot, bytes + off, len,
+                                        dst.addr + off, dst.key);
+                    });
 }
 
 Status FabricConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {

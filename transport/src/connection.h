@@ -65,6 +65,12 @@ private:
   // Posts one frame, retrying -FI_EAGAIN while progressing. 0 or neg errno.
   long postWithRetry(const std::function<long()> &post);
   SendSlot *waitFreeSlot();
+  // Posts `size` bytes in fragment-sized pieces, post(slot, offset, length)
+  // for each (retried on -FI_EAGAIN), then waits for all of them; `what`
+  // ("send", "write") and `call` name the operation in errors.
+  Status
+  postPieces(uint64_t size, const char *what, const char *call,
+             const std::function<long(SendSlot *, uint64_t, size_t)> &post);
   // Waits until every slot in `inFlight` completed; Ok unless the peer went
   // away or a completion reported an error (`what` names the operation).
   Status waitSlotsDone(const std::vector<SendSlot *> &inFlight,
