@@ -196,8 +196,18 @@ wire::CublasOperand op(uint64_t p, int64_t ld, int type, int64_t stride = 0) {
   return wire::CublasOperand(p, ld, stride, type);
 }
 
+// A pointer-array GEMM: its data and arrays (uploaded by `upload`, the
+// first command to run) and the expected C.
+struct PointerArrayCase {
+  Gemm g;
+  Cmd upload;
+  uint64_t c = 0;
+  std::vector<float> C;
+};
+
 class CublasSession : public ::testing::Test {
 protected:
+  PointerArrayCase pointerArrayCase(int seed);
   void SetUp() override {
     setLogLevel(LogLevel::Quiet);
     auto mh = emptyManifest();
@@ -351,25 +361,34 @@ TEST_F(CublasSession, GemmStridedBatchedEx) {
 
 // Broadcast batches: cublasGemmBatchedEx with device arrays of pointers
 // (A repeated for two B matrices, as ggml's r2 > 1).
-TEST_F(CublasSession, GemmBatchedExPointerArrays) {
+PointerArrayCase CublasSession::pointerArrayCase(int seed) {
   const int m = 8, n = 2, k = 4;
-  auto A = quarters(size_t(k) * m, 10), B = quarters(size_t(k) * n * 2, 11);
-  std::vector<float> C(size_t(m) * n * 2, 0);
+  auto A = quarters(size_t(k) * m, seed),
+       B = quarters(size_t(k) * n * 2, seed + 1);
+  PointerArrayCase pc;
+  pc.C.assign(size_t(m) * n * 2, 0);
   for (int i = 0; i < 2; ++i)
     refGemm(kOpT, kOpN, m, n, k, 1, A.data(), k, B.data() + i * k * n, k, 0,
-            C.data() + i * m * n, m);
-  uint64_t a = upload(A, kR16F), b = upload(B, kR16F), c = alloc(C.size() * 4);
+            pc.C.data() + i * m * n, m);
+  uint64_t a = upload(A, kR16F), b = upload(B, kR16F);
+  pc.c = alloc(pc.C.size() * 4);
   uint64_t arrays = alloc(6 * 8);
   std::vector<uint64_t> ptrs = {
-      a, a, b, b + uint64_t(k * n) * 2, c, c + uint64_t(m * n) * 4};
-  Gemm g;
+      a, a, b, b + uint64_t(k * n) * 2, pc.c, pc.c + uint64_t(m * n) * 4};
+  pc.upload = cH2D(arrays, u64s(ptrs));
+  Gemm &g = pc.g;
   g.api = wire::CublasGemmApi::GemmBatchedEx;
   g.ta = kOpT, g.m = m, g.n = n, g.k = k, g.batch = 2;
   g.a = op(arrays, k, kR16F), g.b = op(arrays + 16, k, kR16F);
   g.c = op(arrays + 32, m, kR32F);
-  expectNear(runAndRead({cH2D(arrays, u64s(ptrs)), cCreate(1), cGemm(g)}, c,
-                        C.size(), kR32F),
-             C);
+  return pc;
+}
+
+TEST_F(CublasSession, GemmBatchedExPointerArrays) {
+  PointerArrayCase pc = pointerArrayCase(10);
+  expectNear(runAndRead({pc.upload, cCreate(1), cGemm(pc.g)}, pc.c, pc.C.size(),
+                        kR32F),
+             pc.C);
 }
 
 // ggml keeps its cuBLAS handles for the whole process but destroys and
@@ -378,28 +397,16 @@ TEST_F(CublasSession, GemmBatchedExPointerArrays) {
 // touch the old one (on the GPU that was a use-after-free in
 // cuStreamSynchronize that took rc-server down).
 TEST_F(CublasSession, PointerArrayGemmOnANewStreamAfterTheOldOneIsDestroyed) {
-  const int m = 8, n = 2, k = 4;
-  auto A = quarters(size_t(k) * m, 20), B = quarters(size_t(k) * n * 2, 21);
-  std::vector<float> C(size_t(m) * n * 2, 0);
-  for (int i = 0; i < 2; ++i)
-    refGemm(kOpT, kOpN, m, n, k, 1, A.data(), k, B.data() + i * k * n, k, 0,
-            C.data() + i * m * n, m);
-  uint64_t a = upload(A, kR16F), b = upload(B, kR16F), c = alloc(C.size() * 4);
-  uint64_t arrays = alloc(6 * 8);
-  std::vector<uint64_t> ptrs = {
-      a, a, b, b + uint64_t(k * n) * 2, c, c + uint64_t(m * n) * 4};
-  Gemm g;
-  g.api = wire::CublasGemmApi::GemmBatchedEx;
-  g.ta = kOpT, g.m = m, g.n = n, g.k = k, g.batch = 2;
-  g.a = op(arrays, k, kR16F), g.b = op(arrays + 16, k, kR16F);
-  g.c = op(arrays + 32, m, kR32F);
+  PointerArrayCase pc = pointerArrayCase(20);
+  Gemm &g = pc.g;
   g.stream = 0x51;
-  ASSERT_EQ(run({cH2D(arrays, u64s(ptrs)), cCreate(1), cStreamCreate(0x51),
-                 cGemm(g), cStreamDestroy(0x51)}),
+  ASSERT_EQ(run({pc.upload, cCreate(1), cStreamCreate(0x51), cGemm(g),
+                 cStreamDestroy(0x51)}),
             "");
   g.stream = 0x52; // the scratch was last used on the destroyed 0x51
-  expectNear(runAndRead({cStreamCreate(0x52), cGemm(g)}, c, C.size(), kR32F),
-             C);
+  expectNear(
+      runAndRead({cStreamCreate(0x52), cGemm(g)}, pc.c, pc.C.size(), kR32F),
+      pc.C);
   EXPECT_EQ(run({cStreamDestroy(0x52), cDestroy(1)}), "");
 }
 
