@@ -17,6 +17,16 @@
 
 namespace rc::server::test {
 
+// What the runtime loads at connect: the test manifest at `path`.
+inline rt::ManifestLoader testManifestLoader(const std::string &path) {
+  return [path](rt::KernelIndex &index) {
+    auto lm = std::make_unique<LoadedManifest>();
+    std::string error;
+    ASSERT_TRUE(loadManifest(path, *lm, &error)) << error;
+    index.add(std::move(lm));
+  };
+}
+
 class InProcessRuntimeTest : public ::testing::Test {
 protected:
   // How many test devices the server has (rc-server --test-devices).
@@ -31,17 +41,11 @@ protected:
       core.serve(std::move(ends.second));
       return std::unique_ptr<transport::Connection>(std::move(ends.first));
     };
-    std::string path = m.path;
-    auto load = [path](rt::KernelIndex &index) {
-      auto lm = std::make_unique<LoadedManifest>();
-      std::string error;
-      ASSERT_TRUE(loadManifest(path, *lm, &error)) << error;
-      index.add(std::move(lm));
-    };
     rt::Options opts;
     opts.flusherThread = false;
     opts.batchAgeUs = int64_t(3600) * 1000000; // batches leave on demand
-    rt = std::make_unique<rt::Runtime>(connect, load, opts);
+    rt = std::make_unique<rt::Runtime>(connect, testManifestLoader(m.path),
+                                       opts);
     ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
   }
   void TearDown() override {

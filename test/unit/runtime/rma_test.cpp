@@ -5,11 +5,7 @@
 // Small copies, copies with RMA turned off, and uploads that find the ring
 // full still travel in the messages. Server: rc-server's core on the host
 // test device, in this process.
-#include "rc/server/host_backend.h"
-#include "rc/server/log.h"
-#include "rc/server/server_core.h"
-#include "runtime.h"
-#include "server_test_util.h"
+#include "in_process_runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -65,18 +61,12 @@ protected:
     auto connect = [address](int timeoutMs, std::string *err) {
       return transport::connect(address, timeoutMs, err);
     };
-    std::string path = m.path;
-    auto load = [path](rt::KernelIndex &index) {
-      auto lm = std::make_unique<LoadedManifest>();
-      std::string err;
-      ASSERT_TRUE(loadManifest(path, *lm, &err)) << err;
-      index.add(std::move(lm));
-    };
     rt::Options opts;
     opts.flusherThread = false;
     opts.rmaReadbackMin = rmaReadbackMin;
     opts.rmaUploadMin = rmaUploadMin;
-    rt = std::make_unique<rt::Runtime>(connect, load, opts);
+    rt = std::make_unique<rt::Runtime>(connect, st::testManifestLoader(m.path),
+                                       opts);
     ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
   }
   // Uploads `bytes`, reads them back with cudaMemcpy (or cudaMemcpyAsync +
