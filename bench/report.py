@@ -55,12 +55,17 @@ def decode_traffic(stats_dir, config, model):
     delta = lambda k: (runs[128][k] - runs[64][k]) if k in runs[64] and k in runs[128] else None
     per = lambda k, scale=1.0: None if delta(k) is None else round(delta(k) / 64.0 / scale, 2)
     calls, launch_ns = delta("launch_calls"), delta("launch_ns")
+    # Uploads written into the server's upload ring by RMA are client-to-
+    # server bytes too, and application data (stats files before session 6
+    # have no bytes_up_rma).
+    rma = delta("bytes_up_rma") or 0
+    with_rma = lambda k: None if delta(k) is None else round((delta(k) + rma) / 64.0, 2)
     return {
         "round_trips_per_token": per("round_trips"),
-        "bytes_up_per_token": per("bytes_up"),
+        "bytes_up_per_token": with_rma("bytes_up"),
         # Of those, the application's own cudaMemcpy H2D data (the rest is
         # the protocol).
-        "h2d_data_up_per_token": per("bytes_up_h2d_data"),
+        "h2d_data_up_per_token": with_rma("bytes_up_h2d_data"),
         "batches_per_token": per("messages"),
         "commands_per_token": per("commands"),
         "reply_wait_us_per_token": per("reply_wait_ns", 1000.0),
