@@ -151,16 +151,6 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
   const wire::BatchReply *r =
       wire::GetMessage(msg.data())->body_as_BatchReply();
   ring_.released = std::max(ring_.released, r->ring_released());
-  auto it = sinks_.find(r->seq());
-  // Bytes the server wrote by RMA crossed the link too.
-  uint64_t rmaBytes = 0;
-  if (it != sinks_.end() && r->results())
-    for (const wire::Result *res : *r->results())
-      for (const Sink &s : it->second)
-        if (s.index == res->index() && s.rma && res->written_remotely())
-          rmaBytes += s.payloadSize;
-  stats_.bytesDownRma += rmaBytes;
-  link_.deliver(r->seq(), msg.size() + rmaBytes);
   if (r->errors())
     for (const wire::Error *e : *r->errors()) {
       std::string op = describeOpLocked(e->seq(), e->index());
@@ -183,14 +173,16 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
           {e->seq(), e->index(),
            e->code() ? cudaError_t(e->code()) : cudaErrorUnknown});
     }
-  if (it == sinks_.end())
-    return; // an error-only report for a batch sent without reply_wanted
-  if (r->results())
+  auto it = sinks_.find(r->seq());
+  uint64_t rmaBytes = 0; // written into our memory: they crossed the link too
+  if (it != sinks_.end() && r->results())
     for (const wire::Result *res : *r->results())
       for (Sink &s : it->second) {
         if (s.index != res->index())
           continue;
-        if (s.payload && !(s.rma && res->written_remotely())) {
+        if (s.rma && res->written_remotely())
+          rmaBytes += s.payloadSize;
+        else if (s.payload) {
           size_t got = res->payload() ? res->payload()->size() : 0;
           if (got != s.payloadSize) {
             errors_.push_back({r->seq(), s.index, cudaErrorUnknown});
@@ -212,6 +204,10 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
         if (s.filled)
           *s.filled = true;
       }
+  stats_.bytesDownRma += rmaBytes;
+  link_.deliver(r->seq(), msg.size() + rmaBytes);
+  if (it == sinks_.end())
+    return; // an error-only report for a batch sent without reply_wanted
   // A reply to batch N means the server has replayed every batch up to N.
   sentOps_.erase(sentOps_.begin(), sentOps_.upper_bound(r->seq()));
   sinks_.erase(it);
