@@ -17,10 +17,18 @@
 # stats-*.json, then bench/report.py writes <date>-<gpu>.json, .md, .png.
 #
 #   REPS=5  MODELS="1b:q4_0 7b:q4_0"  CONFIGS="local shm tcp rpc"
+#
+# One device call may not fit all repetitions (10 minutes a call): split them
+# over calls on the same machine with the same BENCH_OUT, e.g.
+#   BENCH_OUT=.device-llama/bench REPS=3 STATS=0 bash bench/run.sh
+#   BENCH_OUT=.device-llama/bench REPS=2 REP_FROM=4 bash bench/run.sh
+# (REP_FROM > 1 appends to raw.jsonl; STATS=0 skips the traffic runs).
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-llama}"
 REPS="${REPS:-5}"
+REP_FROM="${REP_FROM:-1}"
+STATS="${STATS:-1}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 CONFIGS="${CONFIGS:-local shm tcp tcp25 rpc}"
 RESULTS="${BENCH_OUT:-${OUT:-$REPO/bench/out}}"
@@ -37,7 +45,19 @@ bash "$REPO/llama-integration/device-run.sh" "${steps[@]}" || { echo "bench: set
 RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"; REF_BIN="$WORK/ref/bin"
 MANIFESTS=(); while read -r m; do MANIFESTS+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null; done; wait 2>/dev/null; }
+# ggml-rpc-server can hang in its exit (seen on the H100: the bench then sat
+# in `wait` until the device call's time limit): INT first, KILL after 5 s.
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null; done
+  for _ in $(seq 50); do
+    local alive=0
+    for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    (( alive )) || break
+    sleep 0.1
+  done
+  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  wait 2>/dev/null
+}
 trap cleanup EXIT
 
 SHM_URL="shm://rc-bench-$$"
@@ -78,8 +98,9 @@ bench_cmd() {
 
 export -f bench_cmd
 export REF_BIN LL_BIN WORK SHM_URL TCP_URL RPC_PORT
-: > "$RESULTS/raw.jsonl"
-for rep in $(seq "$REPS"); do
+(( REP_FROM > 1 )) || : > "$RESULTS/raw.jsonl"
+for rep in $(seq "$REP_FROM" $(( REP_FROM + REPS - 1 ))); do
+  echo "rep $rep starts at ${SECONDS}s"
   for m in $MODELS; do
     model="$WORK/models/${m%%:*}-${m##*:}.gguf"
     for cfg in $CONFIGS; do
@@ -97,6 +118,7 @@ done
 
 # Traffic per decode token: 128 minus 64 generated tokens, no prompt.
 for m in $MODELS; do
+  (( STATS )) || break
   model="$WORK/models/${m%%:*}-${m##*:}.gguf"
   for cfg in shm tcp tcp25; do
     [[ " $CONFIGS " == *" $cfg "* ]] || continue
