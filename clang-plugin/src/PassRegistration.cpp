@@ -4,7 +4,12 @@
 // launches made through cuda_runtime.h's variadic C++ wrappers
 // (cudaLaunchKernelEx) see the stub as a constant too. Running twice is
 // harmless: rewritten calls no longer match.
+//
+// In device modules, ThreadLocalAsmPass runs at pipeline start, before the
+// inliner copies __dp4a's asm into the loops the unroller looks at. `opt`
+// can run it alone as -passes=rc-thread-local-asm (the lit tests do).
 #include "LaunchRewritePass.h"
+#include "ThreadLocalAsmPass.h"
 
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
@@ -15,7 +20,16 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "rcplugin", "1", [](PassBuilder &pb) {
             pb.registerPipelineStartEPCallback(
                 [](ModulePassManager &mpm, OptimizationLevel) {
+                  mpm.addPass(rcplugin::ThreadLocalAsmPass());
                   mpm.addPass(rcplugin::LaunchRewritePass());
+                });
+            pb.registerPipelineParsingCallback(
+                [](StringRef name, ModulePassManager &mpm,
+                   ArrayRef<PassBuilder::PipelineElement>) {
+                  if (name != "rc-thread-local-asm")
+                    return false;
+                  mpm.addPass(rcplugin::ThreadLocalAsmPass());
+                  return true;
                 });
             pb.registerOptimizerLastEPCallback(
                 [](ModulePassManager &mpm, OptimizationLevel) {

@@ -1,5 +1,7 @@
-// The plugin does nothing in the device compile: same PTX with and without
-// it, no fragment written, and device-only code raises no diagnostics there.
+// The plugin leaves device code without inline asm alone (its one device
+// pass, ThreadLocalAsmPass, only touches asm: thread-local-asm.cu): same PTX
+// with and without it, no fragment written, and device-only code raises no
+// diagnostics there.
 // RUN: rm -f %t.rcm
 // RUN: clang++-19 -x cuda %cuda_flags --cuda-device-only -S -o %t.plain.s %s
 // RUN: clang++-19 -x cuda %cuda_flags --cuda-device-only -S -o %t.plugin.s -fplugin=%rc_plugin -fpass-plugin=%rc_plugin -fplugin-arg-rcplugin-out=%t.rcm %s
