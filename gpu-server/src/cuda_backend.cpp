@@ -21,6 +21,9 @@ namespace {
 
 constexpr size_t kStagingSlots = 4;
 constexpr size_t kStagingSlotBytes = 1 << 20;
+// Uploads up to this size share a staging slot (CudaContext::Packing).
+constexpr size_t kPackedUploadMax = 64 << 10;
+constexpr size_t kPackedAlign = 64;
 
 std::string hex(uint64_t v) {
   char buf[24];
@@ -121,14 +124,31 @@ private:
     CUevent done = nullptr; // recorded after the copy that used the slot
     bool used = false;
   };
-  // Next pinned staging slot, waiting until the copy that last used it ended.
+  // Next pinned staging slot, waiting until the copies that last used it
+  // ended.
   OpStatus takeSlot(Slot **slot);
+  // Small uploads to one stream are packed into one slot at increasing
+  // offsets, and the slot's event is recorded once, when packing moves on:
+  // a decode token's 7 small inputs used to take a slot (and an event) each,
+  // and the 5th waited for the 1st to reach the GPU before it could be
+  // issued. Copies on one stream run in order, so the one event covers them.
+  struct Packing {
+    Slot *slot = nullptr;
+    CUstream stream = nullptr;
+    uint64_t used = 0;
+  };
+  OpStatus packUpload(uint64_t dst, const uint8_t *src, uint64_t size,
+                      CUstream stream);
+  // Records the packing slot's event: before the slot can be taken again,
+  // and before its stream is destroyed.
+  OpStatus closePacking();
 
   CudaBackend &backend_;
   CUcontext ctx_;
   CUdevice dev_;
   Slot slots_[kStagingSlots];
   size_t nextSlot_ = 0;
+  Packing packing_;
   std::map<uint64_t, uint64_t> allocs_; // for accounting on destroy
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
   std::unique_ptr<BlasContext> blas_;   // destroyed before the context
@@ -397,16 +417,45 @@ CudaContext::~CudaContext() {
 }
 
 OpStatus CudaContext::takeSlot(Slot **slot) {
+  // Simplest rule that keeps the packing slot's event current whenever
+  // takeSlot could come round to it: close it on every take.
+  OpStatus st = closePacking();
+  if (!st.ok())
+    return st;
   Slot &s = slots_[nextSlot_];
   nextSlot_ = (nextSlot_ + 1) % kStagingSlots;
-  if (s.used) {
-    OpStatus st = check(drv().cuEventSynchronize(s.done));
-    if (!st.ok())
-      return st;
-  }
+  if (s.used && !(st = check(drv().cuEventSynchronize(s.done))).ok())
+    return st;
   s.used = true;
   *slot = &s;
   return OpStatus::success();
+}
+
+OpStatus CudaContext::closePacking() {
+  if (!packing_.slot)
+    return OpStatus::success();
+  CUstream stream = packing_.stream;
+  Slot *slot = packing_.slot;
+  packing_ = Packing();
+  return check(drv().cuEventRecord(slot->done, stream));
+}
+
+OpStatus CudaContext::packUpload(uint64_t dst, const uint8_t *src,
+                                 uint64_t size, CUstream stream) {
+  uint64_t at = (packing_.used + kPackedAlign - 1) / kPackedAlign * kPackedAlign;
+  if (!packing_.slot || packing_.stream != stream ||
+      at + size > kStagingSlotBytes) {
+    Slot *slot = nullptr;
+    OpStatus st = takeSlot(&slot); // closes the current packing slot
+    if (!st.ok())
+      return st;
+    packing_ = {slot, stream, 0};
+    at = 0;
+  }
+  std::memcpy(packing_.slot->host + at, src, size);
+  packing_.used = at + size;
+  return check(
+      drv().cuMemcpyHtoDAsync(dst, packing_.slot->host + at, size, stream));
 }
 
 OpStatus CudaContext::malloc(uint64_t size, uint64_t *addr) {
@@ -438,6 +487,8 @@ OpStatus CudaContext::copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
                               NativeHandle s) {
   // Through pinned staging: the copy stays asynchronous on the stream and the
   // message buffer may be reused as soon as this returns.
+  if (size <= kPackedUploadMax)
+    return packUpload(dst, src, size, toStream(s));
   for (uint64_t done = 0; done < size;) {
     uint64_t n = std::min<uint64_t>(size - done, kStagingSlotBytes);
     Slot *slot = nullptr;
@@ -580,6 +631,11 @@ OpStatus CudaContext::streamDestroy(NativeHandle s) {
   // process): they must not touch this one once it is gone.
   if (blas_)
     blas_->streamDestroyed(s);
+  if (packing_.slot && packing_.stream == toStream(s)) {
+    OpStatus st = closePacking();
+    if (!st.ok())
+      return st;
+  }
   return check(drv().cuStreamDestroy(toStream(s)));
 }
 OpStatus CudaContext::streamSynchronize(NativeHandle s) {

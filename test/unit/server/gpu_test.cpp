@@ -153,6 +153,48 @@ TEST_F(GpuTest, StreamsEventsAndQueries) {
   EXPECT_EQ(resultAt(br, 5)->payload()->Get(0), 1);
 }
 
+// Small uploads share pinned staging slots (CudaContext::packUpload): many of
+// them, on three streams, past the end of every slot several times, with a
+// large (unpacked) upload among them and a stream destroyed right after its
+// uploads, all arrive intact.
+TEST_F(GpuTest, SmallUploadsPackedIntoStagingArriveIntact) {
+  Client c = connect();
+  const uint64_t total = 8 << 20;
+  Bytes r = c.roundTrip(batch(1, {cMalloc(total), cStreamCreate(10),
+                                  cStreamCreate(11), cStreamCreate(12)}));
+  uint64_t buf = resultAt(ok(r), 0)->addr();
+  Bytes expected(total, 0);
+  std::vector<Cmd> cmds;
+  uint64_t at = 0;
+  auto upload = [&](uint64_t size, uint64_t stream, uint8_t seed) {
+    Bytes data(size);
+    for (uint64_t i = 0; i < size; ++i)
+      data[i] = uint8_t(seed * 31 + i * 7);
+    std::memcpy(expected.data() + at, data.data(), size);
+    cmds.push_back(cH2D(buf + at, data, stream));
+    at += size;
+  };
+  const uint64_t streams[] = {10, 11, 0};
+  for (int i = 0; i < 300; ++i) {
+    upload(1 + (uint64_t(i) * 7919) % 20000, streams[(i / 25) % 3], uint8_t(i));
+    if (i == 150)
+      upload(300 << 10, 10, 0xAB); // over the packing limit: its own slots
+  }
+  // Stream 12's uploads are still being packed when it is destroyed.
+  for (int i = 0; i < 3; ++i)
+    upload(1000 + i, 12, uint8_t(200 + i));
+  cmds.push_back(cStreamDestroy(12));
+  cmds.push_back(cDeviceSync());
+  ASSERT_LT(at, total);
+  ASSERT_GT(at, uint64_t(4 << 20)); // every slot reused more than once
+  ok(c.roundTrip(batch(2, cmds)));
+  r = c.roundTrip(batch(3, {cD2H(buf, at)}));
+  const wire::BatchReply *br = ok(r);
+  ASSERT_EQ(resultAt(br, 0)->payload()->size(), at);
+  EXPECT_EQ(std::memcmp(resultAt(br, 0)->payload()->data(), expected.data(), at),
+            0);
+}
+
 TEST_F(GpuTest, DisconnectFreesDeviceMemory) {
   {
     Client c = connect();
