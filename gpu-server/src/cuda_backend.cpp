@@ -442,7 +442,8 @@ OpStatus CudaContext::closePacking() {
 
 OpStatus CudaContext::packUpload(uint64_t dst, const uint8_t *src,
                                  uint64_t size, CUstream stream) {
-  uint64_t at = (packing_.used + kPackedAlign - 1) / kPackedAlign * kPackedAlign;
+  uint64_t at =
+      (packing_.used + kPackedAlign - 1) / kPackedAlign * kPackedAlign;
   if (!packing_.slot || packing_.stream != stream ||
       at + size > kStagingSlotBytes) {
     Slot *slot = nullptr;

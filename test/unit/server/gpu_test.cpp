@@ -191,8 +191,8 @@ TEST_F(GpuTest, SmallUploadsPackedIntoStagingArriveIntact) {
   r = c.roundTrip(batch(3, {cD2H(buf, at)}));
   const wire::BatchReply *br = ok(r);
   ASSERT_EQ(resultAt(br, 0)->payload()->size(), at);
-  EXPECT_EQ(std::memcmp(resultAt(br, 0)->payload()->data(), expected.data(), at),
-            0);
+  EXPECT_EQ(
+      std::memcmp(resultAt(br, 0)->payload()->data(), expected.data(), at), 0);
 }
 
 TEST_F(GpuTest, DisconnectFreesDeviceMemory) {
