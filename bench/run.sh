@@ -16,7 +16,7 @@
 # Results: $BENCH_OUT (default $OUT if set, else bench/out): raw.jsonl,
 # stats-*.json, then bench/report.py writes <date>-<gpu>.json, .md, .png.
 #
-#   REPS=5  MODELS="1b:q4_0 7b:q4_0"  CONFIGS="local shm tcp rpc"
+#   REPS=5  INNER=5  MODELS="1b:q4_0 7b:q4_0"  CONFIGS="local shm tcp rpc"
 #
 # One device call may not fit all repetitions (10 minutes a call): split them
 # over calls on the same machine with the same BENCH_OUT, e.g.
@@ -28,6 +28,10 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-llama}"
 REPS="${REPS:-5}"
 REP_FROM="${REP_FROM:-1}"
+# Runs of each test inside one llama-bench process (its -r; it reports their
+# mean): a single pp512 run is one 15-55 ms step, and single runs of the
+# local build alone spread over +-10 % (2026-11-24: 29.5k-35.4k t/s).
+INNER="${INNER:-5}"
 STATS="${STATS:-1}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 CONFIGS="${CONFIGS:-local shm tcp tcp25 rpc}"
@@ -104,7 +108,7 @@ for rep in $(seq "$REP_FROM" $(( REP_FROM + REPS - 1 ))); do
   for m in $MODELS; do
     model="$WORK/models/${m%%:*}-${m##*:}.gguf"
     for cfg in $CONFIGS; do
-      json="$(timeout 300 bash -c 'bench_cmd "$@"' _ "$cfg" -m "$model" -ngl 99 -p 512 -n 128 -r 1 -o jsonl 2> "$RESULTS/last-$cfg.err")"
+      json="$(timeout 300 bash -c 'bench_cmd "$@"' _ "$cfg" -m "$model" -ngl 99 -p 512 -n 128 -r "$INNER" -o jsonl 2> "$RESULTS/last-$cfg.err")"
       if [[ -z "$json" ]]; then
         echo "bench: $cfg ${m} rep $rep produced nothing:"; tail -5 "$RESULTS/last-$cfg.err"; continue
       fi
