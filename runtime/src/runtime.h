@@ -37,7 +37,11 @@ struct Options {
   size_t maxBytes = 1 << 20;   // ... or this many bytes
   int64_t batchAgeUs = 50;     // ... or its first command is this old
   size_t chunkBytes = 4 << 20; // H2D command / D2H reply size limit
-  int connectTimeoutMs = 5000; // connect + handshake
+  int connectTimeoutMs = 5000; // reaching the server (transport connect)
+  // The server's answer to Hello: it creates the session's CUDA context and
+  // loads its modules first, which the driver serializes when many clients
+  // start at once (25 test processes on one H100: some waited over 5 s).
+  int helloTimeoutMs = 60000;
   bool flusherThread = true;   // background age flush
   // cudaStreamSynchronize / cudaDeviceSynchronize with only uploads since
   // the last wait: the sync travels as a server-side barrier, no round trip
@@ -56,8 +60,8 @@ struct Options {
   // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;
   double emulateGbps = 0;
-  // RC_BATCH_AGE_US, RC_CONNECT_TIMEOUT_MS, RC_BATCH_MAX_COMMANDS,
-  // RC_BATCH_MAX_BYTES override the defaults.
+  // RC_BATCH_AGE_US, RC_CONNECT_TIMEOUT_MS, RC_HELLO_TIMEOUT_MS,
+  // RC_BATCH_MAX_COMMANDS, RC_BATCH_MAX_BYTES override the defaults.
   static Options fromEnv();
 };
 

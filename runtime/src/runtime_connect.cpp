@@ -42,6 +42,7 @@ Options Options::fromEnv() {
   o.batchAgeUs = envLong("RC_BATCH_AGE_US", o.batchAgeUs);
   o.connectTimeoutMs =
       int(envLong("RC_CONNECT_TIMEOUT_MS", o.connectTimeoutMs));
+  o.helloTimeoutMs = int(envLong("RC_HELLO_TIMEOUT_MS", o.helloTimeoutMs));
   o.maxCommands = size_t(envLong("RC_BATCH_MAX_COMMANDS", long(o.maxCommands)));
   o.maxBytes = size_t(envLong("RC_BATCH_MAX_BYTES", long(o.maxBytes)));
   o.elideSyncs = envLong("RC_SYNC_ELISION", 1) != 0;
@@ -143,10 +144,10 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
     return cudaErrorNoDevice;
   }
   std::vector<uint8_t> msg;
-  transport::Status st = conn_->recv(msg, opts_.connectTimeoutMs);
+  transport::Status st = conn_->recv(msg, opts_.helloTimeoutMs);
   if (st != transport::Status::Ok) {
     *error = serverName_ + " did not answer the handshake within " +
-             std::to_string(opts_.connectTimeoutMs) + " ms (" +
+             std::to_string(opts_.helloTimeoutMs) + " ms (" +
              transport::statusName(st) + ")";
     return cudaErrorNoDevice;
   }

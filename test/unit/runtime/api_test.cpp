@@ -77,6 +77,36 @@ TEST(RuntimeApi, RefusedHandshakeIsReported) {
       << err;
 }
 
+// The server answers Hello only after creating the session's context: a slow
+// answer within RC_HELLO_TIMEOUT_MS connects, even past RC_CONNECT_TIMEOUT_MS;
+// a later one is reported with the limit that ran out.
+TEST(RuntimeApi, SlowHandshakeAnswerConnectsWithinTheHelloTimeout) {
+  auto state = std::make_shared<FakeState>();
+  state->helloDelayMs = 300;
+  rc::rt::Options o = quietOptions();
+  o.connectTimeoutMs = 100;
+  o.helloTimeoutMs = 5000;
+  rc::rt::installRuntimeForTest(makeRuntime(state, o, nullptr));
+  int count = 0;
+  EXPECT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  EXPECT_EQ(count, 1);
+}
+
+TEST(RuntimeApi, HandshakeAnswerAfterTheHelloTimeoutIsReported) {
+  auto state = std::make_shared<FakeState>();
+  state->helloDelayMs = 1000;
+  rc::rt::Options o = quietOptions();
+  o.helloTimeoutMs = 100;
+  rc::rt::installRuntimeForTest(makeRuntime(state, o, nullptr));
+  int count = 0;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaGetDeviceCount(&count), cudaErrorNoDevice);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("did not answer the handshake within 100 ms"),
+            std::string::npos)
+      << err;
+}
+
 TEST(RuntimeApi, StubPointerLaunchUsesTheRegistrationTable) {
   static const uint8_t fatbin[24] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0,
                                      8,    0,    0,    0,    0, 0, 0,  0,

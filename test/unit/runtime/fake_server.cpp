@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace rc::test {
 
@@ -57,6 +58,16 @@ Status FakeConnection::send(const void *data, size_t size) {
   std::lock_guard<std::mutex> l(s_->mu);
   if (m->body_type() == Body::Hello) {
     ++s_->hellos;
+    if (s_->helloDelayMs > 0) {
+      // A server busy creating contexts: the answer comes from elsewhere.
+      std::thread([s = s_, ok = !s_->refuse] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(s->helloDelayMs));
+        std::lock_guard<std::mutex> late(s->mu);
+        s->toClient.push_back(helloReply(ok));
+        s->cv.notify_all();
+      }).detach();
+      return Status::Ok;
+    }
     s_->toClient.push_back(helloReply(!s_->refuse));
   } else if (m->body_type() == Body::Batch) {
     handleBatch(*m->body_as_Batch());

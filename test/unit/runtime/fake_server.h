@@ -40,6 +40,7 @@ struct FakeState {
   uint64_t failKernel = 0;              // a launch of this id fails with 700
   std::map<uint64_t, uint64_t> symbols; // variable id -> address
   bool refuse = false;                  // HelloReply ok=false
+  int helloDelayMs = 0;                 // HelloReply this much later
 
   size_t batchCount() {
     std::lock_guard<std::mutex> l(mu);
