@@ -12,8 +12,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 
 namespace rc::server {
 
@@ -45,7 +47,12 @@ class CudaBackend;
 class CudaContext : public DeviceContext {
 public:
   CudaContext(CudaBackend &b, CUcontext ctx, CUdevice dev)
-      : backend_(b), ctx_(ctx), dev_(dev) {}
+      : backend_(b), ctx_(ctx), dev_(dev) {
+    // RC_SERVER_PACK_UPLOADS=0: one slot per upload, as before packing (for
+    // measuring what packing buys).
+    const char *pack = std::getenv("RC_SERVER_PACK_UPLOADS");
+    packUploads_ = !(pack && std::string(pack) == "0");
+  }
   ~CudaContext() override;
   bool initStaging(std::string *error);
   void activate() override;
@@ -121,7 +128,7 @@ private:
 
   struct Slot {
     uint8_t *host = nullptr;
-    CUevent done = nullptr; // recorded after the copy that used the slot
+    CUevent done = nullptr; // recorded after the copies that used the slot
     bool used = false;
   };
   // Next pinned staging slot, waiting until the copies that last used it
@@ -149,6 +156,7 @@ private:
   Slot slots_[kStagingSlots];
   size_t nextSlot_ = 0;
   Packing packing_;
+  bool packUploads_ = true;
   std::map<uint64_t, uint64_t> allocs_; // for accounting on destroy
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
   std::unique_ptr<BlasContext> blas_;   // destroyed before the context
@@ -488,7 +496,7 @@ OpStatus CudaContext::copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
                               NativeHandle s) {
   // Through pinned staging: the copy stays asynchronous on the stream and the
   // message buffer may be reused as soon as this returns.
-  if (size <= kPackedUploadMax)
+  if (packUploads_ && size <= kPackedUploadMax)
     return packUpload(dst, src, size, toStream(s));
   for (uint64_t done = 0; done < size;) {
     uint64_t n = std::min<uint64_t>(size - done, kStagingSlotBytes);

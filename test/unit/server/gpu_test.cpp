@@ -176,7 +176,7 @@ TEST_F(GpuTest, SmallUploadsPackedIntoStagingArriveIntact) {
   };
   const uint64_t streams[] = {10, 11, 0};
   for (int i = 0; i < 300; ++i) {
-    upload(1 + (uint64_t(i) * 7919) % 20000, streams[(i / 25) % 3], uint8_t(i));
+    upload(1 + (uint64_t(i) * 7919) % 30000, streams[(i / 25) % 3], uint8_t(i));
     if (i == 150)
       upload(300 << 10, 10, 0xAB); // over the packing limit: its own slots
   }
