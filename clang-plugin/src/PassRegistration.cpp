@@ -6,8 +6,7 @@
 // harmless: rewritten calls no longer match.
 //
 // In device modules, ThreadLocalAsmPass runs at pipeline start, before the
-// inliner copies __dp4a's asm into the loops the unroller looks at. `opt`
-// can run it alone as -passes=rc-thread-local-asm (the lit tests do).
+// inliner copies __dp4a's asm into the loops the unroller looks at.
 #include "LaunchRewritePass.h"
 #include "ThreadLocalAsmPass.h"
 
@@ -22,14 +21,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                 [](ModulePassManager &mpm, OptimizationLevel) {
                   mpm.addPass(rcplugin::ThreadLocalAsmPass());
                   mpm.addPass(rcplugin::LaunchRewritePass());
-                });
-            pb.registerPipelineParsingCallback(
-                [](StringRef name, ModulePassManager &mpm,
-                   ArrayRef<PassBuilder::PipelineElement>) {
-                  if (name != "rc-thread-local-asm")
-                    return false;
-                  mpm.addPass(rcplugin::ThreadLocalAsmPass());
-                  return true;
                 });
             pb.registerOptimizerLastEPCallback(
                 [](ModulePassManager &mpm, OptimizationLevel) {
