@@ -40,11 +40,16 @@ const StringSet<> &threadLocalOpcodes() {
 }
 
 // The opcode of one PTX statement, without its guard predicate
-// ("@%p1 add.s32 ..." -> "add"), or "" for declarations and labels.
+// ("@%p1 add.s32 ..." or "@%p1\tadd.s32 ..." -> "add"), or "" for
+// declarations and labels. A guard with nothing after it gives "@", which
+// no list holds.
 StringRef opcodeOf(StringRef stmt) {
   stmt = stmt.trim();
-  if (stmt.starts_with("@"))
-    stmt = stmt.split(' ').second.ltrim();
+  if (stmt.consume_front("@")) {
+    stmt = stmt.drop_until([](char c) { return llvm::isSpace(c); }).ltrim();
+    if (stmt.empty())
+      return "@";
+  }
   if (stmt.empty() || stmt.starts_with(".") || stmt.ends_with(":"))
     return "";
   return stmt.take_until([](char c) { return c == '.' || llvm::isSpace(c); });

@@ -23,6 +23,7 @@
 // CHECK: asm sideeffect "add.s32 $0, $1, 1; mma.sync{{.*}} #[[CONV]]
 // CHECK: asm sideeffect "L1: add.s32 {{.*}} #[[CONV]]
 // CHECK: asm sideeffect "not_an_instruction {{.*}} #[[CONV]]
+// CHECK: asm sideeffect "add.s32 $0, $0, 1;\09@%p0\09bar.warp.sync\09-1;{{.*}} #[[CONV]]
 // CHECK-DAG: attributes #[[LOCAL]] = { nounwind }
 // CHECK-DAG: attributes #[[LOCAL_RN]] = { nounwind memory(none) }
 // CHECK-DAG: attributes #[[CONV]] = { convergent nounwind }
@@ -52,6 +53,8 @@ __device__ int collective(int v) {
                "{%0}, {%1}, {%1}, {%0};" : "+r"(r) : "r"(v));
   asm volatile("L1: add.s32 %0, %0, 1;" : "+r"(r));
   asm volatile("not_an_instruction %0;" : "+r"(r));
+  // Tabs, not spaces, after a guard: the guarded warp barrier still counts.
+  asm volatile("add.s32 %0, %0, 1;\t@%%p0\tbar.warp.sync\t-1;" : "+r"(r));
   return r;
 }
 
