@@ -15,6 +15,11 @@ round trips), and prints the steady-state token split, all medians:
     link         wait - server: transport latency and wake-ups, both ways
   extra/rep      time above the steady state per llama-bench repetition
                  (warm-up tokens, graph capture and instantiation)
+  timed/rep      the same from llama-bench's own clock: each repetition's
+                 time minus n_gen steady-state tokens (what the t/s pays)
+  slow tokens    where in a repetition the slow tokens fall (index: us)
+  server ms      server time by command type over the whole run, and how
+                 many of each (graph instantiations, updates, launches)
 """
 import argparse
 import glob
@@ -42,6 +47,13 @@ def server_recent(path):
     best = max(sessions, key=lambda s: s.get("recent_round_trips", {}).get("count", 0), default=None)
     rt = best.get("recent_round_trips", {}) if best else {}
     return rt.get("median"), rt.get("count", 0)
+
+
+def server_by_type(path):
+    """Commands by type of the metrics file's busiest session: count and ns."""
+    sessions = load_json(path)["sessions"]
+    best = max(sessions, key=lambda s: s.get("commands", 0), default=None)
+    return best.get("commands_by_type", {}) if best else {}
 
 
 def analyse(tag, files):
@@ -80,6 +92,19 @@ def analyse(tag, files):
         print(f"    link     {row['link_us']:8.1f} us  transport and wake-ups, both ways"
               f" (server-side gap {row['gap_us']:.1f} us)")
     print(f"  extra/rep  {row['extra_per_rep_ms']:8.2f} ms above steady state per repetition")
+    timed = [ns / 1e6 - bench["n_gen"] * token / 1000.0 for ns in bench["samples_ns"]]
+    row["timed_extra_per_rep_ms"] = timed
+    print("  timed/rep  " + " ".join(f"{t:.2f}" for t in timed) + " ms (llama-bench's clock)")
+    n_gen = bench["n_gen"]
+    slow = [(i // n_gen, i % n_gen, p) for i, p in enumerate(periods) if p > 1.5 * token]
+    row["slow_tokens"] = slow
+    for r in range(reps):
+        mine = [f"{i}:{p:.0f}" for rr, i, p in slow if rr == r]
+        print(f"  slow tokens of rep {r}: " + (" ".join(mine[:12]) or "none") + (" ..." if len(mine) > 12 else ""))
+    by_type = server_by_type(files["metrics"])
+    row["server_by_type"] = by_type
+    print("  server ms  " + ", ".join(f"{k} {v['ns'] / 1e6:.1f} ({v['count']})"
+                                      for k, v in sorted(by_type.items(), key=lambda kv: -kv[1]["ns"])[:10]))
     return row
 
 

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Per-kernel times of two Nsight Compute runs of the same program.
+
+  kernel_compare.py LOCAL.csv REMOTE.csv [--top N]
+
+Each file is `ncu --csv --page raw --print-kernel-base mangled --metrics
+gpu__time_duration.sum` output (bench/kernel-profile.sh). Kernels are
+matched by mangled name; the table lists, largest local total first, each
+kernel's launches and total microseconds on both sides and the ratio
+local/remote (below 1: the remote build's kernel is slower), then the
+totals, and the kernels that only one side ran.
+"""
+import argparse
+import csv
+import statistics
+from collections import defaultdict
+
+
+def load(path):
+    """mangled name -> list of durations (ns)."""
+    rows = defaultdict(list)
+    with open(path, newline="") as f:
+        lines = [l for l in f if l.startswith('"')]  # ncu's own messages start with ==
+    reader = csv.reader(lines)
+    header = next(reader, None)
+    if not header:
+        return rows
+    name_col = header.index("Kernel Name")
+    time_col = header.index("gpu__time_duration.sum")
+    for r in reader:
+        if not r or not r[0].isdigit():
+            continue  # the units row
+        try:
+            rows[r[name_col]].append(float(r[time_col].replace(",", "")))
+        except ValueError:
+            continue
+    return rows
+
+
+def short(name, width=70):
+    return name if len(name) <= width else name[: width - 3] + "..."
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("local")
+    ap.add_argument("remote")
+    ap.add_argument("--top", type=int, default=25)
+    args = ap.parse_args()
+    local, remote = load(args.local), load(args.remote)
+    if not local or not remote:
+        print(f"kernel_compare: no kernels in {args.local if not local else args.remote}")
+        return 1
+    both = [k for k in local if k in remote]
+    both.sort(key=lambda k: -sum(local[k]))
+    tl = sum(sum(local[k]) for k in both)
+    tr = sum(sum(remote[k]) for k in both)
+    print(f"{'kernel (mangled)':70} {'n loc':>6} {'n rem':>6} {'us loc':>10} {'us rem':>10} {'loc/rem':>7} {'share':>6}")
+    for k in both[: args.top]:
+        sl, sr = sum(local[k]) / 1e3, sum(remote[k]) / 1e3
+        print(f"{short(k):70} {len(local[k]):6} {len(remote[k]):6} {sl:10.1f} {sr:10.1f}"
+              f" {sl / sr if sr else 0:7.3f} {100 * sl / (tl / 1e3):5.1f}%")
+    print(f"\nkernels on both sides: {len(both)}; total us local {tl / 1e3:.1f}, remote {tr / 1e3:.1f},"
+          f" local/remote {tl / tr:.4f}")
+    # Where the difference is: the kernels that add most remote time.
+    worst = sorted(both, key=lambda k: sum(local[k]) - sum(remote[k]))[:10]
+    print("largest remote excess (us): " + ", ".join(
+        f"{short(k, 40)} +{(sum(remote[k]) - sum(local[k])) / 1e3:.1f}" for k in worst))
+    for side, a, b in (("local", local, remote), ("remote", remote, local)):
+        only = [k for k in a if k not in b]
+        if only:
+            us = sum(sum(a[k]) for k in only) / 1e3
+            print(f"only {side}: {len(only)} kernels, {us:.1f} us: " + ", ".join(short(k, 50) for k in only[:5]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
