@@ -5,7 +5,7 @@
 
 Each file is `ncu --csv --page raw --print-kernel-base mangled --metrics
 gpu__time_duration.sum` output (bench/kernel-profile.sh). Kernels are
-matched by mangled name; the table lists, largest local total first, each
+matched by mangled name (static kernels: clang's _ZL = nvcc's _Z); the table lists, largest local total first, each
 kernel's launches and total microseconds on both sides and the ratio
 local/remote (below 1: the remote build's kernel is slower), then the
 totals, and the kernels that only one side ran.
@@ -14,6 +14,11 @@ import argparse
 import csv
 import statistics
 from collections import defaultdict
+
+
+def normalized(name):
+    """clang mangles a static kernel _ZL..., nvcc _Z...: the same kernel."""
+    return "_Z" + name[3:] if name.startswith("_ZL") else name
 
 
 def load(path):
@@ -31,7 +36,7 @@ def load(path):
         if not r or not r[0].isdigit():
             continue  # the units row
         try:
-            rows[r[name_col]].append(float(r[time_col].replace(",", "")))
+            rows[normalized(r[name_col])].append(float(r[time_col].replace(",", "")))
         except ValueError:
             continue
     return rows
@@ -60,6 +65,9 @@ def main():
         sl, sr = sum(local[k]) / 1e3, sum(remote[k]) / 1e3
         print(f"{short(k):70} {len(local[k]):6} {len(remote[k]):6} {sl:10.1f} {sr:10.1f}"
               f" {sl / sr if sr else 0:7.3f} {100 * sl / (tl / 1e3):5.1f}%")
+    if not tr:
+        print("kernel_compare: no kernel ran on both sides")
+        return 1
     print(f"\nkernels on both sides: {len(both)}; total us local {tl / 1e3:.1f}, remote {tr / 1e3:.1f},"
           f" local/remote {tl / tr:.4f}")
     # Where the difference is: the kernels that add most remote time.
