@@ -9,6 +9,8 @@
 #                                        device-run.sh unpack ref models)
 #
 #   MODEL=7b:q4_0  N=4 (decode tokens)  WORK (as device-run.sh)
+#   SIDES="local remote" (one side alone: compare later, on any machine, with
+#   bench/kernel_compare.py; ncu times at locked clocks, so two H100s agree)
 # Files: $OUT/kernels-{local,remote}.csv; bench/kernel_compare.py prints the
 # per-kernel table (largest local time first) and the totals.
 set -uo pipefail
@@ -16,34 +18,43 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-llama}"
 MODEL="${MODEL:-7b:q4_0}"
 N="${N:-4}"
+SIDES="${SIDES:-local remote}"
 OUT_DIR="${OUT:-$REPO/bench/out}"; mkdir -p "$OUT_DIR"
 model="$WORK/models/${MODEL%%:*}-${MODEL##*:}.gguf"
 RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"; REF_BIN="$WORK/ref/bin"
 NCU="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
 [[ -x "$NCU" ]] || { echo "kernel-profile: no ncu on this machine"; exit 1; }
-[[ -f "$model" && -x "$REF_BIN/llama-bench" && -x "$LL_BIN/llama-bench" ]] ||
-  { echo "kernel-profile: run device-run.sh unpack ref models first"; exit 1; }
+[[ -f "$model" ]] || { echo "kernel-profile: no $model: run device-run.sh models first"; exit 1; }
 # One metric, one pass per kernel; mangled names match across compilers.
 ncu_args=(--metrics gpu__time_duration.sum --csv --page raw --print-units base
   --print-kernel-base mangled --target-processes all)
 bench_args=(-m "$model" -ngl 99 -p 0 -n "$N" -r 1 -o jsonl)
 
-echo "== kernel-profile: local (nvcc)"
-timeout 280 "$NCU" "${ncu_args[@]}" --log-file "$OUT_DIR/kernels-local.csv" \
-  "$REF_BIN/llama-bench" "${bench_args[@]}" > "$OUT_DIR/kernels-local.out" 2>&1 ||
-  { echo "local run failed:"; tail -5 "$OUT_DIR/kernels-local.out"; }
+profile_local() {
+  echo "== kernel-profile: local (nvcc)"
+  [[ -x "$REF_BIN/llama-bench" ]] || { echo "no nvcc build: device-run.sh ref"; return 1; }
+  timeout 280 "$NCU" "${ncu_args[@]}" --log-file "$OUT_DIR/kernels-local.csv" \
+    "$REF_BIN/llama-bench" "${bench_args[@]}" > "$OUT_DIR/kernels-local.out" 2>&1 ||
+    { echo "local run failed:"; tail -5 "$OUT_DIR/kernels-local.out"; }
+}
 
-echo "== kernel-profile: remote (remote-clang through rc-server, shm)"
-url="shm://rc-ncu-$$"
-MANIFESTS=(); while read -r m; do MANIFESTS+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')
-env LD_LIBRARY_PATH="$WORK/rc/lib" timeout 300 "$NCU" "${ncu_args[@]}" \
-  --log-file "$OUT_DIR/kernels-remote.csv" "$RC_BIN/rc-server" --listen "$url" \
-  "${MANIFESTS[@]}" > "$OUT_DIR/kernels-server.log" 2>&1 &
-NCU_PID=$!
-for _ in $(seq 600); do grep -q "listening on" "$OUT_DIR/kernels-server.log" && break; sleep 0.2; done
-LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" timeout 240 \
-  "$LL_BIN/llama-bench" "${bench_args[@]}" > "$OUT_DIR/kernels-remote.out" 2>&1 ||
-  { echo "remote run failed:"; tail -5 "$OUT_DIR/kernels-remote.out"; }
-pkill -INT -f "$RC_BIN/rc-server" || true
-wait "$NCU_PID"
+profile_remote() {
+  echo "== kernel-profile: remote (remote-clang through rc-server, shm)"
+  [[ -x "$LL_BIN/llama-bench" ]] || { echo "no remote-clang build: device-run.sh unpack"; return 1; }
+  local url="shm://rc-ncu-$$" pid m
+  local manifests=(); while read -r m; do manifests+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')
+  env LD_LIBRARY_PATH="$WORK/rc/lib" timeout 300 "$NCU" "${ncu_args[@]}" \
+    --log-file "$OUT_DIR/kernels-remote.csv" "$RC_BIN/rc-server" --listen "$url" \
+    "${manifests[@]}" > "$OUT_DIR/kernels-server.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 600); do grep -q "listening on" "$OUT_DIR/kernels-server.log" && break; sleep 0.2; done
+  LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" timeout 240 \
+    "$LL_BIN/llama-bench" "${bench_args[@]}" > "$OUT_DIR/kernels-remote.out" 2>&1 ||
+    { echo "remote run failed:"; tail -5 "$OUT_DIR/kernels-remote.out"; }
+  pkill -INT -f "$RC_BIN/rc-server" || true
+  wait "$pid"
+}
+
+for side in $SIDES; do "profile_$side"; done
+[[ -f "$OUT_DIR/kernels-local.csv" && -f "$OUT_DIR/kernels-remote.csv" ]] || exit 0
 python3 "$REPO/bench/kernel_compare.py" "$OUT_DIR/kernels-local.csv" "$OUT_DIR/kernels-remote.csv"
