@@ -25,8 +25,13 @@ RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"; REF_BIN="$WORK/ref/bin"
 NCU="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
 [[ -x "$NCU" ]] || { echo "kernel-profile: no ncu on this machine"; exit 1; }
 [[ -f "$model" ]] || { echo "kernel-profile: no $model: run device-run.sh models first"; exit 1; }
-# One metric, one pass per kernel; mangled names match across compilers.
-ncu_args=(--metrics gpu__time_duration.sum --csv --page raw --print-units base
+# The time, and what explains a gap in a memory-bound kernel: registers per
+# thread (they cap the warps an SM holds), the warps actually resident and
+# the DRAM bandwidth reached. Mangled names match across compilers.
+METRICS="gpu__time_duration.sum,launch__registers_per_thread"
+METRICS+=",sm__warps_active.avg.pct_of_peak_sustained_active"
+METRICS+=",dram__throughput.avg.pct_of_peak_sustained_elapsed"
+ncu_args=(--metrics "$METRICS" --csv --page raw --print-units base
   --print-kernel-base mangled --target-processes all)
 bench_args=(-m "$model" -ngl 99 -p 0 -n "$N" -r 1 -o jsonl)
 
