@@ -9,6 +9,7 @@
 #                                        device-run.sh unpack ref models)
 #
 #   MODEL=7b:q4_0  N=4 (decode tokens)  WORK (as device-run.sh)
+#   P=512 N=0: one prompt step of 512 tokens instead (prefill's mmq kernels)
 #   SIDES="local remote" (one side alone: compare later, on any machine, with
 #   bench/kernel_compare.py; ncu times at locked clocks, so two H100s agree)
 # Files: $OUT/kernels-{local,remote}.csv; bench/kernel_compare.py prints the
@@ -18,6 +19,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-llama}"
 MODEL="${MODEL:-7b:q4_0}"
 N="${N:-4}"
+P="${P:-0}"
 SIDES="${SIDES:-local remote}"
 OUT_DIR="${OUT:-$REPO/bench/out}"; mkdir -p "$OUT_DIR"
 model="$WORK/models/${MODEL%%:*}-${MODEL##*:}.gguf"
@@ -33,7 +35,7 @@ METRICS+=",sm__warps_active.avg.pct_of_peak_sustained_active"
 METRICS+=",dram__throughput.avg.pct_of_peak_sustained_elapsed"
 ncu_args=(--metrics "$METRICS" --csv --page raw --print-units base
   --print-kernel-base mangled --target-processes all)
-bench_args=(-m "$model" -ngl 99 -p 0 -n "$N" -r 1 -o jsonl)
+bench_args=(-m "$model" -ngl 99 -p "$P" -n "$N" -r 1 -o jsonl)
 
 profile_local() {
   echo "== kernel-profile: local (nvcc)"
