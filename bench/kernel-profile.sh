@@ -9,7 +9,7 @@
 #                                        device-run.sh unpack ref models)
 #
 #   MODEL=7b:q4_0  N=4 (decode tokens)  WORK (as device-run.sh)
-#   P=512 N=0: one prompt step of 512 tokens instead (prefill's mmq kernels)
+#   P=512 N=0: one prompt step of 512 tokens instead (prefill's kernels)
 #   SIDES="local remote" (one side alone: compare later, on any machine, with
 #   bench/kernel_compare.py; ncu times at locked clocks, so two H100s agree)
 # Files: $OUT/kernels-{local,remote}.csv; bench/kernel_compare.py prints the

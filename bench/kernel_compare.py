@@ -4,13 +4,13 @@
   kernel_compare.py LOCAL.csv REMOTE.csv [--top N]
 
 Each file is `ncu --csv --page raw --print-kernel-base mangled --metrics
-gpu__time_duration.sum[,...]` output (bench/kernel-profile.sh); registers,
-achieved occupancy and DRAM throughput, where present, are shown as
-local/remote columns. Kernels are
-matched by mangled name (static kernels: clang's _ZL = nvcc's _Z); the table lists, largest local total first, each
-kernel's launches and total microseconds on both sides and the ratio
-local/remote (below 1: the remote build's kernel is slower), then the
-totals, and the kernels that only one side ran.
+gpu__time_duration.sum[,...]` output (bench/kernel-profile.sh). Kernels are
+matched by mangled name (static kernels: clang's _ZL = nvcc's _Z); the
+table lists, largest local total first, each kernel's launches and total
+microseconds on both sides and the ratio local/remote (below 1: the remote build's kernel is slower), then the
+totals, and the kernels that only one side ran. Registers, achieved
+occupancy and DRAM throughput, where the files have them, are shown as
+local/remote columns.
 """
 import argparse
 import csv
@@ -24,7 +24,7 @@ def normalized(name):
 
 
 # Optional columns (kernel-profile.sh asks for them; older files lack them):
-# metric -> short heading. Registers are per launch, the others averaged.
+# metric -> short heading; each is shown as its mean over a kernel's launches.
 EXTRA = {
     "launch__registers_per_thread": "regs",
     "sm__warps_active.avg.pct_of_peak_sustained_active": "occ%",
