@@ -6,8 +6,10 @@
 // harmless: rewritten calls no longer match.
 //
 // In device modules, ThreadLocalAsmPass runs at pipeline start, before the
-// inliner copies __dp4a's asm into the loops the unroller looks at.
+// inliner copies __dp4a's asm into the loops the unroller looks at, and
+// LoopRematPass at the end, after the last LICM has hoisted what it undoes.
 #include "LaunchRewritePass.h"
+#include "LoopRematPass.h"
 #include "ThreadLocalAsmPass.h"
 
 #include "llvm/Passes/PassBuilder.h"
@@ -23,8 +25,11 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   mpm.addPass(rcplugin::LaunchRewritePass());
                 });
             pb.registerOptimizerLastEPCallback(
-                [](ModulePassManager &mpm, OptimizationLevel) {
+                [](ModulePassManager &mpm, OptimizationLevel level) {
                   mpm.addPass(rcplugin::LaunchRewritePass());
+                  if (level != OptimizationLevel::O0)
+                    mpm.addPass(createModuleToFunctionPassAdaptor(
+                        rcplugin::LoopRematPass()));
                 });
           }};
 }

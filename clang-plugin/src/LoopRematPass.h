@@ -1,0 +1,40 @@
+// LLVM pass: in device (NVPTX) functions, recomputes cheap loop-invariant
+// address arithmetic inside loops whose live-in values would otherwise
+// crowd the register file.
+//
+// Why: LICM hoists every loop-invariant computation out of its loop. In
+// llama.cpp's tensor-core flash attention that is 64 shared-memory
+// addresses for the ldmatrix asm (each a base plus a swizzled offset),
+// 64-bit values computed once and then held across the whole main loop,
+// on top of the accumulators: the 128-wide kernel needed more than the 255
+// registers its launch bounds allow and ptxas spilled (nvcc's NVVM
+// rematerializes such values under register pressure; LLVM 19 has no
+// NVPTX pass that does). Recomputing them costs a few integer instructions
+// per use; leaving them hoisted cost local-memory traffic in every
+// iteration (docs/performance.md, "Session 10").
+//
+// What it does, per loop: when the 32-bit registers needed by the values
+// that live into the loop (invariants used inside, header phis) exceed a
+// budget, it gathers the invariant values that are cheap integer or
+// pointer arithmetic (binary integer operations other than division,
+// casts, GEPs) and the leaves they are computed from. If the leaves need
+// fewer registers than the values themselves, every such value is cloned
+// next to its uses inside the loop and the hoisted original goes away.
+// Loops under the budget, and loops where recomputing would need more live
+// leaves than it frees, are left alone.
+#ifndef RC_PLUGIN_LOOPREMATPASS_H
+#define RC_PLUGIN_LOOPREMATPASS_H
+
+#include "llvm/IR/PassManager.h"
+
+namespace rcplugin {
+
+class LoopRematPass : public llvm::PassInfoMixin<LoopRematPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &f,
+                              llvm::FunctionAnalysisManager &fam);
+};
+
+} // namespace rcplugin
+
+#endif
