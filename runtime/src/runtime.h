@@ -57,6 +57,13 @@ struct Options {
   size_t rmaReadbackMin = kRmaMinBytes;
   size_t rmaUploadMin = kRmaMinBytes;
   uint64_t uploadRingBytes = 32 << 20;
+  // Uploads through the ring go in pieces of this size, each sent in a
+  // batch of its own as soon as it is written: the server copies one piece
+  // to the device while the next crosses the link, and the GPU waits for
+  // the last piece's copy only, not the whole upload's (a prompt's 8 MiB of
+  // embeddings). RC_RING_PIECE_BYTES; 0: pieces of chunkBytes that wait
+  // in the batch like other commands (the behaviour before, for A/B).
+  size_t ringPieceBytes = 1 << 20;
   // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;
   double emulateGbps = 0;
@@ -295,9 +302,13 @@ private:
   cudaError_t memcpyLocked(void *dst, const void *src, size_t count,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async,
                            bool perThread, const char *call);
+  // Whether an upload of n bytes is large enough for the upload ring (the
+  // session has one, RMA uploads are on).
+  bool ringUploadLocked(size_t n) const;
   // One host-to-device piece through the upload ring: written there by RMA
-  // and its MemcpyH2DRing appended; false (nothing appended) when the ring
-  // has no room now or the write failed, and the piece goes inline.
+  // and its MemcpyH2DRing appended (and sent, with ringPieceBytes); false
+  // (nothing appended) when the ring has no room now or the write failed,
+  // and the piece goes inline.
   bool uploadThroughRingLocked(uint64_t dst, const uint8_t *src, size_t n,
                                uint64_t stream, const char *call);
 

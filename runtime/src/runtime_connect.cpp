@@ -51,6 +51,8 @@ Options Options::fromEnv() {
   o.rmaReadbackMin =
       size_t(envLong("RC_RMA_READBACK_MIN", long(o.rmaReadbackMin)));
   o.rmaUploadMin = size_t(envLong("RC_RMA_UPLOAD_MIN", long(o.rmaUploadMin)));
+  o.ringPieceBytes =
+      size_t(envLong("RC_RING_PIECE_BYTES", long(o.ringPieceBytes)));
   o.emulateRttUs = envLong("RC_EMULATE_RTT_US", 0);
   if (const char *g = std::getenv("RC_EMULATE_GBPS"))
     o.emulateGbps = std::atof(g);

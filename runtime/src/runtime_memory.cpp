@@ -197,8 +197,13 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     // Data is copied into the batch (or written into the upload ring) now,
     // so the caller may reuse `src`.
     const auto *bytes = static_cast<const uint8_t *>(src);
-    for (size_t off = 0; off < count; off += opts_.chunkBytes) {
-      size_t n = std::min(opts_.chunkBytes, count - off);
+    bool pieces = ringUploadLocked(count) && opts_.ringPieceBytes;
+    size_t step = pieces ? opts_.ringPieceBytes : opts_.chunkBytes;
+    for (size_t off = 0, n = 0; off < count; off += n) {
+      n = std::min(step, count - off);
+      // A tail too small for the ring rides with the last piece.
+      if (pieces && count - off - n < opts_.rmaUploadMin)
+        n = count - off;
       if (uploadThroughRingLocked(addrOf(dst) + off, bytes + off, n, sid, call))
         continue;
       auto data = batch_.fbb().CreateVector(bytes + off, n);
@@ -250,11 +255,14 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   return takePendingErrorLocked();
 }
 
+bool Runtime::ringUploadLocked(size_t n) const {
+  return ring_.size && opts_.rmaUploadMin && n >= opts_.rmaUploadMin;
+}
+
 bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
                                       size_t n, uint64_t stream,
                                       const char *call) {
-  if (!ring_.size || !opts_.rmaUploadMin || n < opts_.rmaUploadMin ||
-      n > ring_.size)
+  if (!ringUploadLocked(n) || n > ring_.size)
     return false;
   // A piece never wraps: one that does not fit before the end of the ring
   // starts at its beginning, and the tail stays unused this round.
@@ -275,7 +283,10 @@ bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
       {call, 0});
   stats_.bytesUpRma += n;
   batchRmaBytes_ += n;
-  afterAppendLocked();
+  if (opts_.ringPieceBytes)
+    sendBatchLocked(false, {}, nullptr); // its copy can start now
+  else
+    afterAppendLocked();
   return true;
 }
 

@@ -41,7 +41,8 @@ protected:
     core.stop();
   }
   // Starts the server on a fresh address and a runtime connected to it.
-  void start(size_t rmaReadbackMin, size_t rmaUploadMin = 64 << 10) {
+  void start(size_t rmaReadbackMin, size_t rmaUploadMin = 64 << 10,
+             size_t ringPieceBytes = rt::Options().ringPieceBytes) {
     m = st::writeTestManifest();
     ASSERT_TRUE(st::startOnTestDevice(core, m.path));
     static std::atomic<int> counter{0};
@@ -65,6 +66,7 @@ protected:
     opts.flusherThread = false;
     opts.rmaReadbackMin = rmaReadbackMin;
     opts.rmaUploadMin = rmaUploadMin;
+    opts.ringPieceBytes = ringPieceBytes;
     rt = std::make_unique<rt::Runtime>(connect, st::testManifestLoader(m.path),
                                        opts);
     ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
@@ -152,6 +154,47 @@ TEST_P(RmaTest, LargeUploadsAreWrittenIntoTheUploadRing) {
   ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), before);
   EXPECT_EQ(rt->trafficStats().bytesUpRma, 2 * sent.size());
+}
+
+// A large upload goes into the ring in 1 MiB pieces (RC_RING_PIECE_BYTES;
+// a tail too small for the ring rides with the last one), each in a batch
+// of its own that leaves as soon as the piece is written: the server copies
+// a piece to the device while the next one is written, instead of after
+// the whole upload. With pieces off (0), 4 MiB chunks wait in the batch
+// like other commands; the bytes arrive either way.
+// Uploads `size` bytes with cudaMemcpyAsync, reads them back, and returns
+// how many batches the upload itself sent.
+uint64_t uploadBatches(rt::Runtime &rt, size_t size, uint8_t seed) {
+  auto sent = pattern(size, seed);
+  void *d = nullptr;
+  EXPECT_EQ(rt.malloc(&d, sent.size()), cudaSuccess);
+  uint64_t before = rt.messagesSent();
+  EXPECT_EQ(rt.memcpy(d, sent.data(), sent.size(), cudaMemcpyHostToDevice,
+                      nullptr, /*async=*/true, false),
+            cudaSuccess);
+  uint64_t batches = rt.messagesSent() - before;
+  std::vector<uint8_t> out(sent.size());
+  EXPECT_EQ(rt.memcpy(out.data(), d, out.size(), cudaMemcpyDeviceToHost,
+                      nullptr, false, false),
+            cudaSuccess);
+  EXPECT_EQ(out, sent);
+  return batches;
+}
+
+TEST_P(RmaTest, RingUploadPiecesLeaveOneBatchEachAsTheyAreWritten) {
+  start(64 << 10);
+  size_t size = (5 << 20) + 7; // five 1 MiB pieces, the last with the tail
+  EXPECT_EQ(uploadBatches(*rt, size, 13), 5u);
+  EXPECT_EQ(rt->trafficStats().bytesUpRma, size);
+}
+
+TEST_P(RmaTest, RingUploadWithoutPiecesWaitsInTheBatch) {
+  start(64 << 10, 64 << 10, /*ringPieceBytes=*/0);
+  size_t size = (5 << 20) + 7; // 4 MiB and 1 MiB + 7 B chunks
+  // The first chunk's command leaves (aged) when the second is appended at
+  // the earliest; the second's waits for the next batch.
+  EXPECT_LT(uploadBatches(*rt, size, 17), 2u);
+  EXPECT_EQ(rt->trafficStats().bytesUpRma, size);
 }
 
 // A 1 MiB ring and uploads of 300 KB with no round trip in between: three
