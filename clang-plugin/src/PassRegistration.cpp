@@ -7,7 +7,10 @@
 //
 // In device modules, ThreadLocalAsmPass runs at pipeline start, before the
 // inliner copies __dp4a's asm into the loops the unroller looks at, and
-// LoopRematPass at the end, after the last LICM has hoisted what it undoes.
+// LoopRematPass and HalfPairPass at the end, after the last LICM has hoisted
+// what the first undoes and the last instcombine has made the integer
+// packing the second rewrites.
+#include "HalfPairPass.h"
 #include "LaunchRewritePass.h"
 #include "LoopRematPass.h"
 #include "ThreadLocalAsmPass.h"
@@ -24,12 +27,15 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   mpm.addPass(rcplugin::ThreadLocalAsmPass());
                   mpm.addPass(rcplugin::LaunchRewritePass());
                 });
-            pb.registerOptimizerLastEPCallback(
-                [](ModulePassManager &mpm, OptimizationLevel level) {
-                  mpm.addPass(rcplugin::LaunchRewritePass());
-                  if (level != OptimizationLevel::O0)
-                    mpm.addPass(createModuleToFunctionPassAdaptor(
-                        rcplugin::LoopRematPass()));
-                });
+            pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm,
+                                                  OptimizationLevel level) {
+              mpm.addPass(rcplugin::LaunchRewritePass());
+              if (level != OptimizationLevel::O0) {
+                FunctionPassManager fpm;
+                fpm.addPass(rcplugin::LoopRematPass());
+                fpm.addPass(rcplugin::HalfPairPass());
+                mpm.addPass(createModuleToFunctionPassAdaptor(std::move(fpm)));
+              }
+            });
           }};
 }

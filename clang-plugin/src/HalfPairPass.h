@@ -1,0 +1,31 @@
+// LLVM pass: in device (NVPTX) functions, rewrites the integer packing of
+// two 16-bit values into one 32-bit value (zext, shl 16, or; a splat as a
+// multiplication by 65537) as a two-element vector of i16 bitcast to i32.
+//
+// Why: CUDA's half2 is two 16-bit halves, and LLVM's instcombine turns
+// make_half2(x, y) into that integer arithmetic, which NVPTX emits as
+// cvt/shl/or. nvcc emits `mov.b32 %r, {%lo, %hi}` (or a v2.u16 store)
+// instead, and ptxas fuses that with the two f32 -> f16 conversions
+// (cvt.rn.f16.f32) before it into one F2FP.PACK_AB; from the integer form
+// it keeps two F2F and a PRMT. F2F runs on the same slow pipe as the
+// exponentials (16 per clock and SM on Hopper): llama.cpp's tensor-core
+// flash attention converts its softmax to half2 in every iteration, and
+// clang's main loop held 270 F2F against nvcc's 80 F2FP, which made the
+// kernel 1.7 times slower than nvcc's (docs/performance.md, "Session 10").
+// The vector form is the same bits: nothing else changes.
+#ifndef RC_PLUGIN_HALFPAIRPASS_H
+#define RC_PLUGIN_HALFPAIRPASS_H
+
+#include "llvm/IR/PassManager.h"
+
+namespace rcplugin {
+
+class HalfPairPass : public llvm::PassInfoMixin<HalfPairPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Function &f,
+                              llvm::FunctionAnalysisManager &);
+};
+
+} // namespace rcplugin
+
+#endif
