@@ -7,11 +7,11 @@
 // cvt/shl/or. nvcc emits `mov.b32 %r, {%lo, %hi}` (or a v2.u16 store)
 // instead, and ptxas fuses that with the two f32 -> f16 conversions
 // (cvt.rn.f16.f32) before it into one F2FP.PACK_AB; from the integer form
-// it keeps two F2F and a PRMT. F2F runs on the same slow pipe as the
-// exponentials (16 per clock and SM on Hopper): llama.cpp's tensor-core
-// flash attention converts its softmax to half2 in every iteration, and
-// clang's main loop held 270 F2F against nvcc's 80 F2FP, which made the
-// kernel 1.7 times slower than nvcc's (docs/performance.md, "Session 10").
+// it keeps two F2F and a PRMT. In llama.cpp's tensor-core flash attention
+// the main loop held 270 F2F where nvcc's holds 80 F2FP; with the pass 136
+// F2FP, and the same PRMT count as nvcc's. (That the conversions were what
+// made that kernel 1.7 times slower than nvcc's was a guess the H100
+// refuted: the kernel got 1 % faster. docs/performance.md, "Session 10".)
 // The vector form is the same bits: nothing else changes.
 #ifndef RC_PLUGIN_HALFPAIRPASS_H
 #define RC_PLUGIN_HALFPAIRPASS_H

@@ -15,13 +15,15 @@
 //
 // What it does, per loop: when the 32-bit registers needed by the values
 // that live into the loop (invariants used inside, header phis) exceed a
-// budget, it gathers the invariant values that are cheap integer or
-// pointer arithmetic (binary integer operations other than division,
-// casts, GEPs) and the leaves they are computed from. If the leaves need
-// fewer registers than the values themselves, every such value is cloned
-// next to its uses inside the loop and the hoisted original goes away.
-// Loops under the budget, and loops where recomputing would need more live
-// leaves than it frees, are left alone.
+// budget (-rc-loop-remat-budget, 384), it takes the invariant generic
+// addresses of shared memory among them: cheap integer or pointer
+// arithmetic (binary integer operations other than division, casts, GEPs)
+// over an addrspacecast of a shared pointer, and the leaves that
+// arithmetic starts from. If the leaves need fewer registers than the
+// values themselves, every such value is cloned next to its uses inside
+// the loop and the hoisted original goes away. Other hoisted arithmetic
+// stays where it is: ptxas copes with it (llama.cpp's mmq kernels hold as
+// much without spilling), and recomputing it only lengthened their loops.
 #ifndef RC_PLUGIN_LOOPREMATPASS_H
 #define RC_PLUGIN_LOOPREMATPASS_H
 
