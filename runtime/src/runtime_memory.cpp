@@ -198,7 +198,8 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     // so the caller may reuse `src`.
     const auto *bytes = static_cast<const uint8_t *>(src);
     bool pieces = ringUploadLocked(count) && opts_.ringPieceBytes;
-    size_t step = pieces ? opts_.ringPieceBytes : opts_.chunkBytes;
+    size_t step = pieces ? std::min(opts_.ringPieceBytes, opts_.chunkBytes)
+                         : opts_.chunkBytes;
     for (size_t off = 0, n = 0; off < count; off += n) {
       n = std::min(step, count - off);
       // A tail too small for the ring rides with the last piece.
