@@ -12,6 +12,11 @@
 #   P=512 N=0: one prompt step of 512 tokens instead (prefill's kernels)
 #   SIDES="local remote" (one side alone: compare later, on any machine, with
 #   bench/kernel_compare.py; ncu times at locked clocks, so two H100s agree)
+#   DETAIL=REGEX: instead, the first 2 launches of the kernels whose
+#   mangled name matches, with Nsight Compute's warp-state (stall reasons),
+#   scheduler, instruction-mix, source-counter and memory sections, as text
+#   (kernels-{local,remote}-detail.txt): why one build's kernel is slower
+#   (e.g. DETAIL=flash_attn_ext_f16 P=512 N=0)
 # Files: $OUT/kernels-{local,remote}.csv; bench/kernel_compare.py prints the
 # per-kernel table (largest local time first) and the totals.
 set -uo pipefail
@@ -35,12 +40,21 @@ METRICS+=",sm__warps_active.avg.pct_of_peak_sustained_active"
 METRICS+=",dram__throughput.avg.pct_of_peak_sustained_elapsed"
 ncu_args=(--metrics "$METRICS" --csv --page raw --print-units base
   --print-kernel-base mangled --target-processes all)
+suffix=.csv
+if [[ -n "${DETAIL:-}" ]]; then
+  ncu_args=(--kernel-name "regex:$DETAIL" --launch-count 2 --page details
+    --section WarpStateStats --section SchedulerStats --section InstructionStats
+    --section SourceCounters --section MemoryWorkloadAnalysis
+    --section ComputeWorkloadAnalysis --print-kernel-base mangled
+    --target-processes all)
+  suffix=-detail.txt
+fi
 bench_args=(-m "$model" -ngl 99 -p "$P" -n "$N" -r 1 -o jsonl)
 
 profile_local() {
   echo "== kernel-profile: local (nvcc)"
   [[ -x "$REF_BIN/llama-bench" ]] || { echo "no nvcc build: device-run.sh ref"; return 1; }
-  timeout 280 "$NCU" "${ncu_args[@]}" --log-file "$OUT_DIR/kernels-local.csv" \
+  timeout 280 "$NCU" "${ncu_args[@]}" --log-file "$OUT_DIR/kernels-local$suffix" \
     "$REF_BIN/llama-bench" "${bench_args[@]}" > "$OUT_DIR/kernels-local.out" 2>&1 ||
     { echo "local run failed:"; tail -5 "$OUT_DIR/kernels-local.out"; }
 }
@@ -51,7 +65,7 @@ profile_remote() {
   local url="shm://rc-ncu-$$" pid m
   local manifests=(); while read -r m; do manifests+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')
   env LD_LIBRARY_PATH="$WORK/rc/lib" timeout 300 "$NCU" "${ncu_args[@]}" \
-    --log-file "$OUT_DIR/kernels-remote.csv" "$RC_BIN/rc-server" --listen "$url" \
+    --log-file "$OUT_DIR/kernels-remote$suffix" "$RC_BIN/rc-server" --listen "$url" \
     "${manifests[@]}" > "$OUT_DIR/kernels-server.log" 2>&1 &
   pid=$!
   for _ in $(seq 600); do grep -q "listening on" "$OUT_DIR/kernels-server.log" && break; sleep 0.2; done
@@ -63,5 +77,6 @@ profile_remote() {
 }
 
 for side in $SIDES; do "profile_$side"; done
+[[ -z "${DETAIL:-}" ]] || exit 0
 [[ -f "$OUT_DIR/kernels-local.csv" && -f "$OUT_DIR/kernels-remote.csv" ]] || exit 0
 python3 "$REPO/bench/kernel_compare.py" "$OUT_DIR/kernels-local.csv" "$OUT_DIR/kernels-remote.csv"
