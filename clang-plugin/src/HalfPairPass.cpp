@@ -3,6 +3,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PatternMatch.h"
@@ -42,18 +43,52 @@ bool matchPair(Instruction &inst, HalfPair &pair) {
   return false;
 }
 
+// The bits of a finite float constant converted by CUDA's __float2half
+// asm ("{  cvt.rn.f16.f32 %0, %1;}": round to nearest even), or null.
+Constant *foldedConversion(CallInst &call) {
+  const auto *asmCall = dyn_cast<InlineAsm>(call.getCalledOperand());
+  if (!asmCall || call.arg_size() != 1 || !call.getType()->isIntegerTy(16) ||
+      asmCall->getConstraintString() != "=h,f")
+    return nullptr;
+  StringRef text = StringRef(asmCall->getAsmString()).trim().trim("{}").trim();
+  const auto *value = dyn_cast<ConstantFP>(call.getArgOperand(0));
+  if (text != "cvt.rn.f16.f32 $0, $1;" || !value ||
+      !value->getValueAPF().isFinite())
+    return nullptr;
+  APFloat half = value->getValueAPF();
+  bool lost;
+  half.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
+  return ConstantInt::get(call.getType(), half.bitcastToAPInt());
+}
+
+// Replaces conversions of constants with their result, as nvcc's headers
+// (builtins, not asm) let it fold them: a half2 {0, 0} is then a constant.
+bool foldConstantConversions(Function &f) {
+  SmallVector<std::pair<CallInst *, Constant *>, 16> folds;
+  for (Instruction &inst : instructions(f))
+    if (auto *call = dyn_cast<CallInst>(&inst))
+      if (Constant *c = foldedConversion(*call))
+        folds.push_back({call, c});
+  for (auto &[call, c] : folds) {
+    call->replaceAllUsesWith(c);
+    call->eraseFromParent();
+  }
+  return !folds.empty();
+}
+
 } // namespace
 
 PreservedAnalyses HalfPairPass::run(Function &f, FunctionAnalysisManager &) {
   if (f.isDeclaration() || !Triple(f.getParent()->getTargetTriple()).isNVPTX())
     return PreservedAnalyses::all();
+  bool folded = foldConstantConversions(f);
   SmallVector<HalfPair, 64> pairs;
   for (Instruction &inst : instructions(f)) {
     HalfPair pair;
     if (matchPair(inst, pair))
       pairs.push_back(pair);
   }
-  if (pairs.empty())
+  if (pairs.empty() && !folded)
     return PreservedAnalyses::all();
   auto *halves = FixedVectorType::get(Type::getInt16Ty(f.getContext()), 2);
   for (HalfPair &pair : pairs) {

@@ -13,6 +13,12 @@
 // made that kernel 1.7 times slower than nvcc's was a guess the H100
 // refuted: the kernel got 1 % faster. docs/performance.md, "Session 10".)
 // The vector form is the same bits: nothing else changes.
+//
+// It also folds CUDA's __float2half of a constant (an asm in CUDA 12.4's
+// headers, "cvt.rn.f16.f32", which LLVM cannot see through; nvcc's headers
+// use builtins it folds) to the half's bits, rounded to nearest even as
+// the instruction rounds: a half2 {0, 0} is a constant again (WideCopyPass
+// relies on that for flash attention's array of zeros).
 #ifndef RC_PLUGIN_HALFPAIRPASS_H
 #define RC_PLUGIN_HALFPAIRPASS_H
 

@@ -7,13 +7,15 @@
 //
 // In device modules, ThreadLocalAsmPass runs at pipeline start, before the
 // inliner copies __dp4a's asm into the loops the unroller looks at, and
-// LoopRematPass and HalfPairPass at the end, after the last LICM has hoisted
-// what the first undoes and the last instcombine has made the integer
-// packing the second rewrites.
+// LoopRematPass, HalfPairPass and WideCopyPass at the end, after the last
+// LICM has hoisted what the first undoes and the last instcombine has made
+// the integer packing and the memcpys the others rewrite (HalfPairPass's
+// folded constants first: they make WideCopyPass's constant arrays).
 #include "HalfPairPass.h"
 #include "LaunchRewritePass.h"
 #include "LoopRematPass.h"
 #include "ThreadLocalAsmPass.h"
+#include "WideCopyPass.h"
 
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
@@ -34,6 +36,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                 FunctionPassManager fpm;
                 fpm.addPass(rcplugin::LoopRematPass());
                 fpm.addPass(rcplugin::HalfPairPass());
+                fpm.addPass(rcplugin::WideCopyPass());
                 mpm.addPass(createModuleToFunctionPassAdaptor(std::move(fpm)));
               }
             });
