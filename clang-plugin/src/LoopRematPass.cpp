@@ -10,6 +10,7 @@
 #include "llvm/IR/Operator.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Local.h"
 
 using namespace llvm;
 
@@ -214,20 +215,9 @@ bool rematerialize(Loop &loop, const DataLayout &dl) {
     for (Value *v : cheap)
       changed |= cloneIntoLoop(cast<Instruction>(v), loop);
   }
-  // Drop the originals nothing outside the loop needs; an operand is free
-  // to go once its last user went.
-  SmallVector<Instruction *, 32> pending;
-  for (Value *v : cheap)
-    pending.push_back(cast<Instruction>(v));
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (Instruction *&inst : pending)
-      if (inst && inst->use_empty()) {
-        inst->eraseFromParent();
-        inst = nullptr;
-        erased = true;
-      }
-  }
+  // Drop the originals nothing outside the loop needs.
+  SmallVector<WeakTrackingVH, 32> originals(cheap.begin(), cheap.end());
+  RecursivelyDeleteTriviallyDeadInstructionsPermissive(originals);
   return true;
 }
 
