@@ -7,8 +7,6 @@
 #include "graph_device.h"
 #include "rc/server/backend.h"
 #include "rc/server/errors.h"
-#include "rc/server/log.h"
-#include "upload_scatter.h"
 
 #include <algorithm>
 #include <atomic>
@@ -18,11 +16,6 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <vector>
-
-#ifdef RC_SERVER_HAVE_SCATTER_PTX
-extern const char rcUploadScatterPtx[]; // upload_scatter_ptx.cpp, generated
-#endif
 
 namespace rc::server {
 
@@ -59,10 +52,6 @@ public:
     // measuring what packing buys).
     const char *pack = std::getenv("RC_SERVER_PACK_UPLOADS");
     packUploads_ = !(pack && std::string(pack) == "0");
-    // RC_SERVER_SCATTER=0: no held uploads, each small upload its own copy
-    // as soon as it arrives (for measuring what the scatter launch buys).
-    const char *scatter = std::getenv("RC_SERVER_SCATTER");
-    holdUploads_ = packUploads_ && !(scatter && std::string(scatter) == "0");
   }
   ~CudaContext() override;
   bool initStaging(std::string *error);
@@ -72,9 +61,6 @@ public:
   OpStatus free(uint64_t addr) override;
   OpStatus copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
                    NativeHandle s) override;
-  OpStatus holdH2D(uint64_t dst, const uint8_t *src, uint64_t size,
-                   NativeHandle s) override;
-  OpStatus issueHeldCopies() override;
   OpStatus copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
                    NativeHandle s) override;
   OpStatus readD2H(uint64_t src, uint64_t size, NativeHandle s,
@@ -142,7 +128,6 @@ private:
 
   struct Slot {
     uint8_t *host = nullptr;
-    uint64_t device = 0;    // the same memory, as the scatter kernel reads it
     CUevent done = nullptr; // recorded after the copies that used the slot
     bool used = false;
   };
@@ -154,23 +139,15 @@ private:
   // a decode token's 7 small inputs used to take a slot (and an event) each,
   // and the 5th waited for the 1st to reach the GPU before it could be
   // issued. Copies on one stream run in order, so the one event covers them.
-  // Held uploads (holdH2D) are packed the same way and wait in `held` until
-  // issueHeldCopies: one launch of the scatter kernel for all of them
-  // instead of a cuMemcpyHtoDAsync each.
   struct Packing {
     Slot *slot = nullptr;
     CUstream stream = nullptr;
     uint64_t used = 0;
-    std::vector<scatter::Piece> held;
   };
-  // Copies `size` bytes into the packing slot of `stream` (moving on to a
-  // new slot when it is full or packs another stream); *at: their offset.
-  OpStatus pack(const uint8_t *src, uint64_t size, CUstream stream,
-                uint64_t *at);
   OpStatus packUpload(uint64_t dst, const uint8_t *src, uint64_t size,
                       CUstream stream);
-  // Issues the held copies, then records the packing slot's event: before
-  // the slot can be taken again, and before its stream is destroyed.
+  // Records the packing slot's event: before the slot can be taken again,
+  // and before its stream is destroyed.
   OpStatus closePacking();
 
   CudaBackend &backend_;
@@ -180,7 +157,6 @@ private:
   size_t nextSlot_ = 0;
   Packing packing_;
   bool packUploads_ = true;
-  bool holdUploads_ = true; // and the backend has the scatter kernel
   std::map<uint64_t, uint64_t> allocs_; // for accounting on destroy
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
   std::unique_ptr<BlasContext> blas_;   // destroyed before the context
@@ -228,29 +204,7 @@ public:
           drv.cuDeviceCanAccessPeer(&can, devs[i], devs[j]);
         descs_[i].canAccessPeer.push_back(can != 0);
       }
-    loadScatterKernel();
     return true;
-  }
-
-  // The upload scatter kernel, where this build has it. Without it small
-  // uploads are copied one by one: correct, and a few microseconds slower
-  // per upload before the GPU starts a batch's work.
-  void loadScatterKernel() {
-#ifdef RC_SERVER_HAVE_SCATTER_PTX
-    CUlibrary lib = nullptr;
-    CUresult r = drv.cuLibraryLoadData(&lib, rcUploadScatterPtx, nullptr,
-                                       nullptr, 0, nullptr, nullptr, 0);
-    if (r == CUDA_SUCCESS)
-      r = drv.cuLibraryGetKernel(&scatterKernel, lib, scatter::kKernelName);
-    if (r != CUDA_SUCCESS) {
-      scatterKernel = nullptr;
-      logInfo("the upload scatter kernel does not load (" + drv.describe(r) +
-              "): small uploads are copied one by one");
-    }
-#else
-    logInfo("built without the upload scatter kernel: small uploads are "
-            "copied one by one");
-#endif
   }
 
   DeviceDescription describeDevice(CUdevice dev) {
@@ -405,7 +359,6 @@ public:
 
   CudaDriver drv;
   std::vector<CUdevice> devs; // by backend index
-  CUkernel scatterKernel = nullptr; // rc_upload_scatter, if it loaded
   std::atomic<uint64_t> inUse{0};
 
 private:
@@ -430,12 +383,9 @@ OpStatus CudaContext::check(CUresult r) const {
 }
 
 bool CudaContext::initStaging(std::string *error) {
-  holdUploads_ = holdUploads_ && backend_.scatterKernel;
   for (Slot &s : slots_) {
     void *p = nullptr;
-    // Mapped, so the scatter kernel reads the slot directly.
-    CUresult r =
-        drv().cuMemHostAlloc(&p, kStagingSlotBytes, CU_MEMHOSTALLOC_DEVICEMAP);
+    CUresult r = drv().cuMemHostAlloc(&p, kStagingSlotBytes, 0);
     if (r == CUDA_SUCCESS)
       r = drv().cuEventCreate(&s.done, CU_EVENT_DISABLE_TIMING);
     if (r != CUDA_SUCCESS) {
@@ -444,11 +394,6 @@ bool CudaContext::initStaging(std::string *error) {
       return false;
     }
     s.host = static_cast<uint8_t *>(p);
-    CUdeviceptr d = 0;
-    if (drv().cuMemHostGetDevicePointer(&d, p, 0) == CUDA_SUCCESS)
-      s.device = d;
-    else
-      holdUploads_ = false; // copies from the slot still work
   }
   return true;
 }
@@ -497,84 +442,29 @@ OpStatus CudaContext::takeSlot(Slot **slot) {
 OpStatus CudaContext::closePacking() {
   if (!packing_.slot)
     return OpStatus::success();
-  OpStatus st = issueHeldCopies();
   CUstream stream = packing_.stream;
   Slot *slot = packing_.slot;
   packing_ = Packing();
-  OpStatus recorded = check(drv().cuEventRecord(slot->done, stream));
-  return st.ok() ? recorded : st;
-}
-
-OpStatus CudaContext::pack(const uint8_t *src, uint64_t size, CUstream stream,
-                           uint64_t *at) {
-  *at = (packing_.used + kPackedAlign - 1) / kPackedAlign * kPackedAlign;
-  if (!packing_.slot || packing_.stream != stream ||
-      *at + size > kStagingSlotBytes) {
-    Slot *slot = nullptr;
-    OpStatus st = takeSlot(&slot); // closes the current packing slot
-    if (!st.ok())
-      return st;
-    packing_.slot = slot;
-    packing_.stream = stream;
-    *at = 0;
-  }
-  std::memcpy(packing_.slot->host + *at, src, size);
-  packing_.used = *at + size;
-  return OpStatus::success();
+  return check(drv().cuEventRecord(slot->done, stream));
 }
 
 OpStatus CudaContext::packUpload(uint64_t dst, const uint8_t *src,
                                  uint64_t size, CUstream stream) {
-  uint64_t at = 0;
-  OpStatus st = pack(src, size, stream, &at);
-  if (!st.ok())
-    return st;
+  uint64_t at =
+      (packing_.used + kPackedAlign - 1) / kPackedAlign * kPackedAlign;
+  if (!packing_.slot || packing_.stream != stream ||
+      at + size > kStagingSlotBytes) {
+    Slot *slot = nullptr;
+    OpStatus st = takeSlot(&slot); // closes the current packing slot
+    if (!st.ok())
+      return st;
+    packing_ = {slot, stream, 0};
+    at = 0;
+  }
+  std::memcpy(packing_.slot->host + at, src, size);
+  packing_.used = at + size;
   return check(
       drv().cuMemcpyHtoDAsync(dst, packing_.slot->host + at, size, stream));
-}
-
-OpStatus CudaContext::holdH2D(uint64_t dst, const uint8_t *src, uint64_t size,
-                              NativeHandle s) {
-  if (!holdUploads_ || size > kPackedUploadMax)
-    return copyH2D(dst, src, size, s);
-  uint64_t at = 0;
-  OpStatus st = pack(src, size, toStream(s), &at);
-  if (!st.ok())
-    return st;
-  packing_.held.push_back({dst, uint32_t(at), uint32_t(size)});
-  if (packing_.held.size() == scatter::kMaxPieces)
-    return issueHeldCopies();
-  return st;
-}
-
-OpStatus CudaContext::issueHeldCopies() {
-  std::vector<scatter::Piece> &held = packing_.held;
-  if (held.empty())
-    return OpStatus::success();
-  const Slot &slot = *packing_.slot;
-  CUresult r;
-  if (held.size() == 1) { // one copy costs the GPU less than a kernel
-    r = drv().cuMemcpyHtoDAsync(held[0].dst, slot.host + held[0].srcOffset,
-                                held[0].size, packing_.stream);
-  } else {
-    scatter::List list = {};
-    list.src = slot.device;
-    list.count = uint32_t(held.size());
-    uint32_t largest = 0;
-    for (size_t i = 0; i < held.size(); ++i) {
-      list.pieces[i] = held[i];
-      largest = std::max(largest, held[i].size);
-    }
-    unsigned chunks =
-        (largest + scatter::kChunkBytes - 1) / scatter::kChunkBytes;
-    void *params[] = {&list};
-    r = drv().cuLaunchKernel(
-        reinterpret_cast<CUfunction>(backend_.scatterKernel), list.count,
-        chunks, 1, scatter::kThreads, 1, 1, 0, packing_.stream, params,
-        nullptr);
-  }
-  held.clear();
-  return check(r);
 }
 
 OpStatus CudaContext::malloc(uint64_t size, uint64_t *addr) {
@@ -604,9 +494,6 @@ OpStatus CudaContext::free(uint64_t addr) {
 
 OpStatus CudaContext::copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
                               NativeHandle s) {
-  OpStatus held = issueHeldCopies(); // they came first
-  if (!held.ok())
-    return held;
   // Through pinned staging: the copy stays asynchronous on the stream and the
   // message buffer may be reused as soon as this returns.
   if (packUploads_ && size <= kPackedUploadMax)

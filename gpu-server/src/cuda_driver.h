@@ -44,7 +44,6 @@ namespace rc::server {
   X(cuMemFree, 3020, (CUdeviceptr))                                            \
   X(cuMemHostAlloc, 2020, (void **, size_t, unsigned int))                     \
   X(cuMemFreeHost, 2000, (void *))                                             \
-  X(cuMemHostGetDevicePointer, 3020, (CUdeviceptr *, void *, unsigned int))    \
   X(cuMemcpyHtoDAsync, 3020, (CUdeviceptr, const void *, size_t, CUstream))    \
   X(cuMemcpyDtoHAsync, 3020, (void *, CUdeviceptr, size_t, CUstream))          \
   X(cuMemcpyDtoDAsync, 3020, (CUdeviceptr, CUdeviceptr, size_t, CUstream))     \

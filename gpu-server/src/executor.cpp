@@ -3,7 +3,6 @@
 
 #include <cuda.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -392,10 +391,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (!(st = bindStream(c.stream(), &s)).ok() || n == 0 ||
         !(st = checkRange("destination", c.dst(), n)).ok())
       return st;
-    if (std::find(heldOn_.begin(), heldOn_.end(), bound_) == heldOn_.end())
-      heldOn_.push_back(bound_);
-    heldIndex_ = index;
-    return ctx_->holdH2D(c.dst(), c.data()->data(), n, s);
+    return ctx_->copyH2D(c.dst(), c.data()->data(), n, s);
   }
   case Command::MemcpyH2DRing: {
     *what = "cudaMemcpyAsync (host to device, upload ring)";
@@ -718,23 +714,11 @@ bool Executor::orderedBehind(const DeferredSync &d,
   return stream == d.stream;
 }
 
-OpStatus Executor::issueHeldUploads() {
-  OpStatus st = OpStatus::success();
-  for (int device : heldOn_)
-    if (st.ok() && (st = bind(device)).ok())
-      st = ctx_->issueHeldCopies();
-  heldOn_.clear();
-  return st;
-}
-
 OpStatus Executor::flushDeferredSync() {
   if (!hasDeferredSync_)
     return OpStatus::success();
   hasDeferredSync_ = false; // deferredSync_ still says where it came from
-  // The sync covers uploads held on its stream.
-  OpStatus st = issueHeldUploads();
-  if (st.ok())
-    st = bind(deferredSync_.device);
+  OpStatus st = bind(deferredSync_.device);
   if (st.ok())
     st = syncResult(ctx_->streamSynchronize(deferredSync_.native));
   return st;
@@ -770,11 +754,6 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
     return failed(deferredSync_.seq, deferredSync_.index,
                   "cudaStreamSynchronize", st);
   };
-  auto issueHeld = [&]() {
-    OpStatus st = issueHeldUploads();
-    return st.ok() || failed(batch.seq(), heldIndex_,
-                             "cudaMemcpyAsync (host to device)", st);
-  };
   const auto *cmds = batch.commands();
   if (sticky_) {
     // The context is corrupt, as it would be in CUDA: nothing more runs, but
@@ -790,9 +769,6 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
   }
   if (cmds)
     for (const wire::CommandEntry *c : *cmds) {
-      bool upload = c && c->cmd_type() == wire::Command::MemcpyH2D;
-      if (!heldOn_.empty() && !upload && !issueHeld())
-        return false;
       if (hasDeferredSync_ && !(c && orderedBehind(deferredSync_, *c))) {
         OpStatus st = flushDeferredSync();
         if (!st.ok())
@@ -803,16 +779,12 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
       OpStatus st = c ? execute(*c, index, results, &what)
                       : fail(kErrInvalidValue, "null command entry");
       ++commands_;
-      if (!st.ok()) {
-        issueHeldUploads(); // the uploads before this command still happen
+      if (!st.ok())
         return failed(batch.seq(), index, what.empty() ? "command" : what, st);
-      }
       ++index;
       if (goodbye_)
         break;
     }
-  if (!issueHeld())
-    return false;
   // The client waits for this batch (a real sync, a read-back): everything
   // it synchronized must be done, and its errors known, when the reply goes.
   if (batch.reply_wanted() || goodbye_) {

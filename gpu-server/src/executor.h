@@ -99,14 +99,6 @@ private:
   bool deferSyncs_ = true;
   bool hasDeferredSync_ = false;
   DeferredSync deferredSync_;
-
-  // Held uploads (DeviceContext::holdH2D): a run of MemcpyH2D commands is
-  // issued as a whole before the next command of any other kind, before a
-  // deferred sync waits, and when the batch ends, so nothing observes that
-  // they waited. A decode token's uploads then reach the GPU as one launch.
-  OpStatus issueHeldUploads();
-  std::vector<int> heldOn_; // devices whose contexts hold uploads
-  uint32_t heldIndex_ = 0;  // the last held upload's index, for errors
   uint64_t batchSeq_ = 0; // of the batch being run
 
   // Copies `size` device bytes into a new vector of the reply builder.

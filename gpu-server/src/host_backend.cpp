@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <vector>
 
 #include <sys/mman.h>
 
@@ -152,23 +151,6 @@ public:
       return outside(dst, size);
     std::memcpy(p, src, size);
     return OpStatus::success();
-  }
-  // Held until issued, as the CUDA backend holds them: a session test that
-  // reads memory a held upload has not reached yet sees the old bytes.
-  OpStatus holdH2D(uint64_t dst, const uint8_t *src, uint64_t size,
-                   NativeHandle) override {
-    if (!resolve(dst, size))
-      return outside(dst, size);
-    held_.push_back({dst, std::vector<uint8_t>(src, src + size)});
-    return OpStatus::success();
-  }
-  OpStatus issueHeldCopies() override {
-    OpStatus st = OpStatus::success();
-    for (const HeldCopy &h : held_)
-      if (st.ok())
-        st = copyH2D(h.dst, h.bytes.data(), h.bytes.size(), 0);
-    held_.clear();
-    return st;
   }
   OpStatus copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
                    NativeHandle) override {
@@ -402,11 +384,6 @@ private:
   HostBackend &backend_;
   int device_;
   std::map<uint64_t, Block> blocks_;
-  struct HeldCopy {
-    uint64_t dst;
-    std::vector<uint8_t> bytes;
-  };
-  std::vector<HeldCopy> held_;        // holdH2D's, in order
   std::unique_ptr<BlasContext> blas_; // first use of cuBLAS
   std::map<uint64_t, Block> symbols_;
   std::map<uint64_t, uint64_t> symbolAddr_; // variable id -> fake address

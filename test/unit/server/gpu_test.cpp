@@ -11,7 +11,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -194,51 +193,6 @@ TEST_F(GpuTest, SmallUploadsPackedIntoStagingArriveIntact) {
   ASSERT_EQ(resultAt(br, 0)->payload()->size(), at);
   EXPECT_EQ(
       std::memcmp(resultAt(br, 0)->payload()->data(), expected.data(), at), 0);
-}
-
-// A batch's small uploads are held and issued as scatter launches (32
-// pieces a launch, gpu-server/device/upload_scatter.cu): 50 and more, at
-// destinations off 16-byte alignment and with odd sizes, land before the
-// kernel of the same batch that reads them, and before the read-back.
-TEST_F(GpuTest, HeldUploadsLandBeforeTheKernelThatReadsThem) {
-  Client c = connect();
-  const int n = 4096;
-  Bytes r = c.roundTrip(batch(1, {cMalloc(n * 4 + 64)}));
-  uint64_t buf = resultAt(ok(r), 0)->addr();
-  std::vector<float> in(n);
-  for (int i = 0; i < n; ++i)
-    in[i] = float(i % 997);
-  Bytes all = floats(in);
-  float factor = 3.0f;
-  Bytes fb(4);
-  std::memcpy(fb.data(), &factor, 4);
-  std::vector<Cmd> cmds = {cSymbolWrite(g.table, 0, fb)};
-  // 4 bytes, 5003 (two blocks of the kernel), then sizes growing by 7
-  // bytes: pieces start at every residue modulo 16 and end mid-float (the
-  // next piece writes the rest).
-  auto nextSize = [](uint64_t size) {
-    return size == 4 ? 5003 : size == 5003 ? 11 : size + 7;
-  };
-  uint64_t at = 0;
-  for (uint64_t size = 4; at < all.size(); size = nextSize(size)) {
-    uint64_t take = std::min<uint64_t>(size, all.size() - at);
-    cmds.push_back(
-        cH2D(buf + at, Bytes(all.begin() + at, all.begin() + at + take)));
-    at += take;
-  }
-  ASSERT_GT(cmds.size(), 50u);
-  cmds.push_back(
-      cLaunch(g.scale, scaleArgs(buf, n), 0, {n / 256, 1, 1}, {256, 1, 1}));
-  cmds.push_back(cD2H(buf, n * 4));
-  r = c.roundTrip(batch(2, cmds));
-  const wire::BatchReply *br = ok(r);
-  const wire::Result *back = resultAt(br, uint32_t(cmds.size() - 1));
-  ASSERT_NE(back, nullptr);
-  ASSERT_EQ(back->payload()->size(), size_t(n * 4));
-  std::vector<float> out(n);
-  std::memcpy(out.data(), back->payload()->data(), n * 4);
-  for (int i = 0; i < n; ++i)
-    ASSERT_EQ(out[i], float(i % 997) * 3.0f) << i;
 }
 
 TEST_F(GpuTest, DisconnectFreesDeviceMemory) {

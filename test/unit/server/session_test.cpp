@@ -159,44 +159,6 @@ TEST_F(SessionTest, CopiesMoveBytes) {
     EXPECT_EQ(res->payload()->Get(i), i >= 50 && i < 60 ? 0xEE : data[i]);
 }
 
-// Small uploads are held and issued together (Executor::issueHeldUploads;
-// the host test device holds them as the GPU backend does): every other
-// command, a failing one, and the end of a batch nobody waits for still find
-// them landed, in order.
-TEST_F(SessionTest, HeldUploadsLandBeforeAnythingElseRuns) {
-  open();
-  uint64_t a = malloc(256), b = malloc(256);
-  Bytes first(64, 0x11), second(64, 0x22), third(32, 0x33);
-  // The later upload overwrites part of the earlier one; the copy reads both.
-  Bytes r =
-      send1(batch(2, {cH2D(a, first), cH2D(a + 32, second), cD2D(b, a, 96),
-                      cH2D(a, third), cD2H(b, 96), cD2H(a, 96)}));
-  const wire::BatchReply *br = asBatchReply(r);
-  ASSERT_NE(br, nullptr);
-  ASSERT_EQ(br->errors()->size(), 0u);
-  const wire::Result *copied = resultAt(br, 4), *now = resultAt(br, 5);
-  ASSERT_NE(copied, nullptr);
-  ASSERT_NE(now, nullptr);
-  for (size_t i = 0; i < 96; ++i) {
-    EXPECT_EQ(copied->payload()->Get(i), i < 32 ? 0x11 : 0x22) << i;
-    EXPECT_EQ(now->payload()->Get(i), i < 32 ? 0x33 : 0x22) << i;
-  }
-  // A batch without a reply ends with its uploads issued.
-  EXPECT_TRUE(send(batch(3, {cH2D(b, Bytes(16, 0x44))}, false)).empty());
-  // A command that fails leaves the uploads before it in place.
-  r = send1(batch(4, {cH2D(b + 16, Bytes(16, 0x55)), cD2H(0x10, 4)}));
-  br = asBatchReply(r);
-  ASSERT_NE(br, nullptr);
-  ASSERT_EQ(br->errors()->size(), 1u);
-  EXPECT_EQ(br->errors()->Get(0)->index(), 1u);
-  r = send1(batch(5, {cD2H(b, 32)}));
-  br = asBatchReply(r);
-  ASSERT_NE(br, nullptr);
-  ASSERT_EQ(br->errors()->size(), 0u);
-  for (size_t i = 0; i < 32; ++i)
-    EXPECT_EQ(resultAt(br, 0)->payload()->Get(i), i < 16 ? 0x44 : 0x55) << i;
-}
-
 // The client's side of RMA read-backs as the session sees it: writes land in
 // `memory` at the address asked for, or fail when `refuse` is set.
 class WriteRecorder : public rc::transport::Connection {

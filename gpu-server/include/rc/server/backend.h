@@ -69,15 +69,6 @@ public:
   virtual OpStatus free(uint64_t addr) = 0;
   virtual OpStatus copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
                            NativeHandle stream) = 0;
-  // A copy that may be held back and issued together with the next ones
-  // (CUDA: a batch's small uploads as one kernel launch). `src` may be
-  // reused when this returns. The executor calls issueHeldCopies before any
-  // other command runs, so nothing can observe the delay. Default: copyH2D.
-  virtual OpStatus holdH2D(uint64_t dst, const uint8_t *src, uint64_t size,
-                           NativeHandle stream) {
-    return copyH2D(dst, src, size, stream);
-  }
-  virtual OpStatus issueHeldCopies() { return OpStatus::success(); }
   // Returns after the bytes are in `dst` (the reply needs them).
   virtual OpStatus copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
                            NativeHandle stream) = 0;
