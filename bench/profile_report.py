@@ -12,6 +12,7 @@ round trips), and prints the steady-state token split, all medians:
   client         token - wait: the application's own work plus issuing
   wait           the client blocked on the reply
     server       replay (read-back, i.e. the GPU, included) + reply build + send
+      replay     before the read-back: uploads + launches + syncs + the rest
     link         wait - server: transport latency and wake-ups, both ways
   extra/rep      time above the steady state per llama-bench repetition
                  (warm-up tokens, graph capture and instantiation)
@@ -81,6 +82,12 @@ def analyse(tag, files):
                     "readback_us": us("readback_ns"), "replay_other_us": us("replay_ns") - us("readback_ns"),
                     "build_us": us("build_ns"), "send_us": us("send_ns"), "gap_us": us("gap_ns")})
         row["link_us"] = wait - row["server_us"]
+        # The replay before the read-back, by part (servers before session
+        # 11 report no parts: all of it is "other" then).
+        for part in ("upload", "launch", "sync"):
+            row[part + "_us"] = us(part + "_ns") if part + "_ns" in med else 0.0
+        row["replay_rest_us"] = (row["replay_other_us"] - row["upload_us"] - row["launch_us"]
+                                 - row["sync_us"])
     print(f"\n{tag}: {row['tps']:.1f} t/s; steady-state decode token, medians over {len(periods)} tokens"
           f" (server: {count} round trips)")
     print(f"  token      {token:8.1f} us  (1/t/s with warm-up spread in: {1e6 / row['tps']:.1f} us)")
@@ -89,6 +96,9 @@ def analyse(tag, files):
     if med:
         print(f"    server   {row['server_us']:8.1f} us  = replay {row['replay_other_us']:.1f}"
               f" + read-back/GPU {row['readback_us']:.1f} + build {row['build_us']:.1f} + send {row['send_us']:.1f}")
+        print(f"      replay {row['replay_other_us']:8.1f} us  = uploads {row['upload_us']:.1f}"
+              f" + launches {row['launch_us']:.1f} + syncs {row['sync_us']:.1f}"
+              f" + other commands and the executor {row['replay_rest_us']:.1f}")
         print(f"    link     {row['link_us']:8.1f} us  transport and wake-ups, both ways"
               f" (server-side gap {row['gap_us']:.1f} us)")
     print(f"  extra/rep  {row['extra_per_rep_ms']:8.2f} ms above steady state per repetition")

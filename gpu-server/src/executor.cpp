@@ -718,9 +718,12 @@ OpStatus Executor::flushDeferredSync() {
   if (!hasDeferredSync_)
     return OpStatus::success();
   hasDeferredSync_ = false; // deferredSync_ still says where it came from
+  uint64_t start = metrics_ ? monotonicNs() : 0;
   OpStatus st = bind(deferredSync_.device);
   if (st.ok())
     st = syncResult(ctx_->streamSynchronize(deferredSync_.native));
+  if (metrics_)
+    metrics_->deferredSyncNs.add(monotonicNs() - start);
   return st;
 }
 

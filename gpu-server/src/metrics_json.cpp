@@ -28,6 +28,9 @@ void appendSample(std::string &out, const char *name,
   out += "\":{\"gap_ns\":" + std::to_string(s.gapNs);
   appendField(out, "replay_ns", s.replayNs);
   appendField(out, "readback_ns", s.readbackNs);
+  appendField(out, "upload_ns", s.uploadNs);
+  appendField(out, "launch_ns", s.launchNs);
+  appendField(out, "sync_ns", s.syncNs);
   appendField(out, "build_ns", s.buildNs);
   appendField(out, "send_ns", s.sendNs);
   out += "}";

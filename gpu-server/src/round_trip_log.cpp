@@ -36,8 +36,9 @@ RoundTripLog::Summary RoundTripLog::summary() const {
   if (samples.empty())
     return out;
   for (auto field : {&RoundTripSample::gapNs, &RoundTripSample::replayNs,
-                     &RoundTripSample::readbackNs, &RoundTripSample::buildNs,
-                     &RoundTripSample::sendNs}) {
+                     &RoundTripSample::readbackNs, &RoundTripSample::uploadNs,
+                     &RoundTripSample::launchNs, &RoundTripSample::syncNs,
+                     &RoundTripSample::buildNs, &RoundTripSample::sendNs}) {
     out.median.*field = quantile(samples, field, 0.5);
     out.p90.*field = quantile(samples, field, 0.9);
   }

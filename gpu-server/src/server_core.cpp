@@ -39,6 +39,9 @@ void recordRoundTrip(const Session::BatchTiming &b, SessionMetrics &metrics,
   s.gapNs = lastReplySent ? received - lastReplySent : 0;
   s.replayNs = b.replayNs;
   s.readbackNs = b.readbackNs;
+  s.uploadNs = b.uploadNs;
+  s.launchNs = b.launchNs;
+  s.syncNs = b.syncNs;
   s.buildNs = b.buildNs;
   s.sendNs = sendEnd - sendStart;
   metrics.recentRoundTrips.add(s);

@@ -282,11 +282,28 @@ Session::Next Session::onBatch(const void *p,
   metrics_->batches.add(1);
   std::vector<ResultData> results;
   ErrorData error;
-  MetricCounter &readbackNs =
-      metrics_->commandNs[size_t(wire::Command::MemcpyD2H)];
+  // A part of the replay: the time its commands' types (and `extra`)
+  // counted during it.
+  auto partNs = [this](std::initializer_list<wire::Command> types,
+                       const MetricCounter *extra) {
+    uint64_t ns = extra ? extra->get() : 0;
+    for (wire::Command t : types)
+      ns += metrics_->commandNs[size_t(t)].get();
+    return ns;
+  };
+  using C = wire::Command;
+  auto readback = [&] { return partNs({C::MemcpyD2H}, nullptr); };
+  auto upload = [&] {
+    return partNs({C::MemcpyH2D, C::MemcpyH2DRing, C::SymbolWrite}, nullptr);
+  };
+  auto launch = [&] { return partNs({C::Launch, C::GraphLaunch}, nullptr); };
+  auto sync = [&] {
+    return partNs({C::StreamSynchronize}, &metrics_->deferredSyncNs);
+  };
   BatchTiming &timing = lastBatch_;
   timing.replyWanted = batch->reply_wanted();
-  uint64_t readbackBefore = readbackNs.get();
+  uint64_t readbackBefore = readback(), uploadBefore = upload(),
+           launchBefore = launch(), syncBefore = sync();
   uint64_t replayStart = monotonicNs();
   // One builder per session: its buffer stays allocated (no page faults for
   // a large read-back every token), unless a huge reply made it big.
@@ -295,7 +312,10 @@ Session::Next Session::onBatch(const void *p,
   replyBuilder_.Clear();
   bool ok = executor_->run(*batch, results, &error, replyBuilder_);
   timing.replayNs = monotonicNs() - replayStart;
-  timing.readbackNs = readbackNs.get() - readbackBefore;
+  timing.readbackNs = readback() - readbackBefore;
+  timing.uploadNs = upload() - uploadBefore;
+  timing.launchNs = launch() - launchBefore;
+  timing.syncNs = sync() - syncBefore;
   metrics_->replayNs.add(timing.replayNs);
   if (!ok) {
     metrics_->failedBatches.add(1);

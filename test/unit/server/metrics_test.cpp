@@ -185,6 +185,12 @@ TEST_F(MetricsTest, FileListsTheSessionWithCommandsByTypeAndBytes) {
   ASSERT_NE(p90, std::string::npos) << text;
   EXPECT_EQ(numberAfter(text, "readback_ns", median), 0) << text;
   EXPECT_GT(numberAfter(text, "readback_ns", p90), 0) << text;
+  // The same holds for the second batch's upload, launches and its sync
+  // (deferred to the end of the batch, then waited for).
+  for (const char *part : {"upload_ns", "launch_ns", "sync_ns"}) {
+    EXPECT_EQ(numberAfter(text, part, median), 0) << part << ": " << text;
+    EXPECT_GT(numberAfter(text, part, p90), 0) << part << ": " << text;
+  }
   EXPECT_GT(numberAfter(text, "gap_ns", median), 0) << text;
   EXPECT_GT(numberAfter(text, "replay_ns", median), 0) << text;
 

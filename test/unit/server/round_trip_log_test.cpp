@@ -15,6 +15,9 @@ RoundTripSample sample(uint64_t v) {
   s.readbackNs = 3 * v;
   s.buildNs = 4 * v;
   s.sendNs = 5 * v;
+  s.uploadNs = 6 * v;
+  s.launchNs = 7 * v;
+  s.syncNs = 8 * v;
   return s;
 }
 } // namespace
@@ -35,6 +38,9 @@ TEST(RoundTripLog, MedianAndP90OfEachField) {
   EXPECT_EQ(s.median.sendNs, 5 * 51u);
   EXPECT_EQ(s.p90.gapNs, 91u);
   EXPECT_EQ(s.p90.readbackNs, 3 * 91u);
+  EXPECT_EQ(s.median.uploadNs, 6 * 51u);
+  EXPECT_EQ(s.p90.launchNs, 7 * 91u);
+  EXPECT_EQ(s.median.syncNs, 8 * 51u);
 }
 
 TEST(RoundTripLog, KeepsOnlyTheMostRecent) {

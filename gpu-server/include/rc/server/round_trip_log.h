@@ -17,6 +17,9 @@ struct RoundTripSample {
   uint64_t gapNs = 0;      // previous reply sent -> this batch received
   uint64_t replayNs = 0;   // replaying the batch (read-backs included)
   uint64_t readbackNs = 0; // of which device-to-host copies (GPU wait too)
+  uint64_t uploadNs = 0;   // of which host-to-device copies
+  uint64_t launchNs = 0;   // of which kernel and graph launches
+  uint64_t syncNs = 0;     // of which stream syncs, deferred ones included
   uint64_t buildNs = 0;    // building the reply
   uint64_t sendNs = 0;     // sending it
 };

@@ -79,6 +79,8 @@ public:
   struct BatchTiming {
     bool replyWanted = false;
     uint64_t replayNs = 0, readbackNs = 0, buildNs = 0;
+    // Parts of replayNs (the rest: other commands and the executor itself).
+    uint64_t uploadNs = 0, launchNs = 0, syncNs = 0;
   };
   const BatchTiming &lastBatch() const { return lastBatch_; }
   // The client's connection, for read-backs that asked to be written into

@@ -50,6 +50,7 @@ struct SessionMetrics {
   MetricCounter bytesOutRma;   // read-back bytes written by RMA instead
   MetricCounter replayNs;      // inside Executor::run, per batch
   MetricCounter replyNs;       // building BatchReplies + sending all replies
+  MetricCounter deferredSyncNs; // waiting for deferred stream syncs
   std::array<MetricCounter, kCommandTypeCount> commandCount;
   std::array<MetricCounter, kCommandTypeCount> commandNs;
   RoundTripLog recentRoundTrips; // batches the client waited for
