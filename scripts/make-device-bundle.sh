@@ -31,7 +31,7 @@ for lib in $(ldd "$BUILD/bin/rc-server" "$BUILD"/lib/librc_cudart.so | awk '/=>/
     *) cp -L "$lib" "$STAGE/rc/lib/" ;;
   esac
 done
-# Without debug info the bundle is a fifth of the size, small enough to be
+# Without debug info the bundle is a tenth of the size, small enough to be
 # carried beside llama.cpp's (the device tool carries 64 MiB a call).
 strip --strip-debug "$STAGE"/rc/bin/* "$STAGE"/rc/lib/* "$STAGE"/rc/samples/* 2>/dev/null || true
 tar -C "$STAGE" -cJf "$OUT/bundle.tar.xz" rc
