@@ -202,8 +202,10 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
                          : opts_.chunkBytes;
     for (size_t off = 0, n = 0; off < count; off += n) {
       n = std::min(step, count - off);
-      // A tail too small for the ring rides with the last piece.
-      if (pieces && count - off - n < opts_.rmaUploadMin)
+      // A tail too small for the ring rides with the last piece, as long as
+      // that stays a chunk (the piece goes inline when the ring is full).
+      if (pieces && count - off - n < opts_.rmaUploadMin &&
+          count - off <= opts_.chunkBytes)
         n = count - off;
       if (uploadThroughRingLocked(addrOf(dst) + off, bytes + off, n, sid, call))
         continue;
