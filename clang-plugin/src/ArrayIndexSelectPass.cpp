@@ -74,7 +74,7 @@ SmallVector<LoadInst *, 4> dynamicLoads(AllocaInst &alloca) {
 // element[index] as loads of every element and selects on the index (an
 // index out of range was undefined: it reads the last element here).
 void replaceWithSelects(AllocaInst &alloca, LoadInst &load) {
-  const auto *array = cast<ArrayType>(alloca.getAllocatedType());
+  auto *array = cast<ArrayType>(alloca.getAllocatedType());
   Type *element = array->getElementType();
   auto *gep = cast<GetElementPtrInst>(load.getPointerOperand());
   Value *index = gep->getOperand(2);
@@ -83,17 +83,16 @@ void replaceWithSelects(AllocaInst &alloca, LoadInst &load) {
   IRBuilder<> b(&load);
   Value *value = nullptr;
   for (uint64_t k = 0; k < array->getNumElements(); ++k) {
-    Value *ptr = b.CreateConstInBoundsGEP2_64(const_cast<ArrayType *>(array),
-                                              &alloca, 0, k);
+    Value *ptr = b.CreateConstInBoundsGEP2_64(array, &alloca, 0, k);
     LoadInst *part = b.CreateAlignedLoad(
         element, ptr, commonAlignment(alloca.getAlign(), k * stride));
     part->copyMetadata(load);
-    value =
-        value
-            ? b.CreateSelect(
-                  b.CreateICmpEQ(index, ConstantInt::get(index->getType(), k)),
-                  part, value)
-            : part;
+    if (!value) {
+      value = part;
+      continue;
+    }
+    Value *isK = b.CreateICmpEQ(index, ConstantInt::get(index->getType(), k));
+    value = b.CreateSelect(isK, part, value);
   }
   value->takeName(&load);
   load.replaceAllUsesWith(value);
