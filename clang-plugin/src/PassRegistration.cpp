@@ -13,7 +13,9 @@
 // two rewrite (HalfPairPass's folded constants first: they make
 // WideCopyPass's constant arrays). ArrayIndexSelectPass comes first: the
 // arrays it puts in registers count in LoopRematPass's register estimate.
+// GlobalNullPass last: no later pass folds its casts of null away.
 #include "ArrayIndexSelectPass.h"
+#include "GlobalNullPass.h"
 #include "HalfPairPass.h"
 #include "LaunchRewritePass.h"
 #include "LoopRematPass.h"
@@ -41,6 +43,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                 fpm.addPass(rcplugin::LoopRematPass());
                 fpm.addPass(rcplugin::HalfPairPass());
                 fpm.addPass(rcplugin::WideCopyPass());
+                fpm.addPass(rcplugin::GlobalNullPass());
                 mpm.addPass(createModuleToFunctionPassAdaptor(std::move(fpm)));
               }
             });
