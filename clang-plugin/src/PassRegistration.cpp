@@ -7,10 +7,15 @@
 //
 // In device modules, ThreadLocalAsmPass runs at pipeline start, before the
 // inliner copies __dp4a's asm into the loops the unroller looks at, and
-// LoopRematPass, HalfPairPass and WideCopyPass at the end, after the last
-// LICM has hoisted what the first undoes and the last instcombine has made
-// the integer packing and the memcpys the others rewrite (HalfPairPass's
-// folded constants first: they make WideCopyPass's constant arrays).
+// ArrayIndexSelectPass, LoopRematPass, HalfPairPass and WideCopyPass at the
+// end, after the last LICM has hoisted what LoopRematPass undoes and the
+// last instcombine has made the integer packing and the memcpys the last
+// two rewrite (HalfPairPass's folded constants first: they make
+// WideCopyPass's constant arrays). ArrayIndexSelectPass comes first: the
+// arrays it puts in registers count in LoopRematPass's register estimate.
+// GlobalNullPass last: no later pass folds its casts of null away.
+#include "ArrayIndexSelectPass.h"
+#include "GlobalNullPass.h"
 #include "HalfPairPass.h"
 #include "LaunchRewritePass.h"
 #include "LoopRematPass.h"
@@ -34,9 +39,11 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
               mpm.addPass(rcplugin::LaunchRewritePass());
               if (level != OptimizationLevel::O0) {
                 FunctionPassManager fpm;
+                fpm.addPass(rcplugin::ArrayIndexSelectPass());
                 fpm.addPass(rcplugin::LoopRematPass());
                 fpm.addPass(rcplugin::HalfPairPass());
                 fpm.addPass(rcplugin::WideCopyPass());
+                fpm.addPass(rcplugin::GlobalNullPass());
                 mpm.addPass(createModuleToFunctionPassAdaptor(std::move(fpm)));
               }
             });
