@@ -48,6 +48,9 @@ Executor::Executor(const Registry &registry, Backend &backend,
   ctx_ = threadCurrent_ = contexts_[0].get(); // createContext made it current
   const char *defer = std::getenv("RC_SERVER_DEFER_SYNC");
   deferSyncs_ = !(defer && std::strcmp(defer, "0") == 0);
+  const char *fence = std::getenv("RC_SERVER_SYNC_FENCE");
+  fenceSyncs_ = !(fence && std::strcmp(fence, "0") == 0);
+  fenceEvents_.assign(contexts_.size(), 0);
 }
 
 const UploadRing *Executor::createUploadRing(uint64_t size, std::string *why) {
@@ -467,9 +470,8 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
       return st;
     if (!deferSyncs_)
       return syncResult(ctx_->streamSynchronize(s));
-    // run() has already waited for an earlier one on another stream.
-    deferredSync_ = DeferredSync{handle, s, bound_, batchSeq_, index};
-    hasDeferredSync_ = true;
+    // run() has already ordered this stream behind an earlier one.
+    deferSync(handle, s, index);
     return st;
   }
   case Command::StreamQuery: {
@@ -676,57 +678,6 @@ OpStatus Executor::readBackRemote(const wire::MemcpyD2H &c, NativeHandle stream,
   return st;
 }
 
-bool Executor::orderedBehind(const DeferredSync &d,
-                             const wire::CommandEntry &c) const {
-  using wire::Command;
-  uint64_t stream = 0;
-  switch (c.cmd_type()) {
-  case Command::MemcpyH2D:
-    stream = c.cmd_as_MemcpyH2D()->stream();
-    break;
-  case Command::MemcpyD2H:
-    stream = c.cmd_as_MemcpyD2H()->stream();
-    break;
-  case Command::MemcpyH2DRing:
-    stream = c.cmd_as_MemcpyH2DRing()->stream();
-    break;
-  case Command::MemcpyD2D:
-    stream = c.cmd_as_MemcpyD2D()->stream();
-    break;
-  case Command::Memset:
-    stream = c.cmd_as_Memset()->stream();
-    break;
-  case Command::Launch:
-    stream = c.cmd_as_Launch()->stream();
-    break;
-  case Command::GraphLaunch:
-    stream = c.cmd_as_GraphLaunch()->stream();
-    break;
-  case Command::EventRecord:
-    stream = c.cmd_as_EventRecord()->stream();
-    break;
-  case Command::StreamSynchronize:
-    stream = c.cmd_as_StreamSynchronize()->stream();
-    break;
-  default:
-    return false; // anything else may observe the host-side order
-  }
-  return stream == d.stream;
-}
-
-OpStatus Executor::flushDeferredSync() {
-  if (!hasDeferredSync_)
-    return OpStatus::success();
-  hasDeferredSync_ = false; // deferredSync_ still says where it came from
-  uint64_t start = metrics_ ? monotonicNs() : 0;
-  OpStatus st = bind(deferredSync_.device);
-  if (st.ok())
-    st = syncResult(ctx_->streamSynchronize(deferredSync_.native));
-  if (metrics_)
-    metrics_->deferredSyncNs.add(monotonicNs() - start);
-  return st;
-}
-
 bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
                    ErrorData *error, flatbuffers::FlatBufferBuilder &reply) {
   uint32_t index = 0;
@@ -772,8 +723,8 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
   }
   if (cmds)
     for (const wire::CommandEntry *c : *cmds) {
-      if (hasDeferredSync_ && !(c && orderedBehind(deferredSync_, *c))) {
-        OpStatus st = flushDeferredSync();
+      if (hasDeferredSync_) {
+        OpStatus st = c ? orderBehindDeferredSync(*c) : flushDeferredSync();
         if (!st.ok())
           return syncFailed(st);
       }

@@ -80,11 +80,17 @@ private:
   OpStatus execute(const wire::CommandEntry &entry, uint32_t index,
                    std::vector<ResultData> &results, std::string *what);
 
-  // Deferred stream syncs (docs/server.md): a cudaStreamSynchronize waits on
-  // the host only once something comes that is not ordered behind it on the
-  // same stream, or a batch that the client waits for ends. An elided sync
-  // then costs nothing, and uploads, graph launch and read-back of a decode
-  // token reach the GPU back to back. RC_SERVER_DEFER_SYNC=0: wait at once.
+  // Deferred stream syncs (docs/server.md, executor_sync.cpp): a
+  // cudaStreamSynchronize does not wait on the host at once. Commands on its
+  // stream need nothing (the stream orders them); a command on another
+  // stream of the same device is ordered behind it on the GPU (an event
+  // recorded on the synced stream, waited for by the other stream); only a
+  // command that may observe the host-side order, or a batch the client waits
+  // for, makes the host wait. A decode token of llama.cpp (uploads on the
+  // per-thread stream, each followed by syncs of both streams, a graph
+  // launch, the logits read-back) thus reaches the GPU without a host wait.
+  // RC_SERVER_DEFER_SYNC=0: wait at once; RC_SERVER_SYNC_FENCE=0: wait on
+  // the host instead of ordering another stream on the GPU.
   struct DeferredSync {
     uint64_t stream = 0; // the client's handle
     NativeHandle native = 0;
@@ -92,13 +98,31 @@ private:
     uint64_t seq = 0; // the sync command's batch and index, for errors
     uint32_t index = 0;
   };
-  bool orderedBehind(const DeferredSync &d, const wire::CommandEntry &c) const;
+  // The client stream of a stream-ordered command; false for a command that
+  // is not stream-ordered (it may observe the host-side order).
+  static bool commandStream(const wire::CommandEntry &c, uint64_t *stream);
+  // Keeps command `c` behind the deferred sync (run() calls it first).
+  OpStatus orderBehindDeferredSync(const wire::CommandEntry &c);
+  // Makes client stream `stream` wait on the GPU for the synced stream's work
+  // up to the sync; a host wait where that cannot be expressed.
+  OpStatus fenceBehindDeferredSync(uint64_t stream);
+  // A StreamSynchronize on `handle` (native `s`, the bound device).
+  void deferSync(uint64_t handle, NativeHandle s, uint32_t index);
   // Waits for the deferred sync, if any (deferredSync_ keeps its position
   // for an error report).
   OpStatus flushDeferredSync();
   bool deferSyncs_ = true;
+  bool fenceSyncs_ = true;
   bool hasDeferredSync_ = false;
   DeferredSync deferredSync_;
+  // The synced stream got work after the sync: an event recorded now would
+  // also cover that work, so a fence then waits on the host instead.
+  bool syncStreamBusy_ = false;
+  bool fenceRecorded_ = false;   // fenceEvents_[its device] marks the sync
+  std::vector<uint64_t> fenced_; // client streams already waiting for it
+  // One event per device for fences, created on first use; freed with the
+  // device's context.
+  std::vector<NativeHandle> fenceEvents_;
   uint64_t batchSeq_ = 0; // of the batch being run
 
   // Copies `size` device bytes into a new vector of the reply builder.

@@ -254,6 +254,7 @@ public:
     return OpStatus::success();
   }
   OpStatus streamWaitEvent(NativeHandle, NativeHandle, uint32_t) override {
+    backend_.recordStreamWait();
     return OpStatus::success();
   }
 
@@ -472,9 +473,20 @@ void HostBackend::recordStreamSync() {
   ++streamSyncs_;
 }
 
+uint64_t HostBackend::streamWaits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return streamWaits_;
+}
+
+void HostBackend::recordStreamWait() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++streamWaits_;
+}
+
 void HostBackend::record(LaunchRecord r) {
   std::lock_guard<std::mutex> lock(mutex_);
   r.syncsBefore = streamSyncs_;
+  r.waitsBefore = streamWaits_;
   // A long-running test-device server keeps only the most recent launches.
   if (launches_.size() >= kMaxLaunchRecords)
     launches_.erase(launches_.begin(),

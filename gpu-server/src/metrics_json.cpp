@@ -93,6 +93,7 @@ void appendSessionJson(std::string &out, const SessionHeader &header,
   appendField(out, "bytes_out_rma", m.bytesOutRma.get());
   appendField(out, "replay_ns", m.replayNs.get());
   appendField(out, "reply_ns", m.replyNs.get());
+  appendField(out, "sync_fences", m.syncFences.get());
   out += ",\"commands_by_type\":{";
   bool first = true;
   for (size_t t = 0; t < kCommandTypeCount; ++t) {

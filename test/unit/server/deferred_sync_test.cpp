@@ -1,7 +1,8 @@
 // Deferred stream syncs: an elided cudaStreamSynchronize waits on the host
-// only when a command not ordered behind it on the same stream comes, or a
-// batch the client waits for ends (docs/server.md). The host test device
-// counts the waits and stamps each launch with the count before it.
+// only when a command that may observe the host order comes, or a batch the
+// client waits for ends; work on another stream waits for it on the GPU
+// (docs/server.md). The host test device counts host waits and stream-event
+// waits and stamps each launch with both counts before it.
 #include "host_session_fixture.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,10 @@ namespace {
 
 class DeferredSyncTest : public HostSessionTest {
 protected:
-  void TearDown() override { unsetenv("RC_SERVER_DEFER_SYNC"); }
+  void TearDown() override {
+    unsetenv("RC_SERVER_DEFER_SYNC");
+    unsetenv("RC_SERVER_SYNC_FENCE");
+  }
 
   // Hello (the setting is read then, when the executor starts) and the
   // buffer and streams the tests use.
@@ -57,17 +61,75 @@ TEST_F(DeferredSyncTest, SameStreamWorkDoesNotWait) {
     EXPECT_EQ(l.syncsBefore, 0u);
 }
 
-TEST_F(DeferredSyncTest, AnotherStreamWaitsForTheSync) {
+TEST_F(DeferredSyncTest, AnotherStreamWaitsForTheSyncOnTheGpu) {
   open();
   send(batch(2, {launchOn(10), cStreamSync(10)}, false));
   EXPECT_EQ(backend->streamSyncs(), 0u);
   // Work on stream 11 issued after the host synchronized stream 10 must
-  // start after it: the server waits before launching it.
-  send(batch(3, {launchOn(11)}, false));
+  // start after it: stream 11 waits for an event on stream 10 first, once.
+  send(batch(3, {launchOn(11), launchOn(11)}, false));
+  std::vector<LaunchRecord> launches = backend->launches();
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_EQ(launches[0].waitsBefore, 0u);
+  EXPECT_EQ(launches[1].waitsBefore, 1u);
+  EXPECT_EQ(launches[2].waitsBefore, 1u);
+  EXPECT_EQ(backend->streamSyncs(), 0u);
+  // The client waits: the host waits for stream 10's sync, once.
+  std::vector<Bytes> r = send(batch(4, {cD2H(buf, 16, 11), cStreamSync(11)}));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(asBatchReply(r[0])->errors()->size(), 0u);
+  EXPECT_EQ(backend->streamSyncs(), 1u);
+}
+
+TEST_F(DeferredSyncTest, SyncedStreamBusySinceTheSyncWaitsOnTheHost) {
+  open();
+  // An event recorded on stream 10 now would also cover the launch after
+  // the sync, which stream 11 need not wait for: the host waits instead.
+  send(batch(2, {launchOn(10), cStreamSync(10), launchOn(10), launchOn(11)},
+             false));
+  std::vector<LaunchRecord> launches = backend->launches();
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_EQ(launches[2].syncsBefore, 1u);
+  EXPECT_EQ(backend->streamWaits(), 0u);
+}
+
+TEST_F(DeferredSyncTest, UploadsBetweenSyncsOfTwoStreamsNeverWaitOnTheHost) {
+  open();
+  // llama.cpp's inputs of a decode token: each upload on the per-thread
+  // stream between syncs of the compute stream and of the per-thread
+  // stream; then the graph's launch and the read-back on the compute stream.
+  const uint64_t compute = 10, perThread = 2;
+  std::vector<Cmd> token;
+  for (int i = 0; i < 3; ++i) {
+    token.push_back(cStreamSync(compute));
+    token.push_back(cH2D(buf, Bytes(16, uint8_t(i)), perThread));
+    token.push_back(cStreamSync(perThread));
+  }
+  token.push_back(launchOn(compute));
+  token.push_back(cD2H(buf, 16, compute));
+  token.push_back(cStreamSync(compute));
+  std::vector<Bytes> r = send(batch(2, token));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(asBatchReply(r[0])->errors()->size(), 0u);
+  // Fences: each upload behind the compute stream's sync (3), each later
+  // compute sync behind the per-thread stream's (2), the launch behind the
+  // last upload's sync (1).
+  std::vector<LaunchRecord> launches = backend->launches();
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(launches[0].syncsBefore, 0u);
+  EXPECT_EQ(launches[0].waitsBefore, 6u);
+  // The one host wait: the batch's end, the client waits for the read-back.
+  EXPECT_EQ(backend->streamSyncs(), 1u);
+}
+
+TEST_F(DeferredSyncTest, FencesTurnedOffAnotherStreamWaitsOnTheHost) {
+  setenv("RC_SERVER_SYNC_FENCE", "0", 1);
+  open();
+  send(batch(2, {launchOn(10), cStreamSync(10), launchOn(11)}, false));
   std::vector<LaunchRecord> launches = backend->launches();
   ASSERT_EQ(launches.size(), 2u);
-  EXPECT_EQ(launches[0].syncsBefore, 0u);
   EXPECT_EQ(launches[1].syncsBefore, 1u);
+  EXPECT_EQ(backend->streamWaits(), 0u);
 }
 
 TEST_F(DeferredSyncTest, CommandsThatObserveTheHostOrderWait) {
@@ -89,6 +151,20 @@ TEST_F(DeferredSyncTest, TurnedOffEverySyncWaitsAtOnce) {
   ASSERT_EQ(launches.size(), 2u);
   EXPECT_EQ(launches[0].syncsBefore, 0u);
   EXPECT_EQ(launches[1].syncsBefore, 1u);
+}
+
+class DeferredSyncTwoDevicesTest : public DeferredSyncTest {
+protected:
+  int testDevices() const override { return 2; }
+};
+
+TEST_F(DeferredSyncTwoDevicesTest, StreamOfAnotherDeviceWaitsOnTheHost) {
+  open();
+  send(batch(2, {cSetDevice(1), cStreamCreate(12), cSetDevice(0)}, false));
+  // A fence's event would belong to device 0; stream 12 is device 1's.
+  send(batch(3, {launchOn(10), cStreamSync(10), cStreamSync(12)}, false));
+  EXPECT_EQ(backend->streamSyncs(), 1u);
+  EXPECT_EQ(backend->streamWaits(), 0u);
 }
 
 } // namespace

@@ -153,6 +153,42 @@ TEST_F(GpuTest, StreamsEventsAndQueries) {
   EXPECT_EQ(resultAt(br, 5)->payload()->Get(0), 1);
 }
 
+// A deferred stream sync orders later work on another stream on the GPU
+// (executor_sync.cpp): stream 11's memset, issued after the client synced
+// stream 10, lands after stream 10's slow kernel and memset, although the
+// server never waits on the host before issuing it. Then the same with the
+// streams swapped and an upload, as llama.cpp's inputs alternate.
+TEST_F(GpuTest, WorkAfterASyncOnAnotherStreamRunsAfterTheSyncedWork) {
+  Client c = connect();
+  Bytes r = c.roundTrip(
+      batch(1, {cMalloc(4096), cStreamCreate(10), cStreamCreate(11)}));
+  uint64_t buf = resultAt(ok(r), 0)->addr();
+  Bytes spinArgs(8);
+  long long cycles = 100000000; // ~50 ms at 1.98 GHz
+  std::memcpy(spinArgs.data(), &cycles, 8);
+  Cmd spin = cLaunch(g.spin, spinArgs, 10, {1, 1, 1}, {1, 1, 1});
+  Bytes noReply = batch(2,
+                        {spin, cMemset(buf, 7, 4096, 10), cStreamSync(10),
+                         cMemset(buf, 9, 2048, 11), cStreamSync(11)},
+                        false);
+  ASSERT_EQ(c.conn->send(noReply.data(), noReply.size()),
+            rc::transport::Status::Ok);
+  Cmd spin11 = cLaunch(g.spin, spinArgs, 11, {1, 1, 1}, {1, 1, 1});
+  r = c.roundTrip(batch(3, {spin11, cMemset(buf + 2048, 5, 2048, 11),
+                            cStreamSync(11), cH2D(buf + 4000, Bytes(96, 3), 10),
+                            cStreamSync(10), cD2H(buf, 4096, 10)}));
+  const wire::BatchReply *br = ok(r);
+  ASSERT_NE(resultAt(br, 5), nullptr);
+  const auto *bytes = resultAt(br, 5)->payload();
+  ASSERT_EQ(bytes->size(), 4096u);
+  EXPECT_EQ(bytes->Get(0), 9); // stream 11 after stream 10's memset
+  EXPECT_EQ(bytes->Get(2047), 9);
+  EXPECT_EQ(bytes->Get(2048), 5); // stream 11's own work, after its spin
+  EXPECT_EQ(bytes->Get(3999), 5);
+  EXPECT_EQ(bytes->Get(4000), 3); // stream 10's upload after stream 11's
+  EXPECT_EQ(bytes->Get(4095), 3);
+}
+
 // Small uploads share pinned staging slots (CudaContext::packUpload): many of
 // them, on three streams, past the end of every slot several times, with a
 // large (unpacked) upload among them and a stream destroyed right after its

@@ -24,6 +24,7 @@ struct LaunchRecord {
   LaunchConfig config;
   std::vector<uint8_t> args;
   uint64_t syncsBefore = 0; // stream syncs waited for before this launch
+  uint64_t waitsBefore = 0; // stream-waits-for-event issued before it
 };
 
 class HostBackend : public Backend {
@@ -46,6 +47,8 @@ public:
   std::vector<LaunchRecord> launches() const;
   // Stream syncs waited for so far, by every session (for tests).
   uint64_t streamSyncs() const;
+  // cudaStreamWaitEvent calls so far, by every session (for tests).
+  uint64_t streamWaits() const;
 
   // Used by contexts.
   uint64_t reserve(uint64_t size); // fake address, or 0 when out of memory
@@ -54,6 +57,7 @@ public:
   uint64_t reserveAddressSpace(uint64_t size, uint64_t alignment);
   void record(LaunchRecord r);
   void recordStreamSync();
+  void recordStreamWait();
 
 private:
   std::vector<DeviceDescription> devices_;
@@ -62,6 +66,7 @@ private:
   uint64_t inUse_ = 0;
   std::vector<LaunchRecord> launches_;
   uint64_t streamSyncs_ = 0;
+  uint64_t streamWaits_ = 0;
 };
 
 } // namespace rc::server

@@ -51,6 +51,7 @@ struct SessionMetrics {
   MetricCounter replayNs;      // inside Executor::run, per batch
   MetricCounter replyNs;       // building BatchReplies + sending all replies
   MetricCounter deferredSyncNs; // waiting for deferred stream syncs
+  MetricCounter syncFences;     // streams ordered behind one on the GPU instead
   std::array<MetricCounter, kCommandTypeCount> commandCount;
   std::array<MetricCounter, kCommandTypeCount> commandNs;
   RoundTripLog recentRoundTrips; // batches the client waited for
