@@ -50,7 +50,7 @@ Executor::Executor(const Registry &registry, Backend &backend,
   deferSyncs_ = !(defer && std::strcmp(defer, "0") == 0);
   const char *fence = std::getenv("RC_SERVER_SYNC_FENCE");
   fenceSyncs_ = !(fence && std::strcmp(fence, "0") == 0);
-  fenceEvents_.assign(contexts_.size(), 0);
+  fenceEvents_.resize(contexts_.size());
 }
 
 const UploadRing *Executor::createUploadRing(uint64_t size, std::string *why) {
@@ -460,6 +460,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (!(st = bind(it->second.device)).ok() ||
         !(st = ctx_->streamDestroy(it->second.native)).ok())
       return st;
+    forgetStream(it->first, it->second.device);
     streams_.erase(it);
     return st;
   }
@@ -468,11 +469,8 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     uint64_t handle = entry.cmd_as_StreamSynchronize()->stream();
     if (!(st = bindStream(handle, &s)).ok())
       return st;
-    if (!deferSyncs_)
-      return syncResult(ctx_->streamSynchronize(s));
-    // run() has already ordered this stream behind an earlier one.
-    deferSync(handle, s, index);
-    return st;
+    // Deferred: noteCommandDone() makes it a pending sync.
+    return deferSyncs_ ? st : syncResult(ctx_->streamSynchronize(s));
   }
   case Command::StreamQuery: {
     *what = "cudaStreamQuery";
@@ -705,7 +703,7 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
     return report(seq, i, st.code, message);
   };
   auto syncFailed = [&](const OpStatus &st) {
-    return failed(deferredSync_.seq, deferredSync_.index,
+    return failed(syncErrorAt_.first, syncErrorAt_.second,
                   "cudaStreamSynchronize", st);
   };
   const auto *cmds = batch.commands();
@@ -723,18 +721,19 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
   }
   if (cmds)
     for (const wire::CommandEntry *c : *cmds) {
-      if (hasDeferredSync_) {
-        OpStatus st = c ? orderBehindDeferredSync(*c) : flushDeferredSync();
-        if (!st.ok())
-          return syncFailed(st);
-      }
-      CommandTimer timer(metrics_, c ? c->cmd_type() : wire::Command::NONE);
+      if (!c)
+        return failed(batch.seq(), index, "command",
+                      fail(kErrInvalidValue, "null command entry"));
+      OpStatus st = orderBehindPendingSyncs(*c);
+      if (!st.ok())
+        return syncFailed(st);
+      CommandTimer timer(metrics_, c->cmd_type());
       std::string what;
-      OpStatus st = c ? execute(*c, index, results, &what)
-                      : fail(kErrInvalidValue, "null command entry");
+      st = execute(*c, index, results, &what);
       ++commands_;
       if (!st.ok())
         return failed(batch.seq(), index, what.empty() ? "command" : what, st);
+      noteCommandDone(*c, index);
       ++index;
       if (goodbye_)
         break;
@@ -742,7 +741,7 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
   // The client waits for this batch (a real sync, a read-back): everything
   // it synchronized must be done, and its errors known, when the reply goes.
   if (batch.reply_wanted() || goodbye_) {
-    OpStatus st = flushDeferredSync();
+    OpStatus st = waitForPendingSyncs();
     if (!st.ok())
       return syncFailed(st);
   }

@@ -81,48 +81,78 @@ private:
                    std::vector<ResultData> &results, std::string *what);
 
   // Deferred stream syncs (docs/server.md, executor_sync.cpp): a
-  // cudaStreamSynchronize does not wait on the host at once. Commands on its
-  // stream need nothing (the stream orders them); a command on another
-  // stream of the same device is ordered behind it on the GPU (an event
-  // recorded on the synced stream, waited for by the other stream); only a
-  // command that may observe the host-side order, or a batch the client waits
-  // for, makes the host wait. A decode token of llama.cpp (uploads on the
-  // per-thread stream, each followed by syncs of both streams, a graph
-  // launch, the logits read-back) thus reaches the GPU without a host wait.
-  // RC_SERVER_DEFER_SYNC=0: wait at once; RC_SERVER_SYNC_FENCE=0: wait on
-  // the host instead of ordering another stream on the GPU.
-  struct DeferredSync {
-    uint64_t stream = 0; // the client's handle
+  // cudaStreamSynchronize does not wait on the host. It becomes a pending
+  // sync, an obligation on every later command: work on its own stream keeps
+  // it by stream order; work on another stream of the same device waits on
+  // the GPU for an event recorded on the synced stream (a fence), unless the
+  // executor already knows that stream to be ordered behind it; a command
+  // that may observe the host-side order, or a batch the client waits for,
+  // waits on the host. A decode token of llama.cpp (uploads on the
+  // per-thread stream, each between syncs of both streams, a graph launch
+  // and the logits read-back on the compute stream) thus reaches the GPU
+  // with one fence and no host wait. RC_SERVER_DEFER_SYNC=0: every sync
+  // waits at once; RC_SERVER_SYNC_FENCE=0: host waits instead of fences.
+  struct StreamKey { // a client stream on a device (handles 0 and 2 are
+    uint64_t handle; // per device)
+    int device;
+    bool operator<(const StreamKey &o) const {
+      return handle != o.handle ? handle < o.handle : device < o.device;
+    }
+    bool operator==(const StreamKey &o) const {
+      return handle == o.handle && device == o.device;
+    }
+  };
+  // What the executor knows of one stream, in sequence numbers of enqueued
+  // work (seq_).
+  struct StreamClock {
+    uint64_t lastWork = 0;     // its latest work
+    uint64_t lastEnqueued = 0; // its latest work or fence wait
+    uint64_t done = 0;         // its work up to here has finished
+    // Other streams' work up to there runs before this stream's next work.
+    std::map<StreamKey, uint64_t> after;
+  };
+  struct PendingSync {
+    StreamKey stream;
     NativeHandle native = 0;
-    int device = 0;
-    uint64_t seq = 0; // the sync command's batch and index, for errors
+    uint64_t upTo = 0; // the stream's work the sync waits for
+    uint64_t seq = 0;  // the sync command's batch and index, for errors
     uint32_t index = 0;
+  };
+  struct FenceEvent { // one per device, created on first use
+    NativeHandle event = 0;
+    bool recorded = false;
+    StreamKey stream{0, 0}; // where it was last recorded,
+    uint64_t marks = 0;     // at that stream's lastEnqueued
   };
   // The client stream of a stream-ordered command; false for a command that
   // is not stream-ordered (it may observe the host-side order).
   static bool commandStream(const wire::CommandEntry &c, uint64_t *stream);
-  // Keeps command `c` behind the deferred sync (run() calls it first).
-  OpStatus orderBehindDeferredSync(const wire::CommandEntry &c);
-  // Makes client stream `stream` wait on the GPU for the synced stream's work
-  // up to the sync; a host wait where that cannot be expressed.
-  OpStatus fenceBehindDeferredSync(uint64_t stream);
-  // A StreamSynchronize on `handle` (native `s`, the bound device).
-  void deferSync(uint64_t handle, NativeHandle s, uint32_t index);
-  // Waits for the deferred sync, if any (deferredSync_ keeps its position
-  // for an error report).
-  OpStatus flushDeferredSync();
+  // run() calls these around each command: the first keeps the command
+  // behind every pending sync, the second notes its work or its sync.
+  OpStatus orderBehindPendingSyncs(const wire::CommandEntry &c);
+  void noteCommandDone(const wire::CommandEntry &c, uint32_t index);
+  // Makes `key`'s next work wait on the GPU for p's stream; a host wait
+  // where that cannot be expressed.
+  OpStatus fence(const StreamKey &key, NativeHandle native,
+                 const PendingSync &p);
+  bool orderedBehind(const StreamKey &key, const PendingSync &p);
+  // Host waits: for one pending sync, for all (its error is reported at
+  // syncErrorAt_, the sync command that was deferred).
+  OpStatus waitFor(const PendingSync &p);
+  OpStatus waitForPendingSyncs();
+  void markDone(const StreamKey &key); // its enqueued work has finished
+  void forgetStream(uint64_t handle, int device); // destroyed
   bool deferSyncs_ = true;
   bool fenceSyncs_ = true;
-  bool hasDeferredSync_ = false;
-  DeferredSync deferredSync_;
-  // The synced stream got work after the sync: an event recorded now would
-  // also cover that work, so a fence then waits on the host instead.
-  bool syncStreamBusy_ = false;
-  bool fenceRecorded_ = false;   // fenceEvents_[its device] marks the sync
-  std::vector<uint64_t> fenced_; // client streams already waiting for it
-  // One event per device for fences, created on first use; freed with the
-  // device's context.
-  std::vector<NativeHandle> fenceEvents_;
+  uint64_t seq_ = 0;
+  std::map<StreamKey, StreamClock> clocks_;
+  std::vector<PendingSync> pending_;
+  std::vector<FenceEvent> fenceEvents_; // by device
+  // The stream of the command being run (orderBehindPendingSyncs found it).
+  bool commandHasStream_ = false;
+  StreamKey commandStream_{0, 0};
+  NativeHandle commandNative_ = 0;
+  std::pair<uint64_t, uint32_t> syncErrorAt_{0, 0};
   uint64_t batchSeq_ = 0; // of the batch being run
 
   // Copies `size` device bytes into a new vector of the reply builder.

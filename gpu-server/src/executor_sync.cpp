@@ -1,18 +1,23 @@
 // Deferred stream syncs and their GPU-side fences (executor.h says why).
 //
-// The invariant while a sync on stream D is deferred: once D's work issued
-// before the sync is done, everything the client issued before it is done.
-// A command on D keeps it by stream order. A command on another stream U of
-// the same device keeps it by waiting, on the GPU, for an event recorded on
-// D, so no host wait is needed; a later sync on U moves the deferred sync
-// there (U's work now implies D's). Only a command that may observe the host
-// order, or a batch the client waits for, waits on the host.
+// When the client's cudaStreamSynchronize(S) returned, S's work up to then
+// had finished, so everything the client issued after it starts after that
+// work. The executor keeps that promise without waiting on the host: S's
+// sync stays pending, and every later command on another stream U is
+// ordered behind it on the GPU (U waits for an event recorded on S), unless
+// U is already known to be behind it: it waited for S (or for a stream
+// that waited for S) since, or S's work is known to have finished (a host
+// wait, a read-back on S). Sequence numbers of enqueued work make that
+// bookkeeping exact; a fence is skipped only where it would add nothing.
 #include "executor.h"
+
+#include <algorithm>
 
 namespace rc::server {
 
 namespace {
 constexpr uint32_t kEventDisableTiming = 2; // cudaEventDisableTiming
+constexpr uint64_t kLegacyStreamHandle = 1; // cudaStreamLegacy: stream 0
 } // namespace
 
 bool Executor::commandStream(const wire::CommandEntry &c, uint64_t *stream) {
@@ -20,95 +25,187 @@ bool Executor::commandStream(const wire::CommandEntry &c, uint64_t *stream) {
   switch (c.cmd_type()) {
   case Command::MemcpyH2D:
     *stream = c.cmd_as_MemcpyH2D()->stream();
-    return true;
+    break;
   case Command::MemcpyD2H:
     *stream = c.cmd_as_MemcpyD2H()->stream();
-    return true;
+    break;
   case Command::MemcpyH2DRing:
     *stream = c.cmd_as_MemcpyH2DRing()->stream();
-    return true;
+    break;
   case Command::MemcpyD2D:
     *stream = c.cmd_as_MemcpyD2D()->stream();
-    return true;
+    break;
   case Command::Memset:
     *stream = c.cmd_as_Memset()->stream();
-    return true;
+    break;
   case Command::Launch:
     *stream = c.cmd_as_Launch()->stream();
-    return true;
+    break;
   case Command::GraphLaunch:
     *stream = c.cmd_as_GraphLaunch()->stream();
-    return true;
+    break;
   case Command::EventRecord:
     *stream = c.cmd_as_EventRecord()->stream();
-    return true;
+    break;
   case Command::StreamSynchronize:
     *stream = c.cmd_as_StreamSynchronize()->stream();
-    return true;
+    break;
   default:
     return false; // anything else may observe the host-side order
   }
+  if (*stream == kLegacyStreamHandle)
+    *stream = 0;
+  return true;
 }
 
-OpStatus Executor::orderBehindDeferredSync(const wire::CommandEntry &c) {
-  uint64_t stream = 0;
-  if (!commandStream(c, &stream))
-    return flushDeferredSync();
-  if (stream != deferredSync_.stream)
-    return fenceBehindDeferredSync(stream);
-  // A further sync on the same stream replaces this one (deferSync).
-  if (c.cmd_type() != wire::Command::StreamSynchronize)
-    syncStreamBusy_ = true;
+OpStatus Executor::orderBehindPendingSyncs(const wire::CommandEntry &c) {
+  commandHasStream_ = false;
+  uint64_t handle = 0;
+  if (!commandStream(c, &handle))
+    return waitForPendingSyncs();
+  NativeHandle native = 0;
+  if (!bindStream(handle, &native).ok())
+    return OpStatus::success(); // execute() reports the unknown stream
+  commandHasStream_ = true;
+  commandStream_ = StreamKey{handle, bound_};
+  commandNative_ = native;
+  // A sync enqueues nothing: only work must be ordered.
+  if (c.cmd_type() == wire::Command::StreamSynchronize)
+    return OpStatus::success();
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    PendingSync p = pending_[i]; // a host wait may change pending_
+    if (p.stream == commandStream_ || orderedBehind(commandStream_, p))
+      continue;
+    OpStatus st = fence(commandStream_, native, p);
+    if (!st.ok())
+      return st;
+  }
   return OpStatus::success();
 }
 
-OpStatus Executor::fenceBehindDeferredSync(uint64_t stream) {
-  for (uint64_t s : fenced_)
-    if (s == stream)
-      return OpStatus::success();
-  if (!fenceSyncs_ || (syncStreamBusy_ && !fenceRecorded_))
-    return flushDeferredSync();
-  // The other stream's device; an unknown stream fails in execute() later.
-  NativeHandle other = 0;
-  if (!bindStream(stream, &other).ok() || bound_ != deferredSync_.device)
-    return flushDeferredSync();
-  NativeHandle &event = fenceEvents_[size_t(bound_)];
-  OpStatus st = OpStatus::success();
-  if (!event)
-    st = ctx_->eventCreate(kEventDisableTiming, &event);
-  if (st.ok() && !fenceRecorded_)
-    st = ctx_->eventRecord(event, deferredSync_.native);
-  fenceRecorded_ = fenceRecorded_ || st.ok();
+bool Executor::orderedBehind(const StreamKey &key, const PendingSync &p) {
+  if (p.upTo <= clocks_[p.stream].done)
+    return true;
+  const std::map<StreamKey, uint64_t> &after = clocks_[key].after;
+  auto it = after.find(p.stream);
+  return it != after.end() && it->second >= p.upTo;
+}
+
+OpStatus Executor::fence(const StreamKey &key, NativeHandle native,
+                         const PendingSync &p) {
+  // Work on p's stream since its sync: an event recorded now would make
+  // `key` wait for that too, which the client never asked for.
+  StreamClock &src = clocks_[p.stream];
+  if (!fenceSyncs_ || p.stream.device != key.device || src.lastWork != p.upTo)
+    return waitFor(p);
+  OpStatus st = bind(key.device);
+  FenceEvent &f = fenceEvents_[size_t(key.device)];
+  if (st.ok() && !f.event)
+    st = ctx_->eventCreate(kEventDisableTiming, &f.event);
+  // An event recorded at p's stream's current state can serve again.
+  bool current =
+      f.recorded && f.stream == p.stream && f.marks == src.lastEnqueued;
+  if (st.ok() && !current) {
+    st = ctx_->eventRecord(f.event, p.native);
+    f.recorded = st.ok();
+    f.stream = p.stream;
+    f.marks = src.lastEnqueued;
+  }
   if (st.ok())
-    st = ctx_->streamWaitEvent(other, event, 0);
+    st = ctx_->streamWaitEvent(native, f.event, 0);
   if (!st.ok()) // the host wait reports what went wrong, if it persists
-    return flushDeferredSync();
-  fenced_.push_back(stream);
+    return waitFor(p);
+  // The event also waited for whatever p's stream itself waited for.
+  StreamClock &dst = clocks_[key];
+  for (const auto &[stream, upTo] : src.after)
+    dst.after[stream] = std::max(dst.after[stream], upTo);
+  dst.after[p.stream] = std::max(dst.after[p.stream], src.lastWork);
+  dst.lastEnqueued = ++seq_;
   if (metrics_)
     metrics_->syncFences.add(1);
   return st;
 }
 
-void Executor::deferSync(uint64_t handle, NativeHandle s, uint32_t index) {
-  deferredSync_ = DeferredSync{handle, s, bound_, batchSeq_, index};
-  hasDeferredSync_ = true;
-  syncStreamBusy_ = false;
-  fenceRecorded_ = false;
-  fenced_.clear();
+void Executor::noteCommandDone(const wire::CommandEntry &c, uint32_t index) {
+  if (!commandHasStream_)
+    return;
+  const StreamKey key = commandStream_;
+  StreamClock &clock = clocks_[key];
+  if (c.cmd_type() != wire::Command::StreamSynchronize) {
+    clock.lastWork = clock.lastEnqueued = ++seq_;
+    // A read-back returns once its bytes are on the host: the stream's
+    // work before it has finished.
+    if (c.cmd_type() == wire::Command::MemcpyD2H &&
+        c.cmd_as_MemcpyD2H()->size() > 0)
+      markDone(key);
+    return;
+  }
+  if (!deferSyncs_) { // execute() waited
+    markDone(key);
+    return;
+  }
+  if (clock.lastWork <= clock.done)
+    return; // nothing to wait for
+  // This sync replaces an older one of its stream, and any other that the
+  // stream is known to be behind: waiting for it covers theirs.
+  pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
+                                [&](const PendingSync &p) {
+                                  return p.stream == key ||
+                                         orderedBehind(key, p);
+                                }),
+                 pending_.end());
+  pending_.push_back(
+      PendingSync{key, commandNative_, clock.lastWork, batchSeq_, index});
 }
 
-OpStatus Executor::flushDeferredSync() {
-  if (!hasDeferredSync_)
+void Executor::markDone(const StreamKey &key) {
+  StreamClock &clock = clocks_[key];
+  clock.done = clock.lastWork;
+  for (const auto &[stream, upTo] : clock.after) {
+    StreamClock &other = clocks_[stream];
+    other.done = std::max(other.done, upTo);
+  }
+}
+
+OpStatus Executor::waitFor(const PendingSync &p) {
+  if (p.upTo <= clocks_[p.stream].done)
     return OpStatus::success();
-  hasDeferredSync_ = false; // deferredSync_ still says where it came from
-  fenced_.clear();
   uint64_t start = metrics_ ? monotonicNs() : 0;
-  OpStatus st = bind(deferredSync_.device);
+  OpStatus st = bind(p.stream.device);
   if (st.ok())
-    st = syncResult(ctx_->streamSynchronize(deferredSync_.native));
+    st = syncResult(ctx_->streamSynchronize(p.native));
   if (metrics_)
     metrics_->deferredSyncNs.add(monotonicNs() - start);
+  if (!st.ok()) {
+    syncErrorAt_ = {p.seq, p.index};
+    pending_.clear(); // reported once; the error is sticky in CUDA anyway
+    return st;
+  }
+  markDone(p.stream);
   return st;
+}
+
+OpStatus Executor::waitForPendingSyncs() {
+  // Newest first: a later sync's wait often covers the older ones.
+  while (!pending_.empty()) {
+    PendingSync p = pending_.back();
+    pending_.pop_back();
+    OpStatus st = waitFor(p);
+    if (!st.ok())
+      return st;
+  }
+  return OpStatus::success();
+}
+
+void Executor::forgetStream(uint64_t handle, int device) {
+  // A later stream may get the same handle: it starts unknown. (Every
+  // pending sync was waited for before the destroy, which is not
+  // stream-ordered.)
+  StreamKey key{handle, device};
+  clocks_.erase(key);
+  for (FenceEvent &f : fenceEvents_)
+    if (f.recorded && f.stream == key)
+      f.recorded = false;
 }
 
 } // namespace rc::server

@@ -1,6 +1,7 @@
 // Deferred stream syncs: an elided cudaStreamSynchronize waits on the host
 // only when a command that may observe the host order comes, or a batch the
-// client waits for ends; work on another stream waits for it on the GPU
+// client waits for ends, and only if its work is not known to be done; work
+// on another stream waits for it on the GPU unless already ordered behind it
 // (docs/server.md). The host test device counts host waits and stream-event
 // waits and stamps each launch with both counts before it.
 #include "host_session_fixture.h"
@@ -52,13 +53,17 @@ TEST_F(DeferredSyncTest, SameStreamWorkDoesNotWait) {
   // Still not: the next batch goes on on the same stream.
   send(batch(3, {cStreamSync(10), launchOn(10)}, false));
   EXPECT_EQ(backend->streamSyncs(), 0u);
-  // A read-back the client waits for: one wait, at the end of its batch.
-  std::vector<Bytes> r = send(batch(4, {cD2H(buf, 16, 10), cStreamSync(10)}));
+  // The client waits for this batch: one host wait, at its end.
+  std::vector<Bytes> r = send(batch(4, {launchOn(10), cStreamSync(10)}));
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(asBatchReply(r[0])->errors()->size(), 0u);
   EXPECT_EQ(backend->streamSyncs(), 1u);
   for (const LaunchRecord &l : backend->launches())
     EXPECT_EQ(l.syncsBefore, 0u);
+  // A read-back returns once the stream got there: its sync needs no wait.
+  r = send(batch(5, {launchOn(10), cD2H(buf, 16, 10), cStreamSync(10)}));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(backend->streamSyncs(), 1u);
 }
 
 TEST_F(DeferredSyncTest, AnotherStreamWaitsForTheSyncOnTheGpu) {
@@ -74,8 +79,8 @@ TEST_F(DeferredSyncTest, AnotherStreamWaitsForTheSyncOnTheGpu) {
   EXPECT_EQ(launches[1].waitsBefore, 1u);
   EXPECT_EQ(launches[2].waitsBefore, 1u);
   EXPECT_EQ(backend->streamSyncs(), 0u);
-  // The client waits: the host waits for stream 10's sync, once.
-  std::vector<Bytes> r = send(batch(4, {cD2H(buf, 16, 11), cStreamSync(11)}));
+  // The client waits for stream 10's sync: the host does.
+  std::vector<Bytes> r = send(batch(4, {cEventCreate(20)}));
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(asBatchReply(r[0])->errors()->size(), 0u);
   EXPECT_EQ(backend->streamSyncs(), 1u);
@@ -93,6 +98,23 @@ TEST_F(DeferredSyncTest, SyncedStreamBusySinceTheSyncWaitsOnTheHost) {
   EXPECT_EQ(backend->streamWaits(), 0u);
 }
 
+TEST_F(DeferredSyncTest, OneWaitServesASyncThatCoversAnother) {
+  open();
+  // Stream 11 waited for stream 10's sync, then was synced itself: stream
+  // 12 waits for stream 11 only (which implies 10), and so does the host.
+  send(batch(2,
+             {cStreamCreate(12), launchOn(10), cStreamSync(10), launchOn(11),
+              cStreamSync(11), launchOn(12), launchOn(10)},
+             false));
+  std::vector<LaunchRecord> launches = backend->launches();
+  ASSERT_EQ(launches.size(), 4u);
+  EXPECT_EQ(launches[1].waitsBefore, 1u); // 11 behind 10
+  EXPECT_EQ(launches[2].waitsBefore, 2u); // 12 behind 11
+  EXPECT_EQ(launches[3].waitsBefore, 3u); // 10 behind 11
+  send(batch(3, {cEventCreate(20)}));
+  EXPECT_EQ(backend->streamSyncs(), 1u);
+}
+
 TEST_F(DeferredSyncTest, UploadsBetweenSyncsOfTwoStreamsNeverWaitOnTheHost) {
   open();
   // llama.cpp's inputs of a decode token: each upload on the per-thread
@@ -108,18 +130,20 @@ TEST_F(DeferredSyncTest, UploadsBetweenSyncsOfTwoStreamsNeverWaitOnTheHost) {
   token.push_back(launchOn(compute));
   token.push_back(cD2H(buf, 16, compute));
   token.push_back(cStreamSync(compute));
-  std::vector<Bytes> r = send(batch(2, token));
-  ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(asBatchReply(r[0])->errors()->size(), 0u);
-  // Fences: each upload behind the compute stream's sync (3), each later
-  // compute sync behind the per-thread stream's (2), the launch behind the
-  // last upload's sync (1).
+  for (int t = 0; t < 2; ++t) {
+    std::vector<Bytes> r = send(batch(2 + t, token));
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(asBatchReply(r[0])->errors()->size(), 0u);
+  }
+  // One fence a token, before the launch (the compute stream has no work
+  // between the uploads, so its syncs ask for nothing); no host wait: the
+  // read-back waited for the compute stream and, through the fence, for
+  // the uploads.
   std::vector<LaunchRecord> launches = backend->launches();
-  ASSERT_EQ(launches.size(), 1u);
-  EXPECT_EQ(launches[0].syncsBefore, 0u);
-  EXPECT_EQ(launches[0].waitsBefore, 6u);
-  // The one host wait: the batch's end, the client waits for the read-back.
-  EXPECT_EQ(backend->streamSyncs(), 1u);
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].waitsBefore, 1u);
+  EXPECT_EQ(launches[1].waitsBefore, 2u);
+  EXPECT_EQ(backend->streamSyncs(), 0u);
 }
 
 TEST_F(DeferredSyncTest, FencesTurnedOffAnotherStreamWaitsOnTheHost) {
@@ -139,7 +163,10 @@ TEST_F(DeferredSyncTest, CommandsThatObserveTheHostOrderWait) {
              {cEventCreate(20), launchOn(10), cStreamSync(10), cEventQuery(20)},
              false));
   EXPECT_EQ(backend->streamSyncs(), 1u);
-  send(batch(3, {cStreamSync(10), cFree(buf)}, false));
+  // Stream 10 is known to be idle: syncing it again asks for nothing.
+  send(batch(3, {cStreamSync(10), cEventQuery(20)}, false));
+  EXPECT_EQ(backend->streamSyncs(), 1u);
+  send(batch(4, {launchOn(10), cStreamSync(10), cFree(buf)}, false));
   EXPECT_EQ(backend->streamSyncs(), 2u);
 }
 
@@ -160,9 +187,15 @@ protected:
 
 TEST_F(DeferredSyncTwoDevicesTest, StreamOfAnotherDeviceWaitsOnTheHost) {
   open();
-  send(batch(2, {cSetDevice(1), cStreamCreate(12), cSetDevice(0)}, false));
+  std::vector<Bytes> r = send(batch(
+      2, {cSetDevice(1), cMalloc(256), cStreamCreate(12), cSetDevice(0)}));
+  ASSERT_EQ(r.size(), 1u);
+  const wire::Result *res = resultAt(asBatchReply(r[0]), 1);
+  ASSERT_NE(res, nullptr);
   // A fence's event would belong to device 0; stream 12 is device 1's.
-  send(batch(3, {launchOn(10), cStreamSync(10), cStreamSync(12)}, false));
+  send(batch(3,
+             {launchOn(10), cStreamSync(10), cMemset(res->addr(), 0, 16, 12)},
+             false));
   EXPECT_EQ(backend->streamSyncs(), 1u);
   EXPECT_EQ(backend->streamWaits(), 0u);
 }
