@@ -172,6 +172,8 @@ TEST_F(MetricsTest, FileListsTheSessionWithCommandsByTypeAndBytes) {
   EXPECT_GT(launchNs, 0) << text;
   EXPECT_GE(numberAfter(text, "replay_ns"), launchNs) << text;
   EXPECT_GT(numberAfter(text, "reply_ns"), 0) << text;
+  // One stream only: nothing was ordered behind a sync on another.
+  EXPECT_EQ(numberAfter(text, "sync_fences"), 0) << text;
   // Three batches were waited for (the goodbye was not): their round trips
   // are summarized; only the second read back, so the 90th percentile of
   // read-back time is positive while the median is zero; the client had
