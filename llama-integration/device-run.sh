@@ -10,7 +10,9 @@
 # Steps (default: all, in this order); each fits the 10-minute limit of one
 # device call, and the reference build resumes where it stopped:
 #   unpack    unpack what was carried under $WORK
-#   ref       build llama.cpp with nvcc (sm_90) in $WORK/ref
+#   ref       build llama.cpp with nvcc (sm_90) in $WORK/ref; nothing to do
+#             where unpack found a prebuilt one (.bundle-ref, made by
+#             llama-integration/pack-ref-bundle.sh)
 #   models    random models ($MODELS, e.g. "1b:q4_0 7b:q4_0"; needs numpy;
 #             else the bundle's tiny model only)
 #   ops       test-backend-ops test -b CUDA0, remote and local: every test
@@ -39,6 +41,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 BUNDLE="$REPO/.bundle-llama"
 BUNDLE_SRC="$REPO/.bundle-llama-src"
+BUNDLE_REF="$REPO/.bundle-ref"
 WORK="${WORK:-$REPO/.device-llama}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 OPS="${OPS:-all}"
@@ -77,11 +80,24 @@ step_unpack() {
     ls "$LL_BIN"
     any=1
   fi
-  [[ $any -eq 1 ]] || fail "unpack: neither $BUNDLE_SRC nor $BUNDLE was carried"
+  if [[ -f "$BUNDLE_REF/ref.tar.xz" ]]; then
+    rm -rf "$WORK/ref" && tar -C "$WORK" -xJf "$BUNDLE_REF/ref.tar.xz" ||
+      { fail "unpack: nvcc reference build"; return; }
+    cp "$BUNDLE_REF/SOURCE" "$WORK/ref/PREBUILT"
+    # Built elsewhere by the nvcc this machine has, or the comparison is off.
+    grep -qF "nvcc: $(nvcc --version | tail -1)" "$WORK/ref/PREBUILT" ||
+      say "unpack: WARNING: the prebuilt reference's nvcc differs from this machine's: $(cat "$WORK/ref/PREBUILT")"
+    any=1
+  fi
+  [[ $any -eq 1 ]] || fail "unpack: neither $BUNDLE_SRC, $BUNDLE nor $BUNDLE_REF was carried"
   nvidia-smi -L; nvcc --version | tail -2
 }
 
 step_ref() {
+  if [[ -f "$WORK/ref/PREBUILT" ]]; then
+    say "ref: prebuilt, unpacked from .bundle-ref: $(head -1 "$WORK/ref/PREBUILT")"
+    return
+  fi
   # Same options as build-llama.sh, but nvcc and the host's gcc; and the RPC
   # backend, for the performance comparison with llama.cpp's own remoting.
   if [[ ! -f "$WORK/ref/build.ninja" ]]; then
