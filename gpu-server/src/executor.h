@@ -102,19 +102,19 @@ private:
       return handle == o.handle && device == o.device;
     }
   };
-  // What the executor knows of one stream, in sequence numbers of enqueued
-  // work (seq_).
+  // What the executor knows of one stream, in points of seq_, which counts
+  // every command that enqueues something.
   struct StreamClock {
-    uint64_t lastWork = 0;     // its latest work
+    uint64_t lastWork = 0;     // its latest stream-ordered work
     uint64_t lastEnqueued = 0; // its latest work or fence wait
-    uint64_t done = 0;         // its work up to here has finished
-    // Other streams' work up to there runs before this stream's next work.
+    uint64_t done = 0;         // what it got up to here has finished
+    // What other streams got up to there runs before this stream's next work.
     std::map<StreamKey, uint64_t> after;
   };
   struct PendingSync {
     StreamKey stream;
     NativeHandle native = 0;
-    uint64_t upTo = 0; // the stream's work the sync waits for
+    uint64_t upTo = 0; // the sync waits for what its stream got up to here
     uint64_t seq = 0;  // the sync command's batch and index, for errors
     uint32_t index = 0;
   };
@@ -127,6 +127,9 @@ private:
   // The client stream of a stream-ordered command; false for a command that
   // is not stream-ordered (it may observe the host-side order).
   static bool commandStream(const wire::CommandEntry &c, uint64_t *stream);
+  // A command that is not stream-ordered and enqueues no GPU work anywhere
+  // (allocation, events, queries, ...); false for what may.
+  static bool enqueuesNothing(wire::Command type);
   // run() calls these around each command: the first keeps the command
   // behind every pending sync, the second notes its work or its sync.
   OpStatus orderBehindPendingSyncs(const wire::CommandEntry &c);
@@ -145,6 +148,7 @@ private:
   bool deferSyncs_ = true;
   bool fenceSyncs_ = true;
   uint64_t seq_ = 0;
+  uint64_t untrackedAt_ = 0; // the latest command that may enqueue unseen work
   std::map<StreamKey, StreamClock> clocks_;
   std::vector<PendingSync> pending_;
   std::vector<FenceEvent> fenceEvents_; // by device

@@ -7,8 +7,12 @@
 // ordered behind it on the GPU (U waits for an event recorded on S), unless
 // U is already known to be behind it: it waited for S (or for a stream
 // that waited for S) since, or S's work is known to have finished (a host
-// wait, a read-back on S). Sequence numbers of enqueued work make that
-// bookkeeping exact; a fence is skipped only where it would add nothing.
+// wait, a read-back on S). Sequence numbers of what is enqueued (seq_) make
+// that bookkeeping exact; a fence is skipped only where it would add
+// nothing. Before a command that is not stream-ordered the host waits for
+// every pending sync; one that may enqueue work the bookkeeping does not
+// see (cuBLAS calls, symbol copies, a stream's wait for an event) leaves no
+// stream counted as idle until a wait or read-back says so again.
 #include "executor.h"
 
 #include <algorithm>
@@ -58,11 +62,56 @@ bool Executor::commandStream(const wire::CommandEntry &c, uint64_t *stream) {
   return true;
 }
 
+bool Executor::enqueuesNothing(wire::Command type) {
+  using wire::Command;
+  switch (type) {
+  case Command::Malloc:
+  case Command::Free:
+  case Command::StreamCreate:
+  case Command::StreamDestroy:
+  case Command::StreamQuery:
+  case Command::DeviceSynchronize:
+  case Command::EventCreate:
+  case Command::EventDestroy:
+  case Command::EventSynchronize:
+  case Command::EventQuery:
+  case Command::EventElapsedTime:
+  case Command::SymbolAddress:
+  case Command::SetDevice:
+  case Command::Goodbye:
+  case Command::FuncSetAttribute:
+  case Command::MemAddressReserve:
+  case Command::MemAddressFree:
+  case Command::MemCreate:
+  case Command::MemRelease:
+  case Command::MemMap:
+  case Command::MemUnmap:
+  case Command::MemSetAccess:
+  case Command::GraphInstantiate:
+  case Command::GraphExecUpdate:
+  case Command::GraphExecDestroy:
+  case Command::CublasCreate:
+  case Command::CublasDestroy:
+  case Command::CublasSetWorkspace:
+  case Command::PeerAccess:
+    return true;
+  default: // cuBLAS work, symbol copies, a stream's wait for an event, and
+    return false; // whatever a later protocol adds
+  }
+}
+
 OpStatus Executor::orderBehindPendingSyncs(const wire::CommandEntry &c) {
   commandHasStream_ = false;
   uint64_t handle = 0;
-  if (!commandStream(c, &handle))
-    return waitForPendingSyncs();
+  if (!commandStream(c, &handle)) {
+    OpStatus st = waitForPendingSyncs();
+    if (!enqueuesNothing(c.cmd_type())) {
+      untrackedAt_ = ++seq_;
+      for (FenceEvent &f : fenceEvents_)
+        f.recorded = false; // its stream may have more work now
+    }
+    return st;
+  }
   NativeHandle native = 0;
   if (!bindStream(handle, &native).ok())
     return OpStatus::success(); // execute() reports the unknown stream
@@ -96,7 +145,7 @@ OpStatus Executor::fence(const StreamKey &key, NativeHandle native,
   // Work on p's stream since its sync: an event recorded now would make
   // `key` wait for that too, which the client never asked for.
   StreamClock &src = clocks_[p.stream];
-  if (!fenceSyncs_ || p.stream.device != key.device || src.lastWork != p.upTo)
+  if (!fenceSyncs_ || p.stream.device != key.device || src.lastWork > p.upTo)
     return waitFor(p);
   OpStatus st = bind(key.device);
   FenceEvent &f = fenceEvents_[size_t(key.device)];
@@ -115,11 +164,12 @@ OpStatus Executor::fence(const StreamKey &key, NativeHandle native,
     st = ctx_->streamWaitEvent(native, f.event, 0);
   if (!st.ok()) // the host wait reports what went wrong, if it persists
     return waitFor(p);
-  // The event also waited for whatever p's stream itself waited for.
+  // The event covers all p's stream has now (it got nothing since a reused
+  // event was recorded), and what that stream itself waited for.
   StreamClock &dst = clocks_[key];
   for (const auto &[stream, upTo] : src.after)
     dst.after[stream] = std::max(dst.after[stream], upTo);
-  dst.after[p.stream] = std::max(dst.after[p.stream], src.lastWork);
+  dst.after[p.stream] = std::max(dst.after[p.stream], seq_);
   dst.lastEnqueued = ++seq_;
   if (metrics_)
     metrics_->syncFences.add(1);
@@ -144,7 +194,8 @@ void Executor::noteCommandDone(const wire::CommandEntry &c, uint32_t index) {
     markDone(key);
     return;
   }
-  if (clock.lastWork <= clock.done)
+  uint64_t upTo = std::max(clock.lastEnqueued, untrackedAt_);
+  if (clock.done >= upTo)
     return; // nothing to wait for
   // This sync replaces an older one of its stream, and any other that the
   // stream is known to be behind: waiting for it covers theirs.
@@ -154,13 +205,12 @@ void Executor::noteCommandDone(const wire::CommandEntry &c, uint32_t index) {
                                          orderedBehind(key, p);
                                 }),
                  pending_.end());
-  pending_.push_back(
-      PendingSync{key, commandNative_, clock.lastWork, batchSeq_, index});
+  pending_.push_back(PendingSync{key, commandNative_, upTo, batchSeq_, index});
 }
 
 void Executor::markDone(const StreamKey &key) {
   StreamClock &clock = clocks_[key];
-  clock.done = clock.lastWork;
+  clock.done = seq_; // whatever was enqueued on it so far
   for (const auto &[stream, upTo] : clock.after) {
     StreamClock &other = clocks_[stream];
     other.done = std::max(other.done, upTo);

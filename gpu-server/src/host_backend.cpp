@@ -233,6 +233,7 @@ public:
     return OpStatus::success();
   }
   OpStatus eventRecord(NativeHandle e, NativeHandle) override {
+    backend_.recordEventRecord();
     HostEvent &ev = events_[e];
     ev.recorded = true;
     ev.when = Clock::now();
@@ -481,6 +482,16 @@ uint64_t HostBackend::streamWaits() const {
 void HostBackend::recordStreamWait() {
   std::lock_guard<std::mutex> lock(mutex_);
   ++streamWaits_;
+}
+
+uint64_t HostBackend::eventRecords() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return eventRecords_;
+}
+
+void HostBackend::recordEventRecord() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++eventRecords_;
 }
 
 void HostBackend::record(LaunchRecord r) {

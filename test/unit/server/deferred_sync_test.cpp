@@ -146,6 +146,37 @@ TEST_F(DeferredSyncTest, UploadsBetweenSyncsOfTwoStreamsNeverWaitOnTheHost) {
   EXPECT_EQ(backend->streamSyncs(), 0u);
 }
 
+TEST_F(DeferredSyncTest, AfterAnUntrackedCommandNoStreamCountsAsIdle) {
+  open();
+  // The read-back shows stream 11 idle; then a command that is not
+  // stream-ordered (here a stream's wait for an event; a cuBLAS call alike)
+  // may give it work the executor does not see: its sync stays pending,
+  // and stream 10's launch is ordered behind it.
+  send(batch(2,
+             {launchOn(11), cD2H(buf, 16, 11), cEventCreate(20),
+              cStreamWaitEvent(11, 20), cStreamSync(11), launchOn(10)},
+             false));
+  std::vector<LaunchRecord> launches = backend->launches();
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[1].syncsBefore, 0u);
+  EXPECT_EQ(launches[1].waitsBefore, 2u); // the client's wait and the fence
+}
+
+TEST_F(DeferredSyncTest, AFenceEventIsRecordedAgainAfterAnUntrackedCommand) {
+  open();
+  // The event recorded on stream 10 for stream 11 cannot serve stream 12:
+  // stream 10's wait for event 20 between them is work the executor does
+  // not track.
+  send(batch(2,
+             {cStreamCreate(12), cEventCreate(20), launchOn(10),
+              cStreamSync(10), launchOn(11), cStreamWaitEvent(10, 20),
+              cStreamSync(10), launchOn(12)},
+             false));
+  EXPECT_EQ(backend->streamSyncs(), 1u); // before the untracked wait
+  EXPECT_EQ(backend->eventRecords(), 2u);
+  EXPECT_EQ(backend->streamWaits(), 3u); // two fences and the client's
+}
+
 TEST_F(DeferredSyncTest, FencesTurnedOffAnotherStreamWaitsOnTheHost) {
   setenv("RC_SERVER_SYNC_FENCE", "0", 1);
   open();

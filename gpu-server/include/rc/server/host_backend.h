@@ -47,8 +47,10 @@ public:
   std::vector<LaunchRecord> launches() const;
   // Stream syncs waited for so far, by every session (for tests).
   uint64_t streamSyncs() const;
-  // cudaStreamWaitEvent calls so far, by every session (for tests).
+  // cudaStreamWaitEvent and cudaEventRecord calls so far, by every session
+  // (for tests).
   uint64_t streamWaits() const;
+  uint64_t eventRecords() const;
 
   // Used by contexts.
   uint64_t reserve(uint64_t size); // fake address, or 0 when out of memory
@@ -58,6 +60,7 @@ public:
   void record(LaunchRecord r);
   void recordStreamSync();
   void recordStreamWait();
+  void recordEventRecord();
 
 private:
   std::vector<DeviceDescription> devices_;
@@ -67,6 +70,7 @@ private:
   std::vector<LaunchRecord> launches_;
   uint64_t streamSyncs_ = 0;
   uint64_t streamWaits_ = 0;
+  uint64_t eventRecords_ = 0;
 };
 
 } // namespace rc::server
