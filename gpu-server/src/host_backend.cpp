@@ -464,36 +464,6 @@ void HostBackend::release(uint64_t size) {
   inUse_ -= size;
 }
 
-uint64_t HostBackend::streamSyncs() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return streamSyncs_;
-}
-
-void HostBackend::recordStreamSync() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ++streamSyncs_;
-}
-
-uint64_t HostBackend::streamWaits() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return streamWaits_;
-}
-
-void HostBackend::recordStreamWait() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ++streamWaits_;
-}
-
-uint64_t HostBackend::eventRecords() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return eventRecords_;
-}
-
-void HostBackend::recordEventRecord() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ++eventRecords_;
-}
-
 void HostBackend::record(LaunchRecord r) {
   std::lock_guard<std::mutex> lock(mutex_);
   r.syncsBefore = streamSyncs_;

@@ -10,6 +10,7 @@
 
 #include "rc/server/backend.h"
 
+#include <atomic>
 #include <mutex>
 
 namespace rc::server {
@@ -45,12 +46,11 @@ public:
 
   // Every launch of every session, in order (for tests).
   std::vector<LaunchRecord> launches() const;
-  // Stream syncs waited for so far, by every session (for tests).
-  uint64_t streamSyncs() const;
-  // cudaStreamWaitEvent and cudaEventRecord calls so far, by every session
-  // (for tests).
-  uint64_t streamWaits() const;
-  uint64_t eventRecords() const;
+  // Stream syncs waited for, cudaStreamWaitEvent and cudaEventRecord calls
+  // so far, by every session (for tests).
+  uint64_t streamSyncs() const { return streamSyncs_; }
+  uint64_t streamWaits() const { return streamWaits_; }
+  uint64_t eventRecords() const { return eventRecords_; }
 
   // Used by contexts.
   uint64_t reserve(uint64_t size); // fake address, or 0 when out of memory
@@ -58,9 +58,9 @@ public:
   // Fake addresses only, no memory accounted (cuMemAddressReserve).
   uint64_t reserveAddressSpace(uint64_t size, uint64_t alignment);
   void record(LaunchRecord r);
-  void recordStreamSync();
-  void recordStreamWait();
-  void recordEventRecord();
+  void recordStreamSync() { ++streamSyncs_; }
+  void recordStreamWait() { ++streamWaits_; }
+  void recordEventRecord() { ++eventRecords_; }
 
 private:
   std::vector<DeviceDescription> devices_;
@@ -68,9 +68,9 @@ private:
   uint64_t nextAddr_ = kHostDeviceBase;
   uint64_t inUse_ = 0;
   std::vector<LaunchRecord> launches_;
-  uint64_t streamSyncs_ = 0;
-  uint64_t streamWaits_ = 0;
-  uint64_t eventRecords_ = 0;
+  std::atomic<uint64_t> streamSyncs_{0};
+  std::atomic<uint64_t> streamWaits_{0};
+  std::atomic<uint64_t> eventRecords_{0};
 };
 
 } // namespace rc::server
