@@ -21,10 +21,6 @@ OpStatus fail(int code, std::string detail) {
   return OpStatus::fail(code, std::move(detail));
 }
 
-// Client handles with a fixed meaning (cudaStreamLegacy, cudaStreamPerThread).
-constexpr uint64_t kLegacyStreamHandle = 1;
-constexpr uint64_t kPerThreadStreamHandle = 2;
-
 // Most read-back bytes one batch's reply may carry: a flatbuffer must stay
 // under 2 GiB, and FlatBufferBuilder aborts rather than fail beyond that.
 constexpr uint64_t kMaxPayload = 1ULL << 30;

@@ -35,6 +35,11 @@ struct ErrorData {
   std::string message;
 };
 
+// Client stream handles with a fixed meaning (cudaStreamLegacy, which is
+// stream 0, and cudaStreamPerThread).
+constexpr uint64_t kLegacyStreamHandle = 1;
+constexpr uint64_t kPerThreadStreamHandle = 2;
+
 class Executor {
 public:
   // `first`: the session's context on device 0, created at Hello.
@@ -126,7 +131,7 @@ private:
   };
   // The client stream of a stream-ordered command; false for a command that
   // is not stream-ordered (it may observe the host-side order).
-  static bool commandStream(const wire::CommandEntry &c, uint64_t *stream);
+  static bool streamOf(const wire::CommandEntry &c, uint64_t *stream);
   // A command that is not stream-ordered and enqueues no GPU work anywhere
   // (allocation, events, queries, ...); false for what may.
   static bool enqueuesNothing(wire::Command type);

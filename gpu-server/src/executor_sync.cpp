@@ -19,12 +19,7 @@
 
 namespace rc::server {
 
-namespace {
-constexpr uint32_t kEventDisableTiming = 2; // cudaEventDisableTiming
-constexpr uint64_t kLegacyStreamHandle = 1; // cudaStreamLegacy: stream 0
-} // namespace
-
-bool Executor::commandStream(const wire::CommandEntry &c, uint64_t *stream) {
+bool Executor::streamOf(const wire::CommandEntry &c, uint64_t *stream) {
   using wire::Command;
   switch (c.cmd_type()) {
   case Command::MemcpyH2D:
@@ -103,7 +98,7 @@ bool Executor::enqueuesNothing(wire::Command type) {
 OpStatus Executor::orderBehindPendingSyncs(const wire::CommandEntry &c) {
   commandHasStream_ = false;
   uint64_t handle = 0;
-  if (!commandStream(c, &handle)) {
+  if (!streamOf(c, &handle)) {
     OpStatus st = waitForPendingSyncs();
     if (!enqueuesNothing(c.cmd_type())) {
       untrackedAt_ = ++seq_;

@@ -20,7 +20,6 @@ namespace {
 
 constexpr uint64_t kHostTotalMem = 16ULL << 30;
 constexpr size_t kMaxLaunchRecords = 1 << 16;
-constexpr uint32_t kEventDisableTiming = 0x2; // CU_EVENT_DISABLE_TIMING
 
 void setAttr(std::vector<int32_t> &a, CUdevice_attribute which, int32_t v) {
   if (size_t(which) < a.size())

@@ -3,9 +3,7 @@
 
 namespace rc::server {
 
-namespace {
-constexpr uint32_t kEventDisableTiming = 2; // cudaEventDisableTiming
-}
+namespace {}
 
 std::unique_ptr<UploadRing>
 UploadRing::create(DeviceContext &owner, uint64_t size, std::string *why) {

@@ -43,6 +43,8 @@ struct OpStatus {
 // streamCreate/eventCreate.
 using NativeHandle = uint64_t;
 constexpr NativeHandle kPerThreadStream = 2;
+// eventCreate's flag for events that only order (cudaEventDisableTiming).
+constexpr uint32_t kEventDisableTiming = 2;
 
 struct LaunchConfig {
   uint32_t grid[3] = {1, 1, 1};
