@@ -12,7 +12,10 @@
 #     -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON \
 #     -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_NCCL=OFF -DGGML_NATIVE=OFF \
 #     -DGGML_RPC=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF \
-#     -DLLAMA_USE_PREBUILT_UI=OFF
+#     -DLLAMA_USE_PREBUILT_UI=OFF \
+#     -DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,/work/ref-build/stubs
+#   # No driver here: the executables' link needs libcuda.so.1, the stub will do.
+#   mkdir -p /work/ref-build/stubs && ln -sf /usr/local/cuda/lib/stubs/libcuda.so /work/ref-build/stubs/libcuda.so.1
 #   nice ninja -C /work/ref-build test-backend-ops llama-completion llama-bench \
 #     llama-server ggml-rpc-server          # hours on 2 cores
 #   bash llama-integration/pack-ref-bundle.sh
@@ -32,8 +35,10 @@ NEEDED=(test-backend-ops llama-completion llama-bench llama-server ggml-rpc-serv
 for b in "${NEEDED[@]}"; do
   [[ -x "$REF_BUILD/bin/$b" ]] || { echo "pack-ref-bundle: $REF_BUILD/bin/$b missing: build it first" >&2; exit 1; }
 done
-grep -q 'CMAKE_BUILD_RPATH_USE_ORIGIN:BOOL=ON' "$REF_BUILD/CMakeCache.txt" ||
-  { echo "pack-ref-bundle: $REF_BUILD was configured without CMAKE_BUILD_RPATH_USE_ORIGIN=ON" >&2; exit 1; }
+# What matters is the binaries' runpath, not how the cache spells the option
+# (-D without a type leaves it UNINITIALIZED).
+readelf -d "$REF_BUILD/bin/llama-bench" | grep -q 'R.*PATH.*\$ORIGIN' ||
+  { echo "pack-ref-bundle: $REF_BUILD's binaries do not look beside themselves (\$ORIGIN): configure with CMAKE_BUILD_RPATH_USE_ORIGIN=ON" >&2; exit 1; }
 nvcc_path="$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$REF_BUILD/CMakeCache.txt")"
 nvcc_version="$("$nvcc_path" --version | tail -1)"
 
