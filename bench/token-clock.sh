@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# A decode token, local vs remote, by one clock (on the GPU machine, with
+# .bundle-llama carried as for bench/run.sh; builds the nvcc reference if
+# it is not there yet):
+#
+#   bash bench/token-clock.sh
+#
+# bench/run.sh compares llama-bench's tg128 t/s, which mixes two costs: the
+# steady-state token and what each repetition adds (its first token, graph
+# capture, stray slow tokens). This script preloads bench/token_clock.c
+# into llama-bench for every configuration alike (local nvcc build, remote
+# build over shm and tcp), so each decode token's end is stamped at the
+# same place in llama.cpp, and bench/token_clock_report.py splits both
+# costs for local and remote: the median token (robust to this machine's
+# slow-token spikes) and the time each repetition adds above n medians.
+# Runs alternate configurations; each is its own llama-bench process.
+#
+#   MODELS="1b:q4_0 7b:q4_0"  N=128  INNER=3  RUNS=3  CONFIGS="local shm tcp"
+#   VARIANTS="default"  (name[=VAR=value,...]: environments for rc-server and
+#                        the client, remote configurations only)
+# Results: $WORK/token-clock/ (stamps, llama-bench jsonl, report.json),
+# packed into $OUT (or bench/out)/token-clock.tar.gz; the report is printed.
+set -uo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="${WORK:-$REPO/.device-llama}"
+MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
+N="${N:-128}"
+INNER="${INNER:-3}"
+RUNS="${RUNS:-3}"
+CONFIGS="${CONFIGS:-local shm tcp}"
+VARIANTS="${VARIANTS:-default}"
+RESULTS="$WORK/token-clock"
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+export WORK MODELS
+
+steps=()
+[[ -x "$WORK/llama/bin/llama-bench" ]] || steps+=(unpack)
+[[ " $CONFIGS " != *" local "* || -x "$WORK/ref/bin/llama-bench" ]] || steps+=(ref)
+steps+=(models)
+bash "$REPO/llama-integration/device-run.sh" "${steps[@]}" > "$RESULTS/setup.log" 2>&1 ||
+  { tail -20 "$RESULTS/setup.log"; echo "token-clock: setup failed"; exit 1; }
+
+SHIM="$WORK/token_clock.so"
+"${CC:-cc}" -O2 -shared -fPIC -o "$SHIM" "$REPO/bench/token_clock.c" -ldl ||
+  { echo "token-clock: cannot build the shim"; exit 1; }
+
+RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"; REF_BIN="$WORK/ref/bin"
+MANIFESTS=(); while read -r m; do MANIFESTS+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')
+SERVER_PID=""
+stop_server() { [[ -n "$SERVER_PID" ]] && kill -INT "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""; }
+trap stop_server EXIT
+
+# $1 url, $2 log, $3 comma-separated VAR=value list.
+start_server() {
+  env ${3//,/ } LD_LIBRARY_PATH="$WORK/rc/lib" "$RC_BIN/rc-server" --listen "$1" "${MANIFESTS[@]}" > "$2" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 300); do grep -q "listening on" "$2" && return 0; sleep 0.1; done
+  echo "token-clock: rc-server did not start:"; tail -5 "$2"; return 1
+}
+
+# $1 tag, $2 model, then the environment (VAR=value words), then the binary.
+run_bench() {
+  local tag="$1" model="$2"; shift 2
+  env TOKEN_CLOCK_OUT="$RESULTS/stamps-$tag.txt" LD_PRELOAD="$SHIM" "$@" \
+    -m "$model" -ngl 99 -p 0 -n "$N" -r "$INNER" -o jsonl \
+    > "$RESULTS/bench-$tag.jsonl" 2> "$RESULTS/bench-$tag.err" ||
+    { echo "token-clock: $tag failed:"; tail -5 "$RESULTS/bench-$tag.err"; }
+}
+
+for run in $(seq "$RUNS"); do
+  for m in $MODELS; do
+    model="$WORK/models/${m%%:*}-${m##*:}.gguf"
+    for cfg in $CONFIGS; do
+      if [[ $cfg == local ]]; then
+        run_bench "${m%%:*}-local-run$run" "$model" "$REF_BIN/llama-bench"
+        continue
+      fi
+      for v in $VARIANTS; do
+        name="${v%%=*}"; envs=""; [[ "$v" == *=* ]] && envs="${v#*=}"
+        tag="${m%%:*}-$cfg-$name-run$run"
+        url="shm://rc-clock-$$"; [[ $cfg == tcp ]] && url="tcp://127.0.0.1:$(( 20000 + RANDOM % 10000 ))"
+        start_server "$url" "$RESULTS/server-$tag.log" "$envs" || continue
+        run_bench "$tag" "$model" ${envs//,/ } LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" \
+          "$LL_BIN/llama-bench"
+        stop_server
+      done
+    done
+  done
+done
+python3 "$REPO/bench/token_clock_report.py" --dir "$RESULTS" --n "$N" --inner "$INNER"
+OUT_DIR="${OUT:-$REPO/bench/out}"; mkdir -p "$OUT_DIR"
+tar -C "$WORK" -czf "$OUT_DIR/token-clock.tar.gz" token-clock
