@@ -32,6 +32,17 @@ OpStatus DeviceContext::copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src,
   return copyH2D(dst, src, size, stream);
 }
 
+OpStatus DeviceContext::hostRegister(uint8_t *, uint64_t) {
+  return OpStatus::success();
+}
+
+void DeviceContext::hostUnregister(uint8_t *) {}
+
+OpStatus DeviceContext::copyD2HRegistered(uint8_t *dst, uint64_t src,
+                                          uint64_t size, NativeHandle stream) {
+  return copyD2H(dst, src, size, stream);
+}
+
 OpStatus DeviceContext::readD2H(uint64_t src, uint64_t size,
                                 NativeHandle stream,
                                 const ChunkConsumer &consume) {

@@ -69,6 +69,10 @@ public:
   void hostFree(uint8_t *host) override;
   OpStatus copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src, uint64_t size,
                                 NativeHandle s) override;
+  OpStatus hostRegister(uint8_t *host, uint64_t size) override;
+  void hostUnregister(uint8_t *host) override;
+  OpStatus copyD2HRegistered(uint8_t *dst, uint64_t src, uint64_t size,
+                             NativeHandle s) override;
   OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                    NativeHandle s) override;
   OpStatus copyPeer(uint64_t dst, DeviceContext &dstCtx, uint64_t src,
@@ -531,6 +535,27 @@ void CudaContext::hostFree(uint8_t *host) {
 OpStatus CudaContext::copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src,
                                            uint64_t size, NativeHandle s) {
   return check(drv().cuMemcpyHtoDAsync(dst, src, size, toStream(s)));
+}
+
+OpStatus CudaContext::hostRegister(uint8_t *host, uint64_t size) {
+  const unsigned kPortable = 0x01; // CU_MEMHOSTREGISTER_PORTABLE
+  return check(drv().cuMemHostRegister(host, size, kPortable));
+}
+
+// Like hostFree, without making this context current: the executor keeps
+// track of which one is, and a portable registration belongs to them all.
+void CudaContext::hostUnregister(uint8_t *host) {
+  drv().cuMemHostUnregister(host);
+}
+
+// Straight into the registered pages; the stream's sync is the wait the
+// staging path does with its slot's event.
+OpStatus CudaContext::copyD2HRegistered(uint8_t *dst, uint64_t src,
+                                        uint64_t size, NativeHandle s) {
+  OpStatus st = check(drv().cuMemcpyDtoHAsync(dst, src, size, toStream(s)));
+  if (st.ok())
+    st = check(drv().cuStreamSynchronize(toStream(s)));
+  return st;
 }
 
 OpStatus CudaContext::copyD2H(uint8_t *dst, uint64_t src, uint64_t size,

@@ -44,6 +44,8 @@ namespace rc::server {
   X(cuMemFree, 3020, (CUdeviceptr))                                            \
   X(cuMemHostAlloc, 2020, (void **, size_t, unsigned int))                     \
   X(cuMemFreeHost, 2000, (void *))                                             \
+  X(cuMemHostRegister, 6050, (void *, size_t, unsigned int))                   \
+  X(cuMemHostUnregister, 4000, (void *))                                       \
   X(cuMemcpyHtoDAsync, 3020, (CUdeviceptr, const void *, size_t, CUstream))    \
   X(cuMemcpyDtoHAsync, 3020, (void *, CUdeviceptr, size_t, CUstream))          \
   X(cuMemcpyDtoDAsync, 3020, (CUdeviceptr, CUdeviceptr, size_t, CUstream))     \

@@ -406,13 +406,17 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   case Command::MemcpyD2H: {
     *what = "cudaMemcpyAsync (device to host)";
     const auto &c = *entry.cmd_as_MemcpyD2H();
-    if (c.size() > kMaxPayload - replyBytes_)
+    bool shared = c.host_region() != 0; // no payload in the reply
+    if (!shared && c.size() > kMaxPayload - replyBytes_)
       return payloadTooBig(c.size());
-    replyBytes_ += c.size();
+    if (!shared)
+      replyBytes_ += c.size();
     if (!(st = bindStream(c.stream(), &s)).ok() ||
         (c.size() && !(st = checkRange("source", c.src(), c.size())).ok()))
       return st;
-    st = c.rma() ? readBackRemote(c, s, r) : readBack(c.src(), c.size(), s, r);
+    st = shared    ? readBackShared(c, s, r)
+         : c.rma() ? readBackRemote(c, s, r)
+                   : readBack(c.src(), c.size(), s, r);
     if (st.ok())
       results.push_back(std::move(r));
     return st;
@@ -627,6 +631,9 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   case Command::GraphLaunch:
   case Command::GraphExecDestroy:
     return doGraph(entry, what); // graph_executor.cpp
+  case Command::HostShare:
+  case Command::HostUnshare:
+    return doHostShare(entry, r, results, what); // executor_host_share.cpp
   case Command::Goodbye:
     *what = "Goodbye";
     goodbye_ = true;
@@ -669,6 +676,21 @@ OpStatus Executor::readBackRemote(const wire::MemcpyD2H &c, NativeHandle stream,
   r.writtenRemotely = true;
   if (metrics_)
     metrics_->bytesOutRma.add(c.size());
+  return st;
+}
+
+OpStatus Executor::readBackShared(const wire::MemcpyD2H &c, NativeHandle stream,
+                                  ResultData &r) {
+  uint8_t *dst = nullptr;
+  OpStatus st =
+      sharedHost_.locate(c.host_region(), c.host_offset(), c.size(), &dst);
+  if (st.ok() && c.size())
+    st = syncResult(ctx_->copyD2HRegistered(dst, c.src(), c.size(), stream));
+  if (!st.ok())
+    return st;
+  r.writtenRemotely = true;
+  if (metrics_)
+    metrics_->bytesOutShared.add(c.size());
   return st;
 }
 

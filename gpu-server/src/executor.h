@@ -8,6 +8,7 @@
 #include "protocol_generated.h"
 #include "rc/server/backend.h"
 #include "rc/server/session_metrics.h"
+#include "shared_host.h"
 #include "upload_ring.h"
 
 #include <functional>
@@ -171,6 +172,12 @@ private:
   // transport can, else (also after a failed write) readBack().
   OpStatus readBackRemote(const wire::MemcpyD2H &c, NativeHandle stream,
                           ResultData &r);
+  // A MemcpyD2H into a region shared with the client: one DMA, no payload.
+  OpStatus readBackShared(const wire::MemcpyD2H &c, NativeHandle stream,
+                          ResultData &r);
+  // HostShare / HostUnshare (executor_host_share.cpp).
+  OpStatus doHostShare(const wire::CommandEntry &entry, ResultData &r,
+                       std::vector<ResultData> &results, std::string *what);
   flatbuffers::FlatBufferBuilder *reply_ = nullptr; // during run()
 
   OpStatus doLaunch(const wire::Launch &c, std::string *what);
@@ -245,6 +252,9 @@ private:
   std::vector<std::unique_ptr<DeviceContext>> contexts_; // by device
   // After contexts_: destroyed first, while its copies' contexts exist.
   std::unique_ptr<UploadRing> uploadRing_;
+  SharedHost sharedHost_{kMaxSharedHostBytes}; // the same, for unregistering
+  // Pinned memory one session may share with its client at once.
+  static constexpr uint64_t kMaxSharedHostBytes = uint64_t(16) << 30;
   DeviceContext *ctx_ = nullptr;           // the bound device's context
   int bound_ = 0;                          // its device
   int current_ = 0;                        // SetDevice

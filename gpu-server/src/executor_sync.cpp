@@ -89,6 +89,8 @@ bool Executor::enqueuesNothing(wire::Command type) {
   case Command::CublasDestroy:
   case Command::CublasSetWorkspace:
   case Command::PeerAccess:
+  case Command::HostShare:
+  case Command::HostUnshare:
     return true;
   default: // cuBLAS work, symbol copies, a stream's wait for an event, and
     return false; // whatever a later protocol adds

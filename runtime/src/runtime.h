@@ -64,6 +64,11 @@ struct Options {
   // embeddings). RC_RING_PIECE_BYTES; 0: pieces of chunkBytes that wait
   // in the batch like other commands (the behaviour before, for A/B).
   size_t ringPieceBytes = 1 << 20;
+  // cudaMallocHost blocks of at least this size are shared with a server on
+  // the same machine (shm transport: docs/transport.md, "Pinned memory
+  // shared with the server"), so read-backs into them copy nothing on
+  // either side. RC_SHARED_HOST_MIN; RC_SHARED_HOST=0 (or 0 here): off.
+  size_t sharedHostMin = 64 << 10;
   // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;
   double emulateGbps = 0;
@@ -236,6 +241,9 @@ private:
     void *payload = nullptr;
     size_t payloadSize = 0;
     bool rma = false; // the server may write `payload` by RMA instead
+    bool shared = false; // ... or it is memory the server shares
+    // Set: any payload up to payloadSize bytes is right; its size goes here.
+    size_t *payloadGot = nullptr;
     uint64_t *addr = nullptr;
     double *value = nullptr;
     int *code = nullptr;
@@ -361,6 +369,14 @@ private:
   std::map<uint64_t, size_t> allocs_;      // device address -> size
   std::map<uint64_t, int> allocDevice_;    // ... -> its device
   std::map<uintptr_t, size_t> hostAllocs_; // cudaMallocHost blocks
+  // Of those, the ones shared with the server: base -> its region id.
+  std::map<uintptr_t, uint64_t> hostShared_;
+  // A cudaMallocHost block mapped from memory the server shares (null: it
+  // could not be, and the block is private).
+  void *shareHostLocked(size_t size);
+  // The shared region that holds [p, p+n), if any, and p's offset in it.
+  bool sharedHostRangeLocked(const void *p, size_t n, uint64_t *region,
+                             uint64_t *offset) const;
   // (device, variable id) -> addr: each device has its own copy.
   std::map<std::pair<int, uint64_t>, uint64_t> symbolAddrs_;
   std::map<uint64_t, size_t> symbolRanges_; // addr -> size

@@ -53,6 +53,10 @@ Options Options::fromEnv() {
   o.rmaUploadMin = size_t(envLong("RC_RMA_UPLOAD_MIN", long(o.rmaUploadMin)));
   o.ringPieceBytes =
       size_t(envLong("RC_RING_PIECE_BYTES", long(o.ringPieceBytes)));
+  o.sharedHostMin =
+      size_t(envLong("RC_SHARED_HOST_MIN", long(o.sharedHostMin)));
+  if (envLong("RC_SHARED_HOST", 1) == 0)
+    o.sharedHostMin = 0;
   o.emulateRttUs = envLong("RC_EMULATE_RTT_US", 0);
   if (const char *g = std::getenv("RC_EMULATE_GBPS"))
     o.emulateGbps = std::atof(g);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <sys/mman.h>
 
 namespace rc::rt {
 
@@ -59,15 +60,17 @@ cudaError_t Runtime::free(void *ptr) {
   return cudaSuccess;
 }
 
-// "Pinned" host memory is plain aligned host memory: the copies that use it
-// go through the wire either way.
+// "Pinned" host memory is plain aligned host memory, whose copies go
+// through the wire; with a server on the same machine, large blocks are
+// memory the server shares instead (runtime_host_share.cpp), which it reads
+// back into directly.
 cudaError_t Runtime::mallocHost(void **ptr, size_t size) {
   if (!ptr)
     return cudaErrorInvalidValue;
-  void *p = nullptr;
-  if (posix_memalign(&p, 4096, size ? size : 1) != 0)
-    return cudaErrorMemoryAllocation;
   std::lock_guard<std::mutex> lock(mu_);
+  void *p = shareHostLocked(size);
+  if (!p && posix_memalign(&p, 4096, size ? size : 1) != 0)
+    return cudaErrorMemoryAllocation;
   hostAllocs_[uintptr_t(p)] = size;
   *ptr = p;
   return cudaSuccess;
@@ -77,9 +80,26 @@ cudaError_t Runtime::freeHost(void *ptr) {
   if (!ptr)
     return cudaSuccess;
   std::lock_guard<std::mutex> lock(mu_);
-  if (!hostAllocs_.erase(uintptr_t(ptr)))
+  auto block = hostAllocs_.find(uintptr_t(ptr));
+  if (block == hostAllocs_.end())
     return cudaErrorInvalidValue;
-  std::free(ptr);
+  auto shared = hostShared_.find(uintptr_t(ptr));
+  if (shared == hostShared_.end()) {
+    std::free(ptr);
+  } else {
+    munmap(ptr, block->second);
+    // The server keeps its own mapping until it replays this, after every
+    // read-back already sent into the block.
+    if (unavailableLocked() == cudaSuccess) {
+      appendLocked(
+          wire::Command::HostUnshare,
+          wire::CreateHostUnshare(batch_.fbb(), shared->second).Union(),
+          {"cudaFreeHost", 0});
+      afterAppendLocked();
+    }
+    hostShared_.erase(shared);
+  }
+  hostAllocs_.erase(block);
   return cudaSuccess;
 }
 
@@ -233,18 +253,21 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   for (size_t off = 0; off < count; off += opts_.chunkBytes) {
     size_t n = std::min(opts_.chunkBytes, count - off);
     transport::RemoteRegion region;
-    bool rma = opts_.rmaReadbackMin && n >= opts_.rmaReadbackMin &&
+    uint64_t shared = 0, sharedOffset = 0;
+    bool direct = sharedHostRangeLocked(out + off, n, &shared, &sharedOffset);
+    bool rma = !direct && opts_.rmaReadbackMin && n >= opts_.rmaReadbackMin &&
                conn_->exposeForWrite(out + off, n, &region);
     Sink sink;
-    sink.index =
-        appendLocked(wire::Command::MemcpyD2H,
-                     wire::CreateMemcpyD2H(batch_.fbb(), addrOf(src) + off, n,
-                                           sid, rma, region.addr, region.key)
-                         .Union(),
-                     {call, 0});
+    sink.index = appendLocked(
+        wire::Command::MemcpyD2H,
+        wire::CreateMemcpyD2H(batch_.fbb(), addrOf(src) + off, n, sid, rma,
+                              region.addr, region.key, shared, sharedOffset)
+            .Union(),
+        {call, 0});
     sink.payload = out + off;
     sink.payloadSize = n;
-    sink.rma = rma;
+    sink.rma = rma || direct;
+    sink.shared = direct;
     if (cudaError_t err = sendBatchLocked(true, {sink}, nullptr))
       return err;
   }

@@ -175,16 +175,19 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
     }
   auto it = sinks_.find(r->seq());
   uint64_t rmaBytes = 0; // written into our memory: they crossed the link too
+  uint64_t sharedBytes = 0; // written by the GPU into memory we share
   if (it != sinks_.end() && r->results())
     for (const wire::Result *res : *r->results())
       for (Sink &s : it->second) {
         if (s.index != res->index())
           continue;
         if (s.rma && res->written_remotely())
-          rmaBytes += s.payloadSize;
+          (s.shared ? sharedBytes : rmaBytes) += s.payloadSize;
         else if (s.payload) {
           size_t got = res->payload() ? res->payload()->size() : 0;
-          if (got != s.payloadSize) {
+          if (s.payloadGot && got <= s.payloadSize)
+            *s.payloadGot = got;
+          else if (got != s.payloadSize) {
             errors_.push_back({r->seq(), s.index, cudaErrorUnknown});
             std::fprintf(stderr,
                          "remote-clang: the server returned %zu bytes for a "
@@ -205,6 +208,7 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
           *s.filled = true;
       }
   stats_.bytesDownRma += rmaBytes;
+  stats_.bytesDownShared += sharedBytes;
   link_.deliver(r->seq(), msg.size() + rmaBytes);
   if (it == sinks_.end())
     return; // an error-only report for a batch sent without reply_wanted

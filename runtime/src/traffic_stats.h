@@ -30,6 +30,9 @@ struct TrafficStats {
   // Read-back bytes the server wrote into the application's memory by RMA
   // (not part of bytesDown, which counts messages).
   uint64_t bytesDownRma = 0;
+  // Read-back bytes the server's GPU wrote straight into cudaMallocHost
+  // memory it shares with this process (same machine; in no other count).
+  uint64_t bytesDownShared = 0;
   // Where the client's own time goes (issue 4): blocked until replies came,
   // and inside launch calls (argument packing, batching, sending a full
   // batch). Per round trip / per launch: divide, as json() does.

@@ -539,6 +539,11 @@ Status FabricConnection::waitSlotsDone(const std::vector<SendSlot *> &inFlight,
   return Status::Ok;
 }
 
+bool FabricConnection::sameHost() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return ep_ && ep_->provider() == Provider::Shm;
+}
+
 bool FabricConnection::exposeForWrite(void *buf, size_t size,
                                       RemoteRegion *out) {
   std::lock_guard<std::mutex> g(mu_);

@@ -46,6 +46,7 @@ public:
   bool peerAlive() override;
   std::string peerDescription() const override;
   std::string lastError() const override;
+  bool sameHost() const override;
   bool exposeForWrite(void *buf, size_t size, RemoteRegion *out) override;
   void withdraw(void *buf, size_t size) override;
   Status writeRemote(const void *data, size_t size,

@@ -9,6 +9,8 @@
 
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
 
@@ -173,6 +175,82 @@ TEST(GpuCli, RmaUploadsAndReadBacksOverTcpAndShm) {
     kill(server.pid, SIGTERM);
     EXPECT_EQ(server.wait(), 0) << server.text;
   }
+}
+
+// Pinned memory shared with a client on the same machine, against the real
+// GPU: the server registers the shared pages with CUDA (cuMemHostRegister)
+// and the read-back is one DMA into them, which the client sees through its
+// own mapping of the file; released, the region is gone.
+TEST(GpuCli, SharedHostReadBackIsOneDmaIntoTheClientsPages) {
+  if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+    GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
+  GpuManifest g = writeGpuManifest();
+  std::string url = "shm://rc_gpu_share_" + std::to_string(getpid());
+  Child server({"--listen", url, "--manifest", g.path});
+  if (!server.waitFor("listening on", 30000)) {
+    if (noUsableGpu(server.text))
+      GTEST_SKIP() << server.text;
+    FAIL() << server.text;
+  }
+  Remote r;
+  std::string err;
+  r.conn = rc::transport::connect(url, 5000, &err);
+  ASSERT_TRUE(r.conn) << err;
+  ASSERT_TRUE(asHelloReply(r.roundTrip(hello({g.hash})))->ok());
+
+  const size_t n = 1 << 20, size = n + 8192;
+  Bytes reply = r.roundTrip(batch(1, {cHostShare(size), cMalloc(n)}));
+  const wire::BatchReply *br = asBatchReply(reply);
+  ASSERT_TRUE(br && (!br->errors() || br->errors()->size() == 0))
+      << br->errors()->Get(0)->message()->str();
+  const wire::Result *shared = resultAt(br, 0);
+  ASSERT_TRUE(shared && shared->payload());
+  uint64_t region = shared->addr(), buf = resultAt(br, 1)->addr();
+  std::string name(shared->payload()->begin(), shared->payload()->end());
+  int fd = shm_open(name.c_str(), O_RDWR, 0);
+  ASSERT_GE(fd, 0) << name;
+  auto *view = static_cast<float *>(
+      mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  close(fd);
+  ASSERT_NE(view, MAP_FAILED);
+  shm_unlink(name.c_str());
+
+  std::vector<float> in(n / 4);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = float(i % 1000);
+  Bytes data(n), three(4);
+  std::memcpy(data.data(), in.data(), n);
+  float f = 3.0f;
+  std::memcpy(three.data(), &f, 4);
+  reply = r.roundTrip(
+      batch(2, {cH2D(buf, data), cSymbolWrite(g.table, 0, three),
+                cLaunch(g.scale, scaleArgs(buf, int(in.size())), 0,
+                        {uint32_t(in.size() / 256), 1, 1}, {256, 1, 1}),
+                cD2HShared(buf, n, region, 4096)}));
+  br = asBatchReply(reply);
+  ASSERT_TRUE(br && (!br->errors() || br->errors()->size() == 0))
+      << br->errors()->Get(0)->message()->str();
+  const wire::Result *back = resultAt(br, 3);
+  ASSERT_NE(back, nullptr);
+  EXPECT_TRUE(back->written_remotely());
+  EXPECT_TRUE(!back->payload() || back->payload()->size() == 0);
+  for (size_t i = 0; i < in.size(); ++i)
+    ASSERT_EQ(view[1024 + i], 3.0f * in[i]) << "element " << i;
+  EXPECT_EQ(view[0], 0.0f) << "bytes before the destination were written";
+
+  reply = r.roundTrip(batch(3, {cHostUnshare(region)}));
+  br = asBatchReply(reply);
+  ASSERT_TRUE(br && (!br->errors() || br->errors()->size() == 0));
+  reply = r.roundTrip(batch(4, {cD2HShared(buf, 16, region, 0)}));
+  br = asBatchReply(reply);
+  ASSERT_TRUE(br && br->errors() && br->errors()->size() == 1);
+  EXPECT_NE(
+      br->errors()->Get(0)->message()->str().find("no shared host region"),
+      std::string::npos);
+  munmap(view, size);
+  r.conn.reset();
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
 }
 
 } // namespace

@@ -143,6 +143,22 @@ Cmd cH2DRing(uint64_t dst, uint64_t ringOffset, uint64_t size, uint64_t ringEnd,
     return wire::CreateMemcpyH2DRing(f, dst, stream, ringOffset, size, ringEnd);
   });
 }
+Cmd cHostShare(uint64_t size) {
+  return entry<wire::HostShare>(
+      [=](fb::FlatBufferBuilder &f) { return wire::CreateHostShare(f, size); });
+}
+Cmd cHostUnshare(uint64_t region) {
+  return entry<wire::HostUnshare>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateHostUnshare(f, region);
+  });
+}
+Cmd cD2HShared(uint64_t src, uint64_t size, uint64_t region, uint64_t offset,
+               uint64_t stream) {
+  return entry<wire::MemcpyD2H>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateMemcpyD2H(f, src, size, stream, false, 0, 0, region,
+                                 offset);
+  });
+}
 Cmd cD2D(uint64_t dst, uint64_t src, uint64_t size, uint64_t stream) {
   return entry<wire::MemcpyD2D>([=](fb::FlatBufferBuilder &f) {
     return wire::CreateMemcpyD2D(f, dst, src, size, stream);

@@ -58,6 +58,12 @@ Cmd cD2H(uint64_t src, uint64_t size, uint64_t stream = 0, bool rma = false,
          uint64_t addr = 0, uint64_t key = 0);
 Cmd cH2DRing(uint64_t dst, uint64_t ringOffset, uint64_t size, uint64_t ringEnd,
              uint64_t stream = 0);
+// Pinned host memory shared with the server (HostShare), and a read-back
+// into bytes [offset, offset+size) of such a region.
+Cmd cHostShare(uint64_t size);
+Cmd cHostUnshare(uint64_t region);
+Cmd cD2HShared(uint64_t src, uint64_t size, uint64_t region, uint64_t offset,
+               uint64_t stream = 0);
 Cmd cD2D(uint64_t dst, uint64_t src, uint64_t size, uint64_t stream = 0);
 Cmd cMemset(uint64_t dst, uint8_t value, uint64_t size, uint64_t stream = 0);
 Cmd cLaunch(uint64_t kernel, const Bytes &args, uint64_t stream = 0,

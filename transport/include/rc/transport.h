@@ -43,6 +43,9 @@ public:
   virtual std::string peerDescription() const = 0;
   // Why the last non-Ok status happened, for error messages.
   virtual std::string lastError() const = 0;
+  // The peer runs on this machine (shm), so the two may share memory by
+  // mapping the same file.
+  virtual bool sameHost() const { return false; }
 
   // RMA, for bulk data. exposeForWrite lets the peer write [buf, buf+size)
   // of this process (registrations are cached); false when this connection

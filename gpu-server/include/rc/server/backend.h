@@ -90,6 +90,15 @@ public:
   // stream, so `src` must stay untouched until the stream has passed it.
   virtual OpStatus copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src,
                                         uint64_t size, NativeHandle stream);
+  // Host memory mapped from elsewhere (a region shared with the client,
+  // shared_host.h) made reachable by DMA from every device of the session
+  // (CUDA: cuMemHostRegister, portable); copyD2HRegistered then reads back
+  // into it without staging, returning once the bytes are there. Defaults:
+  // nothing to register, and copyD2H.
+  virtual OpStatus hostRegister(uint8_t *host, uint64_t size);
+  virtual void hostUnregister(uint8_t *host);
+  virtual OpStatus copyD2HRegistered(uint8_t *dst, uint64_t src, uint64_t size,
+                                     NativeHandle stream);
   virtual OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                            NativeHandle stream) = 0;
   // Between devices: `dst` in memory of dstCtx's device, `src` in srcCtx's,

@@ -48,6 +48,7 @@ struct SessionMetrics {
   MetricCounter replies;       // messages sent back (HelloReply included)
   MetricCounter bytesOut;      // their bytes
   MetricCounter bytesOutRma;   // read-back bytes written by RMA instead
+  MetricCounter bytesOutShared; // read back straight into shared host memory
   MetricCounter replayNs;      // inside Executor::run, per batch
   MetricCounter replyNs;       // building BatchReplies + sending all replies
   MetricCounter deferredSyncNs; // waiting for deferred stream syncs

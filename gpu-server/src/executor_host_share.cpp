@@ -1,0 +1,31 @@
+// HostShare / HostUnshare: pinned host memory shared with a client on the
+// same machine (shared_host.h). The region is registered on the bound
+// device's context; being portable, every device of the session reads back
+// into it.
+#include "executor.h"
+#include "rc/server/errors.h"
+
+namespace rc::server {
+
+OpStatus Executor::doHostShare(const wire::CommandEntry &entry, ResultData &r,
+                               std::vector<ResultData> &results,
+                               std::string *what) {
+  if (const auto *c = entry.cmd_as_HostUnshare()) {
+    *what = "cudaFreeHost (memory shared with the server)";
+    return sharedHost_.release(c->region());
+  }
+  const auto &c = *entry.cmd_as_HostShare();
+  *what = "cudaMallocHost (memory shared with the server)";
+  uint64_t id = 0;
+  std::string name;
+  OpStatus st = sharedHost_.create(*ctx_, c.size(), &id, &name);
+  if (!st.ok())
+    return st;
+  r.addr = id;
+  r.payload = reply_->CreateVector(
+      reinterpret_cast<const uint8_t *>(name.data()), name.size());
+  results.push_back(std::move(r));
+  return st;
+}
+
+} // namespace rc::server

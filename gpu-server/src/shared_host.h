@@ -1,0 +1,57 @@
+// Pinned host memory a session shares with its client on the same machine
+// (HostShare; docs/transport.md, "Pinned memory shared with the server").
+// The server creates each region as a POSIX shared-memory file with an
+// unguessable name, maps it and registers it with the device context (CUDA:
+// page-locked, reachable by DMA from every device of the session); the
+// client maps the same pages by the name and unlinks the file. A read-back
+// into the region is then one DMA from the GPU into memory the client
+// reads, as with a local GPU: no staging copy, no transport copy.
+//
+// Regions are the session's own: a command can only name an id this
+// session created, and every access is bounds-checked.
+#ifndef RC_SERVER_SHARED_HOST_H
+#define RC_SERVER_SHARED_HOST_H
+
+#include "rc/server/backend.h"
+
+#include <map>
+#include <string>
+
+namespace rc::server {
+
+class SharedHost {
+public:
+  // At most `maxBytes` shared at once (pinned memory is the host's, not the
+  // GPU's: a client must not be able to lock it all).
+  explicit SharedHost(uint64_t maxBytes) : maxBytes_(maxBytes) {}
+  ~SharedHost(); // unregisters and unmaps every region still shared
+  SharedHost(const SharedHost &) = delete;
+  SharedHost &operator=(const SharedHost &) = delete;
+
+  // A new region of `size` bytes registered with `ctx` (which must outlive
+  // it); its id and the file name the client opens.
+  OpStatus create(DeviceContext &ctx, uint64_t size, uint64_t *id,
+                  std::string *name);
+  OpStatus release(uint64_t id);
+  // The server's address of [offset, offset+size) of region `id`.
+  OpStatus locate(uint64_t id, uint64_t offset, uint64_t size,
+                  uint8_t **host) const;
+  uint64_t bytesShared() const { return bytes_; }
+
+private:
+  struct Region {
+    DeviceContext *ctx;
+    uint8_t *base;
+    uint64_t size;
+    std::string name;
+  };
+  static void unmap(const Region &r);
+  uint64_t maxBytes_;
+  uint64_t bytes_ = 0;
+  uint64_t nextId_ = 1;
+  std::map<uint64_t, Region> regions_;
+};
+
+} // namespace rc::server
+
+#endif

@@ -1,0 +1,82 @@
+// cudaMallocHost memory shared with a server on the same machine
+// (docs/transport.md, "Pinned memory shared with the server"). The server
+// creates the region, pins it for the GPU's DMA and names its file; this
+// side maps the file and unlinks it, so the pages live exactly as long as
+// both mappings. Read-backs into such a block then go from the GPU straight
+// into memory the application reads, as with a local GPU. Whatever fails
+// here leaves the block private (plain memory, copies as before): sharing
+// is an optimisation, never a new way for cudaMallocHost to fail.
+#include "runtime.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace rc::rt {
+
+void *Runtime::shareHostLocked(size_t size) {
+  if (!opts_.sharedHostMin || size < opts_.sharedHostMin ||
+      ensureConnectedLocked() != cudaSuccess || !conn_->sameHost())
+    return nullptr;
+  // Alone in its batch, so an error of this round trip is the share's own,
+  // not one of earlier work (that stays for the next sync).
+  if (sendBatchLocked(false, {}, nullptr) != cudaSuccess)
+    return nullptr;
+  char name[256] = {};
+  size_t nameLength = 0;
+  uint64_t region = 0;
+  bool filled = false;
+  Sink sink;
+  sink.index = appendLocked(wire::Command::HostShare,
+                            wire::CreateHostShare(batch_.fbb(), size).Union(),
+                            {"cudaMallocHost", 0});
+  sink.payload = name;
+  sink.payloadSize = sizeof name - 1;
+  sink.payloadGot = &nameLength;
+  sink.addr = &region;
+  sink.filled = &filled;
+  if (roundTripLocked({sink}, /*sync=*/false) != cudaSuccess || !filled ||
+      !region || nameLength == 0)
+    return nullptr; // the server said why (its limit, no shared memory)
+  void *p = MAP_FAILED;
+  int fd = shm_open(name, O_RDWR, 0);
+  if (fd >= 0) {
+    p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+  }
+  int why = errno;
+  shm_unlink(name);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr,
+                 "remote-clang: cudaMallocHost: cannot map the memory the "
+                 "server shares (%s: %s); this block stays private\n",
+                 name, std::strerror(why));
+    appendLocked(wire::Command::HostUnshare,
+                 wire::CreateHostUnshare(batch_.fbb(), region).Union(),
+                 {"cudaMallocHost", 0});
+    afterAppendLocked();
+    return nullptr;
+  }
+  hostShared_[uintptr_t(p)] = region;
+  return p;
+}
+
+bool Runtime::sharedHostRangeLocked(const void *p, size_t n, uint64_t *region,
+                                    uint64_t *offset) const {
+  auto it = hostShared_.upper_bound(uintptr_t(p));
+  if (it == hostShared_.begin())
+    return false;
+  --it;
+  size_t size = hostAllocs_.at(it->first);
+  uintptr_t begin = it->first, a = uintptr_t(p);
+  if (a - begin > size || n > size - (a - begin))
+    return false;
+  *region = it->second;
+  *offset = a - begin;
+  return true;
+}
+
+} // namespace rc::rt

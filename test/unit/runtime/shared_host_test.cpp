@@ -1,0 +1,146 @@
+// cudaMallocHost memory shared with a server on the same machine
+// (runtime_host_share.cpp): over shm, a large pinned block is the server's
+// shared region, and read-backs into it arrive with no payload and no RMA,
+// correct to the byte; over tcp, below the size threshold, or with sharing
+// turned off, the block stays private and read-backs go as before. Server:
+// rc-server's core on the host test device, in this process.
+#include "in_process_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace st = rc::server::test;
+using namespace rc;
+
+namespace {
+
+class SharedHostTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override { server::setLogLevel(server::LogLevel::Quiet); }
+  void TearDown() override {
+    if (rt)
+      rt->shutdown();
+    rt.reset();
+    stop = true;
+    if (acceptor.joinable())
+      acceptor.join();
+    core.stop();
+  }
+  void start(size_t sharedHostMin) {
+    m = st::writeTestManifest();
+    ASSERT_TRUE(st::startOnTestDevice(core, m.path));
+    static std::atomic<int> counter{0};
+    std::string url = GetParam() == "tcp"
+                          ? "tcp://127.0.0.1:0"
+                          : "shm://rc_share_" + std::to_string(getpid()) + "_" +
+                                std::to_string(counter++);
+    std::string error;
+    listener = transport::listen(url, &error);
+    ASSERT_TRUE(listener) << error;
+    acceptor = std::thread([this] {
+      while (!stop)
+        if (auto conn = listener->accept(100))
+          core.serve(std::move(conn));
+    });
+    std::string address = listener->address();
+    auto connect = [address](int timeoutMs, std::string *err) {
+      return transport::connect(address, timeoutMs, err);
+    };
+    rt::Options opts;
+    opts.flusherThread = false;
+    opts.sharedHostMin = sharedHostMin;
+    rt = std::make_unique<rt::Runtime>(connect, st::testManifestLoader(m.path),
+                                       opts);
+    ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
+  }
+  // Uploads a pattern, reads [offset, offset+n) of it back into `host`
+  // (cudaMemcpy, or cudaMemcpyAsync + sync) and checks every byte.
+  void readBackInto(uint8_t *host, size_t n, size_t offset, bool async) {
+    std::vector<uint8_t> sent(offset + n);
+    for (size_t i = 0; i < sent.size(); ++i)
+      sent[i] = uint8_t(i * 13 + (i >> 10));
+    void *d = nullptr;
+    ASSERT_EQ(rt->malloc(&d, sent.size()), cudaSuccess);
+    ASSERT_EQ(rt->memcpy(d, sent.data(), sent.size(), cudaMemcpyHostToDevice,
+                         nullptr, false, false),
+              cudaSuccess);
+    std::memset(host, 0, n);
+    ASSERT_EQ(rt->memcpy(host, static_cast<uint8_t *>(d) + offset, n,
+                         cudaMemcpyDeviceToHost, nullptr, async, false),
+              cudaSuccess);
+    if (async)
+      ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+    EXPECT_EQ(std::memcmp(host, sent.data() + offset, n), 0);
+    EXPECT_EQ(rt->free(d), cudaSuccess);
+  }
+
+  st::TestManifest m;
+  server::ServerCore core;
+  std::unique_ptr<transport::Listener> listener;
+  std::thread acceptor;
+  std::atomic<bool> stop{false};
+  std::unique_ptr<rt::Runtime> rt;
+};
+
+TEST_P(SharedHostTest, LargePinnedBlocksAreSharedOverShmOnly) {
+  start(64 << 10);
+  void *block = nullptr;
+  const size_t size = (5 << 20) + 100; // the read-back takes two chunks
+  ASSERT_EQ(rt->mallocHost(&block, size), cudaSuccess);
+  auto *host = static_cast<uint8_t *>(block);
+  auto before = rt->trafficStats();
+  readBackInto(host + 100, size - 100, 7, /*async=*/false);
+  readBackInto(host, 513 << 10, 0, /*async=*/true); // a 1B model's logits
+  auto after = rt->trafficStats();
+  uint64_t readBack = (size - 100) + (513 << 10);
+  if (GetParam() == "shm") {
+    EXPECT_EQ(after.bytesDownShared - before.bytesDownShared, readBack);
+    EXPECT_EQ(after.bytesDownRma, before.bytesDownRma);
+  } else {
+    EXPECT_EQ(after.bytesDownShared, 0u);
+    EXPECT_EQ(after.bytesDownRma - before.bytesDownRma, readBack);
+  }
+  EXPECT_LT(after.bytesDown - before.bytesDown, uint64_t(8192))
+      << "the replies carried the payload";
+  cudaPointerAttributes attr{};
+  ASSERT_EQ(rt->pointerAttributes(&attr, host + 5), cudaSuccess);
+  EXPECT_EQ(attr.type, cudaMemoryTypeHost);
+  EXPECT_EQ(rt->freeHost(block), cudaSuccess);
+  EXPECT_EQ(rt->freeHost(block), cudaErrorInvalidValue) << "freed twice";
+
+  // Freed and allocated again: a new region, read-backs still right.
+  ASSERT_EQ(rt->mallocHost(&block, 1 << 20), cudaSuccess);
+  readBackInto(static_cast<uint8_t *>(block), 1 << 20, 3, false);
+  EXPECT_EQ(rt->freeHost(block), cudaSuccess);
+  EXPECT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess)
+      << "the server refused a region's release";
+}
+
+TEST_P(SharedHostTest, SmallBlocksStayPrivate) {
+  start(64 << 10);
+  void *small = nullptr;
+  ASSERT_EQ(rt->mallocHost(&small, 16 << 10), cudaSuccess);
+  readBackInto(static_cast<uint8_t *>(small), 16 << 10, 0, false);
+  EXPECT_EQ(rt->trafficStats().bytesDownShared, 0u);
+  EXPECT_EQ(rt->freeHost(small), cudaSuccess);
+}
+
+TEST_P(SharedHostTest, TurnedOffNothingIsShared) {
+  start(0); // RC_SHARED_HOST=0
+  void *block = nullptr;
+  ASSERT_EQ(rt->mallocHost(&block, 1 << 20), cudaSuccess);
+  readBackInto(static_cast<uint8_t *>(block), 1 << 20, 0, false);
+  EXPECT_EQ(rt->trafficStats().bytesDownShared, 0u);
+  EXPECT_EQ(rt->freeHost(block), cudaSuccess);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, SharedHostTest,
+                         ::testing::Values("shm", "tcp"));
+
+} // namespace

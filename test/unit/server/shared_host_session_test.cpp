@@ -1,0 +1,159 @@
+// Pinned host memory shared with a client on the same machine (HostShare,
+// gpu-server/src/shared_host.h), at the session level on the host test
+// device: the region's file maps the same pages the server reads back
+// into, and every way a client can name a region wrongly is an error that
+// names it, leaves the session usable, and never reaches another session's
+// region.
+#include "host_session_fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+using namespace rc::server;
+using namespace rc::server::test;
+
+namespace {
+
+class SharedHostSessionTest : public HostSessionTest {
+protected:
+  void SetUp() override {
+    HostSessionTest::SetUp();
+    Bytes r = send1(hello({m.hash}));
+    const wire::HelloReply *hr = asHelloReply(r);
+    ASSERT_TRUE(hr && hr->ok());
+  }
+  void TearDown() override {
+    if (view)
+      munmap(view, viewSize);
+  }
+  uint64_t malloc(uint64_t size) {
+    Bytes r = send1(batch(1, {cMalloc(size)}));
+    const wire::Result *res = resultAt(asBatchReply(r), 0);
+    EXPECT_NE(res, nullptr);
+    return res ? res->addr() : 0;
+  }
+  // Shares `size` bytes and maps them as the client would; the region id.
+  uint64_t share(uint64_t size) {
+    Bytes r = send1(batch(2, {cHostShare(size)}));
+    const wire::Result *res = resultAt(asBatchReply(r), 0);
+    if (!res || !res->payload()) {
+      ADD_FAILURE() << "HostShare returned no name";
+      return 0;
+    }
+    std::string name(res->payload()->begin(), res->payload()->end());
+    int fd = shm_open(name.c_str(), O_RDWR, 0);
+    EXPECT_GE(fd, 0) << name;
+    if (fd < 0)
+      return 0;
+    view = static_cast<uint8_t *>(
+        mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+    close(fd);
+    EXPECT_NE(view, MAP_FAILED);
+    viewSize = size;
+    EXPECT_EQ(shm_unlink(name.c_str()), 0);
+    return res->addr();
+  }
+  // A batch that must fail at command 0; the error's message.
+  std::string errorOf(const Bytes &msg) {
+    Bytes r = send1(msg);
+    const wire::BatchReply *br = asBatchReply(r);
+    if (!br || !br->errors() || br->errors()->size() != 1) {
+      ADD_FAILURE() << "expected one error";
+      return "";
+    }
+    const wire::Error *e = br->errors()->Get(0);
+    return e->message() ? e->message()->str() : "";
+  }
+  uint8_t *view = nullptr;
+  size_t viewSize = 0;
+};
+
+TEST_F(SharedHostSessionTest, ReadBacksLandInTheSharedPagesWithoutAPayload) {
+  uint64_t region = share(64 << 10);
+  ASSERT_NE(region, 0u);
+  uint64_t a = malloc(4096);
+  Bytes data(300);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = uint8_t(i * 3 + 7);
+  Bytes r =
+      send1(batch(3, {cH2D(a, data), cD2HShared(a + 50, 200, region, 1000)}));
+  const wire::Result *res = resultAt(asBatchReply(r), 1);
+  ASSERT_NE(res, nullptr);
+  EXPECT_TRUE(res->written_remotely());
+  EXPECT_TRUE(!res->payload() || res->payload()->size() == 0);
+  EXPECT_EQ(std::memcmp(view + 1000, data.data() + 50, 200), 0);
+  EXPECT_EQ(view[999], 0) << "bytes before the destination were written";
+  EXPECT_EQ(view[1200], 0) << "bytes after the destination were written";
+  EXPECT_EQ(session->metrics()->bytesOutShared.get(), 200u);
+  EXPECT_EQ(session->metrics()->bytesOutRma.get(), 0u);
+}
+
+TEST_F(SharedHostSessionTest, WrongRegionsAndRangesAreErrorsThatNameThem) {
+  uint64_t region = share(4096);
+  ASSERT_NE(region, 0u);
+  uint64_t a = malloc(8192);
+  EXPECT_NE(errorOf(batch(4, {cD2HShared(a, 16, region + 5, 0)}))
+                .find("no shared host region " + std::to_string(region + 5)),
+            std::string::npos);
+  EXPECT_NE(errorOf(batch(5, {cD2HShared(a, 100, region, 4000)}))
+                .find("not inside shared host region"),
+            std::string::npos);
+  EXPECT_NE(errorOf(batch(6, {cD2HShared(a, 8192, region, 0)}))
+                .find("not inside shared host region"),
+            std::string::npos);
+  EXPECT_NE(errorOf(batch(7, {cHostUnshare(region + 1)}))
+                .find("no shared host region"),
+            std::string::npos);
+  EXPECT_NE(errorOf(batch(8, {cHostShare(0)})).find("0 bytes"),
+            std::string::npos);
+  EXPECT_NE(errorOf(batch(9, {cHostShare(uint64_t(1) << 40)})).find("limit"),
+            std::string::npos);
+  // Nothing of that broke the session or the region.
+  Bytes r = send1(batch(10, {cD2HShared(a, 16, region, 0)}));
+  const wire::Result *res = resultAt(asBatchReply(r), 0);
+  ASSERT_NE(res, nullptr);
+  EXPECT_TRUE(res->written_remotely());
+}
+
+TEST_F(SharedHostSessionTest, AnUnsharedRegionIsGone) {
+  uint64_t region = share(4096);
+  ASSERT_NE(region, 0u);
+  uint64_t a = malloc(64);
+  Bytes r = send1(batch(3, {cHostUnshare(region)}, /*replyWanted=*/true));
+  const wire::BatchReply *br = asBatchReply(r);
+  ASSERT_NE(br, nullptr);
+  EXPECT_TRUE(!br->errors() || br->errors()->size() == 0);
+  EXPECT_NE(errorOf(batch(4, {cD2HShared(a, 16, region, 0)}))
+                .find("no shared host region"),
+            std::string::npos);
+}
+
+TEST_F(SharedHostSessionTest, AnotherSessionCannotNameThisSessionsRegion) {
+  uint64_t region = share(4096);
+  ASSERT_NE(region, 0u);
+  Session other(*env, 8);
+  auto sendOther = [&](const Bytes &msg) {
+    std::vector<Bytes> replies;
+    other.handle(msg.data(), msg.size(), replies);
+    EXPECT_EQ(replies.size(), 1u);
+    return replies.empty() ? Bytes() : replies[0];
+  };
+  ASSERT_TRUE(asHelloReply(sendOther(hello({m.hash})))->ok());
+  const wire::Result *res =
+      resultAt(asBatchReply(sendOther(batch(1, {cMalloc(64)}))), 0);
+  ASSERT_NE(res, nullptr);
+  Bytes r = sendOther(batch(2, {cD2HShared(res->addr(), 16, region, 0)}));
+  const wire::BatchReply *br = asBatchReply(r);
+  ASSERT_TRUE(br && br->errors() && br->errors()->size() == 1);
+  EXPECT_NE(
+      br->errors()->Get(0)->message()->str().find("no shared host region"),
+      std::string::npos);
+}
+
+} // namespace
