@@ -57,10 +57,19 @@ OpStatus SharedHost::create(DeviceContext &ctx, uint64_t size, uint64_t *id,
   int fd = shm_open(n.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0)
     return systemError("shm_open " + n);
+  // Reserved now, not on first touch: a full /dev/shm (64 MiB in a default
+  // container) then fails this call instead of raising SIGBUS in the
+  // server when the GPU or the client first writes a page.
   void *p = MAP_FAILED;
-  if (ftruncate(fd, off_t(size)) == 0)
+  int reserve = posix_fallocate(fd, 0, off_t(size));
+  if (reserve == 0)
     p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  OpStatus st = p == MAP_FAILED ? systemError("mapping " + n) : OpStatus{};
+  else
+    errno = reserve;
+  OpStatus st =
+      p == MAP_FAILED
+          ? systemError("reserving " + std::to_string(size) + " bytes for " + n)
+          : OpStatus{};
   close(fd);
   if (st.ok()) {
     st = ctx.hostRegister(static_cast<uint8_t *>(p), size);
