@@ -18,6 +18,8 @@
 #   MODELS="1b:q4_0 7b:q4_0"  N=128  INNER=3  RUNS=3  CONFIGS="local shm tcp"
 #   VARIANTS="default"  (name[=VAR=value,...]: environments for rc-server and
 #                        the client, remote configurations only)
+#   BENCH_ARGS=""       more llama-bench arguments, every configuration alike
+#                       (e.g. "-t 8": fewer CPU threads than cores)
 # Results: $WORK/token-clock/ (stamps, llama-bench jsonl, report.json),
 # packed into $OUT (or bench/out)/token-clock.tar.gz; the report is printed.
 set -uo pipefail
@@ -29,6 +31,7 @@ INNER="${INNER:-3}"
 RUNS="${RUNS:-3}"
 CONFIGS="${CONFIGS:-local shm tcp}"
 VARIANTS="${VARIANTS:-default}"
+BENCH_ARGS="${BENCH_ARGS:-}"
 RESULTS="$WORK/token-clock"
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
@@ -63,7 +66,7 @@ start_server() {
 run_bench() {
   local tag="$1" model="$2"; shift 2
   env TOKEN_CLOCK_OUT="$RESULTS/stamps-$tag.txt" LD_PRELOAD="$SHIM" "$@" \
-    -m "$model" -ngl 99 -p 0 -n "$N" -r "$INNER" -o jsonl \
+    -m "$model" -ngl 99 -p 0 -n "$N" -r "$INNER" -o jsonl $BENCH_ARGS \
     > "$RESULTS/bench-$tag.jsonl" 2> "$RESULTS/bench-$tag.err" ||
     { echo "token-clock: $tag failed:"; tail -5 "$RESULTS/bench-$tag.err"; }
 }
