@@ -77,6 +77,9 @@ public:
   // (the transport could not expose it).
   const UploadRing *createUploadRing(uint64_t size, std::string *why);
   void dropUploadRing() { uploadRing_.reset(); }
+  // HostShare is served only to a client on this machine (its connection
+  // says so): it maps files of this machine's /dev/shm.
+  void allowHostSharing(bool allow) { hostSharing_ = allow; }
   // How far the ring's copies have finished (BatchReply.ring_released).
   uint64_t uploadRingReleased() {
     return uploadRing_ ? uploadRing_->released() : 0;
@@ -252,9 +255,11 @@ private:
   std::vector<std::unique_ptr<DeviceContext>> contexts_; // by device
   // After contexts_: destroyed first, while its copies' contexts exist.
   std::unique_ptr<UploadRing> uploadRing_;
-  SharedHost sharedHost_{kMaxSharedHostBytes}; // the same, for unregistering
+  // After contexts_ too: its regions are unregistered while they exist.
+  SharedHost sharedHost_{kMaxSharedHostBytes};
   // Pinned memory one session may share with its client at once.
   static constexpr uint64_t kMaxSharedHostBytes = uint64_t(16) << 30;
+  bool hostSharing_ = false; // the client runs on this machine
   DeviceContext *ctx_ = nullptr;           // the bound device's context
   int bound_ = 0;                          // its device
   int current_ = 0;                        // SetDevice

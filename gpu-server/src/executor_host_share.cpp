@@ -16,6 +16,11 @@ OpStatus Executor::doHostShare(const wire::CommandEntry &entry, ResultData &r,
   }
   const auto &c = *entry.cmd_as_HostShare();
   *what = "cudaMallocHost (memory shared with the server)";
+  if (!hostSharing_)
+    return OpStatus::fail(kErrNotSupported,
+                          "memory is shared only with a client on the "
+                          "server's machine (shm), and this session's "
+                          "connection does not say it is one");
   uint64_t id = 0;
   std::string name;
   OpStatus st = sharedHost_.create(*ctx_, c.size(), &id, &name);

@@ -235,6 +235,7 @@ Session::Next Session::onHello(const void *p,
   executor_ = std::make_unique<Executor>(env_.registry, env_.backend,
                                          std::move(ctx), std::move(allowed));
   executor_->setMetrics(metrics_.get());
+  executor_->allowHostSharing(conn_ && conn_->sameHost());
   if (conn_)
     executor_->setRemoteWriter([conn = conn_](const uint8_t *data,
                                               uint64_t size, uint64_t addr,

@@ -25,6 +25,12 @@ std::string randomName() {
   return name;
 }
 
+OpStatus unknownRegion(uint64_t id) {
+  return OpStatus::fail(kErrInvalidValue, "no shared host region " +
+                                              std::to_string(id) +
+                                              " in this session");
+}
+
 OpStatus systemError(const std::string &what) {
   return OpStatus::fail(kErrMemoryAllocation,
                         what + ": " + std::strerror(errno));
@@ -90,9 +96,7 @@ OpStatus SharedHost::create(DeviceContext &ctx, uint64_t size, uint64_t *id,
 OpStatus SharedHost::release(uint64_t id) {
   auto it = regions_.find(id);
   if (it == regions_.end())
-    return OpStatus::fail(kErrInvalidValue, "no shared host region " +
-                                                std::to_string(id) +
-                                                " in this session");
+    return unknownRegion(id);
   unmap(it->second);
   bytes_ -= it->second.size;
   regions_.erase(it);
@@ -103,9 +107,7 @@ OpStatus SharedHost::locate(uint64_t id, uint64_t offset, uint64_t size,
                             uint8_t **host) const {
   auto it = regions_.find(id);
   if (it == regions_.end())
-    return OpStatus::fail(kErrInvalidValue, "no shared host region " +
-                                                std::to_string(id) +
-                                                " in this session");
+    return unknownRegion(id);
   const Region &r = it->second;
   if (offset > r.size || size > r.size - offset)
     return OpStatus::fail(

@@ -5,6 +5,7 @@
 // names it, leaves the session usable, and never reaches another session's
 // region.
 #include "host_session_fixture.h"
+#include "rc/transport.h"
 
 #include <gtest/gtest.h>
 
@@ -20,10 +21,31 @@ using namespace rc::server::test;
 
 namespace {
 
+// The session's connection, as far as these tests need one: it says the
+// client is on this machine (an shm connection does).
+class SameHostConnection : public rc::transport::Connection {
+public:
+  explicit SameHostConnection(bool same) : same_(same) {}
+  rc::transport::Status send(const void *, size_t) override {
+    return rc::transport::Status::Ok;
+  }
+  rc::transport::Status recv(std::vector<uint8_t> &, int) override {
+    return rc::transport::Status::Timeout;
+  }
+  bool peerAlive() override { return true; }
+  std::string peerDescription() const override { return "test peer"; }
+  std::string lastError() const override { return ""; }
+  bool sameHost() const override { return same_; }
+
+private:
+  bool same_;
+};
+
 class SharedHostSessionTest : public HostSessionTest {
 protected:
   void SetUp() override {
     HostSessionTest::SetUp();
+    session->useConnection(&local);
     Bytes r = send1(hello({m.hash}));
     const wire::HelloReply *hr = asHelloReply(r);
     ASSERT_TRUE(hr && hr->ok());
@@ -70,6 +92,7 @@ protected:
     const wire::Error *e = br->errors()->Get(0);
     return e->message() ? e->message()->str() : "";
   }
+  SameHostConnection local{true};
   uint8_t *view = nullptr;
   size_t viewSize = 0;
 };
@@ -138,6 +161,7 @@ TEST_F(SharedHostSessionTest, AnotherSessionCannotNameThisSessionsRegion) {
   uint64_t region = share(4096);
   ASSERT_NE(region, 0u);
   Session other(*env, 8);
+  other.useConnection(&local);
   auto sendOther = [&](const Bytes &msg) {
     std::vector<Bytes> replies;
     other.handle(msg.data(), msg.size(), replies);
@@ -154,6 +178,26 @@ TEST_F(SharedHostSessionTest, AnotherSessionCannotNameThisSessionsRegion) {
   EXPECT_NE(
       br->errors()->Get(0)->message()->str().find("no shared host region"),
       std::string::npos);
+}
+
+TEST_F(SharedHostSessionTest, AClientOnAnotherMachineIsRefused) {
+  SameHostConnection remote(false);
+  Session other(*env, 9);
+  other.useConnection(&remote);
+  std::vector<Bytes> replies;
+  Bytes msg = hello({m.hash});
+  other.handle(msg.data(), msg.size(), replies);
+  ASSERT_EQ(replies.size(), 1u);
+  ASSERT_TRUE(asHelloReply(replies[0])->ok());
+  replies.clear();
+  msg = batch(1, {cHostShare(4096)});
+  other.handle(msg.data(), msg.size(), replies);
+  ASSERT_EQ(replies.size(), 1u);
+  const wire::BatchReply *br = asBatchReply(replies[0]);
+  ASSERT_TRUE(br && br->errors() && br->errors()->size() == 1);
+  EXPECT_NE(br->errors()->Get(0)->message()->str().find(
+                "only with a client on the server's machine"),
+            std::string::npos);
 }
 
 } // namespace
