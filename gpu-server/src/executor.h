@@ -259,7 +259,7 @@ private:
   SharedHost sharedHost_{kMaxSharedHostBytes};
   // Pinned memory one session may share with its client at once.
   static constexpr uint64_t kMaxSharedHostBytes = uint64_t(16) << 30;
-  bool hostSharing_ = false; // the client runs on this machine
+  bool hostSharing_ = false;               // the client runs on this machine
   DeviceContext *ctx_ = nullptr;           // the bound device's context
   int bound_ = 0;                          // its device
   int current_ = 0;                        // SetDevice
