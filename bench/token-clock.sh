@@ -17,7 +17,9 @@
 #
 #   MODELS="1b:q4_0 7b:q4_0"  N=128  INNER=3  RUNS=3  CONFIGS="local shm tcp"
 #   VARIANTS="default"  (name[=VAR=value,...]: environments for rc-server and
-#                        the client, remote configurations only)
+#                        the client, remote configurations only; an entry
+#                        server:VAR=value goes to rc-server alone, e.g.
+#                        srvyield0=server:RC_TRANSPORT_YIELD_US=0)
 #   BENCH_ARGS=""       more llama-bench arguments, every configuration alike
 #                       (e.g. "-t 8": fewer CPU threads than cores)
 # Results: $WORK/token-clock/ (stamps, llama-bench jsonl, report.json),
@@ -81,10 +83,14 @@ for run in $(seq "$RUNS"); do
       fi
       for v in $VARIANTS; do
         name="${v%%=*}"; envs=""; [[ "$v" == *=* ]] && envs="${v#*=}"
+        both=""; server=""
+        for e in ${envs//,/ }; do
+          if [[ $e == server:* ]]; then server+="${e#server:},"; else both+="$e,"; fi
+        done
         tag="${m%%:*}-$cfg-$name-run$run"
         url="shm://rc-clock-$$"; [[ $cfg == tcp ]] && url="tcp://127.0.0.1:$(( 20000 + RANDOM % 10000 ))"
-        start_server "$url" "$RESULTS/server-$tag.log" "$envs" || continue
-        run_bench "$tag" "$model" ${envs//,/ } LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" \
+        start_server "$url" "$RESULTS/server-$tag.log" "$both$server" || continue
+        run_bench "$tag" "$model" ${both//,/ } LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" \
           "$LL_BIN/llama-bench"
         stop_server
       done
