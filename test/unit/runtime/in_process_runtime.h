@@ -12,8 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 
 namespace rc::server::test {
 
@@ -63,6 +67,57 @@ protected:
 
   TestManifest m;
   ServerCore core;
+  std::unique_ptr<rt::Runtime> rt;
+};
+
+// A Runtime connected to the ServerCore on the host test device through a
+// real transport in this process: the test's parameter, "tcp" (loopback)
+// or "shm", picks it. For what only a transport does (RMA, shared memory).
+class TransportRuntimeTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override { setLogLevel(LogLevel::Quiet); }
+  void TearDown() override {
+    if (rt)
+      rt->shutdown();
+    rt.reset();
+    stop = true;
+    if (acceptor.joinable())
+      acceptor.join();
+    core.stop();
+  }
+  // Starts the server on a fresh address and a runtime with `opts` (its
+  // flusher thread off) connected to it.
+  void start(rt::Options opts) {
+    m = writeTestManifest();
+    ASSERT_TRUE(startOnTestDevice(core, m.path));
+    static std::atomic<int> counter{0};
+    std::string url = GetParam() == "tcp"
+                          ? "tcp://127.0.0.1:0"
+                          : "shm://rc_test_" + std::to_string(getpid()) + "_" +
+                                std::to_string(counter++);
+    std::string error;
+    listener = transport::listen(url, &error);
+    ASSERT_TRUE(listener) << error;
+    acceptor = std::thread([this] {
+      while (!stop)
+        if (auto conn = listener->accept(100))
+          core.serve(std::move(conn));
+    });
+    std::string address = listener->address();
+    auto connect = [address](int timeoutMs, std::string *err) {
+      return transport::connect(address, timeoutMs, err);
+    };
+    opts.flusherThread = false;
+    rt = std::make_unique<rt::Runtime>(connect, testManifestLoader(m.path),
+                                       opts);
+    ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
+  }
+
+  TestManifest m;
+  ServerCore core;
+  std::unique_ptr<transport::Listener> listener;
+  std::thread acceptor;
+  std::atomic<bool> stop{false};
   std::unique_ptr<rt::Runtime> rt;
 };
 

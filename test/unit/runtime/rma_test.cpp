@@ -9,11 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdlib>
-#include <thread>
 #include <vector>
 
 namespace st = rc::server::test;
@@ -28,48 +24,15 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
   return v;
 }
 
-class RmaTest : public ::testing::TestWithParam<std::string> {
+class RmaTest : public st::TransportRuntimeTest {
 protected:
-  void SetUp() override { server::setLogLevel(server::LogLevel::Quiet); }
-  void TearDown() override {
-    if (rt)
-      rt->shutdown();
-    rt.reset();
-    stop = true;
-    if (acceptor.joinable())
-      acceptor.join();
-    core.stop();
-  }
-  // Starts the server on a fresh address and a runtime connected to it.
   void start(size_t rmaReadbackMin, size_t rmaUploadMin = 64 << 10,
              size_t ringPieceBytes = rt::Options().ringPieceBytes) {
-    m = st::writeTestManifest();
-    ASSERT_TRUE(st::startOnTestDevice(core, m.path));
-    static std::atomic<int> counter{0};
-    std::string url = GetParam() == "tcp"
-                          ? "tcp://127.0.0.1:0"
-                          : "shm://rc_rma_" + std::to_string(getpid()) + "_" +
-                                std::to_string(counter++);
-    std::string error;
-    listener = transport::listen(url, &error);
-    ASSERT_TRUE(listener) << error;
-    acceptor = std::thread([this] {
-      while (!stop)
-        if (auto conn = listener->accept(100))
-          core.serve(std::move(conn));
-    });
-    std::string address = listener->address();
-    auto connect = [address](int timeoutMs, std::string *err) {
-      return transport::connect(address, timeoutMs, err);
-    };
     rt::Options opts;
-    opts.flusherThread = false;
     opts.rmaReadbackMin = rmaReadbackMin;
     opts.rmaUploadMin = rmaUploadMin;
     opts.ringPieceBytes = ringPieceBytes;
-    rt = std::make_unique<rt::Runtime>(connect, st::testManifestLoader(m.path),
-                                       opts);
-    ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
+    TransportRuntimeTest::start(opts);
   }
   // Uploads `bytes`, reads them back with cudaMemcpy (or cudaMemcpyAsync +
   // cudaStreamSynchronize) and returns what came back.
@@ -89,13 +52,6 @@ protected:
     EXPECT_EQ(rt->free(d), cudaSuccess);
     return out;
   }
-
-  st::TestManifest m;
-  server::ServerCore core;
-  std::unique_ptr<transport::Listener> listener;
-  std::thread acceptor;
-  std::atomic<bool> stop{false};
-  std::unique_ptr<rt::Runtime> rt;
 };
 
 TEST_P(RmaTest, LargeReadBacksAreWrittenIntoTheDestination) {

@@ -8,11 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 namespace st = rc::server::test;
@@ -20,44 +16,12 @@ using namespace rc;
 
 namespace {
 
-class SharedHostTest : public ::testing::TestWithParam<std::string> {
+class SharedHostTest : public st::TransportRuntimeTest {
 protected:
-  void SetUp() override { server::setLogLevel(server::LogLevel::Quiet); }
-  void TearDown() override {
-    if (rt)
-      rt->shutdown();
-    rt.reset();
-    stop = true;
-    if (acceptor.joinable())
-      acceptor.join();
-    core.stop();
-  }
   void start(size_t sharedHostMin) {
-    m = st::writeTestManifest();
-    ASSERT_TRUE(st::startOnTestDevice(core, m.path));
-    static std::atomic<int> counter{0};
-    std::string url = GetParam() == "tcp"
-                          ? "tcp://127.0.0.1:0"
-                          : "shm://rc_share_" + std::to_string(getpid()) + "_" +
-                                std::to_string(counter++);
-    std::string error;
-    listener = transport::listen(url, &error);
-    ASSERT_TRUE(listener) << error;
-    acceptor = std::thread([this] {
-      while (!stop)
-        if (auto conn = listener->accept(100))
-          core.serve(std::move(conn));
-    });
-    std::string address = listener->address();
-    auto connect = [address](int timeoutMs, std::string *err) {
-      return transport::connect(address, timeoutMs, err);
-    };
     rt::Options opts;
-    opts.flusherThread = false;
     opts.sharedHostMin = sharedHostMin;
-    rt = std::make_unique<rt::Runtime>(connect, st::testManifestLoader(m.path),
-                                       opts);
-    ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
+    TransportRuntimeTest::start(opts);
   }
   // Uploads a pattern, reads [offset, offset+n) of it back into `host`
   // (cudaMemcpy, or cudaMemcpyAsync + sync) and checks every byte.
@@ -79,13 +43,6 @@ protected:
     EXPECT_EQ(std::memcmp(host, sent.data() + offset, n), 0);
     EXPECT_EQ(rt->free(d), cudaSuccess);
   }
-
-  st::TestManifest m;
-  server::ServerCore core;
-  std::unique_ptr<transport::Listener> listener;
-  std::thread acceptor;
-  std::atomic<bool> stop{false};
-  std::unique_ptr<rt::Runtime> rt;
 };
 
 TEST_P(SharedHostTest, LargePinnedBlocksAreSharedOverShmOnly) {

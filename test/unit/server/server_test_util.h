@@ -98,6 +98,21 @@ const wire::BatchReply *asBatchReply(const Bytes &b);
 const wire::Result *resultAt(const wire::BatchReply *r, uint32_t index);
 
 // ---- in-memory transport ----------------------------------------------
+// A session's connection in tests that hand it messages directly: it
+// carries nothing; subclasses add what a test needs (RMA, sameHost).
+class NullConnection : public transport::Connection {
+public:
+  transport::Status send(const void *, size_t) override {
+    return transport::Status::Error;
+  }
+  transport::Status recv(Bytes &, int) override {
+    return transport::Status::Error;
+  }
+  bool peerAlive() override { return true; }
+  std::string peerDescription() const override { return "test peer"; }
+  std::string lastError() const override { return ""; }
+};
+
 struct Pipe {
   std::mutex mutex;
   std::condition_variable cv;

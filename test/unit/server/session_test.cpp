@@ -161,17 +161,8 @@ TEST_F(SessionTest, CopiesMoveBytes) {
 
 // The client's side of RMA read-backs as the session sees it: writes land in
 // `memory` at the address asked for, or fail when `refuse` is set.
-class WriteRecorder : public rc::transport::Connection {
+class WriteRecorder : public NullConnection {
 public:
-  rc::transport::Status send(const void *, size_t) override {
-    return rc::transport::Status::Error;
-  }
-  rc::transport::Status recv(std::vector<uint8_t> &, int) override {
-    return rc::transport::Status::Error;
-  }
-  bool peerAlive() override { return true; }
-  std::string peerDescription() const override { return "recorder"; }
-  std::string lastError() const override { return ""; }
   rc::transport::Status
   writeRemote(const void *data, size_t size,
               const rc::transport::RemoteRegion &dst) override {

@@ -5,7 +5,6 @@
 // names it, leaves the session usable, and never reaches another session's
 // region.
 #include "host_session_fixture.h"
-#include "rc/transport.h"
 
 #include <gtest/gtest.h>
 
@@ -23,18 +22,9 @@ namespace {
 
 // The session's connection, as far as these tests need one: it says the
 // client is on this machine (an shm connection does).
-class SameHostConnection : public rc::transport::Connection {
+class SameHostConnection : public NullConnection {
 public:
   explicit SameHostConnection(bool same) : same_(same) {}
-  rc::transport::Status send(const void *, size_t) override {
-    return rc::transport::Status::Ok;
-  }
-  rc::transport::Status recv(std::vector<uint8_t> &, int) override {
-    return rc::transport::Status::Timeout;
-  }
-  bool peerAlive() override { return true; }
-  std::string peerDescription() const override { return "test peer"; }
-  std::string lastError() const override { return ""; }
   bool sameHost() const override { return same_; }
 
 private:
