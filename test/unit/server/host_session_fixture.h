@@ -43,6 +43,31 @@ protected:
     return r.empty() ? Bytes() : r[0];
   }
 
+  // cudaMalloc in a batch of its own (seq 1); the address.
+  uint64_t malloc(uint64_t size) {
+    Bytes r = send1(batch(1, {cMalloc(size)}));
+    const wire::BatchReply *br = asBatchReply(r);
+    EXPECT_NE(br, nullptr);
+    const wire::Result *res = resultAt(br, 0);
+    EXPECT_NE(res, nullptr);
+    return res ? res->addr() : 0;
+  }
+  // Runs a batch that must fail at `index`; returns the error message.
+  std::string expectError(const Bytes &msg, uint32_t index, int code,
+                          uint64_t seq) {
+    Bytes r = send1(msg);
+    const wire::BatchReply *br = asBatchReply(r);
+    if (!br || !br->errors() || br->errors()->size() != 1) {
+      ADD_FAILURE() << "expected one error";
+      return "";
+    }
+    const wire::Error *e = br->errors()->Get(0);
+    EXPECT_EQ(e->seq(), seq);
+    EXPECT_EQ(e->index(), index);
+    EXPECT_EQ(e->code(), code);
+    return e->message() ? e->message()->str() : "";
+  }
+
   TestManifest m;
   Registry reg;
   std::string token;

@@ -44,12 +44,6 @@ protected:
     if (view)
       munmap(view, viewSize);
   }
-  uint64_t malloc(uint64_t size) {
-    Bytes r = send1(batch(1, {cMalloc(size)}));
-    const wire::Result *res = resultAt(asBatchReply(r), 0);
-    EXPECT_NE(res, nullptr);
-    return res ? res->addr() : 0;
-  }
   // Shares `size` bytes and maps them as the client would; the region id.
   uint64_t share(uint64_t size) {
     Bytes r = send1(batch(2, {cHostShare(size)}));
@@ -70,17 +64,6 @@ protected:
     viewSize = size;
     EXPECT_EQ(shm_unlink(name.c_str()), 0);
     return res->addr();
-  }
-  // A batch that must fail at command 0; the error's message.
-  std::string errorOf(const Bytes &msg) {
-    Bytes r = send1(msg);
-    const wire::BatchReply *br = asBatchReply(r);
-    if (!br || !br->errors() || br->errors()->size() != 1) {
-      ADD_FAILURE() << "expected one error";
-      return "";
-    }
-    const wire::Error *e = br->errors()->Get(0);
-    return e->message() ? e->message()->str() : "";
   }
   SameHostConnection local{true};
   uint8_t *view = nullptr;
@@ -111,21 +94,22 @@ TEST_F(SharedHostSessionTest, WrongRegionsAndRangesAreErrorsThatNameThem) {
   uint64_t region = share(4096);
   ASSERT_NE(region, 0u);
   uint64_t a = malloc(8192);
-  EXPECT_NE(errorOf(batch(4, {cD2HShared(a, 16, region + 5, 0)}))
+  EXPECT_NE(expectError(batch(4, {cD2HShared(a, 16, region + 5, 0)}), 0, 1, 4)
                 .find("no shared host region " + std::to_string(region + 5)),
             std::string::npos);
-  EXPECT_NE(errorOf(batch(5, {cD2HShared(a, 100, region, 4000)}))
+  EXPECT_NE(expectError(batch(5, {cD2HShared(a, 100, region, 4000)}), 0, 1, 5)
                 .find("not inside shared host region"),
             std::string::npos);
-  EXPECT_NE(errorOf(batch(6, {cD2HShared(a, 8192, region, 0)}))
+  EXPECT_NE(expectError(batch(6, {cD2HShared(a, 8192, region, 0)}), 0, 1, 6)
                 .find("not inside shared host region"),
             std::string::npos);
-  EXPECT_NE(errorOf(batch(7, {cHostUnshare(region + 1)}))
+  EXPECT_NE(expectError(batch(7, {cHostUnshare(region + 1)}), 0, 1, 7)
                 .find("no shared host region"),
             std::string::npos);
-  EXPECT_NE(errorOf(batch(8, {cHostShare(0)})).find("0 bytes"),
+  EXPECT_NE(expectError(batch(8, {cHostShare(0)}), 0, 1, 8).find("0 bytes"),
             std::string::npos);
-  EXPECT_NE(errorOf(batch(9, {cHostShare(uint64_t(1) << 40)})).find("limit"),
+  EXPECT_NE(expectError(batch(9, {cHostShare(uint64_t(1) << 40)}), 0, 2, 9)
+                .find("limit"),
             std::string::npos);
   // Nothing of that broke the session or the region.
   Bytes r = send1(batch(10, {cD2HShared(a, 16, region, 0)}));
@@ -142,7 +126,7 @@ TEST_F(SharedHostSessionTest, AnUnsharedRegionIsGone) {
   const wire::BatchReply *br = asBatchReply(r);
   ASSERT_NE(br, nullptr);
   EXPECT_TRUE(!br->errors() || br->errors()->size() == 0);
-  EXPECT_NE(errorOf(batch(4, {cD2HShared(a, 16, region, 0)}))
+  EXPECT_NE(expectError(batch(4, {cD2HShared(a, 16, region, 0)}), 0, 1, 4)
                 .find("no shared host region"),
             std::string::npos);
 }
