@@ -407,10 +407,11 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     *what = "cudaMemcpyAsync (device to host)";
     const auto &c = *entry.cmd_as_MemcpyD2H();
     bool shared = c.host_region() != 0; // no payload in the reply
-    if (!shared && c.size() > kMaxPayload - replyBytes_)
-      return payloadTooBig(c.size());
-    if (!shared)
+    if (!shared) {
+      if (c.size() > kMaxPayload - replyBytes_)
+        return payloadTooBig(c.size());
       replyBytes_ += c.size();
+    }
     if (!(st = bindStream(c.stream(), &s)).ok() ||
         (c.size() && !(st = checkRange("source", c.src(), c.size())).ok()))
       return st;
