@@ -22,6 +22,7 @@
 #                        srvyield0=server:RC_TRANSPORT_YIELD_US=0)
 #   BENCH_ARGS=""       more llama-bench arguments, every configuration alike
 #                       (e.g. "-t 8": fewer CPU threads than cores)
+#   SERVER_PREFIX=""    a command rc-server runs under (e.g. "taskset -c 15")
 # Results: $WORK/token-clock/ (stamps, llama-bench jsonl, report.json),
 # packed into $OUT (or bench/out)/token-clock.tar.gz; the report is printed.
 set -uo pipefail
@@ -58,7 +59,7 @@ trap stop_server EXIT
 
 # $1 url, $2 log, $3 comma-separated VAR=value list.
 start_server() {
-  env ${3//,/ } LD_LIBRARY_PATH="$WORK/rc/lib" "$RC_BIN/rc-server" --listen "$1" "${MANIFESTS[@]}" > "$2" 2>&1 &
+  env ${3//,/ } LD_LIBRARY_PATH="$WORK/rc/lib" ${SERVER_PREFIX:-} "$RC_BIN/rc-server" --listen "$1" "${MANIFESTS[@]}" > "$2" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 300); do grep -q "listening on" "$2" && return 0; sleep 0.1; done
   echo "token-clock: rc-server did not start:"; tail -5 "$2"; return 1

@@ -20,6 +20,10 @@ warm-up token, then N a repetition. Per configuration (runs pooled):
                time above the median, the share spent before the graph
                launch (host) rather than after it
   vs local     remote / local of the token's rate and of t/s
+  paired       the same ratios taken run by run (each remote run against
+               the local run of its round, which ran minutes apart at most)
+               and their median: this machine drifts 1-2 % between rounds,
+               more than the differences the ratios are read for
 """
 import argparse
 import glob
@@ -93,6 +97,24 @@ def summarise(runs, n):
             "slow_host_share": slow_host_excess / slow_excess if slow_excess else float("nan")}
 
 
+def paired_ratios(remote_runs, local_runs):
+    """Medians of remote/local per round (runs of one round are adjacent)."""
+    local = {run["round"]: run for run in local_runs}
+    tps, token = [], []
+    for run in remote_runs:
+        ref = local.get(run["round"])
+        if ref is None:
+            continue
+        tps.append(run["avg_ts"] / ref["avg_ts"])
+        mine = statistics.median(p for rep in run["periods"] for p in rep)
+        theirs = statistics.median(p for rep in ref["periods"] for p in rep)
+        token.append(theirs / mine)
+    if not tps:
+        return {}
+    return {"paired_tps_ratio": statistics.median(tps),
+            "paired_token_ratio": statistics.median(token)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -104,11 +126,13 @@ def main():
     for path in sorted(glob.glob(os.path.join(args.dir, "stamps-*.txt"))):
         tag = os.path.basename(path)[len("stamps-"):-len(".txt")]
         key = re.sub(r"-run\d+$", "", tag)
+        round_no = int(re.search(r"-run(\d+)$", tag).group(1))
         try:
             run = load_run(path, os.path.join(args.dir, f"bench-{tag}.jsonl"), args.n, args.inner)
         except (OSError, ValueError, KeyError) as err:
             print(f"token-clock: skipping {tag}: {err}", file=sys.stderr)
             continue
+        run["round"] = round_no
         groups.setdefault(key, []).append(run)
     if not groups:
         sys.exit("token-clock: no complete run")
@@ -117,18 +141,22 @@ def main():
     print(f"decode, -p 0 -n {args.n} -r {args.inner}; medians over runs and tokens")
     print(f"{'config':<22} {'runs':>4} {'t/s':>8} {'token us':>9} {'host us':>8} {'wait us':>8}"
           f" {'p90 us':>8} {'first ms':>9}"
-          f" {'spikes ms':>9} {'slow':>5} {'host share':>10} {'token vs local':>14} {'t/s vs local':>12}")
+          f" {'spikes ms':>9} {'slow':>5} {'host share':>10} {'token vs local':>14} {'t/s vs local':>12}"
+          f" {'paired token':>12} {'paired t/s':>10}")
     for key in sorted(rows):
         row = rows[key]
         local = rows.get(key.split("-")[0] + "-local")
         if local and local is not row:
             row["token_ratio"] = local["token_us"] / row["token_us"]
             row["tps_ratio"] = row["tps"] / local["tps"]
+            row.update(paired_ratios(groups[key], groups[key.split("-")[0] + "-local"]))
         print(f"{key:<22} {row['runs']:>4} {row['tps']:>8.1f} {row['token_us']:>9.1f}"
               f" {row['host_us']:>8.1f} {row['wait_us']:>8.1f} {row['p90_us']:>8.1f}"
               f" {row['first_ms']:>9.2f} {row['spikes_ms']:>9.2f} {row['slow_per_rep']:>5.1f}"
               f" {row['slow_host_share']:>10.2f}"
-              f" {row.get('token_ratio', float('nan')):>14.4f} {row.get('tps_ratio', float('nan')):>12.4f}")
+              f" {row.get('token_ratio', float('nan')):>14.4f} {row.get('tps_ratio', float('nan')):>12.4f}"
+              f" {row.get('paired_token_ratio', float('nan')):>12.4f}"
+              f" {row.get('paired_tps_ratio', float('nan')):>10.4f}")
     with open(os.path.join(args.dir, "report.json"), "w") as f:
         json.dump(rows, f, indent=1)
 
