@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -261,7 +262,12 @@ private:
   cudaError_t handshakeLocked(std::string *error);
   cudaError_t unavailableLocked() const;
   void loseConnectionLocked(const std::string &why);
+
+  // runtime_flusher.cpp
   void flusherMain();
+  void armFlusherLocked();
+  void disarmFlusherLocked() { workPendingSinceNs_.store(0); }
+  void stopFlusher();
 
   // runtime_sync.cpp
   uint32_t appendLocked(wire::Command type, flatbuffers::Offset<void> cmd,
@@ -412,9 +418,17 @@ private:
   bool readbackIsLast_ = false;
   uint64_t readbackStream_ = 0;
 
+  // The flusher (runtime_flusher.cpp) sends a batch whose device work has
+  // waited batchAgeUs while the application does host work. It never takes
+  // mu_ blocking and is woken only when device work enters an empty batch:
+  // a thread woken while a multi-threaded application computes on every
+  // core delays that application by a scheduler slice.
+  std::atomic<int64_t> workPendingSinceNs_{0}; // 0: no device work waits
+  std::mutex flusherMu_;                       // guards the two below
   std::condition_variable flusherCv_;
-  std::thread flusher_;
+  bool flusherIdle_ = false; // in its untimed wait: needs a notify
   bool stopFlusher_ = false;
+  std::thread flusher_;
 };
 
 // The current thread's device (cudaSetDevice is per host thread).

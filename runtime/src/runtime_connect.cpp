@@ -40,6 +40,7 @@ std::string programName() {
 Options Options::fromEnv() {
   Options o;
   o.batchAgeUs = envLong("RC_BATCH_AGE_US", o.batchAgeUs);
+  o.flusherThread = envLong("RC_BATCH_FLUSHER", 1) != 0;
   o.connectTimeoutMs =
       int(envLong("RC_CONNECT_TIMEOUT_MS", o.connectTimeoutMs));
   o.helloTimeoutMs = int(envLong("RC_HELLO_TIMEOUT_MS", o.helloTimeoutMs));
@@ -206,33 +207,8 @@ void Runtime::loseConnectionLocked(const std::string &why) {
                serverName_.c_str(), why.c_str());
 }
 
-void Runtime::flusherMain() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopFlusher_) {
-    flusherCv_.wait(lock, [&] { return stopFlusher_ || !batch_.empty(); });
-    if (stopFlusher_)
-      break;
-    auto deadline =
-        batch_.firstAppend() + std::chrono::microseconds(opts_.batchAgeUs);
-    flusherCv_.wait_until(lock, deadline, [&] { return stopFlusher_; });
-    if (stopFlusher_)
-      break;
-    // The batch may have left (filled, or a sync) and a new one started.
-    if (!batch_.empty() &&
-        std::chrono::steady_clock::now() >=
-            batch_.firstAppend() + std::chrono::microseconds(opts_.batchAgeUs))
-      sendBatchLocked(false, {}, nullptr);
-  }
-}
-
 void Runtime::shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopFlusher_ = true;
-  }
-  flusherCv_.notify_all();
-  if (flusher_.joinable())
-    flusher_.join();
+  stopFlusher();
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ != State::Connected) {
     state_ = State::ShutDown;

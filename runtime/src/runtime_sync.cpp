@@ -15,27 +15,28 @@ constexpr int kRecvSliceMs = 1000;
 
 uint32_t Runtime::appendLocked(wire::Command type,
                                flatbuffers::Offset<void> cmd, OpDesc desc) {
-  bool wasEmpty = batch_.empty();
   readbackIsLast_ = false;
   uint32_t index = batch_.add(type, cmd);
   batchOps_.push_back(desc);
   ++stats_.commands;
   // Everything but these leaves work running on the device (a command type
   // added later counts as work: a sync after it waits, which is safe).
+  // Uploads do not arm the flusher: their bytes are in the batch already,
+  // and the work that reads them (a launch) arms it or a sync sends them.
   if (type != wire::Command::MemcpyH2D &&
       type != wire::Command::MemcpyH2DRing && type != wire::Command::Malloc &&
       type != wire::Command::Free && type != wire::Command::StreamSynchronize &&
-      type != wire::Command::DeviceSynchronize)
+      type != wire::Command::DeviceSynchronize) {
     workSinceSync_ = true;
+    armFlusherLocked();
+  }
   stats_.launches += type == wire::Command::Launch;
   stats_.graphLaunches += type == wire::Command::GraphLaunch;
-  if (wasEmpty)
-    flusherCv_.notify_all(); // start the age clock of the flusher
   return index;
 }
 
 // Sends the batch without waiting when it is full or old; the flusher
-// thread covers a batch that ages while the application does host work.
+// thread covers device work that ages while the application does host work.
 void Runtime::afterAppendLocked() {
   if (batch_.empty())
     return;
@@ -51,6 +52,7 @@ cudaError_t Runtime::sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
                                      uint64_t *seqOut) {
   if (state_ != State::Connected) {
     batch_.reset();
+    disarmFlusherLocked();
     batchOps_.clear();
     return unavailableLocked();
   }
@@ -61,6 +63,7 @@ cudaError_t Runtime::sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
   const uint8_t *bytes = batch_.finish(seq, replyWanted, &size);
   transport::Status st = conn_->send(bytes, size);
   batch_.reset();
+  disarmFlusherLocked();
   sentOps_[seq] = std::move(batchOps_);
   batchOps_.clear();
   if (st != transport::Status::Ok) {

@@ -193,6 +193,34 @@ TEST(RuntimeBatching, AgedBatchIsFlushedWithoutSync) {
   EXPECT_EQ(state->launches.size(), 1u);
 }
 
+// Uploads alone never wake the flusher (their bytes are in the batch
+// already); the launch that follows arms it, and both leave together.
+TEST(RuntimeBatching, FlusherWaitsForDeviceWorkNotForUploads) {
+  auto state = std::make_shared<FakeState>();
+  auto opts = quietOptions();
+  opts.flusherThread = true;
+  opts.batchAgeUs = 1000;
+  auto rt = makeRuntime(state, opts, testManifest());
+  void *buf;
+  ASSERT_EQ(rt->malloc(&buf, 4096), cudaSuccess);
+  size_t before = state->batchCount();
+  uint8_t in[100] = {};
+  ASSERT_EQ(rt->memcpy(buf, in, sizeof in, cudaMemcpyHostToDevice, nullptr,
+                       true, false),
+            cudaSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_EQ(state->batchCount(), before) << "an upload alone was flushed";
+  ASSERT_EQ(launchScale(*rt), cudaSuccess);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (state->batchCount() == before &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(state->batchCount(), before + 1) << "the launch was not flushed";
+  EXPECT_EQ(rt->roundTrips(), 1u); // the malloc's
+  std::lock_guard<std::mutex> l(state->mu);
+  EXPECT_EQ(state->batchSizes.back(), 2u) << "upload and launch together";
+}
+
 TEST(RuntimeBatching, ServerErrorSurfacesAtNextSyncNamingKernel) {
   auto state = std::make_shared<FakeState>();
   state->failKernel = kBad;
