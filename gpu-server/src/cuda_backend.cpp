@@ -52,6 +52,13 @@ public:
     // measuring what packing buys).
     const char *pack = std::getenv("RC_SERVER_PACK_UPLOADS");
     packUploads_ = !(pack && std::string(pack) == "0");
+    // RC_SERVER_READBACK_PIECE_KB: read-backs in pieces of this size, the
+    // GPU copying one while the previous one is consumed (sent by RMA,
+    // copied into the reply); unset or 0: a staging slot's size.
+    const char *piece = std::getenv("RC_SERVER_READBACK_PIECE_KB");
+    uint64_t kb = piece ? std::strtoull(piece, nullptr, 10) : 0;
+    readPieceBytes_ =
+        kb && kb < kStagingSlotBytes / 1024 ? kb * 1024 : kStagingSlotBytes;
   }
   ~CudaContext() override;
   bool initStaging(std::string *error);
@@ -161,6 +168,7 @@ private:
   size_t nextSlot_ = 0;
   Packing packing_;
   bool packUploads_ = true;
+  uint64_t readPieceBytes_ = kStagingSlotBytes;
   std::map<uint64_t, uint64_t> allocs_; // for accounting on destroy
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
   std::unique_ptr<BlasContext> blas_;   // destroyed before the context
@@ -566,25 +574,41 @@ OpStatus CudaContext::copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
                  });
 }
 
+// Each piece's copy is enqueued before the previous piece is consumed, so
+// the GPU copies piece k+1 while `consume` handles piece k. Two pieces are
+// in flight at most; the slots rotate through four, so the one still being
+// consumed is never taken again.
 OpStatus CudaContext::readD2H(uint64_t src, uint64_t size, NativeHandle s,
                               const ChunkConsumer &consume) {
-  for (uint64_t done = 0; done < size;) {
-    uint64_t n = std::min<uint64_t>(size - done, kStagingSlotBytes);
+  struct Piece {
     Slot *slot = nullptr;
-    OpStatus st = takeSlot(&slot);
+    uint64_t offset = 0, n = 0;
+  };
+  auto finish = [&](const Piece &p) {
+    OpStatus st = check(drv().cuEventSynchronize(p.slot->done));
     if (st.ok())
-      st = check(
-          drv().cuMemcpyDtoHAsync(slot->host, src + done, n, toStream(s)));
+      consume(static_cast<const uint8_t *>(p.slot->host), p.offset, p.n);
+    return st;
+  };
+  Piece pending;
+  for (uint64_t done = 0; done < size;) {
+    Piece next;
+    next.offset = done;
+    next.n = std::min<uint64_t>(size - done, readPieceBytes_);
+    OpStatus st = takeSlot(&next.slot);
     if (st.ok())
-      st = check(drv().cuEventRecord(slot->done, toStream(s)));
+      st = check(drv().cuMemcpyDtoHAsync(next.slot->host, src + done, next.n,
+                                         toStream(s)));
     if (st.ok())
-      st = check(drv().cuEventSynchronize(slot->done));
+      st = check(drv().cuEventRecord(next.slot->done, toStream(s)));
+    if (st.ok() && pending.slot)
+      st = finish(pending);
     if (!st.ok())
       return st;
-    consume(static_cast<const uint8_t *>(slot->host), done, n);
-    done += n;
+    pending = next;
+    done += next.n;
   }
-  return OpStatus::success();
+  return pending.slot ? finish(pending) : OpStatus::success();
 }
 
 OpStatus CudaContext::copyD2D(uint64_t dst, uint64_t src, uint64_t size,

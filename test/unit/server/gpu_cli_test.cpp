@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -175,6 +176,56 @@ TEST(GpuCli, RmaUploadsAndReadBacksOverTcpAndShm) {
     kill(server.pid, SIGTERM);
     EXPECT_EQ(server.wait(), 0) << server.text;
   }
+}
+
+// Read-backs in pieces smaller than a staging slot
+// (RC_SERVER_READBACK_PIECE_KB, an odd size here): the GPU copies a piece
+// while the previous one is written into the client (RMA) or into the
+// reply; both arrive intact, tail piece included.
+TEST(GpuCli, ReadBackInPiecesArrivesIntact) {
+  if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+    GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
+  GpuManifest g = writeGpuManifest();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  setenv("RC_SERVER_READBACK_PIECE_KB", "200", 1);
+  Child server({"--listen", url, "--manifest", g.path});
+  unsetenv("RC_SERVER_READBACK_PIECE_KB");
+  if (!server.waitFor("listening on", 30000)) {
+    if (noUsableGpu(server.text))
+      GTEST_SKIP() << server.text;
+    FAIL() << server.text;
+  }
+  Remote r;
+  std::string err;
+  r.conn = rc::transport::connect(url, 5000, &err);
+  ASSERT_TRUE(r.conn) << err;
+  ASSERT_TRUE(asHelloReply(r.roundTrip(hello({g.hash})))->ok());
+  const size_t n = (3 << 20) + 12; // 16 pieces, the last a short one
+  Bytes data(n);
+  for (size_t i = 0; i < n; ++i)
+    data[i] = uint8_t(i * 7 + (i >> 9));
+  Bytes reply = r.roundTrip(batch(1, {cMalloc(n)}));
+  uint64_t buf = resultAt(asBatchReply(reply), 0)->addr();
+  Bytes out(n, 0);
+  rc::transport::RemoteRegion dst;
+  ASSERT_TRUE(r.conn->exposeForWrite(out.data(), n, &dst));
+  reply = r.roundTrip(
+      batch(2, {cH2D(buf, data), cD2H(buf, n, 0, true, dst.addr, dst.key),
+                cD2H(buf + 5, (1 << 20) + 3)}));
+  const wire::BatchReply *br = asBatchReply(reply);
+  ASSERT_TRUE(br && (!br->errors() || br->errors()->size() == 0))
+      << br->errors()->Get(0)->message()->str();
+  EXPECT_TRUE(resultAt(br, 1)->written_remotely());
+  EXPECT_EQ(out, data) << "RMA read-back";
+  const wire::Result *inReply = resultAt(br, 2);
+  ASSERT_TRUE(inReply && inReply->payload());
+  ASSERT_EQ(inReply->payload()->size(), size_t((1 << 20) + 3));
+  EXPECT_TRUE(std::equal(inReply->payload()->begin(), inReply->payload()->end(),
+                         data.begin() + 5))
+      << "read-back in the reply";
+  r.conn.reset();
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
 }
 
 // Pinned memory shared with a client on the same machine, against the real
