@@ -2,6 +2,7 @@
 #include "connection.h"
 #include "graveyard.h"
 #include "inet.h"
+#include "keeper.h"
 #include "unix_rendezvous.h"
 #include "url.h"
 
@@ -68,6 +69,14 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
     return fail(err);
   }
   auto conn = std::make_unique<FabricConnection>(std::move(ep));
+  // Offered to the server so that it can sleep between our messages
+  // (doorbell.h); without one (refused here or unknown to an older
+  // server) it polls, as before.
+  std::unique_ptr<Doorbell> bell;
+  if (tuning().doorbell) {
+    std::string ignored;
+    bell = Doorbell::create(&ignored);
+  }
   uint64_t nonce = std::random_device{}() ^
                    (uint64_t(std::random_device{}()) << 32) ^
                    uint64_t(getpid());
@@ -75,7 +84,8 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                   deadline - Clock::now())
                   .count();
-  bool ok = sendHello(fd, FrameType::Connect, conn->ownHello(nonce), &err) &&
+  bool ok = sendHello(fd, FrameType::Connect, conn->ownHello(nonce), &err,
+                      bell ? bell->fd() : -1) &&
             recvHello(fd, FrameType::Accept,
                       static_cast<int>(std::max<long>(left, 0)), &server, &err);
   uint32_t listenerPid = unixPeerPid(fd);
@@ -90,6 +100,7 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
     return fail("the listener answered a different request");
   if (!conn->finishClient(server, &err))
     return fail(err);
+  conn->useDoorbell(std::move(bell), /*sleeper=*/false);
   return conn;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -24,6 +25,8 @@ namespace rc::transport::detail {
 namespace {
 // Refuse absurd sizes from a corrupt or hostile peer before allocating.
 constexpr uint64_t kMaxMessage = uint64_t(1) << 36; // 64 GiB
+// Longest sleep on a doorbell: keep-alives go out every 300 ms by default.
+constexpr int kDoorbellNapMs = 50;
 
 int msSince(Clock::time_point t, Clock::time_point now) {
   return static_cast<int>(
@@ -88,6 +91,8 @@ FabricConnection::~FabricConnection() {
     auto deadline = Clock::now() + std::chrono::milliseconds(200);
     while (Clock::now() < deadline) {
       long rc = ep_->inject(peer_, &h, sizeof h);
+      if (rc == 0)
+        ringDoorbell();
       if (rc != -FI_EAGAIN)
         break;
       ep_->progress(handler_);
@@ -396,6 +401,8 @@ long FabricConnection::postWithRetry(const std::function<long()> &post) {
   auto idleSince = Clock::now();
   for (;;) {
     long rc = post();
+    if (rc == 0)
+      ringDoorbell();
     if (rc != -FI_EAGAIN)
       return rc;
     if (pump() > 0)
@@ -413,6 +420,7 @@ SendSlot *FabricConnection::waitFreeSlot() {
   for (;;) {
     if (SendSlot *s = ep_->freeSlot())
       return s;
+    ringDoorbell(); // the slots may wait for the sleeper's progress
     if (pump() > 0)
       idleSince = Clock::now();
     if (gone_)
@@ -527,6 +535,7 @@ Status FabricConnection::waitSlotsDone(const std::vector<SendSlot *> &inFlight,
       busy |= s->busy;
     if (!busy)
       break;
+    ringDoorbell(); // a transfer may need the sleeper's progress
     if (pump() > 0)
       idleSince = Clock::now();
     if (gone_)
@@ -619,8 +628,51 @@ Status FabricConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {
                    std::to_string(timeoutMs) + " ms";
       return Status::Timeout;
     }
+    if (sleepsOnDoorbell_ &&
+        now - idleSince >= std::chrono::microseconds(tuning().doorbellSpinUs)) {
+      auto until = timeoutMs >= 0 ? start + std::chrono::milliseconds(timeoutMs)
+                                  : Clock::time_point::max();
+      if (sleepOnDoorbell(until) > 0)
+        idleSince = Clock::now();
+      continue;
+    }
     idleWait(idleSince);
   }
+}
+
+int FabricConnection::sleepOnDoorbell(Clock::time_point until) {
+  doorbell_->prepareToSleep();
+  // A message posted before the doorbell was armed finds no sleeper to
+  // wake: look once more.
+  int n = pump();
+  if (n != 0 || gone_) {
+    doorbell_->cancelSleep();
+    return n;
+  }
+  // Wake up now and then regardless, for keep-alives and liveness checks.
+  int napMs = std::clamp(tuning().keepaliveMs / 2, 1, kDoorbellNapMs);
+  auto wake = std::min(until, Clock::now() + std::chrono::milliseconds(napMs));
+  auto us =
+      std::chrono::duration_cast<std::chrono::microseconds>(wake - Clock::now())
+          .count();
+  if (us > 0)
+    doorbell_->sleep(us);
+  else
+    doorbell_->cancelSleep();
+  return 0;
+}
+
+// Without the lock: recv holds it while it sleeps. The doorbell is set
+// before the connection is handed out and lives as long as it.
+Doorbell::Counts FabricConnection::doorbellCounts() const {
+  return doorbell_ ? doorbell_->counts() : Doorbell::Counts();
+}
+
+void FabricConnection::useDoorbell(std::unique_ptr<Doorbell> bell,
+                                   bool sleeper) {
+  std::lock_guard<std::mutex> g(mu_);
+  doorbell_ = std::move(bell);
+  sleepsOnDoorbell_ = doorbell_ && sleeper;
 }
 
 bool FabricConnection::peerAlive() {

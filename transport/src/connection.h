@@ -5,6 +5,7 @@
 #ifndef RC_TRANSPORT_CONNECTION_H
 #define RC_TRANSPORT_CONNECTION_H
 
+#include "doorbell.h"
 #include "endpoint.h"
 #include "rc/transport.h"
 
@@ -40,6 +41,11 @@ public:
   void activate();
   // Takes the endpoint away (the connection is unusable afterwards).
   std::unique_ptr<Endpoint> takeEndpoint();
+  // shm: the client rings `bell` after each post; the server (sleeper)
+  // sleeps on it while idle in recv (doorbell.h).
+  void useDoorbell(std::unique_ptr<Doorbell> bell, bool sleeper);
+  // What this side's doorbell recorded (zeros without one).
+  Doorbell::Counts doorbellCounts() const;
 
   Status send(const void *data, size_t size) override;
   Status recv(std::vector<uint8_t> &message, int timeoutMs) override;
@@ -77,6 +83,13 @@ private:
   Status waitSlotsDone(const std::vector<SendSlot *> &inFlight,
                        uint64_t errorsBefore, const char *what);
   void idleWait(Clock::time_point idleSince);
+  // recv's idle wait on a sleeper's doorbell: after doorbellSpinUs idle,
+  // sleeps until rung (at most until `until`). >0 if messages arrived.
+  int sleepOnDoorbell(Clock::time_point until);
+  void ringDoorbell() {
+    if (doorbell_ && !sleepsOnDoorbell_)
+      doorbell_->ring();
+  }
   void describePeer(const Hello &h);
   bool usePeer(const Hello &peer, std::string *error);
 
@@ -106,6 +119,9 @@ private:
   std::map<uint64_t, std::vector<uint8_t>> ready_;
   uint64_t recvSeq_ = 0;
   std::vector<uint8_t> spare_; // recycled large buffer (see onFrame)
+
+  std::unique_ptr<Doorbell> doorbell_;
+  bool sleepsOnDoorbell_ = false;
 
   // Liveness.
   Clock::time_point lastHeard_;

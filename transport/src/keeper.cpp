@@ -57,7 +57,9 @@ const Tuning &tuning() {
   static const Tuning t{envIntAtLeast("RC_TRANSPORT_KEEPALIVE_MS", 1, 300),
                         envIntAtLeast("RC_TRANSPORT_DEAD_MS", 1, 2500),
                         envIntAtLeast("RC_TRANSPORT_SPIN_US", 0, 100),
-                        envIntAtLeast("RC_TRANSPORT_YIELD_US", 0, 10000)};
+                        envIntAtLeast("RC_TRANSPORT_YIELD_US", 0, 10000),
+                        envIntAtLeast("RC_TRANSPORT_DOORBELL_SPIN_US", 0, 20),
+                        envIntAtLeast("RC_TRANSPORT_DOORBELL", 0, 1) != 0};
   return t;
 }
 

@@ -13,10 +13,13 @@ struct Tuning {
   int keepaliveMs; // send a keep-alive after this long without sending
   int deadMs;      // peer is gone after this long without hearing from it
   int spinUs;      // busy-poll this long before yielding
-  int yieldUs;     // then poll with sched_yield until idle this long; sleep after
+  int yieldUs; // then poll with sched_yield until idle this long; sleep after
+  int doorbellSpinUs; // a server with a doorbell polls this long, then sleeps
+  bool doorbell;      // a shm client offers the server a doorbell
 };
 // Defaults, overridable by RC_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,
-// RC_TRANSPORT_SPIN_US, RC_TRANSPORT_YIELD_US (read once).
+// RC_TRANSPORT_SPIN_US, RC_TRANSPORT_YIELD_US, RC_TRANSPORT_DOORBELL_SPIN_US,
+// RC_TRANSPORT_DOORBELL (read once).
 const Tuning &tuning();
 
 void keeperAdd(FabricConnection *c);

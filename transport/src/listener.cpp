@@ -146,8 +146,19 @@ private:
 
   std::unique_ptr<Connection> admit(int fd, uint32_t pid, std::string *err) {
     Hello client;
-    if (!recvHello(fd, FrameType::Connect, kShmHelloTimeoutMs, &client, err))
+    int bellFd = -1;
+    if (!recvHello(fd, FrameType::Connect, kShmHelloTimeoutMs, &client, err,
+                   &bellFd))
       return nullptr;
+    // A client that offers a doorbell rings it after every message: this
+    // session's thread may then sleep while it waits (doorbell.h). One
+    // that cannot be used (not a sealed memfd) leaves the session polling,
+    // which is correct, only busier.
+    std::unique_ptr<Doorbell> bell;
+    if (bellFd >= 0) {
+      std::string ignored;
+      bell = Doorbell::attach(bellFd, &ignored);
+    }
     client.pid = pid; // the kernel's word, not the client's
     // A client that gave up (closed its socket) may have closed its
     // endpoint too: inserting its address now could crash shm (see
@@ -166,6 +177,7 @@ private:
     if (!conn->admitClient(client, err) ||
         !sendHello(fd, FrameType::Accept, conn->ownHello(client.nonce), err))
       return nullptr;
+    conn->useDoorbell(std::move(bell), /*sleeper=*/true);
     conn->activate();
     return conn;
   }

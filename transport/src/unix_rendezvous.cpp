@@ -55,15 +55,68 @@ bool waitFd(int fd, short events, Clock::time_point deadline) {
   }
 }
 
+// A file descriptor travels as SCM_RIGHTS with the first byte sent after
+// it; recvmsg hands it over with the bytes it arrived with.
+union FdControl {
+  cmsghdr header;
+  char bytes[CMSG_SPACE(sizeof(int))];
+};
+
+ssize_t sendWithFd(int fd, const uint8_t *data, size_t n, int passFd) {
+  iovec iov{const_cast<uint8_t *>(data), n};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  FdControl control{};
+  if (passFd >= 0) {
+    m.msg_control = control.bytes;
+    m.msg_controllen = sizeof control.bytes;
+    cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &passFd, sizeof passFd);
+  }
+  return ::sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+// Like recv, keeping a passed file descriptor in *passedFd (if asked and
+// none was kept yet); extra ones are closed.
+ssize_t recvWithFd(int fd, uint8_t *data, size_t n, int *passedFd) {
+  iovec iov{data, n};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  FdControl control{};
+  m.msg_control = control.bytes;
+  m.msg_controllen = sizeof control.bytes;
+  ssize_t got = ::recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  for (cmsghdr *c = got >= 0 ? CMSG_FIRSTHDR(&m) : nullptr; c;
+       c = CMSG_NXTHDR(&m, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+      continue;
+    size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; ++i) {
+      int passed;
+      std::memcpy(&passed, CMSG_DATA(c) + i * sizeof(int), sizeof passed);
+      if (passedFd && *passedFd < 0)
+        *passedFd = passed;
+      else
+        close(passed);
+    }
+  }
+  return got;
+}
+
 bool readAll(int fd, void *buf, size_t n, Clock::time_point deadline,
-             std::string *error) {
+             std::string *error, int *passedFd = nullptr) {
   auto *p = static_cast<uint8_t *>(buf);
   while (n > 0) {
     if (!waitFd(fd, POLLIN, deadline)) {
       *error = "no answer within the timeout";
       return false;
     }
-    ssize_t got = ::recv(fd, p, n, MSG_DONTWAIT);
+    ssize_t got = recvWithFd(fd, p, n, passedFd);
     if (got == 0) {
       *error = "the other side closed the handshake socket";
       return false;
@@ -158,7 +211,8 @@ bool unixPeerStillThere(int fd) {
   return poll(&p, 1, 0) == 0; // any event = hung up or error
 }
 
-bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error) {
+bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error,
+               int passFd) {
   std::vector<uint8_t> frame = encodeHello(type, hello);
   uint32_t n = static_cast<uint32_t>(frame.size());
   frame.insert(frame.begin(), reinterpret_cast<uint8_t *>(&n),
@@ -166,8 +220,8 @@ bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error) {
   size_t off = 0;
   auto deadline = Clock::now() + std::chrono::seconds(2);
   while (off < frame.size()) {
-    ssize_t put = ::send(fd, frame.data() + off, frame.size() - off,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t put = sendWithFd(fd, frame.data() + off, frame.size() - off,
+                             off == 0 ? passFd : -1);
     if (put > 0) {
       off += static_cast<size_t>(put);
       continue;
@@ -181,28 +235,39 @@ bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error) {
   return true;
 }
 
-bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
-               std::string *error) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
-  uint32_t n = 0;
-  if (!readAll(fd, &n, sizeof n, deadline, error))
-    return false;
-  if (n < sizeof(FrameHeader) || n > 64 * 1024) {
-    *error = "malformed handshake (length " + std::to_string(n) + ")";
-    return false;
-  }
-  std::vector<uint8_t> buf(n);
-  if (!readAll(fd, buf.data(), n, deadline, error))
-    return false;
+// The frame after its length prefix: header, then a Hello of our version.
+static bool decodeHelloFrame(const std::vector<uint8_t> &buf, FrameType type,
+                             Hello *hello, std::string *error) {
   FrameHeader h;
   std::memcpy(&h, buf.data(), sizeof h);
   if (h.magic != kFrameMagic || h.type != static_cast<uint16_t>(type) ||
-      !decodeHello(buf.data() + sizeof h, n - sizeof h, hello) ||
+      !decodeHello(buf.data() + sizeof h, buf.size() - sizeof h, hello) ||
       hello->version != kProtocolVersion) {
     *error = "malformed or wrong-version handshake";
     return false;
   }
   return true;
+}
+
+bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
+               std::string *error, int *passedFd) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+  if (passedFd)
+    *passedFd = -1;
+  uint32_t n = 0;
+  bool ok = readAll(fd, &n, sizeof n, deadline, error, passedFd);
+  if (ok && (n < sizeof(FrameHeader) || n > 64 * 1024)) {
+    *error = "malformed handshake (length " + std::to_string(n) + ")";
+    ok = false;
+  }
+  std::vector<uint8_t> buf(ok ? n : 0);
+  ok = ok && readAll(fd, buf.data(), n, deadline, error) &&
+       decodeHelloFrame(buf, type, hello, error);
+  if (!ok && passedFd && *passedFd >= 0) {
+    close(*passedFd); // a failed handshake hands nothing over
+    *passedFd = -1;
+  }
+  return ok;
 }
 
 } // namespace rc::transport::detail

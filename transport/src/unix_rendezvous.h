@@ -35,10 +35,14 @@ uint32_t unixPeerPid(int fd);
 // True while the peer has not closed or shut down its end.
 bool unixPeerStillThere(int fd);
 
-// Length-prefixed Hello frames over a connected socket.
-bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error);
+// Length-prefixed Hello frames over a connected socket. passFd >= 0 goes
+// along with the frame (SCM_RIGHTS); *passedFd receives such a file
+// descriptor, or -1 if the peer sent none (a peer that does not ask for
+// it gets none: the kernel drops it).
+bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error,
+               int passFd = -1);
 bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
-               std::string *error);
+               std::string *error, int *passedFd = nullptr);
 
 } // namespace rc::transport::detail
 

@@ -3,6 +3,8 @@
 // addresses, and peer death. Every wait is bounded.
 #include "rc/transport.h"
 
+#include "connection.h" // the doorbell's counts
+
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -571,6 +573,50 @@ TEST_P(TransportTest, ClientNoticesKilledServer) {
   removeShmLeftovers(child);
   if (GetParam() == "shm") // takes the dead child's name over and frees it
     EXPECT_TRUE(listen(url, &err)) << err;
+}
+
+// shm: the server's thread sleeps on the client's doorbell between
+// messages, and every message (small, or large enough to need the server's
+// progress while it moves) wakes it: none of its sleeps ends by the
+// timeout (50 ms naps; the client pauses 5 ms, so a lost ring would show).
+TEST(TransportDoorbell, ShmServerSleepsBetweenMessagesAndEachOneWakesIt) {
+  std::string err;
+  auto listener = listen(listenUrl("shm"), &err);
+  ASSERT_TRUE(listener) << err;
+  std::atomic<Connection *> served{nullptr};
+  Joiner server([&] {
+    auto c = listener->accept(10000);
+    ASSERT_TRUE(c) << listener->lastError();
+    served = c.get();
+    echo(c.get());
+  });
+  auto c = connect(listener->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  // Counted from the first round trip on (the server may nap out its
+  // first sleep while the client finishes connecting).
+  uint8_t hello = 1;
+  std::vector<uint8_t> got;
+  ASSERT_EQ(c->send(&hello, 1), Status::Ok);
+  ASSERT_EQ(c->recv(got, 10000), Status::Ok);
+  auto *fabric = dynamic_cast<detail::FabricConnection *>(served.load());
+  ASSERT_TRUE(fabric);
+  detail::Doorbell::Counts before = fabric->doorbellCounts();
+  const int kRounds = 12;
+  for (int i = 0; i < kRounds; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    size_t size = i % 2 ? size_t(3 << 20) + 5 : size_t(24);
+    auto sent = pattern(size, uint32_t(i));
+    ASSERT_EQ(c->send(sent.data(), sent.size()), Status::Ok) << c->lastError();
+    ASSERT_EQ(c->recv(got, 10000), Status::Ok) << c->lastError();
+    ASSERT_TRUE(got == sent) << "round " << i;
+  }
+  detail::Doorbell::Counts after = fabric->doorbellCounts();
+  EXPECT_GE(after.sleeps - before.sleeps, uint64_t(kRounds))
+      << "the server did not sleep";
+  EXPECT_EQ(after.timeouts - before.timeouts, 0u)
+      << "a message did not wake the server";
+  c.reset();
+  server.join();
 }
 
 INSTANTIATE_TEST_SUITE_P(Providers, TransportTest,
