@@ -350,12 +350,30 @@ public:
     return first;
   }
 
+  // How a session's thread waits for the GPU (RC_SERVER_GPU_WAIT): CUDA's
+  // default spins while the process has fewer contexts than cores; "yield"
+  // lets a co-located client's threads have the core meanwhile, "block"
+  // sleeps. For measurements: a llama.cpp client on the same machine keeps
+  // every core busy between its GPU steps (docs/performance.md).
+  static unsigned contextFlags() {
+    const char *wait = std::getenv("RC_SERVER_GPU_WAIT");
+    std::string w = wait ? wait : "";
+    if (w == "spin")
+      return CU_CTX_SCHED_SPIN;
+    if (w == "yield")
+      return CU_CTX_SCHED_YIELD;
+    if (w == "block")
+      return CU_CTX_SCHED_BLOCKING_SYNC;
+    return CU_CTX_SCHED_AUTO;
+  }
+
   std::unique_ptr<DeviceContext> createContext(int index,
                                                std::string *error) override {
     CUcontext ctx = nullptr;
     // cuCtxCreate also makes the context current on the calling (session)
     // thread, which is the only thread that will use it.
-    CUresult r = drv.cuCtxCreate(&ctx, 0, devs[size_t(index)]);
+    static const unsigned flags = contextFlags();
+    CUresult r = drv.cuCtxCreate(&ctx, flags, devs[size_t(index)]);
     if (r != CUDA_SUCCESS) {
       fail(error, "cuCtxCreate on device " + std::to_string(index) + ": " +
                       drv.describe(r));
