@@ -185,6 +185,8 @@ public:
       : ordinals_(std::move(ordinals)) {}
 
   bool init(std::string *error) {
+    if (!gpuWaitFlags(&ctxFlags_, error))
+      return false;
     if (!drv.load(error))
       return false;
     CUresult r = drv.cuInit(0);
@@ -355,16 +357,22 @@ public:
   // lets a co-located client's threads have the core meanwhile, "block"
   // sleeps. For measurements: a llama.cpp client on the same machine keeps
   // every core busy between its GPU steps (docs/performance.md).
-  static unsigned contextFlags() {
+  static bool gpuWaitFlags(unsigned *flags, std::string *error) {
     const char *wait = std::getenv("RC_SERVER_GPU_WAIT");
     std::string w = wait ? wait : "";
-    if (w == "spin")
-      return CU_CTX_SCHED_SPIN;
-    if (w == "yield")
-      return CU_CTX_SCHED_YIELD;
-    if (w == "block")
-      return CU_CTX_SCHED_BLOCKING_SYNC;
-    return CU_CTX_SCHED_AUTO;
+    if (w.empty())
+      *flags = CU_CTX_SCHED_AUTO;
+    else if (w == "spin")
+      *flags = CU_CTX_SCHED_SPIN;
+    else if (w == "yield")
+      *flags = CU_CTX_SCHED_YIELD;
+    else if (w == "block")
+      *flags = CU_CTX_SCHED_BLOCKING_SYNC;
+    else
+      return fail(error, "RC_SERVER_GPU_WAIT must be spin, yield or block "
+                         "(got '" +
+                             w + "')");
+    return true;
   }
 
   std::unique_ptr<DeviceContext> createContext(int index,
@@ -372,8 +380,7 @@ public:
     CUcontext ctx = nullptr;
     // cuCtxCreate also makes the context current on the calling (session)
     // thread, which is the only thread that will use it.
-    static const unsigned flags = contextFlags();
-    CUresult r = drv.cuCtxCreate(&ctx, flags, devs[size_t(index)]);
+    CUresult r = drv.cuCtxCreate(&ctx, ctxFlags_, devs[size_t(index)]);
     if (r != CUDA_SUCCESS) {
       fail(error, "cuCtxCreate on device " + std::to_string(index) + ": " +
                       drv.describe(r));
@@ -398,6 +405,7 @@ private:
     return false;
   }
   std::vector<int> ordinals_;
+  unsigned ctxFlags_ = CU_CTX_SCHED_AUTO;
   std::vector<DeviceDescription> descs_;
   std::vector<std::vector<uint64_t>> images_;
 };

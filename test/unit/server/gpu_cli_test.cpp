@@ -178,6 +178,22 @@ TEST(GpuCli, RmaUploadsAndReadBacksOverTcpAndShm) {
   }
 }
 
+// A setting of the sessions' GPU wait that CUDA has no flag for stops the
+// start with a message that names it (checked before the driver loads, so
+// this runs without a GPU too).
+TEST(GpuCli, UnknownGpuWaitSettingFailsStartNamingIt) {
+  GpuManifest g = writeGpuManifest();
+  setenv("RC_SERVER_GPU_WAIT", "nap", 1);
+  Child server({"--listen", "tcp://127.0.0.1:" + std::to_string(freePort()),
+                "--manifest", g.path});
+  unsetenv("RC_SERVER_GPU_WAIT");
+  EXPECT_EQ(server.wait(), 1) << server.text;
+  EXPECT_NE(server.text.find("RC_SERVER_GPU_WAIT must be spin, yield or block "
+                             "(got 'nap')"),
+            std::string::npos)
+      << server.text;
+}
+
 // Read-backs in pieces smaller than a staging slot
 // (RC_SERVER_READBACK_PIECE_KB, an odd size here): the GPU copies a piece
 // while the previous one is written into the client (RMA) or into the
