@@ -23,8 +23,11 @@
 #   BENCH_ARGS=""       more llama-bench arguments, every configuration alike
 #                       (e.g. "-t 8": fewer CPU threads than cores)
 #   SERVER_PREFIX=""    a command rc-server runs under (e.g. "taskset -c 15")
-# Results: $WORK/token-clock/ (stamps, llama-bench jsonl, report.json),
-# packed into $OUT (or bench/out)/token-clock.tar.gz; the report is printed.
+#   NAME=""             results under token-clock-NAME (several runs of this
+#                       script in one device call keep their results apart)
+# Results: $WORK/token-clock[-NAME]/ (stamps, llama-bench jsonl, report.json),
+# packed into $OUT (or bench/out)/token-clock[-NAME].tar.gz; the report is
+# printed.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-llama}"
@@ -35,7 +38,8 @@ RUNS="${RUNS:-3}"
 CONFIGS="${CONFIGS:-local shm tcp}"
 VARIANTS="${VARIANTS:-default}"
 BENCH_ARGS="${BENCH_ARGS:-}"
-RESULTS="$WORK/token-clock"
+RESULTS_NAME="token-clock${NAME:+-$NAME}"
+RESULTS="$WORK/$RESULTS_NAME"
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 export WORK MODELS
@@ -100,4 +104,4 @@ for run in $(seq "$RUNS"); do
 done
 python3 "$REPO/bench/token_clock_report.py" --dir "$RESULTS" --n "$N" --inner "$INNER"
 OUT_DIR="${OUT:-$REPO/bench/out}"; mkdir -p "$OUT_DIR"
-tar -C "$WORK" -czf "$OUT_DIR/token-clock.tar.gz" token-clock
+tar -C "$WORK" -czf "$OUT_DIR/$RESULTS_NAME.tar.gz" "$RESULTS_NAME"
