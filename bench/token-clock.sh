@@ -20,6 +20,9 @@
 #                        the client, remote configurations only; an entry
 #                        server:VAR=value goes to rc-server alone, e.g.
 #                        srvyield0=server:RC_TRANSPORT_YIELD_US=0)
+#   VARIANTS_shm, VARIANTS_tcp: the variants of one configuration alone
+#                       (default: VARIANTS), e.g. a server setting that
+#                       only matters over tcp
 #   BENCH_ARGS=""       more llama-bench arguments, every configuration alike
 #                       (e.g. "-t 8": fewer CPU threads than cores)
 #   SERVER_PREFIX=""    a command rc-server runs under (e.g. "taskset -c 15")
@@ -86,7 +89,8 @@ for run in $(seq "$RUNS"); do
         run_bench "${m%%:*}-local-run$run" "$model" "$REF_BIN/llama-bench"
         continue
       fi
-      for v in $VARIANTS; do
+      variants_of="VARIANTS_$cfg"
+      for v in ${!variants_of:-$VARIANTS}; do
         name="${v%%=*}"; envs=""; [[ "$v" == *=* ]] && envs="${v#*=}"
         both=""; server=""
         for e in ${envs//,/ }; do
