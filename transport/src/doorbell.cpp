@@ -27,17 +27,20 @@ long futex(std::atomic<uint32_t> *word, int op, uint32_t value,
                  timeout, nullptr, 0);
 }
 
-std::atomic<uint32_t> *mapWord(int fd, std::string *error) {
+} // namespace
+
+std::unique_ptr<Doorbell> Doorbell::mapped(int fd, std::string *error) {
   void *p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) {
     *error = sysError("doorbell: mmap");
+    close(fd);
     return nullptr;
   }
   static_assert(std::atomic<uint32_t>::is_always_lock_free,
                 "the futex word must be a plain 32-bit word");
-  return static_cast<std::atomic<uint32_t> *>(p);
+  return std::unique_ptr<Doorbell>(
+      new Doorbell(fd, static_cast<std::atomic<uint32_t> *>(p)));
 }
-} // namespace
 
 std::unique_ptr<Doorbell> Doorbell::create(std::string *error) {
   int fd = memfd_create("rc_doorbell", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -52,12 +55,7 @@ std::unique_ptr<Doorbell> Doorbell::create(std::string *error) {
     close(fd);
     return nullptr;
   }
-  std::atomic<uint32_t> *word = mapWord(fd, error);
-  if (!word) {
-    close(fd);
-    return nullptr;
-  }
-  return std::unique_ptr<Doorbell>(new Doorbell(fd, word));
+  return mapped(fd, error);
 }
 
 std::unique_ptr<Doorbell> Doorbell::attach(int fd, std::string *error) {
@@ -70,12 +68,7 @@ std::unique_ptr<Doorbell> Doorbell::attach(int fd, std::string *error) {
     close(fd);
     return nullptr;
   }
-  std::atomic<uint32_t> *word = mapWord(fd, error);
-  if (!word) {
-    close(fd);
-    return nullptr;
-  }
-  return std::unique_ptr<Doorbell>(new Doorbell(fd, word));
+  return mapped(fd, error);
 }
 
 Doorbell::~Doorbell() {

@@ -61,6 +61,8 @@ public:
 
 private:
   Doorbell(int fd, std::atomic<uint32_t> *word) : fd_(fd), word_(word) {}
+  // Maps the file's first page; takes ownership of fd (closed on failure).
+  static std::unique_ptr<Doorbell> mapped(int fd, std::string *error);
   int fd_;
   std::atomic<uint32_t> *word_;
   std::atomic<uint64_t> sleeps_{0}, timeouts_{0};
