@@ -54,12 +54,21 @@ const Tuning &tuning() {
   // Yielding polls up to 10 ms: a decode step's reply (1-5 ms of GPU work)
   // is then picked up at once instead of after a sleep, which cost 0.1 ms
   // per token over tcp (docs/transport.md, "Waiting").
-  static const Tuning t{envIntAtLeast("RC_TRANSPORT_KEEPALIVE_MS", 1, 300),
-                        envIntAtLeast("RC_TRANSPORT_DEAD_MS", 1, 2500),
-                        envIntAtLeast("RC_TRANSPORT_SPIN_US", 0, 100),
-                        envIntAtLeast("RC_TRANSPORT_YIELD_US", 0, 10000),
-                        envIntAtLeast("RC_TRANSPORT_DOORBELL_SPIN_US", 0, 20),
-                        envIntAtLeast("RC_TRANSPORT_DOORBELL", 0, 1) != 0};
+  // A server with a doorbell sleeps on it only where it would otherwise
+  // sleep in 20 us steps (after the yield phase): sleeping earlier, between
+  // a llama.cpp client's decode tokens, cost it 25 % of its 1B t/s in
+  // wake-ups that found every core busy (docs/performance.md, Session 15).
+  static const Tuning t = [] {
+    Tuning k;
+    k.keepaliveMs = envIntAtLeast("RC_TRANSPORT_KEEPALIVE_MS", 1, 300);
+    k.deadMs = envIntAtLeast("RC_TRANSPORT_DEAD_MS", 1, 2500);
+    k.spinUs = envIntAtLeast("RC_TRANSPORT_SPIN_US", 0, 100);
+    k.yieldUs = envIntAtLeast("RC_TRANSPORT_YIELD_US", 0, 10000);
+    k.doorbellSpinUs =
+        envIntAtLeast("RC_TRANSPORT_DOORBELL_SPIN_US", 0, k.yieldUs);
+    k.doorbell = envIntAtLeast("RC_TRANSPORT_DOORBELL", 0, 1) != 0;
+    return k;
+  }();
   return t;
 }
 

@@ -14,7 +14,8 @@ struct Tuning {
   int deadMs;      // peer is gone after this long without hearing from it
   int spinUs;      // busy-poll this long before yielding
   int yieldUs; // then poll with sched_yield until idle this long; sleep after
-  int doorbellSpinUs; // a server with a doorbell polls this long, then sleeps
+  int doorbellSpinUs; // a server with a doorbell waits as above this long
+                      // (default: yieldUs), then sleeps on it
   bool doorbell;      // a shm client offers the server a doorbell
 };
 // Defaults, overridable by RC_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,

@@ -575,10 +575,11 @@ TEST_P(TransportTest, ClientNoticesKilledServer) {
     EXPECT_TRUE(listen(url, &err)) << err;
 }
 
-// shm: the server's thread sleeps on the client's doorbell between
-// messages, and every message (small, or large enough to need the server's
-// progress while it moves) wakes it: none of its sleeps ends by the
-// timeout (50 ms naps; the client pauses 5 ms, so a lost ring would show).
+// shm: the server's thread sleeps on the client's doorbell once it has
+// been idle 10 ms, and every message (small, or large enough to need the
+// server's progress while it moves) wakes it: none of its sleeps ends by
+// the timeout (50 ms naps; the client pauses 15 ms, so a lost ring would
+// show).
 TEST(TransportDoorbell, ShmServerSleepsBetweenMessagesAndEachOneWakesIt) {
   std::string err;
   auto listener = listen(listenUrl("shm"), &err);
@@ -603,7 +604,7 @@ TEST(TransportDoorbell, ShmServerSleepsBetweenMessagesAndEachOneWakesIt) {
   detail::Doorbell::Counts before = fabric->doorbellCounts();
   const int kRounds = 12;
   for (int i = 0; i < kRounds; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
     size_t size = i % 2 ? size_t(3 << 20) + 5 : size_t(24);
     auto sent = pattern(size, uint32_t(i));
     ASSERT_EQ(c->send(sent.data(), sent.size()), Status::Ok) << c->lastError();
