@@ -13,8 +13,9 @@ mkdir -p "$STAGE/rc/bin" "$STAGE/rc/lib" "$STAGE/rc/samples" "$OUT"
 
 cp "$BUILD/bin/rc-server" "$STAGE/rc/bin/"
 # The server's GoogleTest suites: the GPU ones (label gpu) and the rest, which
-# then also run rc-server's CUDA backend end to end.
-for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests; do
+# then also run rc-server's CUDA backend end to end; and the transport bench
+# (scripts/device-transport-bench.sh).
+for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_transport_bench; do
   [ -x "$BUILD/bin/$t" ] && cp "$BUILD/bin/$t" "$STAGE/rc/bin/"
 done
 [ -f "$BUILD/test/unit/server/gpu_kernels.fatbin" ] &&

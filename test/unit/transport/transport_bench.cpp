@@ -2,12 +2,22 @@
 // processes (fork), over tcp and shm. Not a test: numbers for the docs and
 // for comparing design choices.
 // Usage: rc_transport_bench [tcp|shm] [iters] [reply_delay_us]
+//        rc_transport_bench [tcp|shm] readback [bytes] [iters]
 // With a reply delay the echo server busy-waits that long before answering
 // (like a GPU step) and only 8-byte round trips are timed: what the waiting
 // side adds on top of the delay is the cost of its wait policy (spin, yield,
 // sleep), which an immediate echo never reaches.
+// `readback` times what a large device-to-host copy costs on the link: the
+// client asks (one small message), the server writes `bytes` into the
+// client's exposed buffer by RMA and answers (rc-server's read-back path, as
+// llama.cpp's logits take it: 525312 bytes a 1B token). For tcp it also times
+// the same bytes over a plain loopback socket, the kernel's own ceiling.
 #include "rc/transport.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,15 +38,42 @@ static void busyWaitUs(int us) {
   }
 }
 
+// A read-back request: the bytes to write and where.
+struct ReadbackRequest {
+  uint64_t magic;
+  uint64_t size;
+  RemoteRegion dst;
+};
+// "readback" in ASCII, read as a little-endian word.
+constexpr uint64_t kReadbackMagic = 0x6b63616264616572ull;
+
+static bool isReadbackRequest(const std::vector<uint8_t> &m,
+                              ReadbackRequest *req) {
+  if (m.size() != sizeof *req)
+    return false;
+  std::memcpy(req, m.data(), sizeof *req);
+  return req->magic == kReadbackMagic;
+}
+
 static void serve(Listener *l, int replyDelayUs) {
   auto c = l->accept(10000);
   if (!c)
     _exit(3);
   std::vector<uint8_t> m;
+  std::vector<uint8_t> source;
   for (;;) {
     Status s = c->recv(m, 20000);
     if (s != Status::Ok)
       break;
+    ReadbackRequest req;
+    if (isReadbackRequest(m, &req)) {
+      source.resize(req.size, 7);
+      uint8_t ok =
+          c->writeRemote(source.data(), source.size(), req.dst) == Status::Ok;
+      if (c->send(&ok, 1) != Status::Ok)
+        break;
+      continue;
+    }
     if (replyDelayUs > 0)
       busyWaitUs(replyDelayUs);
     if (c->send(m.data(), m.size()) != Status::Ok)
@@ -69,10 +106,119 @@ static int delayedRoundTrips(Connection &c, int iters, int replyDelayUs) {
   return 0;
 }
 
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Read-backs of `size` bytes by RMA, as rc-server answers a large D2H copy.
+static int readbacks(Connection &c, size_t size, int iters) {
+  std::vector<uint8_t> dst(size);
+  ReadbackRequest req{kReadbackMagic, size, {}};
+  if (!c.exposeForWrite(dst.data(), dst.size(), &req.dst)) {
+    std::fprintf(stderr, "cannot expose memory: %s\n", c.lastError().c_str());
+    return 1;
+  }
+  std::vector<uint8_t> got;
+  std::vector<double> us;
+  for (int i = 0; i < iters + 10; ++i) {
+    auto t = Clock::now();
+    if (c.send(&req, sizeof req) != Status::Ok ||
+        c.recv(got, 10000) != Status::Ok || got.size() != 1 || !got[0]) {
+      std::fprintf(stderr, "read-back failed: %s\n", c.lastError().c_str());
+      return 1;
+    }
+    if (i >= 10)
+      us.push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+  }
+  if (dst[0] != 7 || dst[size - 1] != 7) {
+    std::fprintf(stderr, "read-back: the bytes did not arrive\n");
+    return 1;
+  }
+  double m = median(us);
+  std::printf("read-back by RMA %8zu B: median %8.2f us (%.2f GB/s with the "
+              "request and answer)\n",
+              size, m, double(size) / m / 1e3);
+  return 0;
+}
+
+// The same bytes one way over a plain loopback TCP socket (request byte up,
+// `size` bytes down): what the kernel alone costs, without libfabric.
+static int rawSocketReadbacks(size_t size, int iters) {
+  int lfd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (lfd < 0 || bind(lfd, reinterpret_cast<sockaddr *>(&a), sizeof a) ||
+      listen(lfd, 1) ||
+      getsockname(lfd, reinterpret_cast<sockaddr *>(&a), &len)) {
+    std::perror("raw socket");
+    return 1;
+  }
+  auto full = [](int fd, void *p, size_t n, bool out) {
+    auto *b = static_cast<uint8_t *>(p);
+    while (n) {
+      ssize_t k = out ? send(fd, b, n, MSG_NOSIGNAL) : recv(fd, b, n, 0);
+      if (k <= 0)
+        return false;
+      b += k, n -= size_t(k);
+    }
+    return true;
+  };
+  pid_t child = fork();
+  if (child == 0) {
+    int fd = accept(lfd, nullptr, nullptr);
+    std::vector<uint8_t> src(size, 7);
+    uint8_t ask;
+    while (fd >= 0 && full(fd, &ask, 1, false) &&
+           full(fd, src.data(), size, true)) {
+    }
+    _exit(0);
+  }
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a)) {
+    std::perror("raw socket connect");
+    return 1;
+  }
+  std::vector<uint8_t> dst(size);
+  std::vector<double> us;
+  uint8_t ask = 1;
+  for (int i = 0; i < iters + 10; ++i) {
+    auto t = Clock::now();
+    if (!full(fd, &ask, 1, true) || !full(fd, dst.data(), size, false)) {
+      std::perror("raw socket read-back");
+      return 1;
+    }
+    if (i >= 10)
+      us.push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+  }
+  close(fd);
+  close(lfd);
+  waitpid(child, nullptr, 0);
+  double m = median(us);
+  std::printf("plain tcp socket %8zu B: median %8.2f us (%.2f GB/s with the "
+              "request)\n",
+              size, m, double(size) / m / 1e3);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   std::string scheme = argc > 1 ? argv[1] : "tcp";
-  int iters = argc > 2 ? std::atoi(argv[2]) : 20000;
-  int replyDelayUs = argc > 3 ? std::atoi(argv[3]) : 0;
+  bool readback = argc > 2 && std::string(argv[2]) == "readback";
+  size_t readbackBytes =
+      readback && argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 525312;
+  int iters = readback ? (argc > 4 ? std::atoi(argv[4]) : 2000)
+                       : (argc > 2 ? std::atoi(argv[2]) : 20000);
+  int replyDelayUs = !readback && argc > 3 ? std::atoi(argv[3]) : 0;
+  if (readback && (readbackBytes == 0 || iters <= 0)) {
+    std::fprintf(stderr, "readback needs bytes > 0 and iters > 0\n");
+    return 2;
+  }
   std::string url = scheme == "tcp"
                         ? "tcp://127.0.0.1:0"
                         : "shm://rcbench_" + std::to_string(getpid());
@@ -95,6 +241,14 @@ int main(int argc, char **argv) {
   }
   std::printf("%s (%s)\n", addr.c_str(), c->peerDescription().c_str());
   std::vector<uint8_t> got;
+  if (readback) {
+    int rc = readbacks(*c, readbackBytes, iters);
+    c.reset();
+    waitpid(child, nullptr, 0);
+    if (rc == 0 && scheme == "tcp")
+      rc = rawSocketReadbacks(readbackBytes, iters);
+    return rc;
+  }
   if (replyDelayUs > 0) {
     int rc = delayedRoundTrips(*c, iters, replyDelayUs);
     c.reset(); // the server's recv sees Close and it exits
