@@ -1,13 +1,14 @@
 // Doorbell: lets rc-server's thread for a same-host (shm) session sleep
 // while it waits for the client's next request, instead of polling a core.
 //
-// Why: a client that shares the machine with the server (shm) often uses
-// every core itself (llama.cpp runs its CPU work on one thread per core
-// between two GPU steps). A server thread that polls during that time
-// makes a core look busy to the scheduler, so a worker woken for the next
-// step can be queued behind it for a time slice (milliseconds): the
-// remote-only slow tokens of docs/performance.md. A sleeping thread leaves
-// the core idle; the client wakes it when it posts a message.
+// When: only once the session has been idle through the poll's spin and
+// yield phases (RC_TRANSPORT_DOORBELL_SPIN_US, default 10 ms; keeper.h),
+// where it used to poll in 20 us sleeps: an idle session then costs the
+// machine nothing. Not between a busy client's requests: sleeping there was
+// built first and measured worse (docs/performance.md, Session 15). A
+// client such as llama.cpp keeps every core busy between GPU steps, and a
+// server thread woken by the ring then waits for a core itself: 25 % of 1B
+// decode's tokens per second over shm on the H100.
 //
 // The doorbell is one 32-bit word in a sealed memory file (memfd) that the
 // client creates and hands to the server over the shm handshake socket

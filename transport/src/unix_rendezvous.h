@@ -37,8 +37,8 @@ bool unixPeerStillThere(int fd);
 
 // Length-prefixed Hello frames over a connected socket. passFd >= 0 goes
 // along with the frame (SCM_RIGHTS); *passedFd receives such a file
-// descriptor, or -1 if the peer sent none (a peer that does not ask for
-// it gets none: the kernel drops it).
+// descriptor, or -1 if the peer sent none; one that arrives where none is
+// asked for (passedFd null, or a second one) is closed.
 bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error,
                int passFd = -1);
 bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
