@@ -23,9 +23,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -106,9 +108,20 @@ static int delayedRoundTrips(Connection &c, int iters, int replyDelayUs) {
   return 0;
 }
 
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+// Runs `once` 10 times to warm up, then `iters` times, and returns the
+// median of the timed runs in microseconds; < 0 if a run failed.
+static double medianUs(int iters, const std::function<bool()> &once) {
+  std::vector<double> us;
+  for (int i = 0; i < iters + 10; ++i) {
+    auto t = Clock::now();
+    if (!once())
+      return -1;
+    if (i >= 10)
+      us.push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+  }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
 }
 
 // Read-backs of `size` bytes by RMA, as rc-server answers a large D2H copy.
@@ -120,23 +133,18 @@ static int readbacks(Connection &c, size_t size, int iters) {
     return 1;
   }
   std::vector<uint8_t> got;
-  std::vector<double> us;
-  for (int i = 0; i < iters + 10; ++i) {
-    auto t = Clock::now();
-    if (c.send(&req, sizeof req) != Status::Ok ||
-        c.recv(got, 10000) != Status::Ok || got.size() != 1 || !got[0]) {
-      std::fprintf(stderr, "read-back failed: %s\n", c.lastError().c_str());
-      return 1;
-    }
-    if (i >= 10)
-      us.push_back(
-          std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+  double m = medianUs(iters, [&] {
+    return c.send(&req, sizeof req) == Status::Ok &&
+           c.recv(got, 10000) == Status::Ok && got.size() == 1 && got[0];
+  });
+  if (m < 0) {
+    std::fprintf(stderr, "read-back failed: %s\n", c.lastError().c_str());
+    return 1;
   }
   if (dst[0] != 7 || dst[size - 1] != 7) {
     std::fprintf(stderr, "read-back: the bytes did not arrive\n");
     return 1;
   }
-  double m = median(us);
   std::printf("read-back by RMA %8zu B: median %8.2f us (%.2f GB/s with the "
               "request and answer)\n",
               size, m, double(size) / m / 1e3);
@@ -180,27 +188,25 @@ static int rawSocketReadbacks(size_t size, int iters) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a)) {
-    std::perror("raw socket connect");
-    return 1;
-  }
   std::vector<uint8_t> dst(size);
-  std::vector<double> us;
   uint8_t ask = 1;
-  for (int i = 0; i < iters + 10; ++i) {
-    auto t = Clock::now();
-    if (!full(fd, &ask, 1, true) || !full(fd, dst.data(), size, false)) {
+  double m = -1;
+  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a)) {
+    std::perror("raw socket connect");
+  } else {
+    m = medianUs(iters, [&] {
+      return full(fd, &ask, 1, true) && full(fd, dst.data(), size, false);
+    });
+    if (m < 0)
       std::perror("raw socket read-back");
-      return 1;
-    }
-    if (i >= 10)
-      us.push_back(
-          std::chrono::duration<double, std::micro>(Clock::now() - t).count());
   }
-  close(fd);
+  close(fd); // the child's next read sees the end and it exits
   close(lfd);
+  if (m < 0)
+    kill(child, SIGKILL); // it may still wait in accept
   waitpid(child, nullptr, 0);
-  double m = median(us);
+  if (m < 0)
+    return 1;
   std::printf("plain tcp socket %8zu B: median %8.2f us (%.2f GB/s with the "
               "request)\n",
               size, m, double(size) / m / 1e3);
