@@ -14,7 +14,7 @@ WHEELS="$ROOT/.wheels"
 die() { echo "setup.sh: error: $*" >&2; exit 1; }
 say() { echo "setup.sh: $*"; }
 
-APT_PACKAGES=(clang-19 llvm-19-dev libclang-19-dev llvm-19-tools lld-19
+APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools lld-19
   libfabric-dev libfabric-bin flatbuffers-compiler libflatbuffers-dev
   googletest libgtest-dev cmake ninja-build ccache python3-venv
   binutils file xz-utils)
