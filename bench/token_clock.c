@@ -4,8 +4,8 @@
 // where llama.cpp waits for a token's logits, and the token's first
 // cudaGraphLaunch: before it the host prepares the token (llama.cpp's work,
 // plus issuing calls), after it the host waits (the GPU, plus for the remote
-// build the batch's trip, the replay and the reply). The nvcc build resolves these
-// calls in CUDA's libcudart, the remote-clang build in librc_cudart; both
+// build the batch's trip, the replay and the reply). The nvcc build resolves
+// these calls in CUDA's libcudart, the remote-clang build in librc_cudart; both
 // bind them dynamically, so one shim times local and remote runs alike, and
 // the remote runtime's own counters are not needed to compare them.
 //

@@ -15,8 +15,8 @@
 #if defined(__clang__) && defined(__CUDA__) && __clang_major__ < 21
 
 #define RC_REDUX_SYNC(name, type, builtin)                                     \
-  static __device__ __inline__ type __rc_##name(unsigned __mask,              \
-                                                 type __value) {               \
+  static __device__ __inline__ type __rc_##name(unsigned __mask,               \
+                                                type __value) {                \
     return builtin(__value, __mask);                                           \
   }
 

@@ -27,10 +27,9 @@ namespace {
   X(cublasSetStream_v2, (cublasHandle_t, cudaStream_t))                        \
   X(cublasSetMathMode, (cublasHandle_t, cublasMath_t))                         \
   X(cublasSetWorkspace_v2, (cublasHandle_t, void *, size_t))                   \
-  X(cublasSgemm_v2,                                                            \
-    (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,      \
-     const float *, const float *, int, const float *, int, const float *,     \
-     float *, int))                                                            \
+  X(cublasSgemm_v2, (cublasHandle_t, cublasOperation_t, cublasOperation_t,     \
+                     int, int, int, const float *, const float *, int,         \
+                     const float *, int, const float *, float *, int))         \
   X(cublasSgemmStridedBatched,                                                 \
     (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,      \
      const float *, const float *, int, long long, const float *, int,         \
@@ -39,11 +38,10 @@ namespace {
     (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,      \
      const float *, const float *const[], int, const float *const[], int,      \
      const float *, float *const[], int, int))                                 \
-  X(cublasGemmEx,                                                              \
-    (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,      \
-     const void *, const void *, cudaDataType, int, const void *,              \
-     cudaDataType, int, const void *, void *, cudaDataType, int,               \
-     cublasComputeType_t, cublasGemmAlgo_t))                                   \
+  X(cublasGemmEx, (cublasHandle_t, cublasOperation_t, cublasOperation_t, int,  \
+                   int, int, const void *, const void *, cudaDataType, int,    \
+                   const void *, cudaDataType, int, const void *, void *,      \
+                   cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t))  \
   X(cublasGemmStridedBatchedEx,                                                \
     (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,      \
      const void *, const void *, cudaDataType, int, long long, const void *,   \
@@ -60,7 +58,7 @@ namespace {
      float *const[], int, int))
 
 struct CublasLibrary {
-#define RC_DECLARE(name, params) cublasStatus_t (*name) params = nullptr;
+#define RC_DECLARE(name, params) cublasStatus_t(*name) params = nullptr;
   RC_CUBLAS_ENTRY_POINTS(RC_DECLARE)
 #undef RC_DECLARE
   const char *(*cublasGetStatusString)(cublasStatus_t) = nullptr;
@@ -145,8 +143,8 @@ public:
   OpStatus setWorkspace(uint64_t handle, uint64_t addr,
                         uint64_t size) override {
     Handle &s = handles_[handle];
-    return check(lib_.cublasSetWorkspace_v2(
-        s.h, reinterpret_cast<void *>(addr), size_t(size)));
+    return check(lib_.cublasSetWorkspace_v2(s.h, reinterpret_cast<void *>(addr),
+                                            size_t(size)));
   }
 
   OpStatus gemm(uint64_t handle, const BlasGemm &g) override {
@@ -207,8 +205,7 @@ public:
           s->h, opA, opB, g.m, g.n, g.k, fa,
           reinterpret_cast<const float *const *>(arrays), lda,
           reinterpret_cast<const float *const *>(arrays + n8), ldb, fb,
-          reinterpret_cast<float *const *>(arrays + 2 * n8), ldc,
-          g.batchCount);
+          reinterpret_cast<float *const *>(arrays + 2 * n8), ldc, g.batchCount);
       break;
     case GemmApi::GemmBatchedEx:
       r = lib_.cublasGemmBatchedEx(
@@ -341,9 +338,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<BlasContext> makeCudaBlas(DeviceContext &ctx,
-                                          StreamMapper toStream,
-                                          std::string *error) {
+std::unique_ptr<BlasContext>
+makeCudaBlas(DeviceContext &ctx, StreamMapper toStream, std::string *error) {
   const CublasLibrary &lib = library();
   if (!lib.error.empty()) {
     if (error)

@@ -210,8 +210,7 @@ public:
   }
 
 private:
-  uint8_t *span(uint64_t p, int64_t rows, int64_t cols, int64_t ld,
-                size_t es) {
+  uint8_t *span(uint64_t p, int64_t rows, int64_t cols, int64_t ld, size_t es) {
     if (rows <= 0 || cols <= 0)
       return nullptr;
     return resolve_(p, uint64_t((cols - 1) * ld + rows) * es);

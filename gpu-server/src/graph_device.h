@@ -28,8 +28,8 @@ public:
   virtual OpStatus setKernel(NativeHandle exec, NativeHandle node,
                              const KernelInfo &kernel, const LaunchConfig &cfg,
                              const uint8_t *args) = 0;
-  virtual OpStatus setMemset(NativeHandle exec, NativeHandle node,
-                             uint64_t dst, uint8_t value, uint64_t size) = 0;
+  virtual OpStatus setMemset(NativeHandle exec, NativeHandle node, uint64_t dst,
+                             uint8_t value, uint64_t size) = 0;
   virtual OpStatus setCopy(NativeHandle exec, NativeHandle node, uint64_t dst,
                            uint64_t src, uint64_t size) = 0;
   virtual OpStatus destroy(NativeHandle exec) = 0;

@@ -2,7 +2,8 @@
 
 namespace rc::server {
 
-flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<wire::KernelAttributes>>>
+flatbuffers::Offset<
+    flatbuffers::Vector<flatbuffers::Offset<wire::KernelAttributes>>>
 helloKernelAttributes(flatbuffers::FlatBufferBuilder &fbb,
                       const Registry &registry,
                       const std::vector<bool> &allowedManifests) {

@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
     return usageError("at least one --manifest PATH is required");
 
   std::signal(SIGPIPE, SIG_IGN);
-  struct sigaction sa {};
+  struct sigaction sa{};
   sa.sa_handler = onSignal;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);

@@ -11,8 +11,8 @@ namespace wire = rc::wire;
 int append(wire::Command type, const char *call, void *stream,
            const rc::rt::Runtime::CommandBuilder &build,
            bool graphable = false) {
-  return runtime().appendCommand(
-      type, call, static_cast<cudaStream_t>(stream), build, graphable);
+  return runtime().appendCommand(type, call, static_cast<cudaStream_t>(stream),
+                                 build, graphable);
 }
 
 wire::CublasOperand operand(const RcCublasOperand &o) {
@@ -59,10 +59,10 @@ int __rc_cublas_gemm(const RcCublasGemm *call) {
         auto beta = fbb.CreateVector(g.beta, g.scalarSize);
         wire::CublasOperand a = operand(g.a), b = operand(g.b),
                             c = operand(g.c);
-        return wire::CreateCublasGemm(
-                   fbb, wire::CublasGemmApi(g.api), g.handle, stream,
-                   g.mathMode, g.transA, g.transB, g.m, g.n, g.k, alpha, beta,
-                   &a, &b, &c, g.batchCount, g.computeType, g.algo)
+        return wire::CreateCublasGemm(fbb, wire::CublasGemmApi(g.api), g.handle,
+                                      stream, g.mathMode, g.transA, g.transB,
+                                      g.m, g.n, g.k, alpha, beta, &a, &b, &c,
+                                      g.batchCount, g.computeType, g.algo)
             .Union();
       },
       graphable);

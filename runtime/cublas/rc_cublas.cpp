@@ -76,7 +76,6 @@ cublasStatus_t unsupported(const char *call) {
   return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
-
 bool validOp(cublasOperation_t op) {
   return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
 }
@@ -95,8 +94,7 @@ cublasStatus_t submitGemm(cublasHandle_t handle, const char *call,
                           const void *alpha, const void *beta,
                           RcCublasOperand a, RcCublasOperand b,
                           RcCublasOperand c, int batchCount,
-                          cublasComputeType_t compute,
-                          cublasGemmAlgo_t algo) {
+                          cublasComputeType_t compute, cublasGemmAlgo_t algo) {
   Handle h;
   if (!lookup(handle, &h))
     return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -108,8 +106,7 @@ cublasStatus_t submitGemm(cublasHandle_t handle, const char *call,
     return CUBLAS_STATUS_INVALID_VALUE;
   int64_t rowsA = ta == CUBLAS_OP_N ? m : k;
   int64_t rowsB = tb == CUBLAS_OP_N ? k : n;
-  if (a.ld < maxInt(1, rowsA) || b.ld < maxInt(1, rowsB) ||
-      c.ld < maxInt(1, m))
+  if (a.ld < maxInt(1, rowsA) || b.ld < maxInt(1, rowsB) || c.ld < maxInt(1, m))
     return CUBLAS_STATUS_INVALID_VALUE;
   RcCublasGemm g{};
   g.call = call;
@@ -184,8 +181,7 @@ cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t cublasGetStream_v2(cublasHandle_t handle,
-                                  cudaStream_t *stream) {
+cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *stream) {
   Handle h;
   if (!lookup(handle, &h))
     return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -296,16 +292,17 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t ta,
                               float *C, int ldc) {
   return submitGemm(handle, "cublasSgemm_v2", kSgemm, ta, tb, m, n, k, alpha,
                     beta, operand(A, CUDA_R_32F, lda),
-                    operand(B, CUDA_R_32F, ldb), operand(C, CUDA_R_32F, ldc),
-                    1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                    operand(B, CUDA_R_32F, ldb), operand(C, CUDA_R_32F, ldc), 1,
+                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
-cublasStatus_t cublasSgemmStridedBatched(
-    cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m,
-    int n, int k, const float *alpha, const float *A, int lda,
-    long long int strideA, const float *B, int ldb, long long int strideB,
-    const float *beta, float *C, int ldc, long long int strideC,
-    int batchCount) {
+cublasStatus_t
+cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t ta,
+                          cublasOperation_t tb, int m, int n, int k,
+                          const float *alpha, const float *A, int lda,
+                          long long int strideA, const float *B, int ldb,
+                          long long int strideB, const float *beta, float *C,
+                          int ldc, long long int strideC, int batchCount) {
   return submitGemm(handle, "cublasSgemmStridedBatched", kSgemmStridedBatched,
                     ta, tb, m, n, k, alpha, beta,
                     operand(A, CUDA_R_32F, lda, strideA),
@@ -326,14 +323,12 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t ta,
                     batchCount, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
-cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta,
-                            cublasOperation_t tb, int m, int n, int k,
-                            const void *alpha, const void *A,
-                            cudaDataType Atype, int lda, const void *B,
-                            cudaDataType Btype, int ldb, const void *beta,
-                            void *C, cudaDataType Ctype, int ldc,
-                            cublasComputeType_t computeType,
-                            cublasGemmAlgo_t algo) {
+cublasStatus_t
+cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb,
+             int m, int n, int k, const void *alpha, const void *A,
+             cudaDataType Atype, int lda, const void *B, cudaDataType Btype,
+             int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
+             cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   return submitGemm(handle, "cublasGemmEx", kGemmEx, ta, tb, m, n, k, alpha,
                     beta, operand(A, Atype, lda), operand(B, Btype, ldb),
                     operand(C, Ctype, ldc), 1, computeType, algo);
@@ -341,17 +336,16 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta,
 
 cublasStatus_t cublasGemmStridedBatchedEx(
     cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m,
-    int n, int k, const void *alpha, const void *A, cudaDataType Atype,
-    int lda, long long int strideA, const void *B, cudaDataType Btype, int ldb,
+    int n, int k, const void *alpha, const void *A, cudaDataType Atype, int lda,
+    long long int strideA, const void *B, cudaDataType Btype, int ldb,
     long long int strideB, const void *beta, void *C, cudaDataType Ctype,
     int ldc, long long int strideC, int batchCount,
     cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  return submitGemm(handle, "cublasGemmStridedBatchedEx",
-                    kGemmStridedBatchedEx, ta, tb, m, n, k, alpha, beta,
-                    operand(A, Atype, lda, strideA),
-                    operand(B, Btype, ldb, strideB),
-                    operand(C, Ctype, ldc, strideC), batchCount, computeType,
-                    algo);
+  return submitGemm(
+      handle, "cublasGemmStridedBatchedEx", kGemmStridedBatchedEx, ta, tb, m, n,
+      k, alpha, beta, operand(A, Atype, lda, strideA),
+      operand(B, Btype, ldb, strideB), operand(C, Ctype, ldc, strideC),
+      batchCount, computeType, algo);
 }
 
 cublasStatus_t cublasGemmBatchedEx(
@@ -360,8 +354,8 @@ cublasStatus_t cublasGemmBatchedEx(
     int lda, const void *const B[], cudaDataType Btype, int ldb,
     const void *beta, void *const C[], cudaDataType Ctype, int ldc,
     int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  return submitGemm(handle, "cublasGemmBatchedEx", kGemmBatchedEx, ta, tb, m,
-                    n, k, alpha, beta, operand(A, Atype, lda),
+  return submitGemm(handle, "cublasGemmBatchedEx", kGemmBatchedEx, ta, tb, m, n,
+                    k, alpha, beta, operand(A, Atype, lda),
                     operand(B, Btype, ldb), operand(C, Ctype, ldc), batchCount,
                     computeType, algo);
 }

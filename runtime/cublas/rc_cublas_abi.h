@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 typedef struct RcCublasOperand {
-  uint64_t ptr;   /* matrix, or the device array of pointers (*Batched) */
+  uint64_t ptr; /* matrix, or the device array of pointers (*Batched) */
   int64_t ld;
   int64_t stride; /* strided batches, elements */
   int32_t type;   /* cudaDataType */

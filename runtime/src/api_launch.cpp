@@ -70,8 +70,8 @@ static cudaError_t launchCooperative(const void *func, dim3 grid, dim3 block,
                                      perThread);
 }
 
-cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid,
-                                        dim3 block, void **args, size_t shmem,
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
+                                        void **args, size_t shmem,
                                         cudaStream_t s) {
   return record(launchCooperative(func, grid, block, args, shmem, s, false));
 }

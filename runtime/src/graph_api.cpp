@@ -37,9 +37,9 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                  unsigned long long flags) {
   // Auto-free concerns allocation nodes (none here), upload and priority
   // only tune; device launch would need the graph on the device side.
-  const unsigned long long known =
-      cudaGraphInstantiateFlagAutoFreeOnLaunch |
-      cudaGraphInstantiateFlagUpload | cudaGraphInstantiateFlagUseNodePriority;
+  const unsigned long long known = cudaGraphInstantiateFlagAutoFreeOnLaunch |
+                                   cudaGraphInstantiateFlagUpload |
+                                   cudaGraphInstantiateFlagUseNodePriority;
   if (flags & cudaGraphInstantiateFlagDeviceLaunch)
     return record(rc::rt::reportUnsupported(
         "cudaGraphInstantiate with cudaGraphInstantiateFlagDeviceLaunch"));

@@ -65,8 +65,7 @@ cudaError_t Runtime::streamEndCapture(cudaStream_t stream, cudaGraph_t *graph,
 // Answered locally: capture state lives here.
 cudaError_t Runtime::streamIsCapturing(cudaStream_t stream,
                                        cudaStreamCaptureStatus *status,
-                                       unsigned long long *id,
-                                       bool perThread) {
+                                       unsigned long long *id, bool perThread) {
   if (!status)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
@@ -147,10 +146,9 @@ cudaError_t Runtime::graphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
     entries.push_back((*next)[i].serialize(fbb));
   auto iv = fbb.CreateVector(changed);
   auto nv = fbb.CreateVector(entries);
-  appendLocked(
-      wire::Command::GraphExecUpdate,
-      wire::CreateGraphExecUpdate(fbb, handleId(exec), iv, nv).Union(),
-      {"cudaGraphExecUpdate", 0});
+  appendLocked(wire::Command::GraphExecUpdate,
+               wire::CreateGraphExecUpdate(fbb, handleId(exec), iv, nv).Union(),
+               {"cudaGraphExecUpdate", 0});
   *current = *next;
   afterAppendLocked();
   return cudaSuccess;

@@ -42,8 +42,8 @@ struct GraphNode {
   uint64_t dst = 0; // Memset, MemcpyD2D
   uint64_t src = 0; // MemcpyD2D
   uint64_t size = 0;
-  uint8_t value = 0; // Memset
-  LibraryCommand library; // owns what it serializes
+  uint8_t value = 0;                 // Memset
+  LibraryCommand library;            // owns what it serializes
   std::vector<uint8_t> libraryBytes; // its serialization: node identity
 
   bool operator==(const GraphNode &o) const;

@@ -13,8 +13,7 @@ void waitUntil(std::chrono::steady_clock::time_point t) {
 }
 } // namespace
 
-LinkEmulation::Clock::duration
-LinkEmulation::transferTime(size_t bytes) const {
+LinkEmulation::Clock::duration LinkEmulation::transferTime(size_t bytes) const {
   if (gbps_ <= 0)
     return Clock::duration::zero();
   double ns = double(bytes) * 8.0 / gbps_; // bits / (Gbit/s) = ns

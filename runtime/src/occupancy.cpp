@@ -57,8 +57,8 @@ OccupancyLimits maxActiveBlocksPerSM(const OccupancyDevice &dev,
   L.blocks = dev.maxBlocksPerSM;
 
   // Registers.
-  int regsPerWarp = int(roundUp(size_t(k.numRegs) * dev.warpSize,
-                                kRegAllocUnit));
+  int regsPerWarp =
+      int(roundUp(size_t(k.numRegs) * dev.warpSize, kRegAllocUnit));
   if (regsPerWarp == 0) {
     L.registers = INT_MAX;
   } else if (regsPerWarp * warpsPerBlock > dev.regsPerBlock) {
@@ -73,9 +73,8 @@ OccupancyLimits maxActiveBlocksPerSM(const OccupancyDevice &dev,
   // in allocation units; per SM, the carveout the driver would configure:
   // the smallest one that covers the kernel's preference (all of it by
   // default), grown if a single block needs more.
-  size_t smemPerBlock =
-      roundUp(k.staticSmem + dynamicSmem + dev.reservedSmemPerBlock,
-              kSmemAllocUnit);
+  size_t smemPerBlock = roundUp(
+      k.staticSmem + dynamicSmem + dev.reservedSmemPerBlock, kSmemAllocUnit);
   if (k.staticSmem + dynamicSmem > dev.smemPerBlockOptin) {
     L.sharedMemory = 0;
   } else {

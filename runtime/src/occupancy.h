@@ -1,8 +1,9 @@
-// The occupancy calculator behind cudaOccupancyMaxActiveBlocksPerMultiprocessor:
-// a pure function of the device's properties and the kernel's attributes,
-// so the answer is local (ggml-cuda asks before every flash-attention
-// launch). It follows the structure of CUDA's cuda_occupancy.h: the result is
-// the smallest of four limits (warps, blocks, registers, shared memory).
+// The occupancy calculator behind
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor: a pure function of the
+// device's properties and the kernel's attributes, so the answer is local
+// (ggml-cuda asks before every flash-attention launch). It follows the
+// structure of CUDA's cuda_occupancy.h: the result is the smallest of four
+// limits (warps, blocks, registers, shared memory).
 #ifndef RC_RT_OCCUPANCY_H
 #define RC_RT_OCCUPANCY_H
 

@@ -43,7 +43,7 @@ struct Options {
   // loads its modules first, which the driver serializes when many clients
   // start at once (25 test processes on one H100: some waited over 5 s).
   int helloTimeoutMs = 60000;
-  bool flusherThread = true;   // background age flush
+  bool flusherThread = true; // background age flush
   // cudaStreamSynchronize / cudaDeviceSynchronize with only uploads since
   // the last wait: the sync travels as a server-side barrier, no round trip
   // (docs/runtime-api.md, "Sync elision"). RC_SYNC_ELISION=0 turns it off.
@@ -241,7 +241,7 @@ private:
     uint32_t index = 0;
     void *payload = nullptr;
     size_t payloadSize = 0;
-    bool rma = false; // the server may write `payload` by RMA instead
+    bool rma = false;    // the server may write `payload` by RMA instead
     bool shared = false; // ... or it is memory the server shares
     // Set: any payload up to payloadSize bytes is right; its size goes here.
     size_t *payloadGot = nullptr;

@@ -46,9 +46,9 @@ void Runtime::flusherMain() {
       flusherIdle_ = false;
       continue;
     }
-    auto due = std::chrono::steady_clock::time_point(
-                   std::chrono::nanoseconds(since)) +
-               age;
+    auto due =
+        std::chrono::steady_clock::time_point(std::chrono::nanoseconds(since)) +
+        age;
     if (std::chrono::steady_clock::now() < due) {
       flusherCv_.wait_until(fl, due);
       continue;

@@ -70,7 +70,8 @@ cudaError_t Runtime::funcSetAttribute(uint64_t id, cudaFuncAttribute attr,
   switch (attr) {
   case cudaFuncAttributeMaxDynamicSharedMemorySize:
     // As the driver checks it: static + dynamic within the opt-in limit.
-    if (value < 0 || a.sharedSizeBytes + size_t(value) > p.sharedMemPerBlockOptin)
+    if (value < 0 ||
+        a.sharedSizeBytes + size_t(value) > p.sharedMemPerBlockOptin)
       return cudaErrorInvalidValue;
     a.maxDynamicSharedSizeBytes = value;
     driverAttr = CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
@@ -87,11 +88,10 @@ cudaError_t Runtime::funcSetAttribute(uint64_t id, cudaFuncAttribute attr,
     return cudaErrorNotSupported;
   }
   ensureDeviceLocked();
-  appendLocked(wire::Command::FuncSetAttribute,
-               wire::CreateFuncSetAttribute(batch_.fbb(), id, driverAttr,
-                                            value)
-                   .Union(),
-               {"cudaFuncSetAttribute", id});
+  appendLocked(
+      wire::Command::FuncSetAttribute,
+      wire::CreateFuncSetAttribute(batch_.fbb(), id, driverAttr, value).Union(),
+      {"cudaFuncSetAttribute", id});
   afterAppendLocked();
   return cudaSuccess;
 }
@@ -121,8 +121,7 @@ int blocksPerSM(const cudaDeviceProp &p, const cudaFuncAttributes &a,
 } // namespace
 
 cudaError_t Runtime::occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
-                                              int blockSize,
-                                              size_t dynamicSmem,
+                                              int blockSize, size_t dynamicSmem,
                                               unsigned flags) {
   if (!numBlocks || blockSize <= 0 ||
       (flags & ~unsigned(cudaOccupancyDisableCachingOverride)))
@@ -138,8 +137,8 @@ cudaError_t Runtime::occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::checkCooperativeLocked(uint64_t id, dim3 grid,
-                                            dim3 block, size_t shmem) {
+cudaError_t Runtime::checkCooperativeLocked(uint64_t id, dim3 grid, dim3 block,
+                                            size_t shmem) {
   auto it = funcAttrs_.find(id);
   if (it == funcAttrs_.end())
     return cudaSuccess; // unknown here: the server's launch decides

@@ -2,8 +2,8 @@
 // (cudaLaunchKernel the pass did not see), and cudaLaunchKernelExC configs.
 // Each becomes one Launch command in the batch: no round trip.
 #include "arg_pack.h"
-#include "registry.h"
 #include "rc/kernel_id.h"
+#include "registry.h"
 #include "runtime.h"
 #include "unsupported.h"
 
@@ -83,13 +83,12 @@ cudaError_t Runtime::launchLocked(uint64_t id, dim3 grid, dim3 block,
   auto gv = fbb.CreateVector(g, 3);
   auto bv = fbb.CreateVector(b, 3);
   auto av = fbb.CreateVector(packed);
-  appendLocked(
-      wire::Command::Launch,
-      wire::CreateLaunch(fbb, id, gv, bv, uint32_t(shmem), sid, av,
-                         (flags & kLaunchCooperative) != 0,
-                         (flags & kLaunchPdl) != 0)
-          .Union(),
-      {"launch", id});
+  appendLocked(wire::Command::Launch,
+               wire::CreateLaunch(fbb, id, gv, bv, uint32_t(shmem), sid, av,
+                                  (flags & kLaunchCooperative) != 0,
+                                  (flags & kLaunchPdl) != 0)
+                   .Union(),
+               {"launch", id});
   afterAppendLocked();
   return cudaSuccess;
 }

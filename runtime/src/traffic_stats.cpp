@@ -31,9 +31,8 @@ void TrafficStats::recordWait(std::chrono::steady_clock::time_point begin,
   };
   if (waitUs.size() < kMaxWaits) {
     waitUs.push_back(us(end - begin));
-    periodUs.push_back(lastWaitEnd.time_since_epoch().count()
-                           ? us(end - lastWaitEnd)
-                           : 0);
+    periodUs.push_back(
+        lastWaitEnd.time_since_epoch().count() ? us(end - lastWaitEnd) : 0);
   }
   lastWaitEnd = end;
 }
@@ -111,8 +110,8 @@ std::string TrafficStats::summary() const {
                 (unsigned long long)launchCalls);
   out += line;
   for (const auto &[call, n] : roundTripsByCall)
-    out += "remote-clang stats:   " + std::to_string(n) + " round trips: " +
-           call + "\n";
+    out += "remote-clang stats:   " + std::to_string(n) +
+           " round trips: " + call + "\n";
   return out;
 }
 
@@ -125,8 +124,8 @@ void TrafficStats::reportTo(const char *where) const {
   }
   FILE *f = std::fopen(where, "w");
   if (!f) {
-    std::fprintf(stderr, "remote-clang: RC_STATS: cannot write %s: %s\n",
-                 where, std::strerror(errno));
+    std::fprintf(stderr, "remote-clang: RC_STATS: cannot write %s: %s\n", where,
+                 std::strerror(errno));
     return;
   }
   std::fputs(json().c_str(), f);

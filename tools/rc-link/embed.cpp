@@ -38,7 +38,8 @@ bool cubinSymbols(const uint8_t *fatbin, uint64_t size,
   for (const tools::FatbinImage &img : images) {
     if (img.kind != 2)
       continue;
-    if (img.compressed || !tools::readCubinSymbols(img.data, img.size, symbols, &err))
+    if (img.compressed ||
+        !tools::readCubinSymbols(img.data, img.size, symbols, &err))
       return false;
     any = true;
   }
@@ -47,7 +48,8 @@ bool cubinSymbols(const uint8_t *fatbin, uint64_t size,
 
 bool emitted(const manifest::Variable &v, bool known,
              const std::map<std::string, uint64_t> &symbols) {
-  return !known || !v.internal() || (v.name() && symbols.count(v.name()->str()));
+  return !known || !v.internal() ||
+         (v.name() && symbols.count(v.name()->str()));
 }
 
 // Rebuilds the one-module fragment with the fatbin filled in.
@@ -80,17 +82,20 @@ bool earlierFatbin(const std::vector<uint8_t> &obj,
                    const std::vector<tools::ElfSection> &sections,
                    uint64_t stubHash, std::vector<uint8_t> &fatbin,
                    std::string *err) {
-  const tools::ElfSection *sec = tools::findSection(sections, RC_FRAGMENT_SECTION);
+  const tools::ElfSection *sec =
+      tools::findSection(sections, RC_FRAGMENT_SECTION);
   std::vector<std::vector<uint8_t>> frags;
-  if (!sec || !tools::splitFragments(obj.data() + sec->offset, sec->size, frags, err) ||
+  if (!sec ||
+      !tools::splitFragments(obj.data() + sec->offset, sec->size, frags, err) ||
       frags.size() != 1) {
     *err = ".nv_fatbin is a remote stub but the object has no single earlier "
            "fragment holding its fatbin";
     return false;
   }
   const manifest::Manifest *m = manifest::GetManifest(frags[0].data());
-  const manifest::Module *mod =
-      m->modules() && m->modules()->size() == 1 ? m->modules()->Get(0) : nullptr;
+  const manifest::Module *mod = m->modules() && m->modules()->size() == 1
+                                    ? m->modules()->Get(0)
+                                    : nullptr;
   if (!mod || !mod->fatbin() || mod->fatbin_hash() != stubHash) {
     *err = "the earlier fragment does not hold the fatbin the stub names";
     return false;
@@ -133,8 +138,10 @@ int embedFragment(const std::string &object, const std::string &fragment) {
     // an undefined reference to its stub, and that TU carries the kernel.
     for (const tools::ElfSymbol &s : syms)
       if (s.size > 0 && s.name.find("__device_stub__") != std::string::npos)
-        return fail(object + ": no .nv_fatbin section, but it defines kernel "
-                             "stub " + s.name + " (compiled host-only?)");
+        return fail(object +
+                    ": no .nv_fatbin section, but it defines kernel "
+                    "stub " +
+                    s.name + " (compiled host-only?)");
     return 0;
   }
   // The section is padded to its alignment; the hash covers the fatbin only.
@@ -173,11 +180,11 @@ int embedFragment(const std::string &object, const std::string &fragment) {
   int rc = tools::runCommand(cmd, &err);
   // The client never loads device code: keep only the stub that names the
   // module (rc/fatbin.h), so the device code is stored once, in the .rcm.
-  int stubRc = rc != 0 ? 0
-                       : tools::runCommand({tools::gnuObjcopyPath(),
-                                            "--update-section",
-                                            ".nv_fatbin=" + stubTmp, object},
-                                           &err);
+  int stubRc =
+      rc != 0 ? 0
+              : tools::runCommand({tools::gnuObjcopyPath(), "--update-section",
+                                   ".nv_fatbin=" + stubTmp, object},
+                                  &err);
   unlink(tmp.c_str());
   unlink(stubTmp.c_str());
   if (rc != 0)

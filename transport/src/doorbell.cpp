@@ -59,7 +59,7 @@ std::unique_ptr<Doorbell> Doorbell::create(std::string *error) {
 }
 
 std::unique_ptr<Doorbell> Doorbell::attach(int fd, std::string *error) {
-  struct stat st {};
+  struct stat st{};
   int seals = fcntl(fd, F_GET_SEALS);
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
       st.st_size != off_t(kBytes) || seals < 0 || !(seals & F_SEAL_SHRINK)) {

@@ -12,7 +12,8 @@
 namespace rc {
 
 constexpr uint32_t kFatbinMagic = 0xBA55ED50u;
-constexpr uint32_t kFatbinWrapperMagic = 0x466243B1u; // __cudaRegisterFatBinary arg
+constexpr uint32_t kFatbinWrapperMagic =
+    0x466243B1u; // __cudaRegisterFatBinary arg
 
 struct FatbinHeader {
   uint32_t magic;

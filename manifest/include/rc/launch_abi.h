@@ -13,10 +13,12 @@
 #include <cstdint>
 
 // Rewrites the pass performs (first operand: stub pointer -> constant ID):
-//   cudaLaunchKernel(stub, g, b, args, shm, s)       -> __rc_launch_kernel(id, g, b, args, shm, s)
-//   cudaLaunchKernel_ptsz(...)                       -> __rc_launch_kernel_ptsz(id, ...)
-//   cudaLaunchCooperativeKernel(stub, g, b, a, m, s) -> __rc_launch_cooperative_kernel(id, g, b, a, m, s)
-//   cudaLaunchKernelExC(cfg, stub, args)             -> __rc_launch_kernel_ex(cfg, id, args)
+//   cudaLaunchKernel(stub, g, b, args, shm, s)       -> __rc_launch_kernel(id,
+//   g, b, args, shm, s) cudaLaunchKernel_ptsz(...)                       ->
+//   __rc_launch_kernel_ptsz(id, ...) cudaLaunchCooperativeKernel(stub, g, b, a,
+//   m, s) -> __rc_launch_cooperative_kernel(id, g, b, a, m, s)
+//   cudaLaunchKernelExC(cfg, stub, args)             ->
+//   __rc_launch_kernel_ex(cfg, id, args)
 // The runtime defines all four (extern "C"), e.g.
 //   cudaError_t __rc_launch_kernel(uint64_t id, dim3 grid, dim3 block,
 //                                  void **args, size_t shmem, cudaStream_t s);

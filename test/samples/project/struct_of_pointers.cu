@@ -42,7 +42,8 @@ int main() {
   axpy_views<<<(n + 255) / 256, 256>>>(v);
   CHECK_LAUNCH();
   double sum = 0;
-  CHECK(cudaMemcpy(out.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(
+      cudaMemcpy(out.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(&sum, dsum, sizeof(double), cudaMemcpyDeviceToHost));
   long bad = 0;
   double ref_sum = 0;

@@ -6,11 +6,15 @@
 
 struct Scale {
   float factor;
-  template <typename T> __device__ T operator()(T x) const { return T(x * factor); }
+  template <typename T> __device__ T operator()(T x) const {
+    return T(x * factor);
+  }
 };
 struct AddOffset {
   int offset;
-  template <typename T> __device__ T operator()(T x) const { return T(x + offset); }
+  template <typename T> __device__ T operator()(T x) const {
+    return T(x + offset);
+  }
 };
 
 template <typename T, typename Op>
@@ -44,9 +48,11 @@ int main() {
   const int n = 10000;
   long bad = 0;
   bad += run<float>(n, Scale{2.5f}, [](float x) { return x * 2.5f; });
-  bad += run<double>(n, Scale{-1.5f}, [](double x) { return double(x * -1.5f); });
+  bad +=
+      run<double>(n, Scale{-1.5f}, [](double x) { return double(x * -1.5f); });
   bad += run<int>(n, AddOffset{7}, [](int x) { return x + 7; });
   bad += run<int64_t>(n, AddOffset{-3}, [](int64_t x) { return x - 3; });
-  bad += run<uint8_t>(n, AddOffset{100}, [](uint8_t x) { return uint8_t(x + 100); });
+  bad += run<uint8_t>(n, AddOffset{100},
+                      [](uint8_t x) { return uint8_t(x + 100); });
   return finish("templated", bad);
 }

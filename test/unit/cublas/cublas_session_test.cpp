@@ -5,12 +5,12 @@
 // on the CUDA backend through the real libcublas (label gpu; skipped where
 // there is no GPU). Inputs are small multiples of 1/4, exact in F16, BF16 and
 // TF32, so every compute type must give the reference up to rounding.
+#include "graph_test_util.h"
 #include "manifest_generated.h"
 #include "rc/kernel_id.h"
 #include "rc/manifest_file.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
-#include "graph_test_util.h"
 #include "server_test_util.h"
 
 #include <gtest/gtest.h>
@@ -127,7 +127,8 @@ void refGemm(int ta, int tb, int m, int n, int k, float alpha, const float *A,
       for (int l = 0; l < k; ++l)
         s += double(ta == kOpN ? A[i + l * lda] : A[l + i * lda]) *
              double(tb == kOpN ? B[l + j * ldb] : B[j + l * ldb]);
-      C[i + j * ldc] = float(alpha * s + (beta != 0 ? beta * C[i + j * ldc] : 0));
+      C[i + j * ldc] =
+          float(alpha * s + (beta != 0 ? beta * C[i + j * ldc] : 0));
     }
 }
 
@@ -184,9 +185,9 @@ Cmd cGemm(const Gemm &g) {
     auto av = fbb.CreateVector(al), bv = fbb.CreateVector(be);
     return wire::CreateCommandEntry(
         fbb, wire::Command::CublasGemm,
-        wire::CreateCublasGemm(fbb, g.api, g.handle, g.stream, g.mathMode,
-                               g.ta, g.tb, g.m, g.n, g.k, av, bv, &g.a, &g.b,
-                               &g.c, g.batch, g.compute, g.algo)
+        wire::CreateCublasGemm(fbb, g.api, g.handle, g.stream, g.mathMode, g.ta,
+                               g.tb, g.m, g.n, g.k, av, bv, &g.a, &g.b, &g.c,
+                               g.batch, g.compute, g.algo)
             .Union());
   };
 }
@@ -347,8 +348,8 @@ TEST_F(CublasSession, GemmStridedBatchedEx) {
   auto C = quarters(size_t(sc) * batch, 9);
   uint64_t a = upload(A, kR32F), b = upload(B, kR32F), c = upload(C, kR32F);
   for (int i = 0; i < batch; ++i)
-    refGemm(kOpT, kOpN, m, n, k, 0.5f, A.data() + i * sa, k,
-            B.data() + i * sb, k, 1, C.data() + i * sc, m);
+    refGemm(kOpT, kOpN, m, n, k, 0.5f, A.data() + i * sa, k, B.data() + i * sb,
+            k, 1, C.data() + i * sc, m);
   Gemm g;
   g.api = wire::CublasGemmApi::GemmStridedBatchedEx;
   g.ta = kOpT, g.m = m, g.n = n, g.k = k, g.alpha = 0.5f, g.beta = 1;

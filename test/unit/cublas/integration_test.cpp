@@ -72,18 +72,18 @@ TEST(CublasIntegration, GgmlCallShapesOverShm) {
   fbb.Finish(rc::manifest::CreateManifestDirect(fbb, 1, &mods, &ks, &vs),
              "RCMF");
   std::string manifest = dir + "/empty.rcm", error;
-  ASSERT_TRUE(rc::writeFile(manifest, fbb.GetBufferPointer(), fbb.GetSize(),
-                            &error))
+  ASSERT_TRUE(
+      rc::writeFile(manifest, fbb.GetBufferPointer(), fbb.GetSize(), &error))
       << error;
 
   std::string url = "shm://rc-cublas-" + std::to_string(getpid());
-  pid_t server = spawn({RC_SERVER_BIN, "--test-device", "--listen", url,
-                        "--manifest", manifest},
-                       {}, dir + "/server.log");
+  pid_t server = spawn(
+      {RC_SERVER_BIN, "--test-device", "--listen", url, "--manifest", manifest},
+      {}, dir + "/server.log");
   bool ready = false;
   for (int i = 0; i < 500 && !ready; ++i) {
-    ready = readFile(dir + "/server.log").find("listening on") !=
-            std::string::npos;
+    ready =
+        readFile(dir + "/server.log").find("listening on") != std::string::npos;
     if (!ready)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

@@ -187,13 +187,13 @@ TEST(RuntimeApi, StubOfAKernelSeveralModulesDefineFindsItsOneCopy) {
       makeManifest(rc::fatbinHash(kept, rc::fatbinSize(kept)),
                    {{sharedId, "_Z6sharedv", "shared()", {}, 0, "k.cu", 1},
                     {staticId, "_ZL6localv", "local()", {}, 0, "k.cu", 2}})));
-  ASSERT_EQ(cudaLaunchKernel(&sharedStub, dim3(1), dim3(1), nullptr, 0,
-                             nullptr),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaLaunchKernel(&sharedStub, dim3(1), dim3(1), nullptr, 0, nullptr),
+      cudaSuccess);
   testing::internal::CaptureStderr();
-  EXPECT_EQ(cudaLaunchKernel(&staticStub, dim3(1), dim3(1), nullptr, 0,
-                             nullptr),
-            cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(
+      cudaLaunchKernel(&staticStub, dim3(1), dim3(1), nullptr, 0, nullptr),
+      cudaErrorInvalidDeviceFunction);
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("kernel _ZL6localv"), std::string::npos) << err;
   EXPECT_NE(err.find("is in no loaded manifest"), std::string::npos) << err;

@@ -370,8 +370,7 @@ TEST(RuntimeBatching, ConcurrentThreadsShareOneConnection) {
     threads.emplace_back([&] {
       for (int i = 0; i < 200; ++i)
         EXPECT_EQ(launchScale(*rt, kScale, cudaStreamPerThread), cudaSuccess);
-      EXPECT_EQ(rt->streamSynchronize(cudaStreamPerThread, false),
-                cudaSuccess);
+      EXPECT_EQ(rt->streamSynchronize(cudaStreamPerThread, false), cudaSuccess);
     });
   for (auto &t : threads)
     t.join();

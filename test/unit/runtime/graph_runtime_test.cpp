@@ -308,9 +308,9 @@ TEST_F(GraphRuntimeTest, IllegalCallsDuringCaptureInvalidateIt) {
   // Host copies cannot be graph nodes here; device sync is never legal.
   ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeGlobal, false),
             cudaSuccess);
-  EXPECT_EQ(rt->memcpy(host.data(), a, 16, cudaMemcpyDeviceToHost, s, true,
-                       false),
-            cudaErrorStreamCaptureUnsupported);
+  EXPECT_EQ(
+      rt->memcpy(host.data(), a, 16, cudaMemcpyDeviceToHost, s, true, false),
+      cudaErrorStreamCaptureUnsupported);
   EXPECT_EQ(rt->streamEndCapture(s, &g, false),
             cudaErrorStreamCaptureInvalidated);
   ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeGlobal, false),
@@ -321,8 +321,7 @@ TEST_F(GraphRuntimeTest, IllegalCallsDuringCaptureInvalidateIt) {
             cudaErrorStreamCaptureInvalidated);
 
   // Neither the legacy stream nor a stream that is not capturing.
-  EXPECT_EQ(rt->streamBeginCapture(nullptr, cudaStreamCaptureModeGlobal,
-                                   false),
+  EXPECT_EQ(rt->streamBeginCapture(nullptr, cudaStreamCaptureModeGlobal, false),
             cudaErrorStreamCaptureUnsupported);
   EXPECT_EQ(rt->streamEndCapture(s, &g, false), cudaErrorIllegalState);
 
@@ -347,9 +346,9 @@ TEST_F(GraphRuntimeTest, StreamsJoinACaptureThroughEvents) {
   EXPECT_EQ(rt->eventQuery(fork), cudaErrorCapturedEvent);
   ASSERT_EQ(rt->streamWaitEvent(s2, fork, 0, false), cudaSuccess);
   EXPECT_EQ(status(s2), cudaStreamCaptureStatusActive);
-  ASSERT_EQ(rt->memcpy(a + 64, a, 64, cudaMemcpyDeviceToDevice, s2, true,
-                       false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->memcpy(a + 64, a, 64, cudaMemcpyDeviceToDevice, s2, true, false),
+      cudaSuccess);
   ASSERT_EQ(rt->eventRecord(join, s2, false), cudaSuccess);
   ASSERT_EQ(rt->streamWaitEvent(s, join, 0, false), cudaSuccess);
   cudaGraph_t g = nullptr;
@@ -390,19 +389,17 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   // C (2x2) = A (2x3) * B (3x2), column-major, on the host test device.
   const float A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 2, 1, 0, 1};
   void *a = alloc(sizeof A), *b = alloc(sizeof B), *c = alloc(16);
-  ASSERT_EQ(rt->memcpy(a, A, sizeof A, cudaMemcpyHostToDevice, nullptr, false,
-                       false),
-            cudaSuccess);
-  ASSERT_EQ(rt->memcpy(b, B, sizeof B, cudaMemcpyHostToDevice, nullptr, false,
-                       false),
-            cudaSuccess);
-  ASSERT_EQ(rt->appendCommand(rc::wire::Command::CublasCreate, "cublasCreate_v2",
-                              nullptr,
-                              [](flatbuffers::FlatBufferBuilder &fbb,
-                                 uint64_t) {
-                                return rc::wire::CreateCublasCreate(fbb, 1)
-                                    .Union();
-                              }),
+  ASSERT_EQ(
+      rt->memcpy(a, A, sizeof A, cudaMemcpyHostToDevice, nullptr, false, false),
+      cudaSuccess);
+  ASSERT_EQ(
+      rt->memcpy(b, B, sizeof B, cudaMemcpyHostToDevice, nullptr, false, false),
+      cudaSuccess);
+  ASSERT_EQ(rt->appendCommand(
+                rc::wire::Command::CublasCreate, "cublasCreate_v2", nullptr,
+                [](flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
+                  return rc::wire::CreateCublasCreate(fbb, 1).Union();
+                }),
             cudaSuccess);
   auto gemm = [&](float alpha) {
     auto p = [](void *q) { return uint64_t(uintptr_t(q)); };
@@ -420,8 +417,8 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   };
   cudaGraph_t g = capture([&] {
     EXPECT_EQ(rt->memset(c, 0xFF, 16, s, false), cudaSuccess);
-    EXPECT_EQ(rt->appendCommand(rc::wire::Command::CublasGemm, "cublasSgemm",
-                                s, gemm(2), /*graphable=*/true),
+    EXPECT_EQ(rt->appendCommand(rc::wire::Command::CublasGemm, "cublasSgemm", s,
+                                gemm(2), /*graphable=*/true),
               cudaSuccess);
   });
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);

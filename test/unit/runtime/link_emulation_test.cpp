@@ -22,7 +22,7 @@ TEST(LinkEmulation, ReplyWaitsForTheRoundTripTime) {
 TEST(LinkEmulation, BandwidthCostsTransferTimeEachWay) {
   rc::rt::LinkEmulation link(0, 1.0); // 1 Gbit/s: 125 bytes per microsecond
   auto start = Clock::now();
-  link.sent(1, 250000);   // 2 ms
+  link.sent(1, 250000);    // 2 ms
   link.deliver(1, 125000); // 1 ms
   EXPECT_GE(Clock::now() - start, std::chrono::microseconds(3000));
 }

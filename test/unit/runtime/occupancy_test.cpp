@@ -66,10 +66,10 @@ TEST(Occupancy, SharedMemoryLimited) {
   EXPECT_EQ(L.result, 4);
   // Static shared memory counts too, rounded to 128-byte units:
   // 1000 + 16384 + 1024 = 18408 -> 18432; 233472 / 18432 = 12.
-  EXPECT_EQ(maxActiveBlocksPerSM(OccupancyDevice(), kernel(16, 1000), 128,
-                                 16384)
-                .sharedMemory,
-            12);
+  EXPECT_EQ(
+      maxActiveBlocksPerSM(OccupancyDevice(), kernel(16, 1000), 128, 16384)
+          .sharedMemory,
+      12);
 }
 
 TEST(Occupancy, CarveoutPreferencePicksASmallerConfiguration) {
@@ -138,10 +138,9 @@ TEST(Occupancy, MatchesCudasOccupancyHeader) {
     for (int regs : {0, 8, 16, 24, 32, 33, 40, 48, 64, 72, 96, 128, 168, 255})
       for (int bs : {32, 64, 96, 128, 160, 256, 384, 512, 768, 1024})
         for (size_t st : {size_t(0), size_t(1000), size_t(8192)})
-          for (size_t dyn :
-               {size_t(0), size_t(1024), size_t(4096), size_t(16384),
-                size_t(40000), size_t(49152), size_t(65536), size_t(100000),
-                size_t(200000)})
+          for (size_t dyn : {size_t(0), size_t(1024), size_t(4096),
+                             size_t(16384), size_t(40000), size_t(49152),
+                             size_t(65536), size_t(100000), size_t(200000)})
             for (int carveout : {-1, 0, 10, 25, 50, 75, 100}) {
               cudaOccFuncAttributes a;
               a.maxThreadsPerBlock = 1024;
@@ -167,11 +166,11 @@ TEST(Occupancy, MatchesCudasOccupancyHeader) {
               int mine = maxActiveBlocksPerSM(d, k, bs, dyn).result;
               ++total;
               if (mine != ref && ++mismatches <= 10)
-                ADD_FAILURE() << "cc " << dv.major << "." << dv.minor
-                              << " regs " << regs << " block " << bs
-                              << " static " << st << " dynamic " << dyn
-                              << " carveout " << carveout << ": CUDA " << ref
-                              << ", ours " << mine;
+                ADD_FAILURE()
+                    << "cc " << dv.major << "." << dv.minor << " regs " << regs
+                    << " block " << bs << " static " << st << " dynamic " << dyn
+                    << " carveout " << carveout << ": CUDA " << ref << ", ours "
+                    << mine;
             }
   }
   EXPECT_EQ(mismatches, 0) << "of " << total;

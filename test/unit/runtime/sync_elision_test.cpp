@@ -64,8 +64,8 @@ TEST(RuntimeSyncElision, SyncWithReadBackOutstandingWaits) {
   ASSERT_EQ(rt->malloc(&buf, 4096), cudaSuccess);
   ASSERT_EQ(upload(*rt, buf), cudaSuccess);
   char back[64] = {};
-  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost,
-                       nullptr, /*async=*/true, false),
+  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost, nullptr,
+                       /*async=*/true, false),
             cudaSuccess);
   uint64_t trips = rt->roundTrips();
   ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
@@ -99,8 +99,8 @@ TEST(RuntimeSyncElision, SyncRightAfterAReadBackWaitsForItsReply) {
   ASSERT_EQ(launchScale(*rt, buf), cudaSuccess);
   char back[64] = {};
   uint64_t trips = rt->roundTrips(), messages = rt->messagesSent();
-  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost,
-                       nullptr, /*async=*/true, false),
+  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost, nullptr,
+                       /*async=*/true, false),
             cudaSuccess);
   ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips + 1);
@@ -109,8 +109,8 @@ TEST(RuntimeSyncElision, SyncRightAfterAReadBackWaitsForItsReply) {
   EXPECT_EQ(rt->trafficStats().roundTripsByCall["cudaStreamSynchronize"], 1u);
 
   // A launch after the read-back is work the sync must wait for.
-  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost,
-                       nullptr, /*async=*/true, false),
+  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost, nullptr,
+                       /*async=*/true, false),
             cudaSuccess);
   ASSERT_EQ(launchScale(*rt, buf), cudaSuccess);
   messages = rt->messagesSent();
@@ -130,8 +130,8 @@ TEST(RuntimeSyncElision, SyncOfAnotherStreamAfterAReadBackStillSyncs) {
   ASSERT_EQ(rt->streamCreate(&other, 0, 0), cudaSuccess);
   ASSERT_EQ(launchScale(*rt, buf), cudaSuccess);
   char back[64] = {};
-  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost,
-                       nullptr, /*async=*/true, false),
+  ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost, nullptr,
+                       /*async=*/true, false),
             cudaSuccess);
   uint64_t messages = rt->messagesSent();
   ASSERT_EQ(rt->streamSynchronize(other, false), cudaSuccess);

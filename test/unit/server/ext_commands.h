@@ -25,8 +25,7 @@ inline Cmd cSetAttr(uint64_t kernel, int attr, int value) {
 }
 inline Cmd cLaunchEx(uint64_t kernel, const Bytes &args, bool coop, bool pdl,
                      std::vector<uint32_t> g = {2, 1, 1},
-                     std::vector<uint32_t> b = {64, 1, 1},
-                     uint32_t shmem = 0) {
+                     std::vector<uint32_t> b = {64, 1, 1}, uint32_t shmem = 0) {
   return entry<wire::Launch>([=](fb::FlatBufferBuilder &f) {
     return wire::CreateLaunchDirect(f, kernel, &g, &b, shmem, 0, &args, coop,
                                     pdl);
@@ -57,8 +56,9 @@ inline Cmd cMap(uint64_t a, uint64_t size, uint64_t off, uint64_t h) {
   });
 }
 inline Cmd cUnmap(uint64_t a, uint64_t size) {
-  return entry<wire::MemUnmap>(
-      [=](fb::FlatBufferBuilder &f) { return wire::CreateMemUnmap(f, a, size); });
+  return entry<wire::MemUnmap>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateMemUnmap(f, a, size);
+  });
 }
 inline Cmd cAccess(uint64_t a, uint64_t size) {
   return entry<wire::MemSetAccess>([=](fb::FlatBufferBuilder &f) {

@@ -77,10 +77,12 @@ TEST_F(ExtTest, FuncSetAttributeIsValidated) {
                100000),
       cSetAttr(m.scaleId, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                50)});
-  EXPECT_NE(bad({cSetAttr(0x1234, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 1)},
-                0, 98)
-                .find("cudaFuncSetAttribute: unknown kernel id 0x1234"),
-            std::string::npos);
+  EXPECT_NE(
+      bad({cSetAttr(0x1234, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                    1)},
+          0, 98)
+          .find("cudaFuncSetAttribute: unknown kernel id 0x1234"),
+      std::string::npos);
   EXPECT_NE(bad({cSetAttr(m.scaleId, CU_FUNC_ATTRIBUTE_NUM_REGS, 8)}, 0, 1)
                 .find("cannot be set"),
             std::string::npos);
@@ -102,7 +104,8 @@ TEST_F(ExtTest, CooperativeAndPdlFlagsReachTheBackend) {
   EXPECT_FALSE(l[0].config.programmaticSerialization);
   EXPECT_FALSE(l[1].config.cooperative);
   EXPECT_TRUE(l[1].config.programmaticSerialization);
-  EXPECT_FALSE(l[2].config.cooperative || l[2].config.programmaticSerialization);
+  EXPECT_FALSE(l[2].config.cooperative ||
+               l[2].config.programmaticSerialization);
 }
 
 // ggml's pool: one big reservation, chunks mapped back to back at its end.

@@ -44,7 +44,8 @@ protected:
     helloReply = r;
     const wire::HelloReply *hr = asHelloReply(helloReply);
     ASSERT_TRUE(hr && hr->ok())
-        << (hr && hr->error() ? hr->error()->str() : std::string("no HelloReply"));
+        << (hr && hr->error() ? hr->error()->str()
+                              : std::string("no HelloReply"));
   }
   Bytes roundTrip(const Bytes &msg) {
     return rc::server::test::roundTrip(*conn, msg, 30000);
@@ -167,8 +168,7 @@ TEST_F(GpuExtTest, FuncSetAttributeRaisesTheDynamicSharedMemoryLimit) {
 
 TEST_F(GpuExtTest, VmmPoolMemoryWorksForKernelsAndCopies) {
   const uint64_t gran = 2 << 20;
-  uint64_t base =
-      resultAt(ok({cReserve(64ull << 20)}), 0)->addr();
+  uint64_t base = resultAt(ok({cReserve(64ull << 20)}), 0)->addr();
   ASSERT_NE(base, 0u);
   ok({cCreate(1, gran), cMap(base, gran, 0, 1), cRelease(1),
       cAccess(base, gran), cCreate(2, gran), cMap(base + gran, gran, 0, 2),

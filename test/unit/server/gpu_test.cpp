@@ -58,7 +58,8 @@ protected:
     Bytes r = c.roundTrip(hello({g.hash}));
     const wire::HelloReply *hr = asHelloReply(r);
     EXPECT_TRUE(hr && hr->ok())
-        << (hr && hr->error() ? hr->error()->str() : std::string("no HelloReply"));
+        << (hr && hr->error() ? hr->error()->str()
+                              : std::string("no HelloReply"));
     return c;
   }
   const wire::BatchReply *ok(const Bytes &r) {
@@ -79,7 +80,8 @@ TEST_F(GpuTest, HelloDescribesTheGpu) {
   Bytes r = c.roundTrip(hello({g.hash}));
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_TRUE(hr && hr->ok())
-        << (hr && hr->error() ? hr->error()->str() : std::string("no HelloReply"));
+      << (hr && hr->error() ? hr->error()->str()
+                            : std::string("no HelloReply"));
   const wire::DeviceInfo *d = hr->devices()->Get(0);
   std::printf("device: %s, %llu bytes, cc %d.%d, %d SMs\n", d->name()->c_str(),
               (unsigned long long)d->total_mem(), d->attributes()->Get(75),
@@ -304,12 +306,13 @@ TEST_F(GpuTest, SecondGpuHasItsOwnGlobalsAndReachesTheFirstAsAPeer) {
   uint64_t b = rb->addr();
   ASSERT_TRUE(a && b);
   r = c.roundTrip(batch(
-      3, {cSetDevice(0), cH2D(a, floats(in)), cSymbolWrite(g.table, 0, factor(2)),
-          cLaunch(g.scale, scaleArgs(a, 1024), 0, {4, 1, 1}, {256, 1, 1}),
-          cDeviceSync(), cSetDevice(1), cSymbolWrite(g.table, 0, factor(3)),
-          cD2D(b, a, 4096), // device 0 -> device 1
-          cLaunch(g.scale, scaleArgs(b, 1024), 0, {4, 1, 1}, {256, 1, 1}),
-          cD2H(b, 4096)}));
+      3,
+      {cSetDevice(0), cH2D(a, floats(in)), cSymbolWrite(g.table, 0, factor(2)),
+       cLaunch(g.scale, scaleArgs(a, 1024), 0, {4, 1, 1}, {256, 1, 1}),
+       cDeviceSync(), cSetDevice(1), cSymbolWrite(g.table, 0, factor(3)),
+       cD2D(b, a, 4096), // device 0 -> device 1
+       cLaunch(g.scale, scaleArgs(b, 1024), 0, {4, 1, 1}, {256, 1, 1}),
+       cD2H(b, 4096)}));
   const wire::BatchReply *br = ok(r);
   ASSERT_NE(resultAt(br, 9), nullptr);
   std::vector<float> out(1024);
@@ -319,10 +322,10 @@ TEST_F(GpuTest, SecondGpuHasItsOwnGlobalsAndReachesTheFirstAsAPeer) {
   if (!peer10)
     return;
   // Device 1's kernel writes device 0's memory through peer access.
-  r = c.roundTrip(batch(4, {cPeerAccess(0, true),
-                            cLaunch(g.consume, consumeArgs(9, a), 0, {1, 1, 1},
-                                    {32, 1, 1}),
-                            cDeviceSync(), cSetDevice(0), cD2H(a, 128)}));
+  r = c.roundTrip(
+      batch(4, {cPeerAccess(0, true),
+                cLaunch(g.consume, consumeArgs(9, a), 0, {1, 1, 1}, {32, 1, 1}),
+                cDeviceSync(), cSetDevice(0), cD2H(a, 128)}));
   br = ok(r);
   ASSERT_NE(resultAt(br, 4), nullptr);
   std::memcpy(out.data(), resultAt(br, 4)->payload()->data(), 128);

@@ -40,7 +40,8 @@ protected:
     Bytes helloReply = c.roundTrip(hello({g.hash}));
     const wire::HelloReply *hr = asHelloReply(helloReply);
     ASSERT_TRUE(hr && hr->ok())
-        << (hr && hr->error() ? hr->error()->str() : std::string("no HelloReply"));
+        << (hr && hr->error() ? hr->error()->str()
+                              : std::string("no HelloReply"));
   }
   const wire::BatchReply *ok(const Bytes &r) {
     const wire::BatchReply *br = asBatchReply(r);
@@ -90,9 +91,9 @@ TEST_F(GraphGpuTest, CapturedKernelsRunAndUpdateInPlace) {
                                cSymbolWrite(g.table, 0, two)})));
 
   // x *= 2 twice, y = 0, then y[0..512) = x[0..512).
-  ok(c.roundTrip(batch(seq++, {cGraphInstantiate(
-                                  1, {scale(x, 1024), scale(x, 1024),
-                                      cMemset(y, 0, 4096), cD2D(y, x, 2048)})})));
+  ok(c.roundTrip(batch(
+      seq++, {cGraphInstantiate(1, {scale(x, 1024), scale(x, 1024),
+                                    cMemset(y, 0, 4096), cD2D(y, x, 2048)})})));
   for (int i = 0; i < 3; ++i) { // fire and forget, like the runtime
     Bytes m = batch(seq++, {cGraphLaunch(1, 10)}, false);
     ASSERT_EQ(c.conn->send(m.data(), m.size()), rc::transport::Status::Ok);
@@ -135,9 +136,9 @@ TEST_F(GraphGpuTest, GraphLaunchThroughput) {
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < rounds; ++i)
     ok(c.roundTrip(batch(seq++, {cGraphLaunch(9), cStreamSync(0)})));
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                           t0)
-                 .count();
+  double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   std::printf("graph of 256 launches: %.1f us per graph launch + sync, "
               "%.2f us per kernel; GraphLaunch message %zu bytes\n",
               s * 1e6 / rounds, s * 1e6 / (rounds * 256), launch.size());

@@ -28,7 +28,8 @@ protected:
     Bytes helloReply = c.roundTrip(hello({m.hash}));
     const wire::HelloReply *hr = asHelloReply(helloReply);
     ASSERT_TRUE(hr && hr->ok())
-        << (hr && hr->error() ? hr->error()->str() : std::string("no HelloReply"));
+        << (hr && hr->error() ? hr->error()->str()
+                              : std::string("no HelloReply"));
     Bytes r = c.roundTrip(batch(seq++, {cMalloc(1024), cMalloc(1024)}));
     const wire::BatchReply *br = asBatchReply(r);
     ASSERT_TRUE(br && resultAt(br, 0) && resultAt(br, 1));
@@ -94,13 +95,13 @@ TEST_F(GraphSessionTest, LaunchReplaysTheNodesInOrder) {
 }
 
 TEST_F(GraphSessionTest, UpdateReplacesOnlyTheGivenNodes) {
-  ASSERT_EQ(run({cGraphInstantiate(
-                7, {cLaunch(m.scaleId, scaleArgs(a, 1)), cMemset(a, 1, 4),
-                    cLaunch(m.scaleId, scaleArgs(a, 2))})}),
+  ASSERT_EQ(run({cGraphInstantiate(7, {cLaunch(m.scaleId, scaleArgs(a, 1)),
+                                       cMemset(a, 1, 4),
+                                       cLaunch(m.scaleId, scaleArgs(a, 2))})}),
             "");
-  ASSERT_EQ(run({cGraphUpdate(7, {1, 2},
-                              {cMemset(b, 2, 4),
-                               cLaunch(m.scaleId, scaleArgs(b, 3))}),
+  ASSERT_EQ(run({cGraphUpdate(
+                     7, {1, 2},
+                     {cMemset(b, 2, 4), cLaunch(m.scaleId, scaleArgs(b, 3))}),
                  cGraphLaunch(7)}),
             "");
   auto launches = backend().launches();
@@ -114,11 +115,11 @@ TEST_F(GraphSessionTest, UpdateReplacesOnlyTheGivenNodes) {
 TEST_F(GraphSessionTest, BadNodesAndHandlesAreRefused) {
   uint32_t index = 99;
   int code = 0;
-  std::string e = run({cMemset(a, 0, 4),
-                       cGraphInstantiate(1, {cMemset(a, 0, 4),
-                                             cLaunch(m.scaleId,
-                                                     scaleArgs(0x1234, 1))})},
-                      nullptr, &index, &code);
+  std::string e =
+      run({cMemset(a, 0, 4),
+           cGraphInstantiate(1, {cMemset(a, 0, 4),
+                                 cLaunch(m.scaleId, scaleArgs(0x1234, 1))})},
+          nullptr, &index, &code);
   EXPECT_EQ(index, 1u);
   EXPECT_EQ(code, 1);
   EXPECT_NE(e.find("cudaGraphInstantiate: node 1 (launch of kernel scale"),

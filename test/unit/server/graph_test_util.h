@@ -38,8 +38,7 @@ inline Cmd cGraphUpdate(uint64_t exec, std::vector<uint32_t> indices,
 inline Cmd cGraphLaunch(uint64_t exec, uint64_t stream = 0) {
   return [=](flatbuffers::FlatBufferBuilder &fbb) {
     auto c = wire::CreateGraphLaunch(fbb, exec, stream);
-    return wire::CreateCommandEntry(fbb, wire::Command::GraphLaunch,
-                                    c.Union());
+    return wire::CreateCommandEntry(fbb, wire::Command::GraphLaunch, c.Union());
   };
 }
 

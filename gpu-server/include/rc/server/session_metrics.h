@@ -42,15 +42,15 @@ inline uint64_t monotonicNs() {
 }
 
 struct SessionMetrics {
-  MetricCounter batches;       // Batch messages replayed (after Hello)
-  MetricCounter failedBatches; // of which stopped at a failing command
-  MetricCounter bytesIn;       // every received message, Hello included
-  MetricCounter replies;       // messages sent back (HelloReply included)
-  MetricCounter bytesOut;      // their bytes
-  MetricCounter bytesOutRma;   // read-back bytes written by RMA instead
+  MetricCounter batches;        // Batch messages replayed (after Hello)
+  MetricCounter failedBatches;  // of which stopped at a failing command
+  MetricCounter bytesIn;        // every received message, Hello included
+  MetricCounter replies;        // messages sent back (HelloReply included)
+  MetricCounter bytesOut;       // their bytes
+  MetricCounter bytesOutRma;    // read-back bytes written by RMA instead
   MetricCounter bytesOutShared; // read back straight into shared host memory
-  MetricCounter replayNs;      // inside Executor::run, per batch
-  MetricCounter replyNs;       // building BatchReplies + sending all replies
+  MetricCounter replayNs;       // inside Executor::run, per batch
+  MetricCounter replyNs;        // building BatchReplies + sending all replies
   MetricCounter deferredSyncNs; // waiting for deferred stream syncs
   MetricCounter syncFences;     // streams ordered behind one on the GPU instead
   std::array<MetricCounter, kCommandTypeCount> commandCount;

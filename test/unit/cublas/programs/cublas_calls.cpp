@@ -78,8 +78,7 @@ int main() {
   check(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH) ==
             CUBLAS_STATUS_SUCCESS,
         "cublasSetMathMode");
-  check(cublasSetStream(h, stream) == CUBLAS_STATUS_SUCCESS,
-        "cublasSetStream");
+  check(cublasSetStream(h, stream) == CUBLAS_STATUS_SUCCESS, "cublasSetStream");
   void *ws = nullptr;
   cudaMalloc(&ws, 4 << 20);
   check(cublasSetWorkspace(h, ws, 4 << 20) == CUBLAS_STATUS_SUCCESS,
@@ -116,16 +115,14 @@ int main() {
     refGemm(true, false, m, n, k, A.data(), k, B2.data() + i * k * n, k,
             C2.data() + i * m * n, m);
   float *dB2 = devUpload(B2), *dC2 = devUpload(C2);
-  std::vector<const void *> ptrs = {dA, dA, dB2, dB2 + k * n, dC2,
-                                    dC2 + m * n};
+  std::vector<const void *> ptrs = {dA, dA, dB2, dB2 + k * n, dC2, dC2 + m * n};
   const void **dPtrs = devUpload(ptrs);
   cudaMemsetAsync(dC2, 0, C2.size() * 4, stream);
-  check(cublasGemmBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one,
-                            dPtrs, CUDA_R_32F, k, dPtrs + 2, CUDA_R_32F, k,
-                            &zero, (void *const *)(dPtrs + 4), CUDA_R_32F, m,
-                            2, CUBLAS_COMPUTE_32F,
-                            CUBLAS_GEMM_DEFAULT_TENSOR_OP) ==
-                CUBLAS_STATUS_SUCCESS &&
+  check(cublasGemmBatchedEx(
+            h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, dPtrs, CUDA_R_32F, k,
+            dPtrs + 2, CUDA_R_32F, k, &zero, (void *const *)(dPtrs + 4),
+            CUDA_R_32F, m, 2, CUBLAS_COMPUTE_32F,
+            CUBLAS_GEMM_DEFAULT_TENSOR_OP) == CUBLAS_STATUS_SUCCESS &&
             same(devRead(dC2, C2.size()), C2),
         "cublasGemmBatchedEx");
 
@@ -138,10 +135,10 @@ int main() {
         "device pointer mode refused");
 
   // A bad device pointer: batched like a launch, reported at the next sync.
-  cublasStatus_t atCall = cublasGemmEx(
-      h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, dAh, CUDA_R_16F, k, dBh,
-      CUDA_R_16F, k, &zero, reinterpret_cast<void *>(0x10), CUDA_R_32F, m,
-      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  cublasStatus_t atCall =
+      cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, dAh, CUDA_R_16F,
+                   k, dBh, CUDA_R_16F, k, &zero, reinterpret_cast<void *>(0x10),
+                   CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   cudaError_t atSync = cudaStreamSynchronize(stream);
   std::printf("bad pointer: at call %s, at sync %s\n",
               cublasGetStatusString(atCall), cudaGetErrorName(atSync));

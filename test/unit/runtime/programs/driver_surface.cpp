@@ -27,7 +27,7 @@ namespace {
     if (r_ != CUDA_SUCCESS) {                                                  \
       const char *s_ = nullptr;                                                \
       cuGetErrorString(r_, &s_);                                               \
-      std::fprintf(stderr, "FAIL line %d: %s -> %d %s\n", __LINE__, #call,    \
+      std::fprintf(stderr, "FAIL line %d: %s -> %d %s\n", __LINE__, #call,     \
                    int(r_), s_ ? s_ : "?");                                    \
       ++failures;                                                              \
     }                                                                          \
@@ -61,8 +61,8 @@ int main() {
   cudaFuncAttributes fa;
   CUDA_OK(cudaFuncGetAttributes(&fa, stub));
   CHECK(fa.ptxVersion >= 90 && fa.maxThreadsPerBlock == 1024);
-  CUDA_OK(cudaFuncSetAttribute(stub, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               96 * 1024));
+  CUDA_OK(cudaFuncSetAttribute(
+      stub, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024));
   int blocks = -1;
   CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, stub, 256,
                                                         96 * 1024));
@@ -75,8 +75,8 @@ int main() {
   int n = 1024;
   float f = 2.0f;
   void *args[] = {&d, &n, &f};
-  CUDA_OK(cudaLaunchCooperativeKernel(stub, dim3(4), dim3(256), args, 0,
-                                      nullptr));
+  CUDA_OK(
+      cudaLaunchCooperativeKernel(stub, dim3(4), dim3(256), args, 0, nullptr));
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
@@ -119,8 +119,9 @@ int main() {
   CHECK(std::strlen(bus) == 12 && bus[4] == ':' && bus[10] == '.');
   std::printf("pci bus id: %s\n", bus);
   std::vector<char> buffer(1 << 16);
-  CUDA_OK(cudaHostRegister(buffer.data(), buffer.size(),
-                           cudaHostRegisterPortable | cudaHostRegisterReadOnly));
+  CUDA_OK(
+      cudaHostRegister(buffer.data(), buffer.size(),
+                       cudaHostRegisterPortable | cudaHostRegisterReadOnly));
   CUDA_OK(cudaHostUnregister(buffer.data()));
 
   // The VMM pool as ggml_cuda_pool_vmm drives it.
