@@ -16,7 +16,7 @@
 # Results: $BENCH_OUT (default $OUT if set, else bench/out): raw.jsonl,
 # stats-*.json, then bench/report.py writes <date>-<gpu>.json, .md, .png.
 #
-#   REPS=5  INNER=5  MODELS="1b:q4_0 7b:q4_0"  CONFIGS="local shm tcp rpc"
+#   REPS=5  INNER=5  MODELS="1b:q4_0 7b:q4_0"  CONFIGS="local shm tcp tcp25 rpc"
 #
 # One device call may not fit all repetitions (10 minutes a call): split them
 # over calls on the same machine with the same BENCH_OUT, e.g.
