@@ -21,9 +21,8 @@ What counts as reading a variable:
 test/docs/ is left out: the checks' own tests hold sample reads as data.
 
 A variable is listed when its name appears in backquotes in the first cell
-of a table row of docs/environment.md. Build folders and hidden folders are
-not scanned; the files are those git tracks plus untracked ones it does
-not ignore (every file below the root outside a git checkout).
+of a table row of docs/environment.md. The files are the repository's as
+`doc_tree.repo_files` lists them.
 
 Exit status 0 when both hold; 1 with one line per missing or stale
 variable otherwise (file:line of a read for a missing one).
@@ -31,8 +30,9 @@ variable otherwise (file:line of a read for a missing one).
 
 import os
 import re
-import subprocess
 import sys
+
+from doc_tree import repo_files, run
 
 COMPONENTS = ("runtime/", "gpu-server/", "transport/", "driver/", "tools/",
               "clang-plugin/", "manifest/", "schema/")
@@ -54,24 +54,6 @@ DOC_NAME = re.compile(r"`(" + NAME + r")`")
 # Names a script prefix or a doc row may contain that are patterns, not
 # variables (VARIANTS_<config>).
 DOC_PATTERN = re.compile(r"`(" + NAME + r")<[^>]*>`")
-
-
-def repo_files(root):
-    try:
-        out = subprocess.run(
-            ["git", "-C", root, "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard"],
-            check=True, capture_output=True).stdout
-        files = [f for f in out.decode().split("\0") if f]
-    except (OSError, subprocess.CalledProcessError):
-        files = []
-        for folder, dirs, names in os.walk(root):
-            dirs[:] = [d for d in dirs
-                       if not d.startswith(".") and d != "build"]
-            for n in names:
-                path = os.path.relpath(os.path.join(folder, n), root)
-                files.append(path.replace(os.sep, "/"))
-    return sorted(f for f in files if os.path.isfile(os.path.join(root, f)))
 
 
 def reads_in(path, text):
@@ -142,19 +124,10 @@ def check(root, doc="docs/environment.md"):
 
 
 def main(argv):
-    root = argv[1] if len(argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    problems, count = check(os.path.abspath(root))
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"check_env_doc: {len(problems)} problem(s); every variable "
-              f"the code reads goes into docs/environment.md with its "
-              f"default, meaning, parsing rule and users")
-        return 1
-    print(f"check_env_doc: all {count} variable(s) the code reads are "
-          f"documented")
-    return 0
+    return run(argv, check, "check_env_doc",
+               "every variable the code reads goes into docs/environment.md "
+               "with its default, meaning, parsing rule and users",
+               "all {count} variable(s) the code reads are documented")
 
 
 if __name__ == "__main__":

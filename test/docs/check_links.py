@@ -11,9 +11,8 @@ GitHub anchors (or an explicit `<a name>`/`id`). External links (any
 repository's fact. Links inside code (fenced or indented blocks, inline
 code spans) are text, not links, and are skipped.
 
-The files are those git tracks plus untracked ones it does not ignore, so
-a new document is checked before its first commit; outside a git checkout,
-every *.md below the root except hidden and build folders.
+The files are the repository's as `doc_tree.repo_files` lists them (git's
+tracked and untracked-but-not-ignored files).
 
 Exit status 0 when every link resolves; 1 with one line per broken link
 (file:line: what is wrong) otherwise.
@@ -22,10 +21,11 @@ Exit status 0 when every link resolves; 1 with one line per broken link
 import difflib
 import os
 import re
-import subprocess
 import sys
 import unicodedata
 import urllib.parse
+
+from doc_tree import repo_files, run
 
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -36,26 +36,6 @@ HTML_ANCHOR = re.compile(r"<a\s+[^>]*?(?:name|id)\s*=\s*\"([^\"]+)\"", re.I)
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-
-
-def repo_files(root):
-    """Paths (relative, '/'-separated) of the repository's files."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", root, "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard"],
-            check=True, capture_output=True).stdout
-        files = [f for f in out.decode().split("\0") if f]
-        return {f for f in files if os.path.exists(os.path.join(root, f))}
-    except (OSError, subprocess.CalledProcessError):
-        found = set()
-        for folder, dirs, names in os.walk(root):
-            dirs[:] = [d for d in dirs
-                       if not d.startswith(".") and d != "build"]
-            for n in names:
-                path = os.path.relpath(os.path.join(folder, n), root)
-                found.add(path.replace(os.sep, "/"))
-        return found
 
 
 def heading_text(markdown):
@@ -190,22 +170,13 @@ def check(root):
                 hint = f"; did you mean #{near[0]}?" if near else ""
                 problems.append(f"{where}: {resolved} has no heading with "
                                 f"anchor #{anchor}{hint}")
-    return problems, len(documents), sum(len(v) for v in links.values())
+    return problems, sum(len(v) for v in links.values())
 
 
 def main(argv):
-    root = argv[1] if len(argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    problems, documents, count = check(os.path.abspath(root))
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"check_links: {len(problems)} broken link(s) in {documents} "
-              f"Markdown file(s)")
-        return 1
-    print(f"check_links: {count} link(s) in {documents} Markdown file(s) "
-          f"resolve")
-    return 0
+    return run(argv, check, "check_links",
+               "fix the link or the heading it points to",
+               "{count} link(s) in the Markdown files resolve")
 
 
 if __name__ == "__main__":
