@@ -56,8 +56,8 @@ def decode_traffic(stats_dir, config, model):
     per = lambda k, scale=1.0: None if delta(k) is None else round(delta(k) / 64.0 / scale, 2)
     calls, launch_ns = delta("launch_calls"), delta("launch_ns")
     # Uploads written into the server's upload ring by RMA are client-to-
-    # server bytes too, and application data (stats files before session 6
-    # have no bytes_up_rma).
+    # server bytes too, and application data (stats files written before
+    # the upload ring existed, 2026-11-24, have no bytes_up_rma).
     rma = delta("bytes_up_rma") or 0
     with_rma = lambda k: None if delta(k) is None else round((delta(k) + rma) / 64.0, 2)
     return {

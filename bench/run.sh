@@ -16,7 +16,7 @@
 # Results: $BENCH_OUT (default $OUT if set, else bench/out): raw.jsonl,
 # stats-*.json, then bench/report.py writes <date>-<gpu>.json, .md, .png.
 #
-#   REPS=5  INNER=5  MODELS="1b:q4_0 7b:q4_0"  CONFIGS="local shm tcp rpc"
+#   REPS=5  INNER=5  MODELS="1b:q4_0 7b:q4_0"  CONFIGS="local shm tcp tcp25 rpc"
 #
 # One device call may not fit all repetitions (10 minutes a call): split them
 # over calls on the same machine with the same BENCH_OUT, e.g.
@@ -70,7 +70,7 @@ RPC_PORT=$(( 40000 + RANDOM % 10000 ))
 for url in "$SHM_URL" "$TCP_URL"; do
   log="$RESULTS/server-${url%%:*}.log"
   # --metrics: per-session server counters (replay time by command type),
-  # for the per-token breakdown in docs/performance.md.
+  # for the per-token breakdown (docs/performance.md, "How to measure").
   env LD_LIBRARY_PATH="$WORK/rc/lib" "$RC_BIN/rc-server" --listen "$url" "${MANIFESTS[@]}" \
     --metrics "$RESULTS/metrics-${url%%:*}.json" > "$log" 2>&1 &
   PIDS+=($!)

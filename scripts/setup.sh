@@ -31,7 +31,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# Versions the project was verified with (DESIGN.md); fail loudly on others.
+# The versions CI builds and tests with; fail loudly on others: the plugin
+# links clang 19.1's libraries, and generated flatbuffers headers must match
+# the flatbuffers headers they include (flatc 2.0.8, Debian 12's).
 clang_ver="$(clang-19 --version)"; clang_ver="${clang_ver%%$'\n'*}"
 [[ "$clang_ver" == *"19.1"* ]] || die "need clang 19.1, found: $clang_ver"
 flatc_ver="$(flatc --version)"

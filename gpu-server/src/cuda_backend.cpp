@@ -356,7 +356,9 @@ public:
   // default spins while the process has fewer contexts than cores; "yield"
   // lets a co-located client's threads have the core meanwhile, "block"
   // sleeps. For measurements: a llama.cpp client on the same machine keeps
-  // every core busy between its GPU steps (docs/performance.md).
+  // every core busy between its GPU steps, and "yield" cost it half of its
+  // 1B tokens per second over shm (0.507 of local against 0.983;
+  // docs/notes/2026-11-25-session-15-doorbell.md).
   static bool gpuWaitFlags(unsigned *flags, std::string *error) {
     const char *wait = std::getenv("RC_SERVER_GPU_WAIT");
     std::string w = wait ? wait : "";

@@ -3,11 +3,11 @@
 // of calling the runtime (a launch, then host work, then a sync).
 //
 // It is built to stay out of the application's way. Measured on the H100
-// (docs/performance.md, Session 14): the earlier flusher, woken at every
-// batch's first command and blocking on the runtime lock, cost llama.cpp's
-// decode over shm 1.2 points of tokens per second for the 7B shape, all of
-// it in slow tokens: its wake-ups landed while llama.cpp's 16 CPU threads
-// filled the 16 cores, and a worker preempted at a barrier holds every
+// (docs/notes/2026-11-25-session-14-flusher.md): the earlier flusher, woken at
+// every batch's first command and blocking on the runtime lock, cost
+// llama.cpp's decode over shm 1.2 points of tokens per second for the 7B shape,
+// all of it in slow tokens: its wake-ups landed while llama.cpp's 16 CPU
+// threads filled the 16 cores, and a worker preempted at a barrier holds every
 // thread for a scheduler slice. Now it is woken only when device work
 // enters a batch that had none, sleeps until that work's deadline, and
 // never waits for the runtime lock (whoever holds it is inside a call that

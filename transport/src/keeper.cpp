@@ -57,7 +57,8 @@ const Tuning &tuning() {
   // A server with a doorbell sleeps on it only where it would otherwise
   // sleep in 20 us steps (after the yield phase): sleeping earlier, between
   // a llama.cpp client's decode tokens, cost it 25 % of its 1B t/s in
-  // wake-ups that found every core busy (docs/performance.md, Session 15).
+  // wake-ups that found every core busy
+  // (docs/notes/2026-11-25-session-15-doorbell.md).
   static const Tuning t = [] {
     Tuning k;
     k.keepaliveMs = envIntAtLeast("RC_TRANSPORT_KEEPALIVE_MS", 1, 300);

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Tests of the two document checks on small trees made for each test: they
+must find exactly the broken links and the undocumented or stale variables,
+so a check that passes on the repository passes because the repository is
+right, not because the check sees nothing."""
+
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_env_doc  # noqa: E402
+import check_links  # noqa: E402
+
+
+def write_tree(root, files):
+    for path, text in files.items():
+        full = os.path.join(root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent(text))
+
+
+class GithubAnchors(unittest.TestCase):
+    def slug(self, heading):
+        return check_links.github_slug(check_links.heading_text(heading))
+
+    def test_punctuation_is_dropped_and_spaces_become_hyphens(self):
+        self.assertEqual(self.slug("1. Build (client machine, no GPU)"),
+                         "1-build-client-machine-no-gpu")
+        self.assertEqual(self.slug("llama.cpp results, session 5 (2026-11-22)"),
+                         "llamacpp-results-session-5-2026-11-22")
+
+    def test_code_and_links_keep_their_text(self):
+        self.assertEqual(self.slug("The `RC_STATS` keys"), "the-rc_stats-keys")
+        self.assertEqual(self.slug("See [docs](x.md) **now**"), "see-docs-now")
+
+    def test_repeated_headings_are_numbered(self):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, {"a.md": "# Notes\n\n## Notes\n\n## Notes\n"})
+            anchors = [v for _, kind, v in check_links.scan(
+                os.path.join(root, "a.md")) if kind == "anchor"]
+        self.assertEqual(anchors, ["notes", "notes-1", "notes-2"])
+
+
+class LinkCheck(unittest.TestCase):
+    def problems(self, files):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, files)
+            return check_links.check(root)[0]
+
+    def test_good_links_pass(self):
+        self.assertEqual(self.problems({
+            "README.md": """\
+                # Top
+                [doc](docs/a.md), [section](docs/a.md#second-part),
+                [here](#top), [folder](docs/), [code](src/x.cpp#L3),
+                [web](https://example.com/missing), [mail](mailto:a@b)
+                [ref]: docs/a.md#first
+                """,
+            "docs/a.md": "# First\n\n## Second part\n\n[up](../README.md)\n",
+            "src/x.cpp": "int x;\n",
+        }), [])
+
+    def test_each_broken_link_is_reported_with_its_line(self):
+        problems = self.problems({
+            "README.md": """\
+                # Top
+                [gone](docs/missing.md)
+                [bad anchor](docs/a.md#third)
+                [self](#nowhere)
+                [out](../outside.md)
+                [ref]: docs/also-missing.md
+                """,
+            "docs/a.md": "# First\n",
+        })
+        self.assertEqual(len(problems), 5, problems)
+        self.assertTrue(problems[0].startswith("README.md:2: link to "
+                                               "docs/missing.md"))
+        self.assertIn("has no heading with anchor #third", problems[1])
+        self.assertIn("README.md:4:", problems[2])
+        self.assertIn("leaves the repository", problems[3])
+        self.assertIn("README.md:6:", problems[4])
+
+    def test_links_inside_code_are_text(self):
+        self.assertEqual(self.problems({
+            "a.md": """\
+                # A
+
+                ```
+                [not a link](missing.md)
+                ```
+
+                    [indented code](missing.md)
+
+                `[span](missing.md)` and text
+                """,
+        }), [])
+
+    def test_indented_list_continuations_are_checked(self):
+        problems = self.problems({
+            "a.md": "# A\n\n- item\n\n    [continued](missing.md)\n",
+        })
+        self.assertEqual(len(problems), 1, problems)
+
+
+class EnvironmentDocCheck(unittest.TestCase):
+    DOC = """\
+        # Environment
+        | variable | default | meaning |
+        |---|---|---|
+        | `RC_KNOWN` | 1 | a knob |
+        | `RC_A`, `RC_B` | 0 | two knobs |
+        | `WORK` | x | a script input |
+        | `VARIANTS_<config>` | | per configuration |
+        """
+
+    def problems(self, files):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, dict(files, **{"docs/environment.md": self.DOC}))
+            return check_env_doc.check(root)[0]
+
+    def test_documented_reads_pass(self):
+        self.assertEqual(self.problems({
+            "runtime/src/a.cpp": 'long n = envLong("RC_KNOWN", 5);\n'
+                                 'const char *a = getenv("RC_A");\n',
+            "driver/d.py.in": 'os.environ.get("RC_B")\n',
+            "bench/run.sh": 'W="${WORK:-x}"; v="${VARIANTS_shm:-}"\n',
+        }), [])
+
+    def test_an_undocumented_read_is_reported_where_it_is(self):
+        problems = self.problems({
+            "runtime/src/a.cpp": 'long n = envLong("RC_KNOWN", 5);\n'
+                                 'const char *a = getenv("RC_A");\n'
+                                 'os = envLong("RC_B", 1) + envLong("RC_NEW", 2);\n',
+            "gpu-server/src/b.cpp": 'x = std::getenv("HOME");\n',
+            "bench/t.sh": 'echo "${FRESH:-1}" "$NOT_AN_INPUT"\n',
+            "tools/x.py": 'os.getenv("PY_VAR")\n',
+        })
+        self.assertEqual(sorted(problems), [
+            "bench/t.sh:1: reads FRESH, which docs/environment.md does "
+            "not list",
+            "gpu-server/src/b.cpp:1: reads HOME, which docs/environment.md "
+            "does not list",
+            "runtime/src/a.cpp:3: reads RC_NEW, which docs/environment.md "
+            "does not list",
+            "tools/x.py:1: reads PY_VAR, which docs/environment.md does "
+            "not list",
+        ])
+
+    def test_rc_literals_count_only_in_the_components(self):
+        self.assertEqual(self.problems({
+            "runtime/src/a.cpp": 'f("RC_KNOWN"); g("RC_A"); h("RC_B");\n',
+            "test/unit/t.cpp": 'setenv("RC_ONLY_A_TEST_VALUE", "1", 1);\n',
+        }), [])
+
+    def test_a_listed_variable_nothing_reads_is_stale(self):
+        problems = self.problems({
+            "runtime/src/a.cpp": 'f("RC_KNOWN"); g("RC_A");\n',
+        })
+        self.assertEqual(problems, ["docs/environment.md: lists RC_B, which "
+                                    "nothing in the repository reads"])
+
+
+if __name__ == "__main__":
+    unittest.main()
