@@ -243,6 +243,8 @@ private:
     size_t payloadSize = 0;
     bool rma = false;    // the server may write `payload` by RMA instead
     bool shared = false; // ... or it is memory the server shares
+    // With rma (not shared): the exposure, released when the reply is in.
+    transport::RemoteRegion exposure;
     // Set: any payload up to payloadSize bytes is right; its size goes here.
     size_t *payloadGot = nullptr;
     uint64_t *addr = nullptr;

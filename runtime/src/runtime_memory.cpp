@@ -268,6 +268,7 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     sink.payloadSize = n;
     sink.rma = rma || direct;
     sink.shared = direct;
+    sink.exposure = region;
     if (cudaError_t err = sendBatchLocked(true, {sink}, nullptr))
       return err;
   }
