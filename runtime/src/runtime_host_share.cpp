@@ -6,6 +6,10 @@
 // into memory the application reads, as with a local GPU. Whatever fails
 // here leaves the block private (plain memory, copies as before): sharing
 // is an optimisation, never a new way for cudaMallocHost to fail.
+//
+// The upload ring of a session on the same machine is such a file too: the
+// client stores its pieces there instead of writing them by RMA, so the
+// server exposes none of its memory to RMA over shm.
 #include "runtime.h"
 
 #include <cerrno>
@@ -13,6 +17,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace rc::rt {
@@ -62,6 +67,39 @@ void *Runtime::shareHostLocked(size_t size) {
   }
   hostShared_[uintptr_t(p)] = region;
   return p;
+}
+
+void Runtime::useUploadRingLocked(const wire::RemoteMemory &ring) {
+  ring_ = UploadRing();
+  ring_.size = ring.size();
+  if (!ring.file() || ring.file()->size() == 0) {
+    ring_.addr = ring.addr();
+    ring_.key = ring.key();
+    return;
+  }
+  const char *name = ring.file()->c_str();
+  void *p = MAP_FAILED;
+  int fd = shm_open(name, O_RDWR, 0);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 && uint64_t(st.st_size) < ring_.size)
+    errno = EINVAL; // shorter than announced: stores past its end would fault
+  else if (fd >= 0)
+    p = mmap(nullptr, ring_.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (fd >= 0)
+    close(fd);
+  int why = errno;
+  shm_unlink(name);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr,
+                 "remote-clang: cannot map the upload ring the server shares "
+                 "(%s: %s); large uploads travel in messages\n",
+                 name, std::strerror(why));
+    ring_.size = 0;
+    return;
+  }
+  size_t size = ring_.size;
+  ring_.mapped.reset(static_cast<uint8_t *>(p),
+                     [size](uint8_t *q) { munmap(q, size); });
 }
 
 bool Runtime::sharedHostRangeLocked(const void *p, size_t n, uint64_t *region,
