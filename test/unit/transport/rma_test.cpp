@@ -38,7 +38,8 @@ void carryOutWrites(Connection *c) {
       std::memcpy(&o, m.data() + at, sizeof o);
       auto data = pattern(o.size, o.seed);
       RemoteRegion dst{o.region.addr + uint64_t(o.delta), o.region.key};
-      uint8_t done = c->writeRemote(data.data(), data.size(), dst) == Status::Ok;
+      uint8_t done =
+          c->writeRemote(data.data(), data.size(), dst) == Status::Ok;
       if (c->send(&done, 1) != Status::Ok)
         return;
     }
@@ -185,8 +186,8 @@ TEST_P(RmaBoundsTest, AnotherConnectionsRegionIsOutOfReach) {
     ASSERT_TRUE(v && a && victimSide && attackerSide);
     std::vector<uint8_t> victimMemory(4096, 0x11), attackerMemory(4096, 0x22);
     RemoteRegion victimRegion, attackerRegion;
-    ASSERT_TRUE(victimSide->exposeForWrite(victimMemory.data(), 4096,
-                                           &victimRegion));
+    ASSERT_TRUE(
+        victimSide->exposeForWrite(victimMemory.data(), 4096, &victimRegion));
     ASSERT_TRUE(attackerSide->exposeForWrite(attackerMemory.data(), 4096,
                                              &attackerRegion));
     auto bytes = pattern(64, 3);
