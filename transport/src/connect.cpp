@@ -58,16 +58,15 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
       return nullptr;
     return conn;
   }
-  // shm: handshake over a Unix socket (see unix_rendezvous.h).
-  int fd = unixConnect(u.shmName, &err);
-  if (fd < 0)
-    return fail(err);
+  // shm: handshake over a Unix socket (see unix_rendezvous.h). Everything
+  // is ready before the socket connects: the listener gives a connected
+  // client 1 s to send its request, and the first endpoint of a process
+  // (libfabric loads its providers) took longer than that on a loaded
+  // machine.
   ep = Endpoint::open(u.provider, "", "", kConnRecvSlots,
                       sizeof(FrameHeader) + kFragmentPayload, &err);
-  if (!ep) {
-    close(fd);
+  if (!ep)
     return fail(err);
-  }
   auto conn = std::make_unique<FabricConnection>(std::move(ep));
   // Offered to the server so that it can sleep between our messages
   // (doorbell.h); without one (refused here or unknown to an older
@@ -77,6 +76,9 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
     std::string ignored;
     bell = Doorbell::create(&ignored);
   }
+  int fd = unixConnect(u.shmName, &err);
+  if (fd < 0)
+    return fail(err);
   uint64_t nonce = std::random_device{}() ^
                    (uint64_t(std::random_device{}()) << 32) ^
                    uint64_t(getpid());
