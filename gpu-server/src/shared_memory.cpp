@@ -50,10 +50,10 @@ OpStatus SharedMemory::create(DeviceContext &ctx, const std::string &prefix,
     p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   else
     errno = reserve;
-  OpStatus st = p == MAP_FAILED ? systemError("reserving " +
-                                              std::to_string(size) +
-                                              " bytes for " + name)
-                                : OpStatus{};
+  OpStatus st = p == MAP_FAILED
+                    ? systemError("reserving " + std::to_string(size) +
+                                  " bytes for " + name)
+                    : OpStatus{};
   close(fd);
   if (st.ok()) {
     st = ctx.hostRegister(static_cast<uint8_t *>(p), size);

@@ -56,8 +56,7 @@ void expectPattern(const std::string &what, const uint8_t *got, uint64_t n,
     }
   for (uint64_t i = 0; i < n; ++i)
     if (got[i] != patternByte(i, seed)) {
-      std::fprintf(stderr,
-                   "FAIL %s: byte %llu is 0x%02x, expected 0x%02x\n",
+      std::fprintf(stderr, "FAIL %s: byte %llu is 0x%02x, expected 0x%02x\n",
                    what.c_str(), (unsigned long long)i, got[i],
                    patternByte(i, seed));
       ++failures;
@@ -115,8 +114,9 @@ std::string describe(const char *kind, uint64_t n, size_t hostOffset,
 // bytes, read back whole).
 void roundTrip(uint64_t n, size_t hostOffset, size_t deviceOffset, bool pinned,
                bool async, uint32_t seed) {
-  const char *kind = pinned ? (async ? "pinned async H2D+D2H" : "pinned H2D+D2H")
-                            : (async ? "async H2D+D2H" : "H2D+D2H");
+  const char *kind = pinned
+                         ? (async ? "pinned async H2D+D2H" : "pinned H2D+D2H")
+                         : (async ? "async H2D+D2H" : "H2D+D2H");
   std::string what = describe(kind, n, hostOffset, deviceOffset);
   HostBuffer in(n, hostOffset, pinned), out(n, hostOffset + 1, pinned);
   DeviceBuffer dev(n, deviceOffset);
@@ -194,8 +194,8 @@ void copy2D(size_t width, size_t height, uint32_t seed) {
                      cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy2D(out.data, outPitch, dev.data, devicePitch, width, height,
                      cudaMemcpyDeviceToHost));
-  std::string what = "2D " + std::to_string(width) + " x " +
-                     std::to_string(height) + " bytes";
+  std::string what =
+      "2D " + std::to_string(width) + " x " + std::to_string(height) + " bytes";
   ++cases;
   for (size_t r = 0; r < height; ++r) {
     const uint8_t *row = out.data + r * outPitch;
@@ -250,8 +250,8 @@ int main(int argc, char **argv) {
     roundTrip(n, 5, 1, false, true, ++seed);
     roundTrip(n, 0, 3, true, false, ++seed);
   }
-  for (size_t width : {size_t(1), size_t(5), size_t(4097), size_t(65537),
-                       size_t(1 << 20) + 3})
+  for (size_t width :
+       {size_t(1), size_t(5), size_t(4097), size_t(65537), size_t(1 << 20) + 3})
     for (size_t height : {size_t(1), size_t(3), size_t(17)})
       copy2D(width, height, ++seed);
   if (huge) { // past 32-bit sizes and offsets

@@ -45,7 +45,7 @@ Bytes marker(uint8_t seed, size_t n) {
 // A session with an upload ring, spoken to over the transport directly.
 struct Client {
   std::unique_ptr<Connection> conn;
-  RemoteRegion ring;                // by RMA (tcp)
+  RemoteRegion ring;               // by RMA (tcp)
   std::shared_ptr<uint8_t> mapped; // the ring's file (shm)
 
   bool open(const std::string &url, uint64_t hash) {
@@ -133,7 +133,9 @@ TEST_P(IsolationTest, ForgedRmaWritesReachNeitherAnotherSessionNorTheServer) {
       {"the victim's ring address with its own key",
        [&](const Client &a) { return RemoteRegion{v.addr, a.ring.key}; }, 64},
       {"just before its own ring",
-       [](const Client &a) { return RemoteRegion{a.ring.addr - 16, a.ring.key}; },
+       [](const Client &a) {
+         return RemoteRegion{a.ring.addr - 16, a.ring.key};
+       },
        64},
       {"just after its own ring",
        [](const Client &a) {
