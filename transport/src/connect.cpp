@@ -58,15 +58,16 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
       return nullptr;
     return conn;
   }
-  // shm: handshake over a Unix socket (see unix_rendezvous.h). Everything
-  // is ready before the socket connects: the listener gives a connected
-  // client 1 s to send its request, and the first endpoint of a process
-  // (libfabric loads its providers) took longer than that on a loaded
-  // machine.
+  // shm: handshake over a Unix socket (see unix_rendezvous.h).
+  int fd = unixConnect(u.shmName, &err);
+  if (fd < 0)
+    return fail(err);
   ep = Endpoint::open(u.provider, "", "", kConnRecvSlots,
                       sizeof(FrameHeader) + kFragmentPayload, &err);
-  if (!ep)
+  if (!ep) {
+    close(fd);
     return fail(err);
+  }
   auto conn = std::make_unique<FabricConnection>(std::move(ep));
   // Offered to the server so that it can sleep between our messages
   // (doorbell.h); without one (refused here or unknown to an older
@@ -76,9 +77,15 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
     std::string ignored;
     bell = Doorbell::create(&ignored);
   }
-  int fd = unixConnect(u.shmName, &err);
-  if (fd < 0)
-    return fail(err);
+  // The listener gives a connected client 1 s to send its request, and the
+  // first endpoint of a process (libfabric loads its providers) took longer
+  // than that on a loaded machine: if it hung up meanwhile, connect again,
+  // now that everything is ready.
+  if (!unixPeerStillThere(fd)) {
+    close(fd);
+    if ((fd = unixConnect(u.shmName, &err)) < 0)
+      return fail(err);
+  }
   uint64_t nonce = std::random_device{}() ^
                    (uint64_t(std::random_device{}()) << 32) ^
                    uint64_t(getpid());
