@@ -410,7 +410,9 @@ long FabricConnection::postWithRetry(const std::function<long()> &post) {
   auto idleSince = Clock::now();
   for (;;) {
     long rc = post();
-    if (rc == 0)
+    // Also when the provider is busy: over shm a large transfer in flight
+    // (one at a time per peer without CMA) waits for the sleeper's progress.
+    if (rc == 0 || rc == -FI_EAGAIN)
       ringDoorbell();
     if (rc != -FI_EAGAIN)
       return rc;
