@@ -22,6 +22,27 @@
 
 namespace rc::rt {
 
+namespace {
+// Maps `size` bytes of the shared-memory file the server named and removes
+// the name, so no other process can open it; null with *why (an errno)
+// when it cannot. A file shorter than announced is refused: stores past
+// its end would fault.
+void *mapServerFile(const char *name, size_t size, int *why) {
+  void *p = MAP_FAILED;
+  int fd = shm_open(name, O_RDWR, 0);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 && uint64_t(st.st_size) < size)
+    errno = EINVAL;
+  else if (fd >= 0)
+    p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  *why = errno;
+  if (fd >= 0)
+    close(fd);
+  shm_unlink(name);
+  return p == MAP_FAILED ? nullptr : p;
+}
+} // namespace
+
 void *Runtime::shareHostLocked(size_t size) {
   if (!opts_.sharedHostMin || size < opts_.sharedHostMin ||
       ensureConnectedLocked() != cudaSuccess || !conn_->sameHost())
@@ -46,15 +67,9 @@ void *Runtime::shareHostLocked(size_t size) {
   if (roundTripLocked({sink}, /*sync=*/false) != cudaSuccess || !filled ||
       !region || nameLength == 0)
     return nullptr; // the server said why (its limit, no shared memory)
-  void *p = MAP_FAILED;
-  int fd = shm_open(name, O_RDWR, 0);
-  if (fd >= 0) {
-    p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-  }
-  int why = errno;
-  shm_unlink(name);
-  if (p == MAP_FAILED) {
+  int why = 0;
+  void *p = mapServerFile(name, size, &why);
+  if (!p) {
     std::fprintf(stderr,
                  "remote-clang: cudaMallocHost: cannot map the memory the "
                  "server shares (%s: %s); this block stays private\n",
@@ -78,18 +93,9 @@ void Runtime::useUploadRingLocked(const wire::RemoteMemory &ring) {
     return;
   }
   const char *name = ring.file()->c_str();
-  void *p = MAP_FAILED;
-  int fd = shm_open(name, O_RDWR, 0);
-  struct stat st;
-  if (fd >= 0 && fstat(fd, &st) == 0 && uint64_t(st.st_size) < ring_.size)
-    errno = EINVAL; // shorter than announced: stores past its end would fault
-  else if (fd >= 0)
-    p = mmap(nullptr, ring_.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (fd >= 0)
-    close(fd);
-  int why = errno;
-  shm_unlink(name);
-  if (p == MAP_FAILED) {
+  int why = 0;
+  void *p = mapServerFile(name, ring_.size, &why);
+  if (!p) {
     std::fprintf(stderr,
                  "remote-clang: cannot map the upload ring the server shares "
                  "(%s: %s); large uploads travel in messages\n",
