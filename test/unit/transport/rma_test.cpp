@@ -59,20 +59,14 @@ void serveWriters(Listener *listener, size_t clients) {
     t.join();
 }
 
-class RmaBoundsTest : public ::testing::TestWithParam<std::string> {
+class RmaBoundsTest : public ProviderTest {
 protected:
-  void SetUp() override {
-    std::string err;
-    listener_ = listen(listenUrl(GetParam()), &err);
-    ASSERT_TRUE(listener_) << err;
-  }
   std::unique_ptr<Connection> connectClient() {
     std::string err;
     auto c = connect(listener_->address(), 10000, &err);
     EXPECT_TRUE(c) << err;
     return c;
   }
-  std::unique_ptr<Listener> listener_;
 };
 
 // A copy of 128 MiB reads back in 32 chunks, each exposed before the server

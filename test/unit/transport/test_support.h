@@ -1,7 +1,11 @@
-// Helpers shared by the transport's test files: listen URLs, content
-// patterns, and a thread that is always joined.
+// Helpers shared by the transport's test files: listen URLs, a listener per
+// provider, content patterns, and a thread that is always joined.
 #ifndef RC_TRANSPORT_TEST_SUPPORT_H
 #define RC_TRANSPORT_TEST_SUPPORT_H
+
+#include "rc/transport.h"
+
+#include <gtest/gtest.h>
 
 #include <unistd.h>
 
@@ -28,6 +32,18 @@ inline std::string listenUrl(const std::string &scheme) {
   return "shm://rctest_" + std::to_string(getpid()) + "_" +
          std::to_string(counter++);
 }
+
+// A fresh listener of the provider the test is instantiated with ("tcp",
+// "shm").
+class ProviderTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    std::string err;
+    listener_ = listen(listenUrl(GetParam()), &err);
+    ASSERT_TRUE(listener_) << err;
+  }
+  std::unique_ptr<Listener> listener_;
+};
 
 // Bytes that differ with `seed` and along the buffer.
 inline std::vector<uint8_t> pattern(size_t size, uint32_t seed) {

@@ -66,15 +66,7 @@ void removeShmLeftovers(pid_t pid) {
   }
 }
 
-class TransportTest : public ::testing::TestWithParam<std::string> {
-protected:
-  void SetUp() override {
-    std::string err;
-    listener_ = listen(listenUrl(GetParam()), &err);
-    ASSERT_TRUE(listener_) << err;
-  }
-  std::unique_ptr<Listener> listener_;
-};
+class TransportTest : public ProviderTest {};
 
 TEST_P(TransportTest, RoundTripsOfManySizesWithContent) {
   Joiner server([&] {
