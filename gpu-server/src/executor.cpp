@@ -49,8 +49,9 @@ Executor::Executor(const Registry &registry, Backend &backend,
   fenceEvents_.resize(contexts_.size());
 }
 
-const UploadRing *Executor::createUploadRing(uint64_t size, std::string *why) {
-  uploadRing_ = UploadRing::create(*contexts_[0], size, why);
+const UploadRing *Executor::createUploadRing(uint64_t size, bool shared,
+                                             std::string *why) {
+  uploadRing_ = UploadRing::create(*contexts_[0], size, shared, why);
   return uploadRing_.get();
 }
 

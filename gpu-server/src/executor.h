@@ -72,10 +72,12 @@ public:
   void setRemoteWriter(RemoteWriter writer) {
     remoteWriter_ = std::move(writer);
   }
-  // The session's upload ring on device 0's context (MemcpyH2DRing); null
-  // and *why when it cannot be allocated. dropUploadRing() frees it again
-  // (the transport could not expose it).
-  const UploadRing *createUploadRing(uint64_t size, std::string *why);
+  // The session's upload ring on device 0's context (MemcpyH2DRing), in a
+  // file the client maps if `shared`; null and *why when it cannot be
+  // allocated. dropUploadRing() frees it again (the transport could not
+  // expose it).
+  const UploadRing *createUploadRing(uint64_t size, bool shared,
+                                     std::string *why);
   void dropUploadRing() { uploadRing_.reset(); }
   // HostShare is served only to a client on this machine (its connection
   // says so): it maps files of this machine's /dev/shm.

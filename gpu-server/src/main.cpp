@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include <vector>
 
@@ -73,6 +74,24 @@ int usageError(const std::string &why) {
   std::fprintf(stderr, "rc-server: %s\n(run rc-server --help for usage)\n",
                why.c_str());
   return 2;
+}
+
+// No other process, though it runs as this user (every shm client does),
+// may read or write this one's memory: ptrace, process_vm_writev and
+// /proc/PID/mem need a dumpable target. Over shm a client then reaches only
+// the files its own session shares with it (docs/transport.md, "Memory a
+// peer may write"). RC_SERVER_DUMPABLE=1 leaves the process dumpable, for
+// gdb -p, core dumps and /proc/PID/fd, and opens that door again.
+void denyMemoryAccessByOtherProcesses() {
+  const char *keep = std::getenv("RC_SERVER_DUMPABLE");
+  if (keep && std::strcmp(keep, "1") == 0) {
+    logInfo("RC_SERVER_DUMPABLE=1: processes of this user may read and "
+            "write rc-server's memory");
+    return;
+  }
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    logError(std::string("cannot make rc-server non-dumpable: ") +
+             std::strerror(errno));
 }
 
 } // namespace
@@ -186,6 +205,7 @@ int main(int argc, char **argv) {
   if (options.manifests.empty())
     return usageError("at least one --manifest PATH is required");
 
+  denyMemoryAccessByOtherProcesses();
   std::signal(SIGPIPE, SIG_IGN);
   struct sigaction sa{};
   sa.sa_handler = onSignal;

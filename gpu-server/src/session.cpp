@@ -101,7 +101,14 @@ Session::exposeUploadRing(flatbuffers::FlatBufferBuilder &fbb,
   if (!conn_ || !bytes)
     return 0;
   std::string why;
-  const UploadRing *ring = executor_->createUploadRing(bytes, &why);
+  // A client on this machine maps the ring instead: over shm nothing of
+  // the server is exposed to RMA (docs/transport.md, "Memory a peer may
+  // write").
+  const bool shared = conn_->sameHost();
+  const UploadRing *ring = executor_->createUploadRing(bytes, shared, &why);
+  if (ring && shared)
+    return wire::CreateRemoteMemory(fbb, 0, 0, ring->size(),
+                                    fbb.CreateString(ring->fileName()));
   transport::RemoteRegion region;
   if (ring && conn_->exposeForWrite(ring->base(), ring->size(), &region)) {
     exposedRing_ = ring->base();

@@ -1,20 +1,18 @@
 // Pinned host memory a session shares with its client on the same machine
-// (HostShare; docs/transport.md, "Pinned memory shared with the server").
-// The server creates each region as a POSIX shared-memory file with an
-// unguessable name, maps it and registers it with the device context (CUDA:
-// page-locked, reachable by DMA from every device of the session); the
-// client maps the same pages by the name and unlinks the file. A read-back
-// into the region is then one DMA from the GPU into memory the client
-// reads, as with a local GPU: no staging copy, no transport copy.
+// (HostShare; docs/transport.md, "Pinned memory shared with the server"):
+// each region is a SharedMemory file (shared_memory.h) the client maps. A
+// read-back into the region is then one DMA from the GPU into memory the
+// client reads, as with a local GPU: no staging copy, no transport copy.
 //
 // Regions are the session's own: a command can only name an id this
 // session created, and every access is bounds-checked.
 #ifndef RC_SERVER_SHARED_HOST_H
 #define RC_SERVER_SHARED_HOST_H
 
-#include "rc/server/backend.h"
+#include "shared_memory.h"
 
 #include <map>
+#include <memory>
 #include <string>
 
 namespace rc::server {
@@ -24,7 +22,6 @@ public:
   // At most `maxBytes` shared at once (pinned memory is the host's, not the
   // GPU's: a client must not be able to lock it all).
   explicit SharedHost(uint64_t maxBytes) : maxBytes_(maxBytes) {}
-  ~SharedHost(); // unregisters and unmaps every region still shared
   SharedHost(const SharedHost &) = delete;
   SharedHost &operator=(const SharedHost &) = delete;
 
@@ -39,17 +36,10 @@ public:
   uint64_t bytesShared() const { return bytes_; }
 
 private:
-  struct Region {
-    DeviceContext *ctx;
-    uint8_t *base;
-    uint64_t size;
-    std::string name;
-  };
-  static void unmap(const Region &r);
   uint64_t maxBytes_;
   uint64_t bytes_ = 0;
   uint64_t nextId_ = 1;
-  std::map<uint64_t, Region> regions_;
+  std::map<uint64_t, std::unique_ptr<SharedMemory>> regions_;
 };
 
 } // namespace rc::server

@@ -3,17 +3,21 @@
 
 namespace rc::server {
 
-namespace {}
-
-std::unique_ptr<UploadRing>
-UploadRing::create(DeviceContext &owner, uint64_t size, std::string *why) {
+std::unique_ptr<UploadRing> UploadRing::create(DeviceContext &owner,
+                                               uint64_t size, bool shared,
+                                               std::string *why) {
+  std::unique_ptr<SharedMemory> file;
   uint8_t *base = nullptr;
-  OpStatus st = owner.hostAlloc(size, &base);
+  OpStatus st = shared ? SharedMemory::create(owner, "/rc-ring-", size, &file)
+                       : owner.hostAlloc(size, &base);
   if (!st.ok()) {
     *why = st.detail;
     return nullptr;
   }
-  return std::unique_ptr<UploadRing>(new UploadRing(owner, base, size));
+  if (file)
+    base = file->base();
+  return std::unique_ptr<UploadRing>(
+      new UploadRing(owner, base, size, std::move(file)));
 }
 
 UploadRing::~UploadRing() {
@@ -21,7 +25,8 @@ UploadRing::~UploadRing() {
     f.ctx->eventSynchronize(f.event);
     f.ctx->eventDestroy(f.event);
   }
-  owner_.hostFree(base_);
+  if (!shared_)
+    owner_.hostFree(base_);
 }
 
 OpStatus UploadRing::copy(DeviceContext &ctx, uint64_t dst, uint64_t offset,

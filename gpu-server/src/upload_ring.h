@@ -1,13 +1,19 @@
 // A session's upload ring (docs/transport.md, "RMA uploads"): host memory
 // the device copies from directly (pinned on CUDA) that the client writes
-// large uploads into by RMA. A MemcpyH2DRing command then copies its piece
-// to the device without staging, and an event per copy tells when the
-// client may write that piece again: released() reports it as a running
-// byte count, which every batch reply carries back.
+// large uploads into. A MemcpyH2DRing command then copies its piece to the
+// device without staging, and an event per copy tells when the client may
+// write that piece again: released() reports it as a running byte count,
+// which every batch reply carries back.
+//
+// How the client writes into it depends on where it runs: across the
+// network by RMA into memory this side exposes; on the same machine (shm)
+// with plain stores into a shared-memory file that it maps, so that no RMA
+// into the server is needed at all (shared_memory.h).
 #ifndef RC_SERVER_UPLOAD_RING_H
 #define RC_SERVER_UPLOAD_RING_H
 
 #include "rc/server/backend.h"
+#include "shared_memory.h"
 
 #include <deque>
 #include <memory>
@@ -17,13 +23,16 @@ namespace rc::server {
 class UploadRing {
 public:
   // Memory of `size` bytes from `owner` (which must outlive the ring, as
-  // must every context a copy ran on); null and *why on failure.
+  // must every context a copy ran on), in a shared-memory file the client
+  // maps if `shared`; null and *why on failure.
   static std::unique_ptr<UploadRing> create(DeviceContext &owner, uint64_t size,
-                                            std::string *why);
+                                            bool shared, std::string *why);
   ~UploadRing(); // waits for copies still reading the memory, frees it
 
   uint8_t *base() const { return base_; }
   uint64_t size() const { return size_; }
+  // The file the client maps (empty: not shared, the client writes by RMA).
+  std::string fileName() const { return shared_ ? shared_->name() : ""; }
   // Copies [offset, offset+size) of the ring to device address `dst` on
   // `stream` of `ctx`. ringEnd: the client's running count of allocated
   // ring bytes, this piece included; it never goes backwards.
@@ -33,8 +42,9 @@ public:
   uint64_t released();
 
 private:
-  UploadRing(DeviceContext &owner, uint8_t *base, uint64_t size)
-      : owner_(owner), base_(base), size_(size) {}
+  UploadRing(DeviceContext &owner, uint8_t *base, uint64_t size,
+             std::unique_ptr<SharedMemory> shared)
+      : owner_(owner), base_(base), size_(size), shared_(std::move(shared)) {}
   struct InFlight {
     uint64_t end;
     DeviceContext *ctx;
@@ -43,7 +53,8 @@ private:
   DeviceContext &owner_;
   uint8_t *base_;
   uint64_t size_;
-  std::deque<InFlight> inFlight_; // in ring order
+  std::unique_ptr<SharedMemory> shared_; // else base_ is owner_'s hostAlloc
+  std::deque<InFlight> inFlight_;        // in ring order
   uint64_t lastEnd_ = 0, released_ = 0;
 };
 

@@ -243,6 +243,8 @@ private:
     size_t payloadSize = 0;
     bool rma = false;    // the server may write `payload` by RMA instead
     bool shared = false; // ... or it is memory the server shares
+    // With rma (not shared): the exposure, released when the reply is in.
+    transport::RemoteRegion exposure;
     // Set: any payload up to payloadSize bytes is right; its size goes here.
     size_t *payloadGot = nullptr;
     uint64_t *addr = nullptr;
@@ -401,11 +403,17 @@ private:
 
   // The session's upload ring (HelloReply.upload_ring): pieces are placed
   // one after another, never wrapping; `written` and `released` are running
-  // byte counts (the server reports `released` in every reply).
+  // byte counts (the server reports `released` in every reply). A piece
+  // goes by RMA to addr/key, or, with a server on this machine, is stored
+  // into `mapped`, the ring's shared file mapped here.
   struct UploadRing {
     uint64_t addr = 0, key = 0, size = 0; // size 0: no ring
     uint64_t written = 0, released = 0;
+    std::shared_ptr<uint8_t> mapped; // unmapped with the last copy
   } ring_;
+  // Takes the ring the server granted (mapping its file if it has one);
+  // without one that works, large uploads travel inline.
+  void useUploadRingLocked(const wire::RemoteMemory &ring);
   uint64_t batchRmaBytes_ = 0; // uploaded by RMA for the batch being built
 
   TrafficStats stats_;

@@ -192,7 +192,7 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
   }
   storeKernelAttributesLocked(*reply);
   if (const wire::RemoteMemory *ring = reply->upload_ring())
-    ring_ = {ring->addr(), ring->key(), ring->size(), 0, 0};
+    useUploadRingLocked(*ring);
   return cudaSuccess;
 }
 

@@ -268,6 +268,7 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     sink.payloadSize = n;
     sink.rma = rma || direct;
     sink.shared = direct;
+    sink.exposure = region;
     if (cudaError_t err = sendBatchLocked(true, {sink}, nullptr))
       return err;
   }
@@ -298,8 +299,10 @@ bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
   uint64_t end = ring_.written + skip + n;
   if (end - ring_.released > ring_.size)
     return false; // the server is still copying from that space
-  if (conn_->writeRemote(src, n, {ring_.addr + offset, ring_.key}) !=
-      transport::Status::Ok)
+  if (ring_.mapped)
+    std::memcpy(ring_.mapped.get() + offset, src, n);
+  else if (conn_->writeRemote(src, n, {ring_.addr + offset, ring_.key}) !=
+           transport::Status::Ok)
     return false;
   ring_.written = end;
   appendLocked(

@@ -215,6 +215,10 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
   link_.deliver(r->seq(), msg.size() + rmaBytes);
   if (it == sinks_.end())
     return; // an error-only report for a batch sent without reply_wanted
+  // The server writes nothing more for this batch: its exposures may go.
+  for (const Sink &s : it->second)
+    if (s.rma && !s.shared)
+      conn_->release(s.exposure);
   // A reply to batch N means the server has replayed every batch up to N.
   sentOps_.erase(sentOps_.begin(), sentOps_.upper_bound(r->seq()));
   sinks_.erase(it);

@@ -23,8 +23,9 @@ struct TrafficStats {
   // Of bytesUp: the application's own host-to-device data (cudaMemcpy and
   // cudaMemcpyAsync H2D, inline in the batch). The rest is the protocol.
   uint64_t bytesUpH2dData = 0;
-  // Host-to-device data written by RMA into the server's upload ring (not
-  // part of bytesUp, which counts messages).
+  // Host-to-device data placed in the server's upload ring: by RMA, or
+  // over shm stored into the ring's shared file (not part of bytesUp, which
+  // counts messages).
   uint64_t bytesUpRma = 0;
   uint64_t bytesDown = 0; // server -> client
   // Read-back bytes the server wrote into the application's memory by RMA

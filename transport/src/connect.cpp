@@ -77,6 +77,15 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
     std::string ignored;
     bell = Doorbell::create(&ignored);
   }
+  // The listener gives a connected client 1 s to send its request, and the
+  // first endpoint of a process (libfabric loads its providers) took longer
+  // than that on a loaded machine: if it hung up meanwhile, connect again,
+  // now that everything is ready.
+  if (!unixPeerStillThere(fd)) {
+    close(fd);
+    if ((fd = unixConnect(u.shmName, &err)) < 0)
+      return fail(err);
+  }
   uint64_t nonce = std::random_device{}() ^
                    (uint64_t(std::random_device{}()) << 32) ^
                    uint64_t(getpid());

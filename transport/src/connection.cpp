@@ -376,9 +376,18 @@ void FabricConnection::keeperTick() {
   if (!g.owns_lock())
     return;
   // Drain what is there (bounded), so that a peer streaming to an idle
-  // owner is not throttled to one CQ batch per tick.
-  auto until = Clock::now() + std::chrono::milliseconds(5);
-  while (pump() > 0 && Clock::now() < until) {
+  // owner is not throttled to one CQ batch per tick. Over shm a message
+  // larger than the inject size goes through the provider's bounce buffers,
+  // one at a time per peer: the peer posts the next only once this side
+  // took the last, so keep looking a little after each one.
+  auto now = Clock::now(), until = now + std::chrono::milliseconds(5);
+  auto lastWork = now;
+  while (now < until && now - lastWork < std::chrono::microseconds(200)) {
+    if (pump() > 0)
+      lastWork = now;
+    else
+      sched_yield();
+    now = Clock::now();
   }
 }
 
@@ -401,7 +410,9 @@ long FabricConnection::postWithRetry(const std::function<long()> &post) {
   auto idleSince = Clock::now();
   for (;;) {
     long rc = post();
-    if (rc == 0)
+    // Also when the provider is busy: over shm a large transfer in flight
+    // (one at a time per peer without CMA) waits for the sleeper's progress.
+    if (rc == 0 || rc == -FI_EAGAIN)
       ringDoorbell();
     if (rc != -FI_EAGAIN)
       return rc;
@@ -562,6 +573,12 @@ bool FabricConnection::exposeForWrite(void *buf, size_t size,
   if (rc)
     lastError_ = fiError("fi_mr_reg", rc);
   return rc == 0;
+}
+
+void FabricConnection::release(const RemoteRegion &region) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (ep_)
+    ep_->release(region.key);
 }
 
 void FabricConnection::withdraw(void *buf, size_t size) {

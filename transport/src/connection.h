@@ -54,6 +54,7 @@ public:
   std::string lastError() const override;
   bool sameHost() const override;
   bool exposeForWrite(void *buf, size_t size, RemoteRegion *out) override;
+  void release(const RemoteRegion &region) override;
   void withdraw(void *buf, size_t size) override;
   Status writeRemote(const void *data, size_t size,
                      const RemoteRegion &dst) override;

@@ -9,13 +9,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <random>
 
 namespace rc::transport::detail {
 
 namespace {
 constexpr size_t kSendSlots = 32;
-// Registrations kept for remote writes (a decode loop reads back into the
-// same one or two buffers; more only cost registration calls).
+// Registrations kept for remote writes once no write is pending into them
+// (a decode loop reads back into the same one or two buffers; more only
+// cost registration calls). Pinned ones are never dropped, however many.
 constexpr size_t kExposedMax = 16;
 constexpr int kFiVersion = FI_VERSION(1, 17);
 
@@ -32,6 +34,12 @@ void applyProviderDefaults() {
     setenv("FI_OFI_RXM_EAGER_LIMIT", "65600", 0);
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "32", 0);
     setenv("FI_OFI_RXM_MSG_TX_SIZE", "32", 0);
+    // Never CMA over shm, whatever the environment says. rc-server is not
+    // dumpable (docs/transport.md, "Memory a peer may write"), so a peer's
+    // process_vm_readv of it fails: a large message from the server would
+    // not arrive. And CMA lets the writer of an RMA copy straight into the
+    // target's memory without the target checking key or range first.
+    setenv("FI_SHM_DISABLE_CMA", "1", 1);
   });
 }
 
@@ -312,38 +320,74 @@ long Endpoint::sendIov(fi_addr_t dest, SendSlot *slot, const struct iovec *iov,
   return rc;
 }
 
+uint64_t Endpoint::unusedKey() const {
+  std::random_device random;
+  for (;;) {
+    uint64_t key = uint64_t(random()) << 32 | random();
+    bool taken = key == 0;
+    for (const Exposed &e : exposed_)
+      taken |= e.key == key;
+    if (!taken)
+      return key;
+  }
+}
+
 long Endpoint::exposeForWrite(void *buf, size_t len, uint64_t *addr,
                               uint64_t *key) {
   if (!rma_)
     return -FI_ENOSYS;
   auto begin = reinterpret_cast<uintptr_t>(buf), end = begin + len;
+  if (len == 0 || end < begin)
+    return -FI_EINVAL;
   for (size_t i = 0; i < exposed_.size(); ++i)
     if (exposed_[i].begin <= begin && end <= exposed_[i].end) {
       Exposed hit = exposed_[i]; // most recently used goes last
       exposed_.erase(exposed_.begin() + long(i));
+      ++hit.uses;
       exposed_.push_back(hit);
       *addr = virtAddr_ ? begin : begin - hit.begin;
       *key = hit.key;
       return 0;
     }
-  // Whole pages: a buffer that moves a little within them still hits.
-  const uintptr_t page = 4096;
-  uintptr_t first = begin & ~(page - 1), last = (end + page - 1) & ~(page - 1);
+  // Exactly the bytes asked for: the peer's writes are checked against the
+  // registration (tcp, and shm without CMA), so a byte more would be a
+  // byte of this process the peer may overwrite.
   fid_mr *mr = nullptr;
-  // Providers that choose keys ignore the requested one; the others (shm)
-  // need it unique within the domain.
-  long rc = fi_mr_reg(domain_, reinterpret_cast<void *>(first), last - first,
-                      FI_REMOTE_WRITE, 0, ++lastRequestedKey_, 0, &mr, nullptr);
+  // Providers that choose keys ignore the requested one; shm needs it
+  // unique within the domain. Random: a key says nothing about others.
+  long rc = fi_mr_reg(domain_, buf, len, FI_REMOTE_WRITE, 0, unusedKey(), 0,
+                      &mr, nullptr);
   if (rc)
     return rc;
-  if (exposed_.size() >= kExposedMax) {
-    fi_close(&exposed_.front().mr->fid);
-    exposed_.erase(exposed_.begin());
-  }
-  exposed_.push_back({first, last, mr, fi_mr_key(mr)});
-  *addr = virtAddr_ ? begin : begin - first;
-  *key = exposed_.back().key;
+  *key = fi_mr_key(mr);
+  *addr = virtAddr_ ? begin : 0;
+  exposed_.push_back({begin, end, mr, *key, 1});
+  dropUnused();
   return 0;
+}
+
+void Endpoint::release(uint64_t key) {
+  for (Exposed &e : exposed_)
+    if (e.key == key && e.uses > 0) {
+      --e.uses;
+      break;
+    }
+  dropUnused();
+}
+
+void Endpoint::dropUnused() {
+  size_t unused = 0;
+  for (const Exposed &e : exposed_)
+    unused += e.uses == 0;
+  for (size_t i = 0; i < exposed_.size() && unused > kExposedMax;) {
+    if (exposed_[i].uses == 0) { // least recently used first
+      fi_close(&exposed_[i].mr->fid);
+      exposed_.erase(exposed_.begin() + long(i));
+      --unused;
+    } else {
+      ++i;
+    }
+  }
 }
 
 void Endpoint::withdraw(void *buf, size_t len) {

@@ -95,11 +95,15 @@ public:
 
   // RMA. rmaCapable: the provider granted FI_RMA.
   bool rmaCapable() const { return rma_; }
-  // Registers memory for remote writes by the peer, reusing a cached
-  // registration that covers it: 0 with the address and key the peer
-  // writes to, or a negative fi errno.
+  // Registers exactly [buf, buf+len) for remote writes by the peer, or
+  // reuses a registration that covers it: 0 with the address and key the
+  // peer writes to, or a negative fi errno. The registration is pinned
+  // until release(key) is called as often as it was handed out.
   long exposeForWrite(void *buf, size_t len, uint64_t *addr, uint64_t *key);
-  // Closes every registration overlapping [buf, buf+len).
+  // One use of the registration with this key ended; an unused one stays
+  // cached (at most kExposedMax of them, least recently used dropped first).
+  void release(uint64_t key);
+  // Closes every registration overlapping [buf, buf+len), pinned or not.
   void withdraw(void *buf, size_t len);
   // fi_write of buf[0..len) to the peer's registered memory at addr/key,
   // tracked by the slot like a send.
@@ -141,19 +145,26 @@ private:
   std::vector<RecvSlot> recv_;
   std::vector<uint32_t> repost_; // slots whose fi_recv hit -FI_EAGAIN
   std::vector<SendSlot> send_;
-  // Registrations for remote writes, least recently used first. tcp and shm
-  // write by virtual address and pin nothing, so an entry outliving the
+  // A random key no registration of this endpoint has.
+  uint64_t unusedKey() const;
+  // Closes the least recently used unpinned registrations beyond kExposedMax.
+  void dropUnused();
+
+  // Registrations for remote writes, least recently used first. One that a
+  // write may still target is pinned (uses > 0): closing it would make the
+  // peer's write fail, and over tcp the provider then drops the connection.
+  // tcp and shm pin no pages, so an unpinned entry outliving the
   // application's buffer is harmless: the peer only writes where this side
   // asks it to, into memory the application owns at that moment.
   struct Exposed {
     uintptr_t begin, end;
     fid_mr *mr;
     uint64_t key;
+    uint32_t uses;
   };
   std::vector<Exposed> exposed_;
   bool rma_ = false;
   bool virtAddr_ = false;
-  uint64_t lastRequestedKey_ = 0;
   std::string lastCqError_;
   int lastCqErrno_ = 0;
   uint64_t sendErrors_ = 0;

@@ -118,10 +118,11 @@ TEST(GpuCli, ServesKernelsAndRestartsAfterAFault) {
   std::printf("%s", server.text.c_str());
 }
 
-// Large copies by RMA against the real GPU, over both transports: the upload
-// goes into the session's pinned upload ring (cuMemHostAlloc) and is copied
-// from there, the read-back is written from the pinned staging straight
-// into the client's exposed buffer.
+// Large copies against the real GPU, over both transports: the upload goes
+// into the session's pinned upload ring (tcp: cuMemHostAlloc memory written
+// by RMA; shm: a shared file registered with cuMemHostRegister, which the
+// client maps) and is copied from there, the read-back is written from the
+// pinned staging straight into the client's exposed buffer.
 TEST(GpuCli, RmaUploadsAndReadBacksOverTcpAndShm) {
   if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
     GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
@@ -142,8 +143,12 @@ TEST(GpuCli, RmaUploadsAndReadBacksOverTcpAndShm) {
     const wire::HelloReply *hr = asHelloReply(reply);
     ASSERT_TRUE(hr && hr->ok());
     ASSERT_NE(hr->upload_ring(), nullptr) << url << ": no upload ring";
-    rc::transport::RemoteRegion ring{hr->upload_ring()->addr(),
-                                     hr->upload_ring()->key()};
+    const wire::RemoteMemory &ring = *hr->upload_ring();
+    // Over shm the ring is a file this side maps, not memory exposed to RMA.
+    std::shared_ptr<uint8_t> mapped;
+    if (ring.file() && ring.file()->size())
+      mapped = mapServerFile(ring.file()->str(), ring.size());
+    EXPECT_EQ(bool(mapped), url.rfind("shm://", 0) == 0) << url;
 
     const size_t n = 3 << 20; // several staging slots on the way back
     std::vector<float> in(n / 4);
@@ -151,9 +156,13 @@ TEST(GpuCli, RmaUploadsAndReadBacksOverTcpAndShm) {
       in[i] = float(i % 1000);
     reply = r.roundTrip(batch(1, {cMalloc(n)}));
     uint64_t buf = resultAt(asBatchReply(reply), 0)->addr();
-    ASSERT_EQ(r.conn->writeRemote(in.data(), n, {ring.addr + 4096, ring.key}),
-              rc::transport::Status::Ok)
-        << r.conn->lastError();
+    if (mapped)
+      std::memcpy(mapped.get() + 4096, in.data(), n);
+    else
+      ASSERT_EQ(
+          r.conn->writeRemote(in.data(), n, {ring.addr() + 4096, ring.key()}),
+          rc::transport::Status::Ok)
+          << r.conn->lastError();
     std::vector<float> out(in.size(), -1.0f);
     rc::transport::RemoteRegion dst;
     ASSERT_TRUE(r.conn->exposeForWrite(out.data(), n, &dst));

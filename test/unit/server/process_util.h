@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <functional>
 #include <netinet/in.h>
 #include <poll.h>
 #include <string>
@@ -30,8 +31,10 @@ struct Child {
   int out = -1;
   std::string text;
 
+  // `inChild` runs in the child before it executes `bin`.
   explicit Child(const std::vector<std::string> &args,
-                 const std::string &bin = serverBin()) {
+                 const std::string &bin = serverBin(),
+                 const std::function<void()> &inChild = nullptr) {
     int fds[2];
     if (pipe(fds) != 0)
       return;
@@ -40,6 +43,8 @@ struct Child {
       dup2(fds[1], 1);
       dup2(fds[1], 2);
       close(fds[0]);
+      if (inChild)
+        inChild();
       std::vector<char *> argv;
       argv.push_back(const_cast<char *>(bin.c_str()));
       for (const std::string &a : args)

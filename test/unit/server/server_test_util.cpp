@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <stdexcept>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace {
@@ -349,6 +351,21 @@ Bytes roundTrip(transport::Connection &conn, const Bytes &msg, int timeoutMs) {
   EXPECT_EQ(conn.recv(reply, timeoutMs), transport::Status::Ok)
       << conn.lastError();
   return reply;
+}
+
+std::shared_ptr<uint8_t> mapServerFile(const std::string &name, size_t size) {
+  int fd = shm_open(name.c_str(), O_RDWR, 0);
+  EXPECT_GE(fd, 0) << name << ": " << std::strerror(errno);
+  if (fd < 0)
+    return nullptr;
+  void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  EXPECT_EQ(shm_unlink(name.c_str()), 0) << name;
+  EXPECT_NE(p, MAP_FAILED) << name;
+  if (p == MAP_FAILED)
+    return nullptr;
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p),
+                                  [size](uint8_t *q) { munmap(q, size); });
 }
 
 bool noUsableGpu(const std::string &startError) {

@@ -144,6 +144,11 @@ memPair();
 // failure on either side fails the test.
 Bytes roundTrip(transport::Connection &conn, const Bytes &msg, int timeoutMs);
 
+// Maps a shared-memory file the server named (a HostShare region, an upload
+// ring over shm) as the client does: opens it, maps `size` bytes, unlinks
+// the name. Null (and a test failure) when it cannot.
+std::shared_ptr<uint8_t> mapServerFile(const std::string &name, size_t size);
+
 // The client end of a memPair, for tests that talk to a ServerCore directly.
 struct MemClient {
   explicit MemClient(std::unique_ptr<MemConnection> c = nullptr,

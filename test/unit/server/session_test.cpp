@@ -161,8 +161,10 @@ public:
     if (buf == exposed)
       exposed = nullptr;
   }
+  bool sameHost() const override { return local; }
   Bytes memory = Bytes(4096, 0);
   bool refuse = false;
+  bool local = false; // an shm client, on the server's machine
   uint8_t *exposed = nullptr;
   size_t exposedSize = 0;
 };
@@ -231,6 +233,40 @@ TEST_F(SessionTest, UploadRingIsExposedCopiedFromCheckedAndWithdrawn) {
 
   session.reset(); // the ring is withdrawn before it is freed
   EXPECT_EQ(client.exposed, nullptr);
+}
+
+// A client on this machine (shm) gets its ring as a file it maps: the
+// server exposes nothing to RMA, so no client can write into the server
+// except through the pages of its own session.
+TEST_F(SessionTest, UploadRingOfAClientOnThisMachineIsAFileItMaps) {
+  WriteRecorder client;
+  client.local = true;
+  session->useConnection(&client);
+  Bytes r = send1(hello({m.hash}, "", 1, 1 << 20));
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_TRUE(hr && hr->ok() && hr->upload_ring());
+  const wire::RemoteMemory &ring = *hr->upload_ring();
+  EXPECT_EQ(client.exposed, nullptr) << "the ring was exposed to RMA";
+  EXPECT_EQ(ring.addr(), 0u);
+  EXPECT_EQ(ring.key(), 0u);
+  ASSERT_EQ(ring.size(), 1u << 20);
+  ASSERT_TRUE(ring.file() && ring.file()->size() > 0);
+  std::shared_ptr<uint8_t> mapped =
+      mapServerFile(ring.file()->str(), ring.size());
+  ASSERT_TRUE(mapped);
+  uint64_t a = malloc(256);
+  Bytes data(200);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = uint8_t(i * 11 + 3);
+  std::memcpy(mapped.get() + (1 << 20) - 200, data.data(), data.size());
+  r = send1(
+      batch(2, {cH2DRing(a, (1 << 20) - 200, 200, (1 << 20)), cD2H(a, 200)}));
+  const wire::BatchReply *br = asBatchReply(r);
+  ASSERT_TRUE(br && br->errors()->size() == 0);
+  EXPECT_EQ(br->ring_released(), uint64_t(1 << 20));
+  const wire::Result *res = resultAt(br, 1);
+  ASSERT_TRUE(res && res->payload());
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), res->payload()->begin()));
 }
 
 TEST_F(SessionTest, NoUploadRingWithoutATransportOrAWish) {

@@ -8,10 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <string>
 
@@ -40,10 +36,6 @@ protected:
     const wire::HelloReply *hr = asHelloReply(r);
     ASSERT_TRUE(hr && hr->ok());
   }
-  void TearDown() override {
-    if (view)
-      munmap(view, viewSize);
-  }
   // Shares `size` bytes and maps them as the client would; the region id.
   uint64_t share(uint64_t size) {
     Bytes r = send1(batch(2, {cHostShare(size)}));
@@ -53,21 +45,13 @@ protected:
       return 0;
     }
     std::string name(res->payload()->begin(), res->payload()->end());
-    int fd = shm_open(name.c_str(), O_RDWR, 0);
-    EXPECT_GE(fd, 0) << name;
-    if (fd < 0)
-      return 0;
-    view = static_cast<uint8_t *>(
-        mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
-    close(fd);
-    EXPECT_NE(view, MAP_FAILED);
-    viewSize = size;
-    EXPECT_EQ(shm_unlink(name.c_str()), 0);
+    mapping = mapServerFile(name, size);
+    view = mapping.get();
     return res->addr();
   }
   SameHostConnection local{true};
+  std::shared_ptr<uint8_t> mapping;
   uint8_t *view = nullptr;
-  size_t viewSize = 0;
 };
 
 TEST_F(SharedHostSessionTest, ReadBacksLandInTheSharedPagesWithoutAPayload) {

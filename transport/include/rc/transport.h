@@ -48,14 +48,18 @@ public:
   virtual bool sameHost() const { return false; }
 
   // RMA, for bulk data. exposeForWrite lets the peer write [buf, buf+size)
-  // of this process (registrations are cached); false when this connection
-  // cannot (no RMA in the provider, registration refused): use messages.
+  // of this process and not a byte beside it, under a key of this
+  // connection only; false when this connection cannot (no RMA in the
+  // provider, registration refused): use messages. The exposure lasts until
+  // release(*out): call it once the peer's write arrived or will not come.
+  // Registrations are cached, so exposing the same memory again is cheap.
   virtual bool exposeForWrite(void *buf, size_t size, RemoteRegion *out) {
     (void)buf, (void)size, (void)out;
     return false;
   }
-  // Ends every exposure of memory overlapping [buf, buf+size): call it
-  // before freeing memory that was exposed.
+  virtual void release(const RemoteRegion &region) { (void)region; }
+  // Ends every exposure of memory overlapping [buf, buf+size), released or
+  // not: call it before freeing memory that was exposed.
   virtual void withdraw(void *buf, size_t size) { (void)buf, (void)size; }
   // Writes `size` bytes into the peer's memory at `dst` (which the peer
   // exposed); returns once `data` may be reused. A message sent after it

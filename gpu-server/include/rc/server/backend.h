@@ -86,8 +86,9 @@ public:
   // plain host memory, and copyH2DFromHostAlloc = copyH2D.
   virtual OpStatus hostAlloc(uint64_t size, uint8_t **host);
   virtual void hostFree(uint8_t *host);
-  // Copies from memory of hostAlloc without staging: asynchronous on the
-  // stream, so `src` must stay untouched until the stream has passed it.
+  // Copies from memory of hostAlloc (or registered by hostRegister) without
+  // staging: asynchronous on the stream, so `src` must stay untouched until
+  // the stream has passed it.
   virtual OpStatus copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src,
                                         uint64_t size, NativeHandle stream);
   // Host memory mapped from elsewhere (a region shared with the client,
