@@ -210,6 +210,20 @@ void Runtime::loseConnectionLocked(const std::string &why) {
 void Runtime::shutdown() {
   stopFlusher();
   std::lock_guard<std::mutex> lock(mu_);
+  shutdownLocked();
+}
+
+bool Runtime::shutdownAtExit(TrafficStats *stats) {
+  auto deadline = std::chrono::steady_clock::now() + kExitLockWait;
+  std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+  if (!stopFlusher(deadline) || !lockBefore(lock, deadline))
+    return false;
+  shutdownLocked();
+  *stats = stats_;
+  return true;
+}
+
+void Runtime::shutdownLocked() {
   if (state_ != State::Connected) {
     state_ = State::ShutDown;
     return;
