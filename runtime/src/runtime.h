@@ -323,6 +323,13 @@ private:
 
   // runtime_memory.cpp
   bool isDevicePointerLocked(const void *p) const;
+  // cudaErrorInvalidValue, with a message naming `call` and the range,
+  // unless [p, p + n) lies inside one allocation, one symbol or mappings
+  // made back to back: every device address the application holds came
+  // from this runtime, so a range outside them cannot be valid, and a
+  // huge one must fail before anything is sent or copied.
+  cudaError_t checkDeviceRangeLocked(const char *call, const char *role,
+                                     const void *p, size_t n) const;
   cudaError_t variableLocked(const void *symbol,
                              const manifest::Variable **var);
   cudaError_t symbolAddressLocked(const manifest::Variable *var,
