@@ -140,7 +140,8 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
   const char *token = std::getenv("RC_AUTH_TOKEN");
   auto hello = wire::CreateHelloDirect(
       fbb, kProtocolVersion, &hashes, programName().c_str(), uint32_t(getpid()),
-      token ? token : "", opts_.rmaUploadMin ? opts_.uploadRingBytes : 0);
+      token ? token : "", opts_.rmaUploadMin ? opts_.uploadRingBytes : 0,
+      index_.builds().empty() ? nullptr : &index_.builds());
   wire::FinishMessageBuffer(
       fbb, wire::CreateMessage(fbb, wire::Body::Hello, hello.Union()));
   serverName_ = conn_->peerDescription();
