@@ -82,7 +82,10 @@ for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_rt_prog_copy
 done
 [ -f "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" ] &&
   cp "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" "$STAGE/rc/bin/"
-for lib in $(ldd "$RC_BUILD/bin/rc-server" "$RC_BUILD"/lib/librc_*.so | awk '/=>/ {print $3}' | sort -u); do
+# libfabric is loaded at run time (docs/transport.md), so ldd does not list
+# it: named here with its own dependencies.
+FABRIC="$(pkg-config --variable=libdir libfabric)/libfabric.so.1"
+for lib in "$FABRIC" $(ldd "$RC_BUILD/bin/rc-server" "$RC_BUILD"/lib/librc_*.so "$FABRIC" | awk '/=>/ {print $3}' | sort -u); do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libstdc++.so*|libgcc_s.so*|ld-linux*) ;;
     *) cp -L "$lib" "$STAGE/rc/lib/" ;;

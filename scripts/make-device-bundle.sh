@@ -26,7 +26,10 @@ for b in "$BUILD"/samples/*; do
 done
 # libfabric and what it pulls in; glibc and libstdc++ are newer on the GPU
 # machine (Ubuntu 24.04), so those stay behind.
-for lib in $(ldd "$BUILD/bin/rc-server" "$BUILD"/lib/librc_cudart.so | awk '/=>/ {print $3}' | sort -u); do
+# libfabric is loaded at run time (docs/transport.md), so ldd does not list
+# it: named here with its own dependencies.
+FABRIC="$(pkg-config --variable=libdir libfabric)/libfabric.so.1"
+for lib in "$FABRIC" $(ldd "$BUILD/bin/rc-server" "$BUILD"/lib/librc_cudart.so "$FABRIC" | awk '/=>/ {print $3}' | sort -u); do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libstdc++.so*|libgcc_s.so*|ld-linux*) ;;
     *) cp -L "$lib" "$STAGE/rc/lib/" ;;

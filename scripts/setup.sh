@@ -14,7 +14,10 @@ WHEELS="$ROOT/.wheels"
 die() { echo "setup.sh: error: $*" >&2; exit 1; }
 say() { echo "setup.sh: $*"; }
 
+# libclang-rt-19-dev: the sanitizer runtimes of the sanitizer build
+# (scripts/sanitize.sh); clang-19 only recommends it.
 APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools lld-19
+  libclang-rt-19-dev
   libfabric-dev libfabric-bin flatbuffers-compiler libflatbuffers-dev
   googletest libgtest-dev cmake ninja-build ccache python3-venv
   binutils file xz-utils)

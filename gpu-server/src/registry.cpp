@@ -1,5 +1,8 @@
 #include "rc/server/registry.h"
 
+#include "common/manifest_check.h"
+#include "rc/build_id.h"
+
 #include <cstdio>
 #include <memory>
 
@@ -32,6 +35,8 @@ const VariableInfo *Registry::variable(uint64_t id) const {
   auto it = variables.find(id);
   return it == variables.end() ? nullptr : &it->second;
 }
+
+bool Registry::holdsBuild(uint64_t id) const { return builds_.count(id) != 0; }
 
 int Registry::manifestByHash(uint64_t hash) const {
   for (size_t i = 0; i < manifests_.size(); ++i)
@@ -122,6 +127,26 @@ bool Registry::add(LoadedManifest loaded, std::string *error) {
   }
   if (manifestByHash(loaded.hash) >= 0)
     return true; // the same file twice: nothing new
+  // Every launch is validated against the manifest, and the GPU runs its
+  // fatbins: it must agree with itself and with its cubins. One bit flipped
+  // in a layout, a hash or the device code is refused here.
+  tools::ManifestCheck check = tools::checkManifest(*loaded.root);
+  if (!check.consistent()) {
+    size_t contradictions = 0;
+    std::string first;
+    for (const tools::ManifestProblem &p : check.problems)
+      if (!p.unchecked && contradictions++ == 0)
+        first = p.text;
+    if (error)
+      *error = loaded.path +
+               ": refused, it contradicts itself or its cubins: " + first +
+               (contradictions > 1
+                    ? " (and " + std::to_string(contradictions - 1) + " more)"
+                    : std::string()) +
+               "; `rc-manifest verify " + loaded.path + "` lists them";
+    return false;
+  }
+  builds_.insert(buildIdOf(*loaded.root));
   uint32_t index = uint32_t(manifests_.size());
   manifests_.push_back(std::make_unique<LoadedManifest>(std::move(loaded)));
   const LoadedManifest &lm = *manifests_.back();

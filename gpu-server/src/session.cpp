@@ -232,6 +232,13 @@ Session::Next Session::onHello(const void *p,
                       "--manifest <binary>.rcm of this build)");
       allowed[size_t(i)] = true;
     }
+  if (hello->build_ids())
+    for (uint64_t b : *hello->build_ids())
+      if (!env_.registry.holdsBuild(b))
+        return refuse("build " + hex(b) + " of " + name_ +
+                      " is not loaded on this server (start rc-server with "
+                      "the --manifest <binary>.rcm written by the same link "
+                      "as the binary)");
   std::string error;
   // Device 0's context now (the client will use it); other devices' when
   // the client first selects them.

@@ -11,10 +11,9 @@ std::atomic<Runtime *> current{nullptr};
 std::mutex createMu;
 
 void shutdownAtExit() {
-  if (Runtime *rt = current.load()) {
-    rt->shutdown();
-    rt->trafficStats().reportTo(std::getenv("RC_STATS"));
-  }
+  TrafficStats stats;
+  if (Runtime *rt = current.load(); rt && rt->shutdownAtExit(&stats))
+    stats.reportTo(std::getenv("RC_STATS"));
 }
 } // namespace
 

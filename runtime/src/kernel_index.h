@@ -19,6 +19,10 @@ public:
   void add(std::unique_ptr<LoadedManifest> m);
   std::vector<uint64_t> hashes() const;
   size_t manifestCount() const { return manifests_.size(); }
+  // Build identities (rc/build_id.h) of the process's objects that
+  // registered device code, for Hello.
+  void addBuild(uint64_t id) { builds_.push_back(id); }
+  const std::vector<uint64_t> &builds() const { return builds_; }
 
   const manifest::Kernel *kernel(uint64_t id) const;
   const manifest::Kernel *kernelFor(uint64_t moduleHash,
@@ -33,16 +37,35 @@ public:
 private:
   using Key = std::pair<uint64_t, std::string>;
   std::vector<std::unique_ptr<LoadedManifest>> manifests_;
+  std::vector<uint64_t> builds_;
   std::unordered_map<uint64_t, const manifest::Kernel *> kernels_;
   std::unordered_map<uint64_t, const manifest::Variable *> vars_;
   std::map<Key, const manifest::Kernel *> kernelsByName_;
   std::map<Key, const manifest::Variable *> varsByName_;
 };
 
-// Paths of `<object>.rcm` beside every loaded object that has one, plus the
+// A manifest to load, and the object it is beside with the module hashes
+// that object registered. RC_MANIFEST entries name no object; an object
+// that registered modules but has no manifest beside it has no path.
+struct DiscoveredManifest {
+  std::string path;
+  std::string object;
+  std::vector<uint64_t> objectModules;
+};
+// `<object>.rcm` beside every loaded object that has one, then the
 // ':'-separated RC_MANIFEST entries.
-std::vector<std::string> discoverManifestPaths();
-// Loads them; problems are printed once as "remote-clang: ..." warnings.
+std::vector<DiscoveredManifest> discoverManifests();
+std::vector<std::string> discoverManifestPaths(); // their paths
+
+// Whether `m` is the manifest of the build whose object registered
+// `objectModules`; if not, *error says so, naming the object and both
+// builds.
+bool isBuildOf(const LoadedManifest &m, const std::string &object,
+               const std::vector<uint64_t> &objectModules, std::string *error);
+
+// Loads them (a manifest beside an object only if it is that object's
+// build) and records every object's build; problems are printed once as
+// "remote-clang: ..." warnings.
 void loadDiscoveredManifests(KernelIndex &index);
 
 } // namespace rc::rt

@@ -1,8 +1,14 @@
 // Finds the manifests of the running process: `<object>.rcm` beside the
 // executable and every shared object, plus RC_MANIFEST. Runs at the first
-// call that needs the device, never during registration.
+// call that needs the device, never during registration. A manifest beside
+// an object must be that object's build: what the object registered names
+// the same modules (rc/build_id.h).
 #include "kernel_index.h"
+#include "registry.h"
 
+#include "rc/build_id.h"
+
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <link.h>
@@ -18,40 +24,85 @@ bool exists(const std::string &p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+  return buf;
+}
+
+struct LoadedObject {
+  std::string path;
+  std::vector<std::pair<uintptr_t, uintptr_t>> segments; // [begin, end)
+  bool contains(const void *p) const {
+    for (const auto &[begin, end] : segments)
+      if (uintptr_t(p) >= begin && uintptr_t(p) < end)
+        return true;
+    return false;
+  }
+};
+
 int collectObject(struct dl_phdr_info *info, size_t, void *data) {
-  auto *paths = static_cast<std::vector<std::string> *>(data);
-  // The executable reports an empty name; it is added via /proc/self/exe.
-  if (info->dlpi_name && info->dlpi_name[0])
-    paths->push_back(info->dlpi_name);
+  auto *objects = static_cast<std::vector<LoadedObject> *>(data);
+  LoadedObject o;
+  // The executable reports an empty name: /proc/self/exe names it.
+  if (info->dlpi_name && info->dlpi_name[0]) {
+    o.path = info->dlpi_name;
+  } else if (objects->empty()) {
+    char exe[4096];
+    ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0)
+      o.path.assign(exe, size_t(n));
+  }
+  if (o.path.empty())
+    return 0; // the vDSO
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD)
+      o.segments.push_back({info->dlpi_addr + ph.p_vaddr,
+                            info->dlpi_addr + ph.p_vaddr + ph.p_memsz});
+  }
+  objects->push_back(std::move(o));
   return 0;
+}
+
+std::vector<LoadedObject> loadedObjects() {
+  std::vector<LoadedObject> objects;
+  dl_iterate_phdr(collectObject, &objects);
+  return objects;
+}
+
+// The loader names a library by the path it opened, often a soname link
+// (libggml-cuda.so.0); the link step wrote the manifest beside the file it
+// produced (libggml-cuda.so.0.25.3). Try both.
+std::string manifestBeside(const std::string &object) {
+  char real[4096];
+  if (exists(object + ".rcm"))
+    return object + ".rcm";
+  if (::realpath(object.c_str(), real) && exists(std::string(real) + ".rcm"))
+    return std::string(real) + ".rcm";
+  return "";
 }
 } // namespace
 
-std::vector<std::string> discoverManifestPaths() {
-  std::vector<std::string> objects;
-  char exe[4096];
-  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0)
-    objects.emplace_back(exe, size_t(n));
-  dl_iterate_phdr(collectObject, &objects);
-
-  std::vector<std::string> out;
+std::vector<DiscoveredManifest> discoverManifests() {
+  std::vector<Registry::Module> registered = Registry::instance().modules();
+  std::vector<DiscoveredManifest> out;
   std::set<std::string> seen;
-  auto addIfNew = [&](const std::string &p) {
+  auto addIfNew = [&](DiscoveredManifest d) {
     char real[4096];
-    std::string key = ::realpath(p.c_str(), real) ? real : p;
-    if (seen.insert(key).second)
-      out.push_back(p);
+    std::string key = ::realpath(d.path.c_str(), real) ? real : d.path;
+    if (d.path.empty() || seen.insert(key).second)
+      out.push_back(std::move(d));
   };
-  // The loader names a library by the path it opened, often a soname link
-  // (libggml-cuda.so.0); the link step wrote the manifest beside the file it
-  // produced (libggml-cuda.so.0.25.3). Try both.
-  for (const std::string &o : objects) {
-    char real[4096];
-    if (exists(o + ".rcm"))
-      addIfNew(o + ".rcm");
-    else if (::realpath(o.c_str(), real) && exists(std::string(real) + ".rcm"))
-      addIfNew(std::string(real) + ".rcm");
+  for (const LoadedObject &o : loadedObjects()) {
+    DiscoveredManifest d;
+    d.object = o.path;
+    for (const Registry::Module &m : registered)
+      if (o.contains(m.data))
+        d.objectModules.push_back(m.hash);
+    d.path = manifestBeside(o.path);
+    if (!d.path.empty() || !d.objectModules.empty())
+      addIfNew(std::move(d));
   }
   if (const char *env = std::getenv("RC_MANIFEST")) {
     std::string list = env;
@@ -61,22 +112,50 @@ std::vector<std::string> discoverManifestPaths() {
       if (end == std::string::npos)
         end = list.size();
       if (end > start)
-        addIfNew(list.substr(start, end - start));
+        addIfNew({list.substr(start, end - start), "", {}});
       start = end + 1;
     }
   }
   return out;
 }
 
+std::vector<std::string> discoverManifestPaths() {
+  std::vector<std::string> paths;
+  for (const DiscoveredManifest &d : discoverManifests())
+    if (!d.path.empty())
+      paths.push_back(d.path);
+  return paths;
+}
+
+bool isBuildOf(const LoadedManifest &m, const std::string &object,
+               const std::vector<uint64_t> &objectModules, std::string *error) {
+  uint64_t binary = buildId(objectModules), manifest = buildIdOf(*m.root);
+  if (binary == manifest)
+    return true;
+  *error = "it is not the manifest of " + object + "'s build (" +
+           (binary ? "the binary's device code is build " + hex(binary)
+                   : std::string("the binary registers no device code")) +
+           ", the manifest describes build " + hex(manifest) +
+           "): link again, or put the manifest written with this binary "
+           "beside it";
+  return false;
+}
+
 void loadDiscoveredManifests(KernelIndex &index) {
-  for (const std::string &path : discoverManifestPaths()) {
+  for (const DiscoveredManifest &d : discoverManifests()) {
+    if (!d.objectModules.empty())
+      index.addBuild(buildId(d.objectModules));
+    if (d.path.empty())
+      continue;
     auto m = std::make_unique<LoadedManifest>();
     std::string error;
-    if (!loadManifest(path, *m, &error)) {
+    if (!loadManifest(d.path, *m, &error) ||
+        (!d.object.empty() &&
+         !isBuildOf(*m, d.object, d.objectModules, &error))) {
       std::fprintf(stderr,
                    "remote-clang: ignoring manifest %s: %s; kernels it "
                    "describes cannot be launched\n",
-                   path.c_str(), error.c_str());
+                   d.path.c_str(), error.c_str());
       continue;
     }
     index.add(std::move(m));

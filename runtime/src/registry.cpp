@@ -64,16 +64,28 @@ bool Registry::lookup(std::unordered_map<const void *, RegisteredSymbol> &map,
   auto it = map.find(key);
   if (it == map.end() || !it->second.module || !it->second.module->valid)
     return false;
-  RegisteredFatbin *m = it->second.module;
-  if (!m->hashed) {
-    uint64_t size = fatbinSize(m->data);
-    if (!readRemoteStub(m->data, size, &m->hash))
-      m->hash = fatbinHash(m->data, size);
-    m->hashed = true;
-  }
-  *moduleHash = m->hash;
+  *moduleHash = hashOf(*it->second.module);
   *name = it->second.deviceName;
   return true;
+}
+
+uint64_t Registry::hashOf(RegisteredFatbin &fatbin) {
+  if (!fatbin.hashed) {
+    uint64_t size = fatbinSize(fatbin.data);
+    if (!readRemoteStub(fatbin.data, size, &fatbin.hash))
+      fatbin.hash = fatbinHash(fatbin.data, size);
+    fatbin.hashed = true;
+  }
+  return fatbin.hash;
+}
+
+std::vector<Registry::Module> Registry::modules() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Module> out;
+  for (RegisteredFatbin *fb : fatbins_)
+    if (fb->valid)
+      out.push_back({fb->data, hashOf(*fb)});
+  return out;
 }
 
 bool Registry::function(const void *stub, uint64_t *moduleHash,

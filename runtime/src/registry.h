@@ -40,7 +40,16 @@ public:
   bool function(const void *stub, uint64_t *moduleHash, std::string *name);
   bool variable(const void *hostVar, uint64_t *moduleHash, std::string *name);
 
+  // Every registered fatbin we understand: where it is (inside the object
+  // that registered it) and its module hash.
+  struct Module {
+    const void *data;
+    uint64_t hash;
+  };
+  std::vector<Module> modules();
+
 private:
+  static uint64_t hashOf(RegisteredFatbin &fatbin); // mu_ held
   bool lookup(std::unordered_map<const void *, RegisteredSymbol> &map,
               const void *key, uint64_t *moduleHash, std::string *name);
   std::mutex mu_;

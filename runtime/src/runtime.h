@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -96,6 +97,13 @@ public:
   // ---- connection -------------------------------------------------------
   cudaError_t ensureConnected();
   void shutdown(); // flush, Goodbye, stop the flusher; later calls fail
+  // shutdown() for the exit handler: gives up, sending nothing, when the
+  // runtime lock stays taken for kExitLockWait. exit() may run inside a
+  // signal handler that interrupted the thread holding the lock, or while
+  // another thread is inside a call; the server sees the connection close
+  // either way. True when it shut down; *stats then holds the totals.
+  bool shutdownAtExit(TrafficStats *stats);
+  static constexpr std::chrono::milliseconds kExitLockWait{250};
 
   // ---- device (answered locally) ---------------------------------------
   cudaError_t deviceCount(int *count);
@@ -262,6 +270,7 @@ private:
   // runtime_connect.cpp
   cudaError_t ensureConnectedLocked();
   cudaError_t handshakeLocked(std::string *error);
+  void shutdownLocked();
   cudaError_t unavailableLocked() const;
   void loseConnectionLocked(const std::string &why);
 
@@ -269,7 +278,15 @@ private:
   void flusherMain();
   void armFlusherLocked();
   void disarmFlusherLocked() { workPendingSinceNs_.store(0); }
-  void stopFlusher();
+  // Stops and joins the flusher. With a deadline it gives up (false) when
+  // the flusher's lock stays taken until then (see shutdownAtExit).
+  bool stopFlusher(std::chrono::steady_clock::time_point lockDeadline =
+                       std::chrono::steady_clock::time_point::max());
+  // Takes `lock`'s mutex, polling until `deadline` (max: blocking): a
+  // try_lock by the thread that holds it fails at once (POSIX), where
+  // lock() would wait forever.
+  static bool lockBefore(std::unique_lock<std::mutex> &lock,
+                         std::chrono::steady_clock::time_point deadline);
 
   // runtime_sync.cpp
   uint32_t appendLocked(wire::Command type, flatbuffers::Offset<void> cmd,
@@ -308,6 +325,13 @@ private:
 
   // runtime_memory.cpp
   bool isDevicePointerLocked(const void *p) const;
+  // cudaErrorInvalidValue, with a message naming `call` and the range,
+  // unless [p, p + n) lies inside one allocation, one symbol or mappings
+  // made back to back: every device address the application holds came
+  // from this runtime, so a range outside them cannot be valid, and a
+  // huge one must fail before anything is sent or copied.
+  cudaError_t checkDeviceRangeLocked(const char *call, const char *role,
+                                     const void *p, size_t n) const;
   cudaError_t variableLocked(const void *symbol,
                              const manifest::Variable **var);
   cudaError_t symbolAddressLocked(const manifest::Variable *var,

@@ -140,7 +140,8 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
   const char *token = std::getenv("RC_AUTH_TOKEN");
   auto hello = wire::CreateHelloDirect(
       fbb, kProtocolVersion, &hashes, programName().c_str(), uint32_t(getpid()),
-      token ? token : "", opts_.rmaUploadMin ? opts_.uploadRingBytes : 0);
+      token ? token : "", opts_.rmaUploadMin ? opts_.uploadRingBytes : 0,
+      index_.builds().empty() ? nullptr : &index_.builds());
   wire::FinishMessageBuffer(
       fbb, wire::CreateMessage(fbb, wire::Body::Hello, hello.Union()));
   serverName_ = conn_->peerDescription();
@@ -210,6 +211,20 @@ void Runtime::loseConnectionLocked(const std::string &why) {
 void Runtime::shutdown() {
   stopFlusher();
   std::lock_guard<std::mutex> lock(mu_);
+  shutdownLocked();
+}
+
+bool Runtime::shutdownAtExit(TrafficStats *stats) {
+  auto deadline = std::chrono::steady_clock::now() + kExitLockWait;
+  std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+  if (!stopFlusher(deadline) || !lockBefore(lock, deadline))
+    return false;
+  shutdownLocked();
+  *stats = stats_;
+  return true;
+}
+
+void Runtime::shutdownLocked() {
   if (state_ != State::Connected) {
     state_ = State::ShutDown;
     return;

@@ -25,6 +25,13 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
     return cudaErrorInvalidValue;
   if (width > dpitch || width > spitch)
     return cudaErrorInvalidPitchValue;
+  // Each side spans pitch * (height - 1) + width bytes.
+  size_t dspan, sspan;
+  if (__builtin_mul_overflow(dpitch, height - 1, &dspan) ||
+      __builtin_add_overflow(dspan, width, &dspan) ||
+      __builtin_mul_overflow(spitch, height - 1, &sspan) ||
+      __builtin_add_overflow(sspan, width, &sspan))
+    return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
   if (dpitch == width && spitch == width) // contiguous: one plain copy
     return memcpyLocked(dst, src, width * height, kind, stream, async,
@@ -34,6 +41,21 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
     kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
              : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
   }
+  // Every row is checked before the first is sent.
+  bool deviceSrc =
+           kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice,
+       deviceDst =
+           kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  if (deviceSrc || deviceDst)
+    if (cudaError_t err = ensureConnectedLocked())
+      return err;
+  if (deviceSrc)
+    if (cudaError_t err = checkDeviceRangeLocked(call, "source", src, sspan))
+      return err;
+  if (deviceDst)
+    if (cudaError_t err =
+            checkDeviceRangeLocked(call, "destination", dst, dspan))
+      return err;
   auto *out = static_cast<uint8_t *>(dst);
   const auto *in = static_cast<const uint8_t *>(src);
   if (kind != cudaMemcpyDeviceToHost) {

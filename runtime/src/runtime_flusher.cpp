@@ -70,14 +70,37 @@ void Runtime::flusherMain() {
   }
 }
 
-void Runtime::stopFlusher() {
+bool Runtime::lockBefore(std::unique_lock<std::mutex> &lock,
+                         std::chrono::steady_clock::time_point deadline) {
+  if (deadline == std::chrono::steady_clock::time_point::max()) {
+    lock.lock();
+    return true;
+  }
+  while (!lock.try_lock()) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+bool Runtime::stopFlusher(std::chrono::steady_clock::time_point lockDeadline) {
   {
-    std::lock_guard<std::mutex> fl(flusherMu_);
+    std::unique_lock<std::mutex> fl(flusherMu_, std::defer_lock);
+    if (!lockBefore(fl, lockDeadline))
+      return false;
     stopFlusher_ = true;
   }
   flusherCv_.notify_all();
-  if (flusher_.joinable())
+  if (!flusher_.joinable())
+    return true;
+  // exit() may run on the flusher itself (a signal handler that calls it);
+  // a thread cannot join itself.
+  if (flusher_.get_id() == std::this_thread::get_id())
+    flusher_.detach();
+  else
     flusher_.join();
+  return true;
 }
 
 } // namespace rc::rt

@@ -4,6 +4,8 @@
 #include "runtime.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
@@ -23,6 +25,10 @@ cudaError_t Runtime::malloc(void **ptr, size_t size) {
   *ptr = nullptr;
   if (size == 0)
     return cudaSuccess; // cudart returns a null pointer, successfully
+  // More than the device has never succeeds: fail as cudart does, at once,
+  // instead of asking the server to try.
+  if (size > props_[size_t(threadDevice())].totalGlobalMem)
+    return cudaErrorMemoryAllocation;
   ensureDeviceLocked();
   uint64_t addr = 0;
   bool filled = false;
@@ -111,12 +117,46 @@ bool inRanges(const std::map<uint64_t, size_t> &ranges, uint64_t a) {
   --it;
   return a < it->first + std::max<size_t>(it->second, 1);
 }
+
+// Whether [a, a + n) (n > 0) lies inside one of `ranges` (address ->
+// size), or with `adjoining`, inside ranges that follow each other without
+// a gap: VMM mappings made back to back (ggml grows its pool so) are one.
+bool covered(const std::map<uint64_t, size_t> &ranges, uint64_t a, uint64_t n,
+             bool adjoining) {
+  auto it = ranges.upper_bound(a);
+  if (it == ranges.begin())
+    return false;
+  --it;
+  uint64_t end = it->first + it->second; // covered so far
+  if (a >= end)
+    return false;
+  while (end - a < n) {
+    auto next = adjoining ? ranges.find(end) : ranges.end();
+    if (next == ranges.end() || next->second == 0)
+      return false;
+    end += next->second;
+  }
+  return true;
+}
 } // namespace
 
 // Device addresses are known: they come from cudaMalloc or symbol lookups.
 bool Runtime::isDevicePointerLocked(const void *p) const {
   return inRanges(allocs_, addrOf(p)) || inRanges(symbolRanges_, addrOf(p)) ||
          inRanges(vmmMapped_, addrOf(p));
+}
+
+cudaError_t Runtime::checkDeviceRangeLocked(const char *call, const char *role,
+                                            const void *p, size_t n) const {
+  uint64_t a = addrOf(p);
+  if (covered(allocs_, a, n, false) || covered(symbolRanges_, a, n, false) ||
+      covered(vmmMapped_, a, n, true))
+    return cudaSuccess;
+  std::fprintf(stderr,
+               "remote-clang: %s: %s range 0x%" PRIx64 " + %zu bytes is not "
+               "inside one device allocation (cudaErrorInvalidValue)\n",
+               call, role, a, n);
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t Runtime::pointerAttributes(cudaPointerAttributes *attr,
@@ -178,6 +218,13 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     return cudaErrorInvalidMemcpyDirection;
   if (cudaError_t err = ensureConnectedLocked())
     return err;
+  if (kind != cudaMemcpyHostToDevice)
+    if (cudaError_t err = checkDeviceRangeLocked(call, "source", src, count))
+      return err;
+  if (kind != cudaMemcpyDeviceToHost)
+    if (cudaError_t err =
+            checkDeviceRangeLocked(call, "destination", dst, count))
+      return err;
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;
@@ -327,6 +374,9 @@ cudaError_t Runtime::memset(void *dst, int value, size_t count,
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  if (cudaError_t err =
+          checkDeviceRangeLocked("cudaMemset", "destination", dst, count))
     return err;
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))

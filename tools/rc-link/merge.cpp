@@ -2,13 +2,14 @@
 
 #include "common/elf_sections.h"
 #include "common/fragments.h"
+#include "common/kernel_names.h"
 #include "common/manifest_copy.h"
 #include "common/run_command.h"
+#include "rc/build_id.h"
 #include "rc/launch_abi.h"
 #include "rc/manifest_file.h"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -18,16 +19,11 @@ namespace rc::link {
 namespace {
 
 namespace fbm = rc::manifest;
+using tools::hexId;
 
 int fail(const std::string &msg) {
   std::fprintf(stderr, "rc-link: error: %s\n", msg.c_str());
   return 1;
-}
-
-std::string hexId(uint64_t id) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
-  return buf;
 }
 
 std::string sourceOf(const fbm::Manifest &m, uint32_t module) {
@@ -133,8 +129,11 @@ bool mergeFragments(const std::vector<std::vector<uint8_t>> &fragments,
 
   flatbuffers::FlatBufferBuilder b(1 << 20);
   std::vector<flatbuffers::Offset<fbm::Module>> mods;
-  for (auto &[frag, mod] : modules)
+  std::vector<uint64_t> moduleHashes;
+  for (auto &[frag, mod] : modules) {
     mods.push_back(tools::copyModule(b, *mod));
+    moduleHashes.push_back(mod->fatbin_hash());
+  }
   std::vector<flatbuffers::Offset<fbm::Kernel>> ks;
   for (auto &[id, ref] : kernels)
     ks.push_back(tools::copyKernel(b, *ref.kernel, ref.module, ref.extraSites));
@@ -142,8 +141,10 @@ bool mergeFragments(const std::vector<std::vector<uint8_t>> &fragments,
   for (auto &[id, ref] : vars)
     vs.push_back(tools::copyVariable(b, *ref.var, ref.module));
   // Already in ID order (std::map), which LookupByKey relies on.
-  auto root = fbm::CreateManifest(b, 1, b.CreateVector(mods),
-                                  b.CreateVector(ks), b.CreateVector(vs));
+  // The binary's stubs name the same modules: the build's identity.
+  auto root =
+      fbm::CreateManifest(b, 1, b.CreateVector(mods), b.CreateVector(ks),
+                          b.CreateVector(vs), buildId(std::move(moduleHashes)));
   fbm::FinishManifestBuffer(b, root);
   out.assign(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   return true;

@@ -2,10 +2,8 @@
 
 #include "json_writer.h"
 
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <cxxabi.h>
 
 namespace rc::tools {
 
@@ -13,23 +11,6 @@ namespace fbm = rc::manifest;
 
 static std::string s(const flatbuffers::String *str) {
   return str ? str->str() : "";
-}
-
-std::string hexId(uint64_t id) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, id);
-  return buf;
-}
-
-std::string displayName(const fbm::Kernel &k) {
-  if (k.demangled() && k.demangled()->size())
-    return k.demangled()->str();
-  // Fragments from other producers may omit it: demangle here.
-  int status = 0;
-  char *d = abi::__cxa_demangle(s(k.name()).c_str(), nullptr, nullptr, &status);
-  std::string out = status == 0 && d ? d : s(k.name());
-  std::free(d);
-  return out;
 }
 
 std::string kindName(fbm::ParamKind kind) {

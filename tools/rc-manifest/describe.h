@@ -2,6 +2,7 @@
 #ifndef RC_MANIFEST_DESCRIBE_H
 #define RC_MANIFEST_DESCRIBE_H
 
+#include "common/kernel_names.h"
 #include "manifest_generated.h"
 
 #include <string>
@@ -9,8 +10,6 @@
 
 namespace rc::tools {
 
-std::string hexId(uint64_t id);
-std::string displayName(const rc::manifest::Kernel &k); // demangled or mangled
 std::string kindName(rc::manifest::ParamKind kind);
 std::string varKindName(rc::manifest::VarKind kind); // "__constant__", ...
 

@@ -1,4 +1,5 @@
 // rc-manifest: inspect and check remote-clang manifests (.rcm, fragments).
+#include "build_identity.h"
 #include "describe.h"
 #include "diff.h"
 #include "verify.h"
@@ -22,6 +23,9 @@ static const char kUsage[] =
     "                            EIATTR_KPARAM_INFO records of its cubins\n"
     "  diff A B                  kernels added (+), removed (-), renamed (!),\n"
     "                            or with a changed layout (~)\n"
+    "  build-id FILE...          the build identity of a binary (from its\n"
+    "                            device code) or a manifest: a binary's own\n"
+    "                            manifest has the same\n"
     "FILE is a merged manifest (<binary>.rcm) or a fragment.\n"
     "Exit status: 0 ok / no difference, 1 mismatch / difference / bad input,\n"
     "2 usage error.\n";
@@ -98,6 +102,11 @@ int main(int argc, char **argv) {
       ok = load(f, m) && rc::tools::verifyManifest(m) && ok;
     }
     return ok ? 0 : 1;
+  }
+  if (cmd == "build-id") {
+    if (args.empty() || json)
+      return usage("build-id takes one or more FILEs (no --json)");
+    return rc::tools::printBuildIds(args) ? 0 : 1;
   }
   if (cmd == "diff") {
     if (args.size() != 2 || json)

@@ -1,5 +1,6 @@
 // rc::transport::connect: the client side of the handshake.
 #include "connection.h"
+#include "fabric_library.h"
 #include "graveyard.h"
 #include "inet.h"
 #include "keeper.h"
@@ -33,6 +34,10 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
     return nullptr;
   };
   std::string err;
+  // Loading libfabric (fabric_library.h) is the slow part of a first
+  // connect: done before the handshake starts its clock on the server.
+  if (!loadFabricLibrary(&err))
+    return fail(err);
   std::unique_ptr<Endpoint> ep;
   if (u.provider == Provider::Tcp) {
     std::vector<uint8_t> listenerAddr;

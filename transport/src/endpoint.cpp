@@ -1,5 +1,7 @@
 #include "endpoint.h"
 
+#include "fabric_library.h"
+
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -108,6 +110,9 @@ bool Endpoint::setup(Provider provider, const std::string &node,
                "': " + what;
     return false;
   };
+  std::string loadError;
+  if (!loadFabricLibrary(&loadError))
+    return fail(loadError);
   int rc = getInfo(provider, node, service, &info_);
   if (rc)
     return fail(

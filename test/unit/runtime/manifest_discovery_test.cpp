@@ -1,11 +1,16 @@
 // Manifest discovery: a library the loader opened through a soname link
 // (libx.so.1 -> libx.so.1.2.3) has its manifest beside the real file, where
-// the link step wrote it.
+// the link step wrote it; and a manifest beside an object is used only if
+// it is that object's build.
+#include "fake_server.h"
 #include "kernel_index.h"
+#include "rc/build_id.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <fstream>
@@ -40,6 +45,40 @@ TEST(ManifestDiscovery, FindsTheManifestBesideTheRealFileOfASonameLink) {
   EXPECT_NE(std::find(found.begin(), found.end(), real + ".rcm"), found.end())
       << "manifest beside the real file was not found";
   EXPECT_EQ(std::find(found.begin(), found.end(), link + ".rcm"), found.end());
+}
+
+std::string buildText(uint64_t id) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "build 0x%016" PRIx64, id);
+  return buf;
+}
+
+TEST(ManifestDiscovery, AManifestIsTheBuildOfTheModulesItsObjectRegistered) {
+  auto m = rc::test::makeManifest(0x1111, {});
+  std::string error;
+  EXPECT_TRUE(rc::rt::isBuildOf(*m, "/p/app", {0x1111}, &error)) << error;
+  EXPECT_TRUE(rc::rt::isBuildOf(*m, "/p/app", {0x1111, 0x1111}, &error))
+      << "a fatbin linked twice is the same build: " << error;
+
+  // Another build: same kernels, other device code.
+  EXPECT_FALSE(rc::rt::isBuildOf(*m, "/p/app", {0x2222}, &error));
+  EXPECT_NE(error.find("it is not the manifest of /p/app's build"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("the binary's device code is " +
+                       buildText(rc::buildId({0x2222}))),
+            std::string::npos)
+      << error;
+  EXPECT_NE(
+      error.find("the manifest describes " + buildText(rc::buildId({0x1111}))),
+      std::string::npos)
+      << error;
+  EXPECT_FALSE(rc::rt::isBuildOf(*m, "/p/app", {0x1111, 0x3333}, &error))
+      << "a binary with one more module is another build";
+  EXPECT_FALSE(rc::rt::isBuildOf(*m, "/p/app", {}, &error));
+  EXPECT_NE(error.find("the binary registers no device code"),
+            std::string::npos)
+      << error;
 }
 
 } // namespace

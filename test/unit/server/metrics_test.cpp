@@ -119,12 +119,14 @@ TEST_F(MetricsTest, FileListsTheSessionWithCommandsByTypeAndBytes) {
           ->addr();
   ASSERT_NE(p, 0u);
   Bytes data(64, 7);
-  const wire::BatchReply *r = asBatchReply(
+  // The reply's bytes must outlive every pointer into them.
+  Bytes reply =
       exchange(c,
                batch(2, {cH2D(p, data), cLaunch(m.scaleId, scaleArgs(p, 16)),
                          cLaunch(m.scaleId, scaleArgs(p, 16)), cD2H(p, 64),
                          cStreamSync(0)}),
-               t));
+               t);
+  const wire::BatchReply *r = asBatchReply(reply);
   ASSERT_TRUE(r && (!r->errors() || r->errors()->size() == 0));
 
   // Live: listed while the client is still connected.
@@ -137,7 +139,8 @@ TEST_F(MetricsTest, FileListsTheSessionWithCommandsByTypeAndBytes) {
 
   // A failing batch counts as failed, and its reply counts too.
   Bytes bad = batch(3, {cFree(12345)});
-  r = asBatchReply(exchange(c, bad, t));
+  reply = exchange(c, bad, t);
+  r = asBatchReply(reply);
   ASSERT_TRUE(r && r->errors() && r->errors()->size() == 1);
   Bytes bye = batch(4, {cGoodbye()}, false);
   ASSERT_EQ(c.conn->send(bye.data(), bye.size()), rc::transport::Status::Ok);

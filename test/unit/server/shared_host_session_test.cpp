@@ -127,8 +127,8 @@ TEST_F(SharedHostSessionTest, AnotherSessionCannotNameThisSessionsRegion) {
     return replies.empty() ? Bytes() : replies[0];
   };
   ASSERT_TRUE(asHelloReply(sendOther(hello({m.hash})))->ok());
-  const wire::Result *res =
-      resultAt(asBatchReply(sendOther(batch(1, {cMalloc(64)}))), 0);
+  Bytes allocated = sendOther(batch(1, {cMalloc(64)}));
+  const wire::Result *res = resultAt(asBatchReply(allocated), 0);
   ASSERT_NE(res, nullptr);
   Bytes r = sendOther(batch(2, {cD2HShared(res->addr(), 16, region, 0)}));
   const wire::BatchReply *br = asBatchReply(r);

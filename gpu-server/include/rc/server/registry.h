@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -74,7 +75,10 @@ struct VariableInfo {
 class Registry {
 public:
   // Takes ownership of a verified manifest and indexes it. Fails (naming the
-  // manifest and the kernel) on inconsistent layouts or conflicting IDs.
+  // manifest and the kernel) on inconsistent layouts, conflicting IDs, or a
+  // manifest that contradicts itself or its cubins (tools/common/
+  // manifest_check.h: hashes, build ID, layouts; a module whose cubins
+  // cannot be read is taken unchecked).
   bool add(LoadedManifest manifest, std::string *error);
   bool addFile(const std::string &path, std::string *error);
 
@@ -82,6 +86,8 @@ public:
   const VariableInfo *variable(uint64_t id) const;
   // Index of the manifest with this file hash, or -1.
   int manifestByHash(uint64_t hash) const;
+  // Whether a loaded manifest is of this build (rc/build_id.h).
+  bool holdsBuild(uint64_t id) const;
 
   size_t manifestCount() const { return manifests_.size(); }
   const LoadedManifest &manifest(size_t i) const { return *manifests_[i]; }
@@ -95,6 +101,7 @@ private:
                  const std::vector<uint32_t> &moduleMap, std::string *error);
   // unique_ptr keeps the bytes (and every pointer into them) in place.
   std::vector<std::unique_ptr<LoadedManifest>> manifests_;
+  std::set<uint64_t> builds_;
 };
 
 } // namespace rc::server
