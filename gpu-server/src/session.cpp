@@ -4,6 +4,7 @@
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
 #include "rc/transport.h"
+#include "rc/wire_message.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -141,19 +142,10 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
                               std::vector<std::vector<uint8_t>> &replies) {
   metrics_->bytesIn.add(size);
   lastBatch_ = {}; // only a replayed Batch fills it
-  // Verify before touching anything: the peer may send any bytes at all.
+  // Open before touching anything: the peer may send any bytes at all.
   std::string bad;
-  if (!data || size < 8 || !flatbuffers::BufferHasIdentifier(data, "RCW1")) {
-    bad = "malformed message of " + std::to_string(size) +
-          " bytes: not an RCW1 protocol message";
-  } else {
-    flatbuffers::Verifier verifier(data, size, /*max_depth=*/64,
-                                   /*max_tables=*/10000000);
-    if (!wire::VerifyMessageBuffer(verifier))
-      bad = "malformed message of " + std::to_string(size) +
-            " bytes: flatbuffers verification failed";
-  }
-  if (!bad.empty()) {
+  const wire::Message *msg = wire::openMessage(data, size, &bad);
+  if (!msg) {
     logDebug("session " + std::to_string(id_) + ": " + bad);
     if (!executor_)
       replies.push_back(helloFailure(bad));
@@ -161,7 +153,6 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
       replyError(0, kErrInvalidValue, bad, replies);
     return Next::Continue;
   }
-  const wire::Message *msg = wire::GetMessage(data);
   switch (msg->body_type()) {
   case wire::Body::Hello:
     return onHello(msg->body_as_Hello(), replies);
