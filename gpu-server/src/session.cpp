@@ -80,7 +80,8 @@ std::string DeviceHealth::reason() const {
 }
 
 Session::Session(const SessionEnv &env, uint64_t id)
-    : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()) {}
+    : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()),
+      recorder_(SessionRecorder::fromEnvironment(id)) {}
 Session::~Session() {
   // No RMA write of the client may land in the ring once it is freed.
   if (conn_ && exposedRing_)
@@ -142,6 +143,8 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
                               std::vector<std::vector<uint8_t>> &replies) {
   metrics_->bytesIn.add(size);
   lastBatch_ = {}; // only a replayed Batch fills it
+  if (recorder_)
+    recorder_->message(data, size);
   // Open before touching anything: the peer may send any bytes at all.
   std::string bad;
   const wire::Message *msg = wire::openMessage(data, size, &bad);
@@ -216,6 +219,10 @@ Session::Next Session::onHello(const void *p,
                       "--manifest <binary>.rcm of this build)");
       allowed[size_t(i)] = true;
     }
+  if (recorder_) // a recording replays only beside the manifests it names
+    for (size_t i = 0; i < allowed.size(); ++i)
+      if (allowed[i])
+        recorder_->manifest(env_.registry.manifest(i));
   std::string error;
   // Device 0's context now (the client will use it); other devices' when
   // the client first selects them.
