@@ -15,6 +15,7 @@
 #                                                  seeds + their manifests
 #   scripts/fuzz.sh --live [--seconds N]           rc_live_fuzz, tcp and shm,
 #                                                  against the ASan rc-server
+# --no-build uses build-fuzz/ as it is (several runs at once share it).
 # Harnesses: session frame_hello manifest fragments fatbin.
 # RC_FUZZ_BUILD_DIR overrides build-fuzz/; RC_FUZZ_FLAGS adds libFuzzer flags.
 set -euo pipefail
@@ -25,15 +26,16 @@ ALL=(session frame_hello manifest fragments fatbin)
 die() { echo "fuzz.sh: error: $*" >&2; exit 1; }
 say() { echo "fuzz.sh: $*"; }
 
-mode=fuzz seconds=60 import="" harnesses=()
+mode=fuzz seconds=60 import="" harnesses=() nobuild=0
 while (($#)); do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --replay) mode=replay; shift ;;
     --merge) mode=merge; shift ;;
     --live) mode=live; shift ;;
+    --no-build) nobuild=1; shift ;;
     --import) mode=import; import="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) die "unknown option $1" ;;
     *) harnesses+=("$1"); shift ;;
   esac
@@ -54,6 +56,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 build() {
+  ((nobuild)) && return 0
   if [ ! -f "$BUILD/build.ninja" ]; then
     cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
@@ -147,7 +150,7 @@ EOF
 
 live() {
   local t manifests=() log
-  ninja -C "$ROOT/build" rc_live_fuzz >/dev/null
+  ((nobuild)) || ninja -C "$ROOT/build" rc_live_fuzz >/dev/null
   for m in "$ROOT"/test/fuzz/manifests/*.rcm; do manifests+=(--manifest "$m"); done
   mkdir -p "$BUILD/logs" "$BUILD/artifacts/live"
   for t in tcp shm; do

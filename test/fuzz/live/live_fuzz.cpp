@@ -13,11 +13,8 @@
 #include "rc/transport.h"
 #include "rc/wire_message.h"
 
-#include <arpa/inet.h>
 #include <dirent.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +26,6 @@
 #include <fstream>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -96,23 +92,11 @@ Options parse(int argc, char **argv) {
   return o;
 }
 
-int freeTcpPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 std::string readText(const std::string &path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+  Bytes bytes;
+  std::string error;
+  rc::readFile(path, bytes, &error);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 // The rc-server child, its output in a log file.
@@ -175,6 +159,22 @@ public:
     return 0;
   }
   std::string log() const { return readText(log_); }
+  // The address the server reports once it listens ("" if it did not
+  // within timeoutMs): a tcp port 0 becomes the port it got.
+  std::string listeningAddress(int timeoutMs) {
+    const std::string mark = "; listening on ";
+    auto until = Clock::now() + std::chrono::milliseconds(timeoutMs);
+    std::string how;
+    while (Clock::now() < until && alive(&how)) {
+      std::string text = log();
+      size_t at = text.find(mark);
+      size_t end = at == std::string::npos ? at : text.find('\n', at);
+      if (end != std::string::npos)
+        return text.substr(at + mark.size(), end - at - mark.size());
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return "";
+  }
   // Every thread's stack, when gdb is there: why a session stopped
   // answering.
   void dumpStacks(const std::string &path) const {
@@ -438,10 +438,16 @@ private:
 int main(int argc, char **argv) {
   Options o = parse(argc, argv);
   signal(SIGPIPE, SIG_IGN);
-  std::string url = o.transportName == "tcp"
-                        ? "tcp://127.0.0.1:" + std::to_string(freeTcpPort())
-                        : "shm://rc-live-fuzz-" + std::to_string(getpid());
-  ServerProcess server(o, url);
+  ServerProcess server(o,
+                       o.transportName == "tcp"
+                           ? "tcp://127.0.0.1:0"
+                           : "shm://rc-live-fuzz-" + std::to_string(getpid()));
+  std::string url = server.listeningAddress(30000);
+  if (url.empty()) {
+    std::printf("rc_live_fuzz: FAILED: rc-server did not start:\n%s\n",
+                server.log().c_str());
+    return 1;
+  }
   uint64_t rssStart = 0;
   auto start = Clock::now();
   std::string why;
