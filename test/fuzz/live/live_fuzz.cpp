@@ -107,6 +107,8 @@ public:
                                      url,      "--log-level",   "info"};
     for (const std::string &m : o.manifests)
       args.insert(args.end(), {"--manifest", m});
+    // A previous run's log must not be read as this server's.
+    std::remove(log_.c_str());
     pid_ = fork();
     if (pid_ == 0) {
       if (!std::freopen(log_.c_str(), "w", stderr))
