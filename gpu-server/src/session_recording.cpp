@@ -17,10 +17,19 @@ std::unique_ptr<SessionRecorder> SessionRecorder::fromEnvironment(uint64_t id) {
   const char *dir = std::getenv("RC_SERVER_RECORD_DIR");
   if (!dir || !*dir)
     return nullptr;
-  std::string path = std::string(dir) + "/session-" + std::to_string(getpid()) +
-                     "-" + std::to_string(id) + ".rcrec";
+  // Session ids repeat where one process makes several servers (tests):
+  // a later session of the same id gets a numbered name of its own.
+  std::string base = std::string(dir) + "/session-" + std::to_string(getpid()) +
+                     "-" + std::to_string(id);
+  std::string path = base + ".rcrec";
   // Recorded messages may carry credentials and data: owner only.
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int fd = -1;
+  for (int n = 2; n < 1000; ++n) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST)
+      break;
+    path = base + "-" + std::to_string(n) + ".rcrec";
+  }
   std::FILE *file = fd >= 0 ? fdopen(fd, "wb") : nullptr;
   if (!file) {
     logError("RC_SERVER_RECORD_DIR: cannot create " + path + ": " +

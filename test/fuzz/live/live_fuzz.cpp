@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,6 +112,7 @@ public:
     std::remove(log_.c_str());
     pid_ = fork();
     if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives a crashed fuzzer
       if (!std::freopen(log_.c_str(), "w", stderr))
         _exit(126);
       dup2(fileno(stderr), 1);

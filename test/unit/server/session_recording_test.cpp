@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -80,6 +81,27 @@ TEST_F(SessionRecordingTest, EveryReceivedMessageAndTheManifestAreKept) {
       << error;
   ASSERT_TRUE(rc::readFile(m.path, original, &error));
   EXPECT_EQ(manifest, original);
+}
+
+TEST_F(SessionRecordingTest, SessionsOfTheSameIdGetFilesOfTheirOwn) {
+  send(hello({m.hash}));
+  session = std::make_unique<Session>(*env, 7); // the fixture's id again
+  send(batch(3, {cMalloc(8)}));
+  session.reset();
+  std::vector<std::string> recordings;
+  for (const std::string &f : filesIn(recordDir))
+    if (f.size() > 6 && f.compare(f.size() - 6, 6, ".rcrec") == 0)
+      recordings.push_back(f);
+  ASSERT_EQ(recordings.size(), 2u);
+  std::sort(recordings.begin(), recordings.end());
+  EXPECT_NE(recordings[0].find("-7-2.rcrec"), std::string::npos);
+  EXPECT_NE(recordings[1].find("-7.rcrec"), std::string::npos);
+  Bytes first, second;
+  std::string error;
+  ASSERT_TRUE(rc::readFile(recordDir + "/" + recordings[1], first, &error));
+  ASSERT_TRUE(rc::readFile(recordDir + "/" + recordings[0], second, &error));
+  EXPECT_EQ(messagesOf(first), std::vector<Bytes>{hello({m.hash})});
+  EXPECT_EQ(messagesOf(second), std::vector<Bytes>{batch(3, {cMalloc(8)})});
 }
 
 TEST(SessionRecording, TruncatedLastRecordIsIgnored) {
