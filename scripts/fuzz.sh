@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (test/fuzz, docs/fuzzing.md) into
 # build-fuzz/ (clang 19, RC_FUZZERS=ON: ASan + UBSan + coverage), replays
-# each harness's committed corpus (test/fuzz/corpus/<harness>/), then fuzzes
+# each harness's committed inputs (test/fuzz/regressions/<harness>/: every
+# reproducer found so far; test/fuzz/corpus/<harness>/: seeds), then fuzzes
 # each for a bounded time. Fails on any crash, leak, timeout or sanitizer
 # report, naming the reproducer. New inputs go to build-fuzz/corpus/, never
 # into the committed corpus (--merge does that, minimised).
@@ -22,6 +23,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${RC_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
 CORPUS="$ROOT/test/fuzz/corpus"
+REGRESSIONS="$ROOT/test/fuzz/regressions"
 ALL=(session frame_hello manifest fragments fatbin)
 die() { echo "fuzz.sh: error: $*" >&2; exit 1; }
 say() { echo "fuzz.sh: $*"; }
@@ -82,34 +84,50 @@ fail_with() { # harness log
     "once fixed, add the reproducer to test/fuzz/corpus/$h/"
 }
 
+# The committed input folders of a harness (regressions first).
+inputs() {
+  local d
+  for d in "$REGRESSIONS/$1" "$CORPUS/$1"; do [ -d "$d" ] && echo "$d"; done
+}
+
 replay() {
-  local h="$1" log="$BUILD/logs/$h-replay.log"
+  local h="$1" dirs
+  local log="$BUILD/logs/$h-replay.log"
   mkdir -p "$BUILD/logs" "$BUILD/artifacts/$h"
-  [ -d "$CORPUS/$h" ] || die "$h: no corpus at $CORPUS/$h"
+  mapfile -t dirs < <(inputs "$h")
+  ((${#dirs[@]})) || die "$h: no inputs under $CORPUS/$h"
   "$BUILD/bin/rc_fuzz_$h" -runs=0 -max_len="$(max_len "$h")" \
     -artifact_prefix="$BUILD/artifacts/$h/" "${LIBFUZZER_FLAGS[@]}" \
-    "$CORPUS/$h" >"$log" 2>&1 || fail_with "$h" "$log"
-  say "$h: replayed $(find "$CORPUS/$h" -type f | wc -l) corpus inputs: $(summary "$log")"
+    "${dirs[@]}" >"$log" 2>&1 || fail_with "$h" "$log"
+  say "$h: replayed $(find "${dirs[@]}" -type f | wc -l) committed inputs: $(summary "$log")"
 }
 
 fuzz() {
-  local h="$1" log="$BUILD/logs/$h-fuzz.log"
+  local h="$1" dirs
+  local log="$BUILD/logs/$h-fuzz.log"
   mkdir -p "$BUILD/corpus/$h" "$BUILD/artifacts/$h"
+  mapfile -t dirs < <(inputs "$h")
   "$BUILD/bin/rc_fuzz_$h" -max_total_time="$seconds" \
     -max_len="$(max_len "$h")" -artifact_prefix="$BUILD/artifacts/$h/" \
-    "${LIBFUZZER_FLAGS[@]}" "$BUILD/corpus/$h" "$CORPUS/$h" >"$log" 2>&1 ||
+    "${LIBFUZZER_FLAGS[@]}" "$BUILD/corpus/$h" "${dirs[@]}" >"$log" 2>&1 ||
     fail_with "$h" "$log"
   say "$h: fuzzed ${seconds} s: $(summary "$log")"
 }
 
+# The committed corpus becomes the smallest set of its inputs and the new
+# ones that covers all their features (-set_cover_merge); regressions stay
+# as they are.
 merge() {
-  local h="$1" log="$BUILD/logs/$h-merge.log"
+  local h="$1"
+  local log="$BUILD/logs/$h-merge.log" out="$BUILD/merged/$h"
   mkdir -p "$CORPUS/$h" "$BUILD/corpus/$h"
-  "$BUILD/bin/rc_fuzz_$h" -merge=1 -max_len="$(max_len "$h")" \
-    "${LIBFUZZER_FLAGS[@]}" "$CORPUS/$h" "$BUILD/corpus/$h" >"$log" 2>&1 ||
-    fail_with "$h" "$log"
+  rm -rf "$out" && mkdir -p "$out"
+  "$BUILD/bin/rc_fuzz_$h" -set_cover_merge=1 -max_len="$(max_len "$h")" \
+    "${LIBFUZZER_FLAGS[@]}" "$out" "$CORPUS/$h" "$BUILD/corpus/$h" \
+    >"$log" 2>&1 || fail_with "$h" "$log"
+  rm -f "$CORPUS/$h"/* && cp "$out"/* "$CORPUS/$h"/
   say "$h: corpus now $(find "$CORPUS/$h" -type f | wc -l) files," \
-    "$(du -sk "$CORPUS/$h" | cut -f1) KiB"
+    "$(cat "$CORPUS/$h"/* | wc -c) bytes"
 }
 
 # Recordings become session seeds (cut to max_len after whole messages) and
