@@ -103,8 +103,10 @@ bool readElfSymbols(const uint8_t *data, size_t size,
     }
     const ElfSection &strtab = sections[s.link];
     uint64_t step = s.entsize ? s.entsize : kSymSize;
-    for (uint64_t off = 0; off + kSymSize <= s.size; off += step) {
-      const uint8_t *sym = data + s.offset + off;
+    // Counted, not stepped to the end: a huge sh_entsize would wrap the
+    // offset around to before the table (found by the fatbin fuzzer).
+    for (uint64_t i = 0, n = s.size / step; i < n; ++i) {
+      const uint8_t *sym = data + s.offset + i * step;
       uint32_t nameOff = load<uint32_t>(sym);
       if (nameOff == 0 || nameOff >= strtab.size)
         continue;

@@ -1,7 +1,8 @@
-// The ELF section reader on hostile headers (both found by the fatbin
-// fuzzer): a section header table too short to hold section 0, whose size
-// field may carry the section count; a name table of type SHT_NOBITS whose
-// offset points nowhere. Each input ends at an unreadable page.
+// The ELF readers on hostile headers (all found by the fatbin fuzzer): a
+// section header table too short to hold section 0, whose size field may
+// carry the section count; a name table of type SHT_NOBITS whose offset
+// points nowhere; a symbol table whose entry size wraps the offset around.
+// Each input ends at an unreadable page.
 #include "common/elf_sections.h"
 #include "guarded_bytes.h"
 
@@ -72,6 +73,53 @@ TEST(ElfSections, NobitsNameTableIsNotRead) {
   EXPECT_EQ(sections[0].name, "");
   EXPECT_EQ(sections[1].name, "");
   EXPECT_EQ(sections[1].size, 0u) << "SHT_NOBITS has no bytes in the file";
+}
+
+TEST(ElfSections, SymbolTableWithAHugeEntrySizeHoldsNoSymbol) {
+  // Sections: 0 null, 1 .symtab of 24 bytes whose entries claim 2^64 - 24
+  // bytes each (so it holds none), 2 the string table, 3 the section
+  // names. The 24 bytes before the table look like a symbol too: stepping
+  // by entsize wrapped around onto them.
+  std::vector<uint8_t> elf = elfHeader(64, 4, 3);
+  size_t headers = 64, data = headers + 4 * 64;
+  elf.resize(data, 0);
+  const char strtab[] = "\0real\0ghost\0";
+  const char shstr[] = "\0.symtab\0.strtab\0.shstrtab\0";
+  size_t ghost = data, symtab = data + 24, strOff = symtab + 24,
+         shstrOff = strOff + sizeof strtab;
+  elf.resize(shstrOff + sizeof shstr, 0);
+  put<uint32_t>(elf, ghost, 6);        // st_name "ghost"
+  put<uint32_t>(elf, symtab, 1);       // st_name "real"
+  put<uint64_t>(elf, symtab + 16, 42); // st_size
+  std::memcpy(elf.data() + strOff, strtab, sizeof strtab);
+  std::memcpy(elf.data() + shstrOff, shstr, sizeof shstr);
+  auto section = [&](int i, uint32_t name, uint32_t type, uint64_t off,
+                     uint64_t size, uint32_t link, uint64_t entsize) {
+    size_t h = headers + size_t(i) * 64;
+    put<uint32_t>(elf, h, name);
+    put<uint32_t>(elf, h + 4, type);
+    put<uint64_t>(elf, h + 0x18, off);
+    put<uint64_t>(elf, h + 0x20, size);
+    put<uint32_t>(elf, h + 0x28, link);
+    put<uint64_t>(elf, h + 0x38, entsize);
+  };
+  section(1, 1, 2 /*SHT_SYMTAB*/, symtab, 24, 2, ~uint64_t(0) - 23);
+  section(2, 9, 3 /*SHT_STRTAB*/, strOff, sizeof strtab, 0, 0);
+  section(3, 17, 3, shstrOff, sizeof shstr, 0, 0);
+  rc::test::GuardedBytes in(elf);
+  std::vector<rc::tools::ElfSection> sections;
+  std::vector<rc::tools::ElfSymbol> symbols;
+  std::string error;
+  ASSERT_TRUE(
+      rc::tools::readElfSections(in.data(), in.size(), sections, &error))
+      << error;
+  ASSERT_TRUE(rc::tools::readElfSymbols(in.data(), in.size(), sections, symbols,
+                                        &error))
+      << error;
+  std::string names;
+  for (const rc::tools::ElfSymbol &sym : symbols)
+    names += " " + sym.name;
+  EXPECT_TRUE(symbols.empty()) << "read" << names;
 }
 
 } // namespace
