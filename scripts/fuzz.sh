@@ -57,6 +57,7 @@ LIBFUZZER_FLAGS=(-rss_limit_mb=4096 -malloc_limit_mb=4096 -timeout=30
   -print_final_stats=1 ${RC_FUZZ_FLAGS:-})
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/test/fuzz/lsan.supp}"
 
 build() {
   ((nobuild)) && return 0
