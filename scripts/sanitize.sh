@@ -5,14 +5,20 @@
 # writes its reports into a folder of the build; a report from any of them
 # (a test, or the rc-server and programs it started) fails the run and is
 # printed. Arguments go to ctest (e.g. -R server).
+# The same build holds the libFuzzer harnesses (RC_FUZZERS, scripts/fuzz.sh):
+#   sanitize.sh --build-only [TARGET ...]   configure and build, run nothing
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SAN="${RC_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
 [ -d "$ROOT/.cuda-root" ] || { echo "sanitize.sh: run scripts/setup.sh first (.cuda-root missing)" >&2; exit 1; }
-if [ ! -f "$SAN/build.ninja" ]; then
+if ! grep -qs '^RC_FUZZERS:BOOL=ON' "$SAN/CMakeCache.txt"; then
   cmake -S "$ROOT" -B "$SAN" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-    -DRC_SANITIZE=address,undefined
+    -DRC_SANITIZE=address,undefined -DRC_FUZZERS=ON >/dev/null
+fi
+if [ "${1:-}" = --build-only ]; then
+  shift
+  exec ninja -C "$SAN" -j"$(nproc)" "$@"
 fi
 ninja -C "$SAN" -j"$(nproc)"
 

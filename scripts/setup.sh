@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything remote-clang needs on a fresh Debian 12 machine.
 # Safe to re-run: each step checks what is already there.
-#   - apt: clang 19 toolchain, libfabric, flatbuffers, googletest, ninja, ccache
+#   - apt: clang 19 toolchain (with libFuzzer and the sanitizers' runtimes:
+#     libclang-rt-19-dev), libfabric, flatbuffers, googletest, ninja, ccache
 #   - .venv: pinned lit and the pinned CUDA 12.4 wheels
 #   - .cuda-root: a --cuda-path tree for clang assembled from those wheels
 set -euo pipefail

@@ -1,5 +1,8 @@
 // Shared pieces of rc-server's cuBLAS support: names and sizes of the
 // cuBLAS/CUDA enums the wire carries, and the default "no cuBLAS here".
+// The wire carries them as plain integers; each is switched on as an int and
+// becomes its enum type only once known (another number in an enum variable
+// is undefined behaviour, which UBSan reports).
 #include "cublas_context.h"
 #include "rc/server/errors.h"
 
@@ -34,7 +37,7 @@ const char *gemmApiName(GemmApi api) {
 }
 
 size_t blasTypeSize(int t) {
-  switch (cudaDataType(t)) {
+  switch (t) {
   case CUDA_R_8I:
   case CUDA_R_8U:
     return 1;
@@ -56,12 +59,23 @@ size_t blasTypeSize(int t) {
   }
 }
 
-size_t blasScalarSize(int computeType) {
-  return cublasScalarSize(cublasComputeType_t(computeType));
+size_t blasScalarSize(int computeType) { return cublasScalarSize(computeType); }
+
+bool blasGemmAlgoKnown(int algo) {
+  return (algo >= CUBLAS_GEMM_DEFAULT && algo <= CUBLAS_GEMM_ALGO23) ||
+         (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP &&
+          algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP);
+}
+
+bool blasMathModeKnown(uint32_t mode) {
+  // One of the modes, optionally with the one flag cuBLAS defines.
+  uint32_t base =
+      mode & ~uint32_t(CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+  return base <= CUBLAS_TF32_TENSOR_OP_MATH;
 }
 
 std::string blasTypeName(int t) {
-  switch (cudaDataType(t)) {
+  switch (t) {
   case CUDA_R_16F:
     return "CUDA_R_16F";
   case CUDA_R_16BF:

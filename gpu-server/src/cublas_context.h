@@ -95,6 +95,10 @@ size_t blasTypeSize(int cudaDataType);
 size_t blasScalarSize(int computeType);
 // "CUDA_R_16F" etc. for messages.
 std::string blasTypeName(int cudaDataType);
+// Whether a number off the wire is a cublasGemmAlgo_t / a cublasMath_t
+// (optionally with CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION).
+bool blasGemmAlgoKnown(int algo);
+bool blasMathModeKnown(uint32_t mode);
 
 // Host test device: `resolve` maps a validated device range to host memory
 // (null when outside one allocation).

@@ -143,6 +143,12 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
     return fail(kErrNotSupported, "compute type " +
                                       std::to_string(g.computeType) +
                                       " is not supported by remote-clang");
+  if (!blasGemmAlgoKnown(g.algo))
+    return fail(kErrInvalidValue,
+                "unknown cublasGemmAlgo_t " + std::to_string(g.algo));
+  if (!blasMathModeKnown(g.mathMode))
+    return fail(kErrInvalidValue,
+                "unknown cublasMath_t " + std::to_string(g.mathMode));
   size_t na = c.alpha() ? c.alpha()->size() : 0;
   size_t nb = c.beta() ? c.beta()->size() : 0;
   if (na != scalar || nb != scalar)
@@ -234,6 +240,9 @@ OpStatus Executor::cublasTrsm(const wire::CublasTrsmBatched &c) {
       (t.trans != kOpN && t.trans != kOpT && t.trans != kOpC) ||
       (t.diag != kDiagNonUnit && t.diag != kDiagUnit))
     return fail(kErrInvalidValue, "invalid side, fill mode, operation or diag");
+  if (!blasMathModeKnown(t.mathMode))
+    return fail(kErrInvalidValue,
+                "unknown cublasMath_t " + std::to_string(t.mathMode));
   if (t.m < 0 || t.n < 0 || t.batchCount < 0 ||
       t.batchCount > kMaxBatchPointers)
     return fail(kErrInvalidValue, "bad m, n or batch count");

@@ -70,7 +70,7 @@ uint16_t floatToBf16(float f) {
 }
 
 double load(const uint8_t *p, int type) {
-  switch (cudaDataType(type)) {
+  switch (type) {
   case CUDA_R_32F: {
     float f;
     std::memcpy(&f, p, 4);
@@ -97,7 +97,7 @@ double load(const uint8_t *p, int type) {
 }
 
 void store(uint8_t *p, int type, double v) {
-  switch (cudaDataType(type)) {
+  switch (type) {
   case CUDA_R_32F: {
     float f = float(v);
     std::memcpy(p, &f, 4);
@@ -125,7 +125,7 @@ void store(uint8_t *p, int type, double v) {
 bool supportedCombo(int compute, int ta, int tb, int tc, int *scaleType) {
   if (ta != tb)
     return false;
-  switch (cublasComputeType_t(compute)) {
+  switch (compute) {
   case CUBLAS_COMPUTE_16F:
   case CUBLAS_COMPUTE_16F_PEDANTIC:
     *scaleType = CUDA_R_16F;

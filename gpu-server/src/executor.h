@@ -51,7 +51,9 @@ public:
   // Runs the batch up to its first failing command. Returns false and fills
   // *error when a command failed; `results` gets what commands returned.
   // Read-backs copy their bytes straight into `reply`, the builder of the
-  // batch's reply (one copy from the pinned staging, none after).
+  // batch's reply (one copy from the pinned staging, none after). The batch
+  // came through wire::openMessage: every command (and graph node) whose
+  // type is known carries its table, so the executor reads it unchecked.
   bool run(const wire::Batch &batch, std::vector<ResultData> &results,
            ErrorData *error, flatbuffers::FlatBufferBuilder &reply);
   // True once a Goodbye command was executed.

@@ -18,7 +18,6 @@ namespace rc::server {
 
 namespace {
 
-constexpr uint64_t kHostTotalMem = 16ULL << 30;
 constexpr size_t kMaxLaunchRecords = 1 << 16;
 
 void setAttr(std::vector<int32_t> &a, CUdevice_attribute which, int32_t v) {
@@ -396,11 +395,11 @@ private:
 
 } // namespace
 
-HostBackend::HostBackend(int devices) {
+HostBackend::HostBackend(int devices, uint64_t memory) : memory_(memory) {
   for (int d = 0; d < devices; ++d) {
     DeviceDescription desc;
     desc.name = "remote-clang host test device";
-    desc.totalMem = kHostTotalMem;
+    desc.totalMem = memory;
     for (size_t i = 0; i < desc.uuid.size(); ++i)
       desc.uuid[i] = uint8_t(0xA0 + i);
     desc.uuid[15] = uint8_t(0xAF + d); // distinct per device, like real ones
@@ -437,7 +436,7 @@ std::vector<LaunchRecord> HostBackend::launches() const {
 
 uint64_t HostBackend::reserve(uint64_t size) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (size > kHostTotalMem - inUse_)
+  if (size > memory_ - inUse_)
     return 0;
   inUse_ += size;
   uint64_t addr = nextAddr_;

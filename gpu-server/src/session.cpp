@@ -4,6 +4,7 @@
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
 #include "rc/transport.h"
+#include "rc/wire_message.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -79,7 +80,8 @@ std::string DeviceHealth::reason() const {
 }
 
 Session::Session(const SessionEnv &env, uint64_t id)
-    : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()) {}
+    : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()),
+      recorder_(SessionRecorder::fromEnvironment(id)) {}
 Session::~Session() {
   // No RMA write of the client may land in the ring once it is freed.
   if (conn_ && exposedRing_)
@@ -148,19 +150,12 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
                               std::vector<std::vector<uint8_t>> &replies) {
   metrics_->bytesIn.add(size);
   lastBatch_ = {}; // only a replayed Batch fills it
-  // Verify before touching anything: the peer may send any bytes at all.
+  if (recorder_)
+    recorder_->message(data, size);
+  // Open before touching anything: the peer may send any bytes at all.
   std::string bad;
-  if (!data || size < 8 || !flatbuffers::BufferHasIdentifier(data, "RCW1")) {
-    bad = "malformed message of " + std::to_string(size) +
-          " bytes: not an RCW1 protocol message";
-  } else {
-    flatbuffers::Verifier verifier(data, size, /*max_depth=*/64,
-                                   /*max_tables=*/10000000);
-    if (!wire::VerifyMessageBuffer(verifier))
-      bad = "malformed message of " + std::to_string(size) +
-            " bytes: flatbuffers verification failed";
-  }
-  if (!bad.empty()) {
+  const wire::Message *msg = wire::openMessage(data, size, &bad);
+  if (!msg) {
     logDebug("session " + std::to_string(id_) + ": " + bad);
     if (!executor_)
       replies.push_back(helloFailure(bad));
@@ -168,7 +163,6 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
       replyError(0, kErrInvalidValue, bad, replies);
     return Next::Continue;
   }
-  const wire::Message *msg = wire::GetMessage(data);
   switch (msg->body_type()) {
   case wire::Body::Hello:
     return onHello(msg->body_as_Hello(), replies);
@@ -239,6 +233,10 @@ Session::Next Session::onHello(const void *p,
                       " is not loaded on this server (start rc-server with "
                       "the --manifest <binary>.rcm written by the same link "
                       "as the binary)");
+  if (recorder_) // a recording replays only beside the manifests it names
+    for (size_t i = 0; i < allowed.size(); ++i)
+      if (allowed[i])
+        recorder_->manifest(env_.registry.manifest(i));
   std::string error;
   // Device 0's context now (the client will use it); other devices' when
   // the client first selects them.

@@ -61,16 +61,28 @@ bool verifyManifestBytes(const uint8_t *data, size_t size, std::string *error) {
       *error = "manifest is corrupt (flatbuffers verification failed)";
     return false;
   }
+  // Every reader looks kernels and variables up by name in their module:
+  // both must exist (rc-manifest verify indexed its modules with a
+  // variable's module_index unchecked, found by the manifest fuzzer).
   const manifest::Manifest *m = manifest::GetManifest(data);
   uint32_t modules = m->modules() ? m->modules()->size() : 0;
+  auto bad = [&](const char *what, uint64_t id, const flatbuffers::String *name,
+                 uint32_t module) {
+    if (error)
+      *error = std::string(what) + " " + std::to_string(id) +
+               (name ? " names module " + std::to_string(module) +
+                           ", which does not exist"
+                     : " has no name");
+    return false;
+  };
   if (m->kernels())
     for (const manifest::Kernel *k : *m->kernels())
-      if (k->module_index() >= modules || !k->name()) {
-        if (error)
-          *error = "kernel " + std::to_string(k->id()) +
-                   " names a module that does not exist";
-        return false;
-      }
+      if (k->module_index() >= modules || !k->name())
+        return bad("kernel", k->id(), k->name(), k->module_index());
+  if (m->variables())
+    for (const manifest::Variable *v : *m->variables())
+      if (v->module_index() >= modules || !v->name())
+        return bad("variable", v->id(), v->name(), v->module_index());
   return true;
 }
 

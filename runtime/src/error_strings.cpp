@@ -165,23 +165,29 @@ const ErrorText kErrors[] = {
     {10000, "cudaErrorApiFailureBase", "cudaErrorApiFailureBase"},
 };
 
-const ErrorText *find(cudaError_t e) {
+const ErrorText *find(int code) {
   for (const ErrorText &t : kErrors)
-    if (t.code == int(e))
+    if (t.code == code)
       return &t;
   return nullptr;
 }
 } // namespace
 
+namespace rc::rt {
+cudaError_t errorFromWire(int32_t code) {
+  return find(code) ? cudaError_t(code) : cudaErrorUnknown;
+}
+} // namespace rc::rt
+
 extern "C" {
 
 const char *cudaGetErrorName(cudaError_t e) {
-  const ErrorText *t = find(e);
+  const ErrorText *t = find(int(e));
   return t ? t->name : "cudaErrorUnknown";
 }
 
 const char *cudaGetErrorString(cudaError_t e) {
-  const ErrorText *t = find(e);
+  const ErrorText *t = find(int(e));
   return t ? t->text : "unrecognized error code";
 }
 

@@ -34,6 +34,11 @@ namespace rc::rt {
 
 constexpr uint32_t kProtocolVersion = 1;
 
+// The cudaError_t a code from the server stands for: a code CUDA 12.4
+// defines, else cudaErrorUnknown (a cudaError_t holding any other number is
+// undefined behaviour, and the server is another process). error_strings.cpp.
+cudaError_t errorFromWire(int32_t code);
+
 struct Options {
   size_t maxCommands = 512;    // a batch leaves when it holds this many
   size_t maxBytes = 1 << 20;   // ... or this many bytes

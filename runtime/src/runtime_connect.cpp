@@ -1,6 +1,7 @@
 // Connection life cycle: lazy connect + handshake at the first call that needs
 // the device, the background age flusher, and Goodbye at exit.
 #include "device_props.h"
+#include "rc/wire_message.h"
 #include "runtime.h"
 
 #include <chrono>
@@ -159,14 +160,14 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
              transport::statusName(st) + ")";
     return cudaErrorNoDevice;
   }
-  flatbuffers::Verifier v(msg.data(), msg.size());
-  if (!wire::VerifyMessageBuffer(v) ||
-      wire::GetMessage(msg.data())->body_type() != wire::Body::HelloReply) {
-    *error = serverName_ + " sent a malformed handshake reply";
+  std::string bad;
+  const wire::Message *m = wire::openMessage(msg.data(), msg.size(), &bad);
+  const wire::HelloReply *reply = m ? m->body_as_HelloReply() : nullptr;
+  if (!reply) {
+    *error = serverName_ + " sent a malformed handshake reply" +
+             (m ? " (not a HelloReply)" : " (" + bad + ")");
     return cudaErrorNoDevice;
   }
-  const wire::HelloReply *reply =
-      wire::GetMessage(msg.data())->body_as_HelloReply();
   if (!reply->ok()) {
     *error = serverName_ + " refused the session: " +
              (reply->error() ? reply->error()->str() : "no reason given");

@@ -149,7 +149,7 @@ cudaError_t Runtime::queryLocked(wire::Command type,
     return err;
   if (cudaError_t err = takePendingErrorLocked())
     return err;
-  return filled ? cudaError_t(code) : cudaErrorUnknown;
+  return filled ? errorFromWire(code) : cudaErrorUnknown;
 }
 
 cudaError_t Runtime::streamWaitEvent(cudaStream_t stream, cudaEvent_t event,

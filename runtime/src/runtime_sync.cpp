@@ -1,5 +1,6 @@
 // The batch model: appending, sending without waiting, round trips, and
 // turning the server's replies into results, payloads and deferred errors.
+#include "rc/wire_message.h"
 #include "runtime.h"
 
 #include <cstdio>
@@ -145,14 +146,15 @@ std::string Runtime::opNameLocked(uint64_t seq, uint32_t index) {
 }
 
 void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
-  flatbuffers::Verifier v(msg.data(), msg.size());
-  if (!wire::VerifyMessageBuffer(v) ||
-      wire::GetMessage(msg.data())->body_type() != wire::Body::BatchReply) {
-    loseConnectionLocked("the server sent a malformed reply");
+  std::string bad;
+  const wire::Message *m = wire::openMessage(msg.data(), msg.size(), &bad);
+  const wire::BatchReply *r = m ? m->body_as_BatchReply() : nullptr;
+  if (!r) {
+    loseConnectionLocked(
+        "the server sent a malformed reply" +
+        (m ? std::string(" (not a BatchReply)") : " (" + bad + ")"));
     return;
   }
-  const wire::BatchReply *r =
-      wire::GetMessage(msg.data())->body_as_BatchReply();
   ring_.released = std::max(ring_.released, r->ring_released());
   if (r->errors())
     for (const wire::Error *e : *r->errors()) {
@@ -160,13 +162,13 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
       std::string message = e->message() ? e->message()->str() : "";
       std::string line = "remote-clang: " + op +
                          " failed on the GPU server: " + message + " (" +
-                         cudaGetErrorName(cudaError_t(e->code())) + ")";
+                         cudaGetErrorName(errorFromWire(e->code())) + ")";
       // rc-server names the operation itself (it has the manifest too);
       // only our view of it when its message does not.
       if (!message.empty() &&
           message.find(opNameLocked(e->seq(), e->index())) != std::string::npos)
         line = "remote-clang: GPU server error: " + message + " (" +
-               cudaGetErrorName(cudaError_t(e->code())) + ")";
+               cudaGetErrorName(errorFromWire(e->code())) + ")";
       // After a sticky error the server fails every later batch with the
       // same message: say it once.
       if (line != lastErrorLine_)
@@ -174,7 +176,7 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
       lastErrorLine_ = line;
       errors_.push_back(
           {e->seq(), e->index(),
-           e->code() ? cudaError_t(e->code()) : cudaErrorUnknown});
+           e->code() ? errorFromWire(e->code()) : cudaErrorUnknown});
     }
   auto it = sinks_.find(r->seq());
   uint64_t rmaBytes = 0; // written into our memory: they crossed the link too

@@ -48,7 +48,9 @@ RC_LITERAL = re.compile(r"\"(RC_[A-Z0-9_]+)\"")
 PYTHON_READ = re.compile(
     r"os\.(?:environ\.get\s*\(|environ\s*\[|getenv\s*\()\s*[\"'](" + NAME +
     r")[\"']")
-SHELL_READ = re.compile(r"\$\{(" + NAME + r")(?::?[-=?+])")
+# Shell: `${NAME:-...}` and kin. A name starting in lower case is the
+# script's own (a local's default), not an input from the environment.
+SHELL_READ = re.compile(r"\$\{([A-Z][A-Za-z0-9_]*)(?::?[-=?+])")
 DOC_ROW = re.compile(r"^\s*\|([^|]*)\|")
 DOC_NAME = re.compile(r"`(" + NAME + r")`")
 # Names a script prefix or a doc row may contain that are patterns, not

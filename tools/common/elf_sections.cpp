@@ -42,7 +42,8 @@ bool readElfSections(const uint8_t *data, size_t size,
   uint16_t shstrndx = load<uint16_t>(data + 0x3e);
   if (shoff == 0)
     return true; // no section headers at all
-  if (shentsize < 64 || shoff > size)
+  // Section 0 must be there: it may hold the real count (read below).
+  if (shentsize < 64 || shoff > size || size - shoff < shentsize)
     return fail("bad section header table");
   // ELF stores large counts in section 0 when e_shnum overflows.
   if (shnum == 0)
@@ -68,12 +69,14 @@ bool readElfSections(const uint8_t *data, size_t size,
   if (shstrndx >= shnum)
     return fail("bad section name table index");
   const Raw &strtab = raw[shstrndx];
+  // A SHT_NOBITS section has no bytes in the file, whatever its size says.
+  uint64_t strtabSize = strtab.type == kShtNobits ? 0 : strtab.size;
   for (const Raw &r : raw) {
     ElfSection s;
-    if (r.name < strtab.size) {
+    if (r.name < strtabSize) {
       const char *p =
           reinterpret_cast<const char *>(data + strtab.offset + r.name);
-      s.name.assign(p, strnlen(p, strtab.size - r.name));
+      s.name.assign(p, strnlen(p, strtabSize - r.name));
     }
     s.type = r.type;
     s.offset = r.offset;
@@ -100,8 +103,10 @@ bool readElfSymbols(const uint8_t *data, size_t size,
     }
     const ElfSection &strtab = sections[s.link];
     uint64_t step = s.entsize ? s.entsize : kSymSize;
-    for (uint64_t off = 0; off + kSymSize <= s.size; off += step) {
-      const uint8_t *sym = data + s.offset + off;
+    // Counted, not stepped to the end: a huge sh_entsize would wrap the
+    // offset around to before the table (found by the fatbin fuzzer).
+    for (uint64_t i = 0, n = s.size / step; i < n; ++i) {
+      const uint8_t *sym = data + s.offset + i * step;
       uint32_t nameOff = load<uint32_t>(sym);
       if (nameOff == 0 || nameOff >= strtab.size)
         continue;

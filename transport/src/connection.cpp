@@ -540,15 +540,28 @@ Status FabricConnection::waitSlotsDone(const std::vector<SendSlot *> &inFlight,
                                        uint64_t errorsBefore,
                                        const char *what) {
   auto idleSince = Clock::now();
+  // A live peer completes a piece well within the liveness window; one
+  // that never completes (shm: a write naming memory the peer never
+  // exposed, which a hostile client can ask for) would hold this thread
+  // forever, so the connection ends instead.
+  auto progressSince = idleSince;
+  size_t busyBefore = inFlight.size() + 1;
   for (;;) {
-    bool busy = false;
+    size_t busy = 0;
     for (SendSlot *s : inFlight)
-      busy |= s->busy;
+      busy += s->busy;
     if (!busy)
       break;
+    if (busy < busyBefore)
+      busyBefore = busy, progressSince = Clock::now();
     ringDoorbell(); // a transfer may need the sleeper's progress
     if (pump() > 0)
       idleSince = Clock::now();
+    int stalled = msSince(progressSince, Clock::now());
+    if (!gone_ && stalled > tuning().deadMs)
+      markGone(std::string(what) + " to " + peerDesc_ + " made no progress " +
+               "for " + std::to_string(stalled) +
+               " ms (the peer refused it or stopped reading)");
     if (gone_)
       return failSend(std::string(what) + ": " + goneReason_);
     idleWait(idleSince);

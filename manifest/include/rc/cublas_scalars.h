@@ -10,8 +10,10 @@
 namespace rc {
 
 // Bytes of alpha/beta for a compute type; 0 for those remote-clang does not
-// carry (complex scaling, unknown types).
-inline uint32_t cublasScalarSize(cublasComputeType_t t) {
+// carry (complex scaling, unknown types). An int, not the enum: the server
+// sizes numbers that came off the wire, which may name no compute type at
+// all (holding such a number in a cublasComputeType_t is undefined).
+inline uint32_t cublasScalarSize(int t) {
   switch (t) {
   case CUBLAS_COMPUTE_16F:
   case CUBLAS_COMPUTE_16F_PEDANTIC:

@@ -561,6 +561,41 @@ TEST_F(CublasSession, HandlesAndWorkspace) {
   EXPECT_NE(e.find("unknown stream"), std::string::npos) << e;
 }
 
+// cuBLAS enums travel as plain integers: a number that names no compute
+// type, algorithm or math mode is refused by name before it becomes the
+// enum (holding it in one is undefined behaviour, which UBSan reports), and
+// the session stays usable.
+TEST_F(CublasSession, NumbersOutsideTheCublasEnumsAreRefused) {
+  uint64_t c = alloc(64);
+  ASSERT_EQ(run({cCreate(1)}), "");
+  Gemm g;
+  g.m = g.n = g.k = 2;
+  g.a = g.b = g.c = op(c, 2, kR32F);
+  struct Case {
+    int compute, algo;
+    uint32_t mathMode;
+    const char *expected;
+  } cases[] = {
+      {0x7fff0000, kAlgoDefault, kDefaultMath,
+       "compute type 2147418112 is not supported"},
+      {-5, kAlgoDefault, kDefaultMath, "compute type -5 is not"},
+      {kCompute32F, 1000, kDefaultMath, "unknown cublasGemmAlgo_t 1000"},
+      {kCompute32F, -2, kDefaultMath, "unknown cublasGemmAlgo_t -2"},
+      {kCompute32F, 24, kDefaultMath, "unknown cublasGemmAlgo_t 24"},
+      {kCompute32F, kAlgoDefault, 4, "unknown cublasMath_t 4"},
+      {kCompute32F, kAlgoDefault, 0x80000003u,
+       "unknown cublasMath_t 2147483651"}};
+  for (const Case &k : cases) {
+    Gemm bad = g;
+    bad.compute = k.compute, bad.algo = k.algo, bad.mathMode = k.mathMode;
+    std::string e = run({cGemm(bad)});
+    EXPECT_NE(e.find(k.expected), std::string::npos) << e;
+  }
+  // Every algorithm and mode cuBLAS defines still passes.
+  g.algo = kAlgoTensorOp, g.mathMode = kTF32Math | 16;
+  EXPECT_EQ(run({cGemm(g)}), "");
+}
+
 // ggml captures its whole compute graph, GEMMs included: a GEMM is a graph
 // node (on a GPU, rc-server lets cuBLAS capture its kernels into the CUDA
 // graph), and an update that changes it takes effect at the next launch.

@@ -77,6 +77,24 @@ TEST(RuntimeApi, RefusedHandshakeIsReported) {
       << err;
 }
 
+// A reply that passes the flatbuffers Verifier but carries no body is a
+// malformed handshake, never a null dereference.
+TEST(RuntimeApi, HandshakeReplyWithoutItsBodyIsReported) {
+  auto state = std::make_shared<FakeState>();
+  state->bodilessHelloReply = true;
+  rc::rt::installRuntimeForTest(makeRuntime(state, quietOptions(), nullptr));
+  int count = 0;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaGetDeviceCount(&count), cudaErrorNoDevice);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("malformed handshake reply (malformed message of"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("names a HelloReply body but carries none"),
+            std::string::npos)
+      << err;
+}
+
 // The server answers Hello only after creating the session's context: a slow
 // answer within RC_HELLO_TIMEOUT_MS connects, even past RC_CONNECT_TIMEOUT_MS;
 // a later one is reported with the limit that ran out.

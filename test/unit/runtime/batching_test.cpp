@@ -259,6 +259,39 @@ TEST(RuntimeBatching, UnsolicitedErrorIsKeptForTheNextSync) {
   testing::internal::GetCapturedStderr();
 }
 
+// An error code the server sends is a number, not yet a cudaError_t: one
+// that CUDA does not define reads as cudaErrorUnknown (holding it in the
+// enum would be undefined behaviour).
+TEST(RuntimeBatching, ServerErrorCodeOutsideCudaErrorIsUnknown) {
+  auto state = std::make_shared<FakeState>();
+  state->failKernel = kBad;
+  state->failCode = 0x7fff0000;
+  auto rt = makeRuntime(state, quietOptions(), testManifest());
+  int *p = nullptr;
+  void *args[] = {&p};
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(rt->launch(kBad, dim3(1), dim3(1), args, 0, nullptr, false),
+            cudaSuccess);
+  EXPECT_EQ(rt->deviceSynchronize(), cudaErrorUnknown);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("(cudaErrorUnknown)"), std::string::npos) << err;
+}
+
+// A batch reply without its body loses the connection with a message, never
+// a null dereference.
+TEST(RuntimeBatching, BatchReplyWithoutItsBodyLosesTheConnection) {
+  auto state = std::make_shared<FakeState>();
+  state->bodilessBatchReply = true;
+  auto rt = makeRuntime(state, quietOptions(), testManifest());
+  void *buf = nullptr;
+  testing::internal::CaptureStderr();
+  EXPECT_NE(rt->malloc(&buf, 64), cudaSuccess);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("names a BatchReply body but carries none"),
+            std::string::npos)
+      << err;
+}
+
 TEST(RuntimeBatching, ArgumentsPackedPerManifestLayout) {
   // kernel(char c, Aligned16 s /*32 bytes at 16*/, float *p /*at 48*/)
   constexpr uint64_t kId = 0x3333;

@@ -38,6 +38,11 @@ std::vector<uint8_t> helloReply(bool ok) {
                                       ok ? &devs : nullptr);
   return finish(fbb, Body::HelloReply, reply.Union());
 }
+
+std::vector<uint8_t> bodiless(Body type) {
+  flatbuffers::FlatBufferBuilder fbb;
+  return finish(fbb, type, 0);
+}
 } // namespace
 
 uint8_t *FakeConnection::deviceBytes(uint64_t addr, uint64_t size) {
@@ -68,7 +73,8 @@ Status FakeConnection::send(const void *data, size_t size) {
       }).detach();
       return Status::Ok;
     }
-    s_->toClient.push_back(helloReply(!s_->refuse));
+    s_->toClient.push_back(s_->bodilessHelloReply ? bodiless(Body::HelloReply)
+                                                  : helloReply(!s_->refuse));
   } else if (m->body_type() == Body::Batch) {
     handleBatch(*m->body_as_Batch());
   } else {
@@ -154,7 +160,7 @@ void FakeConnection::handleBatch(const Batch &b) {
       }
       s_->launches.push_back(l);
       if (c->kernel_id() == s_->failKernel)
-        fail(700, "an illegal memory access was encountered");
+        fail(s_->failCode, "an illegal memory access was encountered");
       break;
     }
     case Command::StreamQuery:
@@ -180,7 +186,9 @@ void FakeConnection::handleBatch(const Batch &b) {
   if (!b.reply_wanted() && errors.empty())
     return;
   auto reply = CreateBatchReplyDirect(fbb, b.seq(), &results, &errors);
-  s_->toClient.push_back(finish(fbb, Body::BatchReply, reply.Union()));
+  s_->toClient.push_back(s_->bodilessBatchReply
+                             ? bodiless(Body::BatchReply)
+                             : finish(fbb, Body::BatchReply, reply.Union()));
 }
 
 Status FakeConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {

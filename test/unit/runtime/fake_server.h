@@ -37,10 +37,15 @@ struct FakeState {
   std::vector<RecordedLaunch> launches;
   std::map<uint64_t, std::vector<uint8_t>> memory; // base -> bytes
   uint64_t nextAddr = 0x7f0000000000ull;
-  uint64_t failKernel = 0;              // a launch of this id fails with 700
+  uint64_t failKernel = 0;              // a launch of this id fails ...
+  int32_t failCode = 700;               // ... with this code
   std::map<uint64_t, uint64_t> symbols; // variable id -> address
   bool refuse = false;                  // HelloReply ok=false
   int helloDelayMs = 0;                 // HelloReply this much later
+  // Replies that name their body type but carry no body (a hostile or
+  // broken server).
+  bool bodilessHelloReply = false;
+  bool bodilessBatchReply = false;
 
   size_t batchCount() {
     std::lock_guard<std::mutex> l(mu);

@@ -29,6 +29,14 @@ protected:
     session = std::make_unique<Session>(*env, 7);
   }
 
+  // A Hello naming the test manifest, which must be accepted.
+  void open() {
+    Bytes r = send1(hello({m.hash}));
+    const wire::HelloReply *hr = asHelloReply(r);
+    ASSERT_NE(hr, nullptr);
+    ASSERT_TRUE(hr->ok()) << (hr->error() ? hr->error()->str() : "");
+  }
+
   std::vector<Bytes> send(const Bytes &msg, Session::Next *next = nullptr) {
     std::vector<Bytes> replies;
     Session::Next n = session->handle(msg.data(), msg.size(), replies);

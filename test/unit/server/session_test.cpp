@@ -15,15 +15,7 @@ using namespace rc::server::test;
 
 namespace {
 
-class SessionTest : public HostSessionTest {
-protected:
-  void open() {
-    Bytes r = send1(hello({m.hash}));
-    const wire::HelloReply *hr = asHelloReply(r);
-    ASSERT_NE(hr, nullptr);
-    ASSERT_TRUE(hr->ok()) << (hr->error() ? hr->error()->str() : "");
-  }
-};
+class SessionTest : public HostSessionTest {};
 
 TEST_F(SessionTest, HelloListsTheTestDevice) {
   Bytes r = send1(hello({m.hash}));

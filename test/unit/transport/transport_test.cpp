@@ -150,6 +150,42 @@ TEST_P(TransportTest, PeerWritesIntoExposedMemoryBeforeItsNextMessage) {
   server.join();
 }
 
+// A peer may name memory it never exposed (a hostile client's read-back
+// asks for it): over shm the write never completed and a session thread
+// waited in writeRemote forever (found by the live fuzzer); now the
+// connection ends within the liveness window. Over tcp the write reports
+// success and the peer drops it.
+TEST_P(TransportTest, WriteIntoMemoryThePeerNeverExposedEnds) {
+  std::atomic<long> writeMs{-1};
+  std::atomic<int> status{-1};
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c) << listener_->lastError();
+    std::vector<uint8_t> m;
+    if (c->recv(m, 10000) != Status::Ok)
+      return;
+    auto data = pattern(4096, 9);
+    auto start = Clock::now();
+    status = int(c->writeRemote(data.data(), data.size(),
+                                RemoteRegion{0x10000, 0x5eed}));
+    writeMs = msSince(start);
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  uint8_t go = 1;
+  ASSERT_EQ(c->send(&go, 1), Status::Ok);
+  // Keep progressing (and alive) while the server writes.
+  auto start = Clock::now();
+  std::vector<uint8_t> m;
+  while (writeMs < 0 && msSince(start) < 15000)
+    c->recv(m, 50);
+  EXPECT_GE(writeMs.load(), 0) << "writeRemote still waits after 15 s";
+  EXPECT_LT(writeMs.load(), 5000);
+  c.reset();
+  server.join();
+}
+
 TEST_P(TransportTest, LargeMessage32MiB) {
   Joiner server([&] {
     auto c = listener_->accept(10000);

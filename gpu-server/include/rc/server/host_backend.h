@@ -18,6 +18,9 @@ namespace rc::server {
 // Fake device addresses start here: far from where Linux puts host heaps and
 // stacks, so a host pointer passed by mistake never looks valid.
 constexpr uint64_t kHostDeviceBase = 0x0000600000000000ULL;
+// What a test device reports as its memory, and the most all sessions may
+// allocate on the test devices together.
+constexpr uint64_t kHostDeviceMemory = 16ULL << 30;
 
 struct LaunchRecord {
   int device = 0; // backend device index
@@ -30,8 +33,9 @@ struct LaunchRecord {
 
 class HostBackend : public Backend {
 public:
-  // `devices` identical test devices, each able to access the others.
-  explicit HostBackend(int devices = 1);
+  // `devices` identical test devices, each able to access the others, with
+  // `memory` bytes between them (a fuzzer keeps its inputs' copies small).
+  explicit HostBackend(int devices = 1, uint64_t memory = kHostDeviceMemory);
   bool prepare(Registry &registry, std::string *error) override;
   int deviceCount() const override { return int(devices_.size()); }
   const DeviceDescription &device(int index) const override {
@@ -65,6 +69,7 @@ public:
 private:
   std::vector<DeviceDescription> devices_;
   mutable std::mutex mutex_;
+  uint64_t memory_;
   uint64_t nextAddr_ = kHostDeviceBase;
   uint64_t inUse_ = 0;
   std::vector<LaunchRecord> launches_;

@@ -6,6 +6,7 @@
 
 #include "rc/server/backend.h"
 #include "rc/server/session_metrics.h"
+#include "rc/server/session_recording.h"
 
 #include <cstdint>
 #include <memory>
@@ -106,7 +107,8 @@ private:
   std::string name_;
   std::string closeReason_;
   std::shared_ptr<SessionMetrics> metrics_;
-  std::unique_ptr<Executor> executor_; // exists once Hello succeeded
+  std::unique_ptr<Executor> executor_;        // exists once Hello succeeded
+  std::unique_ptr<SessionRecorder> recorder_; // RC_SERVER_RECORD_DIR
   BatchTiming lastBatch_;
   transport::Connection *conn_ = nullptr;
   uint8_t *exposedRing_ = nullptr; // withdrawn before the executor frees it

@@ -1,0 +1,416 @@
+#include "command_generator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+
+namespace rc::fuzz {
+
+namespace {
+using namespace rc::wire;
+using Fbb = flatbuffers::FlatBufferBuilder;
+
+// Values at the edges of what the server checks.
+constexpr uint64_t kEdges[] = {0,
+                               1,
+                               7,
+                               8,
+                               255,
+                               4096,
+                               (1u << 20),
+                               (1u << 31),
+                               (1ull << 32) - 1,
+                               (1ull << 32),
+                               1ull << 40,
+                               UINT64_MAX / 2,
+                               UINT64_MAX - 4095,
+                               UINT64_MAX};
+} // namespace
+
+CommandGenerator::CommandGenerator(const std::vector<LoadedManifest> &manifests,
+                                   std::mt19937_64 &rng)
+    : rng_(rng) {
+  for (const LoadedManifest &m : manifests) {
+    if (m.root->kernels())
+      for (const manifest::Kernel *k : *m.root->kernels()) {
+        Kernel info{k->id(), k->args_size(), {}};
+        if (k->params())
+          for (const manifest::Param *p : *k->params()) {
+            if (p->kind() == manifest::ParamKind::Pointer)
+              info.pointerOffsets.push_back(p->offset());
+            if (p->pointer_offsets())
+              for (uint32_t off : *p->pointer_offsets())
+                info.pointerOffsets.push_back(p->offset() + off);
+          }
+        kernels_.push_back(info);
+      }
+    if (m.root->variables())
+      for (const manifest::Variable *v : *m.root->variables())
+        variables_.push_back({v->id(), v->size()});
+  }
+}
+
+void CommandGenerator::reset() {
+  allocations_.clear();
+  streams_.clear(), events_.clear(), graphs_.clear(), blas_.clear();
+  regions_.clear(), vmm_.clear();
+  sent_.clear();
+}
+
+bool CommandGenerator::chance(int percent) {
+  return int(rng_() % 100) < percent;
+}
+
+int32_t CommandGenerator::small(int32_t lo, int32_t hi) {
+  return lo + int32_t(rng_() % uint64_t(hi - lo + 1));
+}
+
+uint64_t CommandGenerator::size() {
+  if (chance(60))
+    return rng_() % 8192;
+  if (chance(50))
+    return kEdges[rng_() % std::size(kEdges)];
+  return rng_() >> (rng_() % 64);
+}
+
+uint64_t CommandGenerator::address() {
+  if (!allocations_.empty() && chance(80)) {
+    const auto &a = allocations_[rng_() % allocations_.size()];
+    uint64_t off = chance(70) ? rng_() % (a.second + 1) : size();
+    return chance(90) ? a.first + off : a.first - off;
+  }
+  return chance(50) ? kEdges[rng_() % std::size(kEdges)] : rng_();
+}
+
+uint64_t CommandGenerator::handle(const std::vector<uint64_t> &known) {
+  if (!known.empty() && chance(75))
+    return known[rng_() % known.size()];
+  return chance(70) ? uint64_t(rng_() % 20) : rng_();
+}
+
+std::vector<uint8_t> CommandGenerator::bytes(size_t max) {
+  std::vector<uint8_t> b(rng_() % (max + 1));
+  for (uint8_t &x : b)
+    x = uint8_t(rng_());
+  return b;
+}
+
+std::vector<uint8_t> CommandGenerator::launchArgs(const Kernel &k) {
+  size_t n = chance(85) ? k.argsSize : rng_() % (k.argsSize + 16);
+  std::vector<uint8_t> args(n);
+  for (uint8_t &x : args)
+    x = uint8_t(rng_());
+  for (uint32_t off : k.pointerOffsets)
+    if (off + 8 <= n) {
+      uint64_t p = chance(10) ? 0 : address();
+      std::memcpy(args.data() + off, &p, 8);
+    }
+  return args;
+}
+
+CommandGenerator::Entry CommandGenerator::graphNode(Fbb &fbb) {
+  switch (rng_() % 4) {
+  case 0: {
+    if (kernels_.empty())
+      break;
+    const Kernel &k = kernels_[rng_() % kernels_.size()];
+    std::vector<uint32_t> grid{uint32_t(small(0, 4)), 1, 1},
+        block{uint32_t(small(0, 256)), 1, 1};
+    auto l = CreateLaunchDirect(fbb, k.id, &grid, &block, 0, 0, nullptr);
+    return CreateCommandEntry(fbb, Command::Launch, l.Union());
+  }
+  case 1:
+    return CreateCommandEntry(
+        fbb, Command::Memset,
+        CreateMemset(fbb, address(), uint8_t(rng_()), size(), 0).Union());
+  case 2:
+    return CreateCommandEntry(
+        fbb, Command::MemcpyD2D,
+        CreateMemcpyD2D(fbb, address(), address(), size(), 0).Union());
+  default:
+    break;
+  }
+  // A node naming a type without its table, or one that is no node.
+  return CreateCommandEntry(fbb, Command(small(0, int(Command::MAX))), 0);
+}
+
+CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
+  auto type = Command(small(1, int(Command::MAX)));
+  uint64_t asked = 0;
+  flatbuffers::Offset<void> body;
+  switch (type) {
+  case Command::Malloc:
+    asked = chance(80) ? rng_() % (1 << 20) : size();
+    body = CreateMalloc(fbb, asked).Union();
+    break;
+  case Command::Free:
+    body =
+        CreateFree(fbb, chance(80) && !allocations_.empty()
+                            ? allocations_[rng_() % allocations_.size()].first
+                            : address())
+            .Union();
+    break;
+  case Command::MemcpyH2D: {
+    auto data = bytes(chance(90) ? 512 : 70000);
+    body = CreateMemcpyH2DDirect(fbb, address(), &data, stream()).Union();
+    break;
+  }
+  case Command::MemcpyD2H:
+    body = CreateMemcpyD2H(fbb, address(), chance(90) ? size() % 65536 : size(),
+                           stream(), chance(20), rng_(), rng_(),
+                           chance(20) ? handle(regions_) : 0,
+                           chance(50) ? rng_() % 65536 : size())
+               .Union();
+    break;
+  case Command::MemcpyH2DRing:
+    body = CreateMemcpyH2DRing(fbb, address(), stream(), size(), size(), size())
+               .Union();
+    break;
+  case Command::MemcpyD2D:
+    body = CreateMemcpyD2D(fbb, address(), address(), size(), stream()).Union();
+    break;
+  case Command::Memset:
+    body =
+        CreateMemset(fbb, address(), uint8_t(rng_()), size(), stream()).Union();
+    break;
+  case Command::Launch: {
+    if (kernels_.empty())
+      return CreateCommandEntry(fbb, type, 0);
+    const Kernel &k = kernels_[rng_() % kernels_.size()];
+    std::vector<uint32_t> grid, block;
+    int dims = chance(90) ? 3 : small(0, 5);
+    for (int i = 0; i < dims; ++i) {
+      grid.push_back(chance(90) ? uint32_t(small(1, 64)) : uint32_t(rng_()));
+      block.push_back(chance(90) ? uint32_t(small(1, 256)) : uint32_t(rng_()));
+    }
+    auto args = launchArgs(chance(95) ? k : kernels_[rng_() % kernels_.size()]);
+    uint64_t id = chance(95) ? k.id : rng_();
+    body = CreateLaunchDirect(fbb, id, &grid, &block,
+                              chance(90) ? 0 : uint32_t(rng_()), stream(),
+                              &args, chance(10), chance(10))
+               .Union();
+    break;
+  }
+  case Command::StreamCreate: {
+    uint64_t h = chance(90) ? nextHandle_++ : handle(streams_);
+    streams_.push_back(h);
+    body =
+        CreateStreamCreate(fbb, h, uint32_t(small(0, 2)), small(-2, 1)).Union();
+    break;
+  }
+  case Command::StreamDestroy:
+    body = CreateStreamDestroy(fbb, stream()).Union();
+    break;
+  case Command::StreamSynchronize:
+    body = CreateStreamSynchronize(fbb, stream()).Union();
+    break;
+  case Command::StreamQuery:
+    body = CreateStreamQuery(fbb, stream()).Union();
+    break;
+  case Command::DeviceSynchronize:
+    body = CreateDeviceSynchronize(fbb).Union();
+    break;
+  case Command::EventCreate: {
+    uint64_t h = chance(90) ? nextHandle_++ : handle(events_);
+    events_.push_back(h);
+    body = CreateEventCreate(fbb, h, uint32_t(small(0, 7))).Union();
+    break;
+  }
+  case Command::EventDestroy:
+    body = CreateEventDestroy(fbb, handle(events_)).Union();
+    break;
+  case Command::EventRecord:
+    body = CreateEventRecord(fbb, handle(events_), stream()).Union();
+    break;
+  case Command::EventSynchronize:
+    body = CreateEventSynchronize(fbb, handle(events_)).Union();
+    break;
+  case Command::EventQuery:
+    body = CreateEventQuery(fbb, handle(events_)).Union();
+    break;
+  case Command::EventElapsedTime:
+    body =
+        CreateEventElapsedTime(fbb, handle(events_), handle(events_)).Union();
+    break;
+  case Command::StreamWaitEvent:
+    body = CreateStreamWaitEvent(fbb, stream(), handle(events_),
+                                 uint32_t(small(0, 1)))
+               .Union();
+    break;
+  case Command::SymbolWrite:
+  case Command::SymbolRead:
+  case Command::SymbolAddress: {
+    uint64_t id = !variables_.empty() && chance(90)
+                      ? variables_[rng_() % variables_.size()].id
+                      : rng_();
+    uint64_t off = chance(70) ? rng_() % 64 : size();
+    if (type == Command::SymbolWrite) {
+      auto data = bytes(96);
+      body = CreateSymbolWriteDirect(fbb, id, off, &data, stream()).Union();
+    } else if (type == Command::SymbolRead) {
+      body = CreateSymbolRead(fbb, id, off, size(), stream()).Union();
+    } else {
+      body = CreateSymbolAddress(fbb, id).Union();
+    }
+    break;
+  }
+  case Command::SetDevice:
+    body = CreateSetDevice(fbb, chance(80) ? small(0, 2) : int32_t(rng_()))
+               .Union();
+    break;
+  case Command::PeerAccess:
+    body = CreatePeerAccess(fbb, small(-1, 2), chance(50)).Union();
+    break;
+  case Command::Goodbye:
+    if (!chance(10)) // ends the session: rarely
+      return command(fbb, depth);
+    body = CreateGoodbye(fbb).Union();
+    break;
+  case Command::FuncSetAttribute:
+    body = CreateFuncSetAttribute(
+               fbb, kernels_.empty() ? rng_() : kernels_[0].id, small(-1, 20),
+               chance(50) ? small(-1, 300000) : int32_t(rng_()))
+               .Union();
+    break;
+  case Command::MemAddressReserve:
+    body = CreateMemAddressReserve(fbb, size(), size()).Union();
+    break;
+  case Command::MemAddressFree:
+    body = CreateMemAddressFree(fbb, address(), size()).Union();
+    break;
+  case Command::MemCreate: {
+    uint64_t h = nextHandle_++;
+    vmm_.push_back(h);
+    body = CreateMemCreate(fbb, h, size(), small(-1, 2)).Union();
+    break;
+  }
+  case Command::MemRelease:
+    body = CreateMemRelease(fbb, handle(vmm_)).Union();
+    break;
+  case Command::MemMap:
+    body = CreateMemMap(fbb, address(), size(), size(), handle(vmm_)).Union();
+    break;
+  case Command::MemUnmap:
+    body = CreateMemUnmap(fbb, address(), size()).Union();
+    break;
+  case Command::MemSetAccess: {
+    std::vector<int32_t> devices;
+    for (int i = small(0, 3); i > 0; --i)
+      devices.push_back(small(-1, 3));
+    body = CreateMemSetAccessDirect(fbb, address(), size(), &devices).Union();
+    break;
+  }
+  case Command::GraphInstantiate:
+  case Command::GraphExecUpdate: {
+    if (depth > 0)
+      return command(fbb, depth);
+    std::vector<Entry> nodes;
+    std::vector<uint32_t> indices;
+    for (int i = small(0, 6); i > 0; --i) {
+      nodes.push_back(chance(80) ? graphNode(fbb) : command(fbb, depth + 1));
+      indices.push_back(chance(90) ? uint32_t(small(0, 6)) : uint32_t(rng_()));
+    }
+    if (type == Command::GraphInstantiate) {
+      uint64_t h = chance(90) ? nextHandle_++ : handle(graphs_);
+      graphs_.push_back(h);
+      body = CreateGraphInstantiateDirect(fbb, h, &nodes).Union();
+    } else {
+      if (chance(10) && !indices.empty())
+        indices.pop_back(); // indices and nodes of different lengths
+      body = CreateGraphExecUpdateDirect(fbb, handle(graphs_), &indices, &nodes)
+                 .Union();
+    }
+    break;
+  }
+  case Command::GraphLaunch:
+    body = CreateGraphLaunch(fbb, handle(graphs_), stream()).Union();
+    break;
+  case Command::GraphExecDestroy:
+    body = CreateGraphExecDestroy(fbb, handle(graphs_)).Union();
+    break;
+  case Command::CublasCreate: {
+    uint64_t h = nextHandle_++;
+    blas_.push_back(h);
+    body = CreateCublasCreate(fbb, h).Union();
+    break;
+  }
+  case Command::CublasDestroy:
+    body = CreateCublasDestroy(fbb, handle(blas_)).Union();
+    break;
+  case Command::CublasSetWorkspace:
+    body =
+        CreateCublasSetWorkspace(fbb, handle(blas_), address(), size()).Union();
+    break;
+  case Command::CublasGemm: {
+    auto operand = [&] {
+      return CublasOperand(address(),
+                           chance(80) ? small(1, 64) : int64_t(rng_()),
+                           chance(80) ? small(0, 4096) : int64_t(rng_()),
+                           chance(80) ? small(0, 14) : int32_t(rng_()));
+    };
+    CublasOperand a = operand(), b = operand(), c = operand();
+    auto alpha = bytes(8), beta = bytes(8);
+    body = CreateCublasGemmDirect(
+               fbb, CublasGemmApi(small(0, 7)), handle(blas_), stream(),
+               chance(80) ? uint32_t(small(0, 3)) : uint32_t(rng_()),
+               small(-1, 3), small(-1, 3), small(-1, 64), small(-1, 64),
+               small(-1, 64), &alpha, &beta, &a, &b, &c, small(-1, 8),
+               chance(80) ? small(64, 80) : int32_t(rng_()),
+               chance(80) ? small(-1, 24) : int32_t(rng_()))
+               .Union();
+    break;
+  }
+  case Command::CublasTrsmBatched:
+    body = CreateCublasTrsmBatched(
+               fbb, handle(blas_), stream(), uint32_t(small(0, 3)),
+               small(-1, 2), small(-1, 2), small(-1, 3), small(-1, 2),
+               small(-1, 32), small(-1, 32), 1.0f, address(), small(0, 64),
+               address(), small(0, 64), small(-1, 8))
+               .Union();
+    break;
+  case Command::HostShare:
+    body =
+        CreateHostShare(fbb, chance(80) ? rng_() % (1 << 20) : size()).Union();
+    break;
+  case Command::HostUnshare:
+    body = CreateHostUnshare(fbb, handle(regions_)).Union();
+    break;
+  default:
+    break;
+  }
+  if (chance(3))
+    body = 0; // the type without its table: refused by the server
+  if (depth == 0)
+    sent_.push_back({type, asked});
+  return CreateCommandEntry(fbb, type, body);
+}
+
+std::vector<uint8_t> CommandGenerator::batch(uint64_t seq, int maxCommands) {
+  Fbb fbb(1024);
+  sent_.clear();
+  lastSeq_ = seq;
+  std::vector<Entry> cmds;
+  for (int i = small(1, maxCommands); i > 0; --i)
+    cmds.push_back(command(fbb, 0));
+  auto b = CreateBatchDirect(fbb, seq, &cmds, !chance(20));
+  FinishMessageBuffer(fbb, CreateMessage(fbb, Body::Batch, b.Union()));
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+void CommandGenerator::learn(const BatchReply &reply) {
+  if (reply.seq() != lastSeq_ || !reply.results())
+    return;
+  for (const Result *r : *reply.results()) {
+    if (r->index() >= sent_.size())
+      continue;
+    auto [type, asked] = sent_[r->index()];
+    if (type == Command::Malloc && r->addr())
+      allocations_.push_back({r->addr(), asked});
+    else if (type == Command::HostShare)
+      regions_.push_back(r->addr());
+  }
+  if (allocations_.size() > 256)
+    allocations_.erase(allocations_.begin(), allocations_.begin() + 128);
+}
+
+} // namespace rc::fuzz
