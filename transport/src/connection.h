@@ -53,6 +53,7 @@ public:
   std::string peerDescription() const override;
   std::string lastError() const override;
   bool sameHost() const override;
+  std::string peerHost() const override;
   bool exposeForWrite(void *buf, size_t size, RemoteRegion *out) override;
   void withdraw(void *buf, size_t size) override;
   Status writeRemote(const void *data, size_t size,
@@ -100,6 +101,7 @@ private:
   bool connected_ = false;
   Hello peerHello_;
   std::string peerDesc_ = "(not connected)";
+  std::string peerHost_ = "(not connected)";
   uint64_t handshakeNonce_ = 0;
   bool accepted_ = false;
   Hello acceptHello_;
