@@ -140,15 +140,22 @@ ChildResult runChild(const std::vector<std::string> &argv,
 class Server {
 public:
   Server(const std::string &bin, const std::string &url,
-         const std::string &manifest, const std::string &log)
+         const std::string &manifest, const std::string &log,
+         const std::vector<std::string> &extraArgs = {})
       : log_(log) {
+    std::vector<std::string> args{bin, "--test-device", "--listen",
+                                  url, "--manifest",    manifest};
+    args.insert(args.end(), extraArgs.begin(), extraArgs.end());
     pid_ = fork();
     if (pid_ == 0) {
       FILE *f = freopen(log.c_str(), "w", stderr);
       (void)f;
       dup2(fileno(stderr), 1);
-      execl(bin.c_str(), bin.c_str(), "--test-device", "--listen", url.c_str(),
-            "--manifest", manifest.c_str(), (char *)nullptr);
+      std::vector<char *> argv;
+      for (std::string &a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
       _exit(127);
     }
   }
@@ -236,6 +243,58 @@ TEST(RuntimeIntegration, RoundTripOverTcp) {
   ASSERT_GT(port, 0);
   runProgram("tcp://127.0.0.1:" + std::to_string(port), RC_ROUNDTRIP_PROG,
              {"PASS"});
+}
+
+// rc-server with --auth-key-file: the program with a copy of the key runs,
+// without one (or with another key) it fails at its first CUDA call with a
+// message naming RC_AUTH_KEY_FILE, and the server keeps serving.
+void runWithKeys(const std::string &url) {
+  std::string server = findServer();
+  if (server.empty())
+    GTEST_SKIP() << "rc-server is not built yet";
+  std::string dir = tempDir();
+  std::string manifest = writeManifest(dir);
+  std::string key = dir + "/server.key", other = dir + "/other.key";
+  ChildResult gen = runChild({server, "keygen", key}, {}, dir + "/gen.out", 10);
+  ASSERT_EQ(gen.status, 0) << gen.output;
+  gen = runChild({server, "keygen", other}, {}, dir + "/gen2.out", 10);
+  ASSERT_EQ(gen.status, 0) << gen.output;
+  Server srv(server, url, manifest, dir + "/server.log",
+             {"--auth-key-file", key});
+  ASSERT_TRUE(srv.waitReady(10000)) << srv.log();
+  std::vector<std::string> env{"RC_SERVER=" + url, "RC_MANIFEST=" + manifest};
+  ChildResult none = runChild({RC_ROUNDTRIP_PROG}, env, dir + "/none.out", 60);
+  EXPECT_NE(none.status, 0) << none.output;
+  EXPECT_NE(none.output.find("authentication required"), std::string::npos)
+      << none.output;
+  EXPECT_NE(none.output.find("RC_AUTH_KEY_FILE"), std::string::npos)
+      << none.output;
+  env.push_back("RC_AUTH_KEY_FILE=" + other);
+  ChildResult wrong =
+      runChild({RC_ROUNDTRIP_PROG}, env, dir + "/wrong.out", 60);
+  EXPECT_NE(wrong.status, 0) << wrong.output;
+  EXPECT_NE(wrong.output.find("authentication failed"), std::string::npos)
+      << wrong.output;
+  // The failure makes this host wait a moment before its next attempt.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  env.back() = "RC_AUTH_KEY_FILE=" + key;
+  ChildResult right =
+      runChild({RC_ROUNDTRIP_PROG}, env, dir + "/right.out", 60);
+  EXPECT_EQ(right.status, 0) << right.output << "\n--- server log ---\n"
+                             << srv.log();
+  EXPECT_NE(right.output.find("PASS"), std::string::npos) << right.output;
+  if (!testing::Test::HasFailure())
+    std::filesystem::remove_all(dir);
+}
+
+TEST(RuntimeIntegration, AuthenticatedRoundTripOverTcp) {
+  int port = freeTcpPort();
+  ASSERT_GT(port, 0);
+  runWithKeys("tcp://127.0.0.1:" + std::to_string(port));
+}
+
+TEST(RuntimeIntegration, AuthenticatedRoundTripOverShm) {
+  runWithKeys("shm://rc-rt-auth-" + std::to_string(getpid()));
 }
 
 // Several clients at once, each copying sizes around the RMA thresholds
