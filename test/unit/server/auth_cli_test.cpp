@@ -92,6 +92,8 @@ TEST_F(AuthServerTest, AKeyFileOthersCanReadIsRefusedAtStart) {
 TEST_F(AuthServerTest, AnyAddressNeedsKeysOrInsecure) {
   std::string any = "tcp://0.0.0.0:" + std::to_string(freePort());
   Child open(serve(any, {}));
+  // (A server that does start is killed when `open` goes, not waited for.)
+  ASSERT_TRUE(open.waitFor("refusing", 10000)) << open.text;
   EXPECT_EQ(open.wait(), 2) << open.text;
   EXPECT_NE(open.text.find("refusing to listen on " + any +
                            " without authentication"),
