@@ -24,8 +24,9 @@ cp -L "$BUILD"/lib/librc_*.so* "$STAGE/rc/lib/"
 for b in "$BUILD"/samples/*; do
   [ -f "$b.rcm" ] && cp "$b" "$b.rcm" "$STAGE/rc/samples/"
 done
-# libfabric and what it pulls in; glibc and libstdc++ are newer on the GPU
-# machine (Ubuntu 24.04), so those stay behind.
+# libfabric, libcrypto (OpenSSL 3, for authentication) and what they pull
+# in; glibc and libstdc++ are newer on the GPU machine (Ubuntu 24.04), so
+# those stay behind.
 for lib in $(ldd "$BUILD/bin/rc-server" "$BUILD"/lib/librc_cudart.so | awk '/=>/ {print $3}' | sort -u); do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libstdc++.so*|libgcc_s.so*|ld-linux*) ;;
