@@ -1,37 +1,19 @@
 // Key files: what parses, what is refused (each error names the file, the
 // line and what was wrong), the permission check, and keygen's new files.
+#include "key_dir.h"
 #include "rc/auth/key_file.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <string>
 #include <sys/stat.h>
-#include <unistd.h>
 
 using rc::auth::Key;
+using rc::test::KeyDir;
 
 namespace {
 
 const std::string kSecret(64, 'a'); // 32 bytes of 0xaa
-
-// A fresh directory for one test's files, removed with its files after.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/rc_auth_test_XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf " + path).c_str()); }
-  std::string write(const std::string &name, const std::string &text,
-                    mode_t mode) {
-    std::string file = path + "/" + name;
-    std::ofstream(file) << text;
-    chmod(file.c_str(), mode);
-    return file;
-  }
-};
 
 std::string parseError(const std::string &text) {
   std::vector<Key> keys;
@@ -90,7 +72,7 @@ TEST(KeyFile, ValidKeyIds) {
 }
 
 TEST(KeyFile, FilesOthersCanReadOrWriteAreRefused) {
-  TempDir dir;
+  KeyDir dir;
   std::vector<Key> keys;
   std::string error;
   std::string text = "k " + kSecret + "\n";
@@ -115,7 +97,7 @@ TEST(KeyFile, FilesOthersCanReadOrWriteAreRefused) {
 }
 
 TEST(KeyFile, NewKeyFilesArePrivateFreshAndNeverOverwritten) {
-  TempDir dir;
+  KeyDir dir;
   std::string a = dir.path + "/a.key", b = dir.path + "/b.key";
   std::string error;
   mode_t old = umask(0); // even with a permissive umask

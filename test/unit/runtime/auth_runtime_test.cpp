@@ -1,82 +1,28 @@
 // The client runtime's side of authentication (docs/security.md) against
 // rc-server's core on the host test device, in memory and over real tcp
-// and shm: the right key connects, a missing or wrong key fails the first
-// CUDA call with a message naming the cause, and a client with a key
-// refuses a server that cannot prove it holds the same key.
+// and shm (TransportRuntimeTest): the right key connects, a missing or wrong
+// key fails the first CUDA call with a message naming the cause, and a client
+// with a key refuses a server that cannot prove it holds the same key.
 #include "in_process_runtime.h"
-#include "rc/auth/key_file.h"
+#include "key_dir.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <sys/stat.h>
 
 namespace st = rc::server::test;
 using namespace rc;
+using rc::test::KeyDir;
 
 namespace {
 
-// Key files in a fresh directory, removed after the test.
-struct KeyDir {
-  std::string path;
-  KeyDir() {
-    char tmpl[] = "/tmp/rc_auth_rt_XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~KeyDir() { std::system(("rm -rf " + path).c_str()); }
-  std::string newKey(const std::string &name) {
-    std::string file = path + "/" + name, error;
-    EXPECT_TRUE(auth::writeNewKeyFile(file, "default", &error)) << error;
-    return file;
-  }
-};
-
-// Param: "mem" (in-memory connection), "tcp" or "shm".
-class AuthRuntimeTest : public ::testing::TestWithParam<std::string> {
+class AuthRuntimeTest : public st::TransportRuntimeTest {
 protected:
-  void SetUp() override { server::setLogLevel(server::LogLevel::Quiet); }
-  void TearDown() override {
-    if (rt)
-      rt->shutdown();
-    rt.reset();
-    stop = true;
-    if (acceptor.joinable())
-      acceptor.join();
-    core.stop();
-  }
   // Starts the server (keys from serverKeys, if any) and a runtime with
   // clientKeys; the result of its connecting, with what it printed.
   cudaError_t connect(const std::string &serverKeys,
                       const std::string &clientKeys, std::string *printed) {
-    m = st::writeTestManifest();
-    EXPECT_TRUE(st::startOnTestDevice(core, m.path, 1, serverKeys));
-    rt::Connector connector;
-    if (GetParam() == "mem") {
-      connector = [this](int, std::string *) {
-        auto ends = st::memPair();
-        core.serve(std::move(ends.second));
-        return std::unique_ptr<transport::Connection>(std::move(ends.first));
-      };
-    } else {
-      static int counter = 0;
-      std::string url = GetParam() == "tcp"
-                            ? "tcp://127.0.0.1:0"
-                            : "shm://rc_auth_" + std::to_string(getpid()) +
-                                  "_" + std::to_string(counter++);
-      std::string error;
-      listener = transport::listen(url, &error);
-      EXPECT_TRUE(listener) << error;
-      acceptor = std::thread([this] {
-        while (!stop)
-          if (auto conn = listener->accept(100))
-            core.serve(std::move(conn));
-      });
-      std::string address = listener->address();
-      connector = [address](int timeoutMs, std::string *err) {
-        return transport::connect(address, timeoutMs, err);
-      };
-    }
+    rt::Connector connector = startServer(serverKeys);
     rt::Options opts;
     opts.flusherThread = false;
     opts.authKeyFile = clientKeys;
@@ -89,12 +35,6 @@ protected:
   }
 
   KeyDir keys;
-  st::TestManifest m;
-  server::ServerCore core;
-  std::unique_ptr<transport::Listener> listener;
-  std::thread acceptor;
-  std::atomic<bool> stop{false};
-  std::unique_ptr<rt::Runtime> rt;
 };
 
 TEST_P(AuthRuntimeTest, TheRightKeyConnects) {
@@ -177,11 +117,12 @@ public:
   std::vector<uint8_t> pending;
 };
 
-TEST(AuthRuntime, AServerThatCannotProveTheKeyIsRefused) {
-  KeyDir keys;
+// Connects a runtime holding the key file `keyFile` to an impostor; what
+// the runtime printed.
+std::string connectToImpostor(const std::string &keyFile) {
   rt::Options opts;
   opts.flusherThread = false;
-  opts.authKeyFile = keys.newKey("k");
+  opts.authKeyFile = keyFile;
   rt::Runtime runtime(
       [](int, std::string *) {
         return std::unique_ptr<transport::Connection>(new ImpostorConnection);
@@ -189,7 +130,12 @@ TEST(AuthRuntime, AServerThatCannotProveTheKeyIsRefused) {
       nullptr, opts);
   testing::internal::CaptureStderr();
   EXPECT_EQ(runtime.ensureConnected(), cudaErrorNoDevice);
-  std::string printed = testing::internal::GetCapturedStderr();
+  return testing::internal::GetCapturedStderr();
+}
+
+TEST(AuthRuntime, AServerThatCannotProveTheKeyIsRefused) {
+  KeyDir keys;
+  std::string printed = connectToImpostor(keys.newKey("k"));
   EXPECT_NE(printed.find("impostor is not trusted: it did not prove that it "
                          "holds key 'default'"),
             std::string::npos)
@@ -200,17 +146,7 @@ TEST(AuthRuntime, AKeyFileOthersCanReadIsRefusedNamingIt) {
   KeyDir keys;
   std::string file = keys.newKey("k");
   chmod(file.c_str(), 0644);
-  rt::Options opts;
-  opts.flusherThread = false;
-  opts.authKeyFile = file;
-  rt::Runtime runtime(
-      [](int, std::string *) {
-        return std::unique_ptr<transport::Connection>(new ImpostorConnection);
-      },
-      nullptr, opts);
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(runtime.ensureConnected(), cudaErrorNoDevice);
-  std::string printed = testing::internal::GetCapturedStderr();
+  std::string printed = connectToImpostor(file);
   EXPECT_NE(printed.find("refusing key file " + file), std::string::npos)
       << printed;
   EXPECT_NE(printed.find("chmod 600"), std::string::npos) << printed;

@@ -1,6 +1,7 @@
 // End to end on one machine: a real rc-server (--test-device) over shm and
 // tcp, and plain C++ programs linked to librc_cudart.so. Every wait is
 // bounded; the server is killed by pid when a test ends.
+#include "key_dir.h"
 #include "programs/test_module.h"
 #include "rc/fatbin.h"
 #include "rc/manifest_file.h"
@@ -194,28 +195,51 @@ private:
   std::string log_;
 };
 
+// A test-device rc-server on `url` with `args`, serving the test manifest,
+// both in a fresh directory that is removed when the test passed.
+struct Served {
+  std::string dir, manifest;
+  std::unique_ptr<Server> server;
+  ~Served() {
+    server.reset(); // stopped before its directory goes
+    if (!dir.empty() && !testing::Test::HasFailure())
+      std::filesystem::remove_all(dir); // kept for inspection on failure
+  }
+};
+
+// Starts *s; s->server stays null when the test was skipped (rc-server is
+// not built) or failed (it did not start).
+void serve(const std::string &url, const std::vector<std::string> &args,
+           Served *s) {
+  std::string bin = findServer();
+  if (bin.empty())
+    GTEST_SKIP() << "rc-server is not built yet (looked for " RC_SERVER_BIN
+                    " and " RC_SOURCE_DIR "/build*/bin/rc-server)";
+  s->dir = tempDir();
+  s->manifest = writeManifest(s->dir);
+  auto server = std::make_unique<Server>(bin, url, s->manifest,
+                                         s->dir + "/server.log", args);
+  ASSERT_TRUE(server->waitReady(10000)) << "rc-server did not start:\n"
+                                        << server->log();
+  s->server = std::move(server);
+}
+
 // Starts a test-device server on `url` and runs `prog` against it.
 void runProgram(const std::string &url, const char *prog,
                 const std::vector<std::string> &expect) {
-  std::string server = findServer();
-  if (server.empty())
-    GTEST_SKIP() << "rc-server is not built yet (looked for " RC_SERVER_BIN
-                    " and " RC_SOURCE_DIR "/build*/bin/rc-server)";
-  std::string dir = tempDir();
-  std::string manifest = writeManifest(dir);
-  Server srv(server, url, manifest, dir + "/server.log");
-  ASSERT_TRUE(srv.waitReady(10000)) << "rc-server did not start:\n"
-                                    << srv.log();
+  Served s;
+  serve(url, {}, &s);
+  if (!s.server)
+    return;
   ChildResult r =
-      runChild({prog}, {"RC_SERVER=" + url, "RC_MANIFEST=" + manifest},
-               dir + "/prog.out", 60);
-  EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n" << srv.log();
+      runChild({prog}, {"RC_SERVER=" + url, "RC_MANIFEST=" + s.manifest},
+               s.dir + "/prog.out", 60);
+  EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                         << s.server->log();
   for (const std::string &e : expect)
     EXPECT_NE(r.output.find(e), std::string::npos)
         << "missing '" << e << "' in:\n"
         << r.output;
-  if (!testing::Test::HasFailure())
-    std::filesystem::remove_all(dir); // kept for inspection on failure
 }
 
 } // namespace
@@ -249,21 +273,15 @@ TEST(RuntimeIntegration, RoundTripOverTcp) {
 // without one (or with another key) it fails at its first CUDA call with a
 // message naming RC_AUTH_KEY_FILE, and the server keeps serving.
 void runWithKeys(const std::string &url) {
-  std::string server = findServer();
-  if (server.empty())
-    GTEST_SKIP() << "rc-server is not built yet";
-  std::string dir = tempDir();
-  std::string manifest = writeManifest(dir);
-  std::string key = dir + "/server.key", other = dir + "/other.key";
-  ChildResult gen = runChild({server, "keygen", key}, {}, dir + "/gen.out", 10);
-  ASSERT_EQ(gen.status, 0) << gen.output;
-  gen = runChild({server, "keygen", other}, {}, dir + "/gen2.out", 10);
-  ASSERT_EQ(gen.status, 0) << gen.output;
-  Server srv(server, url, manifest, dir + "/server.log",
-             {"--auth-key-file", key});
-  ASSERT_TRUE(srv.waitReady(10000)) << srv.log();
-  std::vector<std::string> env{"RC_SERVER=" + url, "RC_MANIFEST=" + manifest};
-  ChildResult none = runChild({RC_ROUNDTRIP_PROG}, env, dir + "/none.out", 60);
+  rc::test::KeyDir keys;
+  std::string key = keys.newKey("server.key"), other = keys.newKey("other");
+  Served s;
+  serve(url, {"--auth-key-file", key}, &s);
+  if (!s.server)
+    return;
+  std::vector<std::string> env{"RC_SERVER=" + url, "RC_MANIFEST=" + s.manifest};
+  ChildResult none =
+      runChild({RC_ROUNDTRIP_PROG}, env, s.dir + "/none.out", 60);
   EXPECT_NE(none.status, 0) << none.output;
   EXPECT_NE(none.output.find("authentication required"), std::string::npos)
       << none.output;
@@ -271,7 +289,7 @@ void runWithKeys(const std::string &url) {
       << none.output;
   env.push_back("RC_AUTH_KEY_FILE=" + other);
   ChildResult wrong =
-      runChild({RC_ROUNDTRIP_PROG}, env, dir + "/wrong.out", 60);
+      runChild({RC_ROUNDTRIP_PROG}, env, s.dir + "/wrong.out", 60);
   EXPECT_NE(wrong.status, 0) << wrong.output;
   EXPECT_NE(wrong.output.find("authentication failed"), std::string::npos)
       << wrong.output;
@@ -279,12 +297,10 @@ void runWithKeys(const std::string &url) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   env.back() = "RC_AUTH_KEY_FILE=" + key;
   ChildResult right =
-      runChild({RC_ROUNDTRIP_PROG}, env, dir + "/right.out", 60);
+      runChild({RC_ROUNDTRIP_PROG}, env, s.dir + "/right.out", 60);
   EXPECT_EQ(right.status, 0) << right.output << "\n--- server log ---\n"
-                             << srv.log();
+                             << s.server->log();
   EXPECT_NE(right.output.find("PASS"), std::string::npos) << right.output;
-  if (!testing::Test::HasFailure())
-    std::filesystem::remove_all(dir);
 }
 
 TEST(RuntimeIntegration, AuthenticatedRoundTripOverTcp) {
@@ -302,31 +318,27 @@ TEST(RuntimeIntegration, AuthenticatedRoundTripOverShm) {
 // through the upload ring, read-backs written by RMA, and the inline paths
 // beside them, in one server process.
 void runConcurrentCopyStress(const std::string &url) {
-  std::string server = findServer();
-  if (server.empty())
-    GTEST_SKIP() << "rc-server is not built yet";
-  std::string dir = tempDir();
-  std::string manifest = writeManifest(dir);
-  Server srv(server, url, manifest, dir + "/server.log");
-  ASSERT_TRUE(srv.waitReady(10000)) << srv.log();
+  Served s;
+  serve(url, {}, &s);
+  if (!s.server)
+    return;
   std::vector<std::thread> clients;
   std::vector<ChildResult> results(4);
   for (size_t i = 0; i < results.size(); ++i)
     clients.emplace_back([&, i] {
-      results[i] =
-          runChild({RC_COPY_STRESS_PROG, "40", std::to_string(i + 1)},
-                   {"RC_SERVER=" + url, "RC_MANIFEST=" + manifest, "RC_RMA=1"},
-                   dir + "/stress" + std::to_string(i) + ".out", 120);
+      results[i] = runChild(
+          {RC_COPY_STRESS_PROG, "40", std::to_string(i + 1)},
+          {"RC_SERVER=" + url, "RC_MANIFEST=" + s.manifest, "RC_RMA=1"},
+          s.dir + "/stress" + std::to_string(i) + ".out", 120);
     });
   for (std::thread &t : clients)
     t.join();
   for (const ChildResult &r : results) {
-    EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n" << srv.log();
+    EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                           << s.server->log();
     EXPECT_NE(r.output.find("PASS: 40 iterations"), std::string::npos)
         << r.output;
   }
-  if (!testing::Test::HasFailure())
-    std::filesystem::remove_all(dir);
 }
 
 TEST(RuntimeIntegration, ConcurrentClientsCopyStressOverShm) {

@@ -3,6 +3,7 @@
 // non-loopback address without keys unless --insecure, the removed
 // --auth-token, and the challenge-response handshake over real tcp: the
 // right key, a wrong key, a replayed answer and the back-off after it.
+#include "key_dir.h"
 #include "process_util.h"
 #include "rc/auth/key_file.h"
 #include "rc/auth/proof.h"
@@ -11,25 +12,16 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <sys/stat.h>
 #include <thread>
 
 using namespace rc::server::test;
+using rc::test::KeyDir;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/rc_auth_cli_XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf " + path).c_str()); }
-};
-
 TEST(AuthCli, KeygenWritesAPrivateKeyFileAndNeverOverwritesIt) {
-  TempDir dir;
+  KeyDir dir;
   std::string file = dir.path + "/server.key";
   Child gen({"keygen", file, "--key-id", "tenant-1"});
   EXPECT_EQ(gen.wait(), 0) << gen.text;
@@ -59,9 +51,8 @@ class AuthServerTest : public ::testing::Test {
 protected:
   void SetUp() override {
     m = writeTestManifest();
-    keyFile = dir.path + "/server.key";
+    keyFile = dir.newKey("server.key");
     std::string error;
-    ASSERT_TRUE(rc::auth::writeNewKeyFile(keyFile, "default", &error)) << error;
     std::vector<rc::auth::Key> keys;
     ASSERT_TRUE(rc::auth::loadKeyFile(keyFile, &keys, &error)) << error;
     key = keys.at(0);
@@ -73,7 +64,7 @@ protected:
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
-  TempDir dir;
+  KeyDir dir;
   TestManifest m;
   std::string keyFile;
   rc::auth::Key key;
