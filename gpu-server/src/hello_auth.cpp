@@ -20,6 +20,12 @@ bool HelloAuth::challenge(const wire::Hello &hello, const uint8_t *message,
            "file given to rc-server --auth-key-file)";
     return false;
   }
+  if (!auth::validKeyId(hello.auth_key_id()->str())) {
+    // It would be printed in logs and errors: keep it to a safe alphabet.
+    *why = "Hello.auth_key_id is not 1 to 64 characters of A-Z a-z 0-9 . _ "
+           "@ -";
+    return false;
+  }
   const auto *nonce = hello.auth_client_nonce();
   if (!nonce || nonce->size() != auth::kNonceBytes) {
     *why = "Hello.auth_client_nonce must be " +
@@ -75,11 +81,13 @@ bool HelloAuth::verify(const wire::AuthResponse &response,
   for (const auth::Key &k : keys_)
     if (k.id == transcript_.keyId)
       key = &k;
+  // An unknown key id fails exactly like a wrong proof, after the same
+  // work, so neither answers nor their timing tell which ids exist.
+  static const auth::Key kNoKey{"", std::vector<uint8_t>(32, 0)};
   auth::Proof expected;
-  // An unknown key id fails exactly like a wrong proof, so answers do not
-  // tell which ids exist.
-  bool right = key && auth::clientProof(*key, transcript_, &expected) &&
-               response.proof() &&
+  bool computed =
+      auth::clientProof(key ? *key : kNoKey, transcript_, &expected);
+  bool right = computed && key && response.proof() &&
                auth::sameProof(response.proof()->data(),
                                response.proof()->size(), expected);
   if (!right) {

@@ -212,6 +212,10 @@ TEST_F(AuthSessionTest, MalformedAnswersAreRefused) {
   EXPECT_NE(refusal(send1(authResponse(Bytes(32, 0))))
                 .find("AuthResponse without a challenge"),
             std::string::npos);
+  newSession(10, "10.0.0.4");
+  EXPECT_NE(refusal(send1(authHello({m.hash}, "a\nb", Bytes(32, 1))))
+                .find("Hello.auth_key_id is not"),
+            std::string::npos);
 }
 
 TEST_F(AuthSessionTest, AnOpenServerRefusesAnAnswerItDidNotAskFor) {
