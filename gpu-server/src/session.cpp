@@ -231,6 +231,8 @@ Session::Next
 Session::onAuthResponse(const void *p,
                         std::vector<std::vector<uint8_t>> &replies) {
   const auto *response = static_cast<const wire::AuthResponse *>(p);
+  if (!response) // the Verifier lets a union's type through without its value
+    return refuseHello("AuthResponse without its body", replies);
   if (executor_) {
     replyError(0, kErrInvalidValue,
                "AuthResponse in an open session: the handshake is over",

@@ -218,6 +218,17 @@ TEST_F(AuthSessionTest, MalformedAnswersAreRefused) {
             std::string::npos);
 }
 
+TEST_F(AuthSessionTest, AnAnswerWithoutItsBodyIsRefused) {
+  ASSERT_NE(
+      asAuthChallenge(send1(authHello({m.hash}, "tenant-1", Bytes(32, 0x42)))),
+      nullptr);
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(wire::CreateMessage(fbb, wire::Body::AuthResponse, 0), "RCW1");
+  Bytes empty(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  EXPECT_NE(refusal(send1(empty)).find("AuthResponse without its body"),
+            std::string::npos);
+}
+
 TEST_F(AuthSessionTest, AnOpenServerRefusesAnAnswerItDidNotAskFor) {
   env->keys.clear();
   newSession(8, "10.0.0.1");
