@@ -40,7 +40,9 @@ else
   cat <<MSG
 No GPU here and RC_SERVER is not set: the samples were built and their manifests
 checked, but nothing ran. To run them, start on a GPU machine
-    rc-server --listen tcp://0.0.0.0:7070 --manifest <sample>.rcm ...
-and re-run with RC_SERVER=tcp://<gpu-host>:7070 bash scripts/main.sh
+    rc-server keygen rc.key
+    rc-server --listen tcp://0.0.0.0:7070 --auth-key-file rc.key --manifest <sample>.rcm ...
+copy rc.key here (mode 0600) and re-run with
+    RC_SERVER=tcp://<gpu-host>:7070 RC_AUTH_KEY_FILE=rc.key bash scripts/main.sh
 MSG
 fi

@@ -24,10 +24,10 @@ cp -L "$BUILD"/lib/librc_*.so* "$STAGE/rc/lib/"
 for b in "$BUILD"/samples/*; do
   [ -f "$b.rcm" ] && cp "$b" "$b.rcm" "$STAGE/rc/samples/"
 done
-# libfabric and what it pulls in; glibc and libstdc++ are newer on the GPU
-# machine (Ubuntu 24.04), so those stay behind.
-# libfabric is loaded at run time (docs/transport.md), so ldd does not list
-# it: named here with its own dependencies.
+# libfabric, libcrypto (OpenSSL 3, for authentication) and what they pull
+# in; glibc and libstdc++ are newer on the GPU machine (Ubuntu 24.04), so
+# those stay behind. libfabric is loaded at run time (docs/transport.md), so
+# ldd does not list it: named here with its own dependencies.
 FABRIC="$(pkg-config --variable=libdir libfabric)/libfabric.so.1"
 for lib in "$FABRIC" $(ldd "$BUILD/bin/rc-server" "$BUILD"/lib/librc_cudart.so "$FABRIC" | awk '/=>/ {print $3}' | sort -u); do
   case "$(basename "$lib")" in

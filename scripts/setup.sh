@@ -21,7 +21,8 @@ APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools
   libclang-rt-19-dev
   libfabric-dev libfabric-bin flatbuffers-compiler libflatbuffers-dev
   googletest libgtest-dev cmake ninja-build ccache python3-venv
-  binutils file xz-utils)
+  binutils file xz-utils
+  libssl-dev)  # auth/: HMAC-SHA256 and random keys (OpenSSL libcrypto)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -1,4 +1,6 @@
 // rc-server: serves remote-clang clients. See docs/server.md.
+#include "rc/auth/key_file.h"
+#include "rc/server/listen_policy.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
 
@@ -22,9 +24,11 @@ extern "C" void onSignal(int) { gStop = true; }
 
 const char kUsage[] =
     "usage: rc-server --listen URL --manifest PATH [--manifest PATH ...]\n"
-    "                 [--test-device] [--test-devices N] [--auth-token T]\n"
+    "                 [--auth-key-file FILE | --insecure]\n"
+    "                 [--test-device] [--test-devices N]\n"
     "                 [--log-level quiet|info|debug] [--devices LIST]\n"
     "                 [--metrics FILE]\n"
+    "       rc-server keygen FILE [--key-id ID]\n"
     "\n"
     "Serves remote-clang applications: every kernel of the given manifests\n"
     "is loaded and resolved at start-up, then each client gets a session\n"
@@ -36,7 +40,12 @@ const char kUsage[] =
     "                     clients must have been built with one of them\n"
     "  --test-device      no GPU: host memory behind fake device addresses;\n"
     "                     launches are validated and recorded, not run\n"
-    "  --auth-token T     clients must send this token (RC_AUTH_TOKEN)\n"
+    "  --auth-key-file F  clients must prove they hold a key of F (made by\n"
+    "                     rc-server keygen; clients: RC_AUTH_KEY_FILE); F\n"
+    "                     must not be readable by its group or others\n"
+    "  --insecure         serve a tcp address other than loopback without\n"
+    "                     --auth-key-file (refused otherwise): anyone who\n"
+    "                     can reach it may use the GPUs\n"
     "  --log-level L      quiet, info (default) or debug\n"
     "  --test-devices N   with --test-device: N test devices (default 1)\n"
     "  --devices LIST     CUDA device ordinals clients see, e.g. 0,1 "
@@ -45,7 +54,11 @@ const char kUsage[] =
     "  --metrics FILE     per-session counters (commands by type, bytes,\n"
     "                     replay and reply time) as JSON, rewritten about\n"
     "                     once a second while clients are connected\n"
-    "  --help             this text\n";
+    "  --help             this text\n"
+    "\n"
+    "rc-server keygen FILE writes a new key file (mode 0600) holding one\n"
+    "random 256-bit key named ID (default \"default\"); it never\n"
+    "overwrites a file. Give the server and each client a copy.\n";
 
 // "0,2" -> {0, 2}; false on anything else (empty items, signs, repeats).
 bool parseOrdinals(const std::string &text, std::vector<int> *out) {
@@ -94,6 +107,39 @@ void denyMemoryAccessByOtherProcesses() {
              std::strerror(errno));
 }
 
+// rc-server keygen FILE [--key-id ID]
+int keygen(int argc, char **argv) {
+  std::string path, id = "default";
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--key-id" && i + 1 < argc)
+      id = argv[++i];
+    else if (arg.rfind("--key-id=", 0) == 0)
+      id = arg.substr(9);
+    else if (arg.rfind("--", 0) != 0 && path.empty())
+      path = arg;
+    else
+      return usageError("keygen: unexpected argument '" + arg +
+                        "' (usage: rc-server keygen FILE [--key-id ID])");
+  }
+  if (path.empty())
+    return usageError("keygen needs the key file to write (usage: rc-server "
+                      "keygen FILE [--key-id ID])");
+  if (!rc::auth::validKeyId(id))
+    return usageError("keygen: key id '" + id +
+                      "' is not 1 to 64 characters of A-Z a-z 0-9 . _ @ -");
+  std::string error;
+  if (!rc::auth::writeNewKeyFile(path, id, &error)) {
+    std::fprintf(stderr, "rc-server: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("rc-server: wrote key '%s' to %s (mode 0600). Start the server "
+              "with --auth-key-file %s and give each client a copy "
+              "(RC_AUTH_KEY_FILE=FILE, mode 0600).\n",
+              id.c_str(), path.c_str(), path.c_str());
+  return 0;
+}
+
 } // namespace
 
 #ifdef RC_SERVER_HAVE_TRANSPORT
@@ -132,8 +178,11 @@ static int serveForever(ServerCore &core, const std::string &url) {
 #endif
 
 int main(int argc, char **argv) {
+  if (argc > 1 && std::string(argv[1]) == "keygen")
+    return keygen(argc, argv);
   std::string listenUrl;
   ServerOptions options;
+  bool insecure = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -170,10 +219,21 @@ int main(int argc, char **argv) {
       if (hasValue)
         return usageError("--test-device takes no value");
       options.testDevice = true;
+    } else if (arg == "--auth-key-file") {
+      if (!need("FILE") || value.empty())
+        return usageError("--auth-key-file needs a file name (rc-server "
+                          "keygen FILE makes one)");
+      options.authKeyFile = value;
+    } else if (arg == "--insecure") {
+      if (hasValue)
+        return usageError("--insecure takes no value");
+      insecure = true;
     } else if (arg == "--auth-token") {
-      if (!need("T") || value.empty())
-        return usageError("--auth-token needs a non-empty token");
-      options.authToken = value;
+      return usageError(
+          "--auth-token was removed: a secret on the command line is visible "
+          "to every local user (ps) and the token crossed the network in the "
+          "clear. Make a key file with 'rc-server keygen FILE', start with "
+          "--auth-key-file FILE and give clients a copy (RC_AUTH_KEY_FILE)");
     } else if (arg == "--log-level") {
       LogLevel level;
       if (!need("LEVEL") || !parseLogLevel(value, &level))
@@ -204,6 +264,19 @@ int main(int argc, char **argv) {
                       listenUrl + "'");
   if (options.manifests.empty())
     return usageError("at least one --manifest PATH is required");
+  if (insecure && !options.authKeyFile.empty())
+    return usageError("--insecure and --auth-key-file contradict each other: "
+                      "drop --insecure to require keys");
+  std::string refusal =
+      openListenRefusal(listenUrl, !options.authKeyFile.empty(), insecure);
+  if (!refusal.empty()) {
+    std::fprintf(stderr, "rc-server: %s\n", refusal.c_str());
+    return 2;
+  }
+  if (insecure && !reachesOnlyThisHost(listenUrl))
+    logInfo("warning: serving " + listenUrl +
+            " without authentication (--insecure): anyone who can reach it "
+            "may use the GPUs and read what clients send");
 
   denyMemoryAccessByOtherProcesses();
   std::signal(SIGPIPE, SIG_IGN);

@@ -53,6 +53,10 @@ ServerCore::~ServerCore() { stop(); }
 
 bool ServerCore::start(const ServerOptions &options, std::string *error) {
   auto t0 = std::chrono::steady_clock::now();
+  std::vector<auth::Key> keys;
+  if (!options.authKeyFile.empty() &&
+      !auth::loadKeyFile(options.authKeyFile, &keys, error))
+    return false;
   for (const std::string &path : options.manifests)
     if (!registry_.addFile(path, error))
       return false;
@@ -68,7 +72,8 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   }
   if (!backend_->prepare(registry_, error))
     return false;
-  env_.reset(new SessionEnv{registry_, *backend_, options.authToken, &health_});
+  env_.reset(new SessionEnv{registry_, *backend_, &health_, std::move(keys),
+                            &authThrottle_});
   if (!options.metricsFile.empty()) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);
@@ -91,6 +96,10 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   for (int i = 0; i < backend_->deviceCount(); ++i)
     summary_ +=
         (i ? ", " : " ") + std::to_string(i) + " " + backend_->device(i).name;
+  size_t nKeys = env_->keys.size();
+  summary_ += nKeys ? "; clients authenticate (" + std::to_string(nKeys) +
+                          (nKeys == 1 ? " key)" : " keys)")
+                    : "; no authentication";
   return true;
 }
 

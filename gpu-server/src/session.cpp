@@ -1,5 +1,6 @@
 #include "rc/server/session.h"
 #include "executor.h"
+#include "hello_auth.h"
 #include "hello_kernel_attrs.h"
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
@@ -81,6 +82,7 @@ std::string DeviceHealth::reason() const {
 
 Session::Session(const SessionEnv &env, uint64_t id)
     : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()),
+      auth_(std::make_unique<HelloAuth>(env.keys, env.authThrottle, id)),
       recorder_(SessionRecorder::fromEnvironment(id)) {}
 Session::~Session() {
   // No RMA write of the client may land in the ring once it is freed.
@@ -165,7 +167,9 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
   }
   switch (msg->body_type()) {
   case wire::Body::Hello:
-    return onHello(msg->body_as_Hello(), replies);
+    return onHello(msg->body_as_Hello(), data, size, replies);
+  case wire::Body::AuthResponse:
+    return onAuthResponse(msg->body_as_AuthResponse(), replies);
   case wire::Body::Batch:
     return onBatch(msg->body_as_Batch(), replies);
   default:
@@ -182,37 +186,79 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
   }
 }
 
-Session::Next Session::onHello(const void *p,
+std::string Session::peerHost() const {
+  return conn_ ? conn_->peerHost() : "an in-process client";
+}
+
+Session::Next Session::refuseHello(const std::string &why,
+                                   std::vector<std::vector<uint8_t>> &replies) {
+  closeReason_ = "handshake refused: " + why;
+  replies.push_back(helloFailure(why));
+  return Next::Close;
+}
+
+Session::Next Session::onHello(const void *p, const uint8_t *message,
+                               size_t size,
                                std::vector<std::vector<uint8_t>> &replies) {
   const auto *hello = static_cast<const wire::Hello *>(p);
   if (executor_) {
     replyError(0, kErrInvalidValue, "duplicate Hello in session", replies);
     return Next::Continue;
   }
+  if (auth_->awaitingResponse())
+    return refuseHello("a second Hello instead of the AuthResponse", replies);
   pid_ = hello->client_pid();
   name_ = hello->client_name() ? hello->client_name()->str() : "";
   metrics_->identify(pid_, name_);
-  auto refuse = [&](const std::string &why) {
-    closeReason_ = "handshake refused: " + why;
-    replies.push_back(helloFailure(why));
-    return Next::Close;
-  };
   if (hello->protocol_version() != kProtocolVersion)
-    return refuse("protocol version " +
-                  std::to_string(hello->protocol_version()) +
-                  " is not supported (server speaks " +
-                  std::to_string(kProtocolVersion) + ")");
-  if (!env_.authToken.empty()) {
-    std::string given =
-        hello->auth_token() ? hello->auth_token()->str() : std::string();
-    // Compare every byte so timing says nothing about the token.
-    unsigned diff = given.size() != env_.authToken.size();
-    for (size_t i = 0; i < given.size() && i < env_.authToken.size(); ++i)
-      diff |= unsigned(given[i] ^ env_.authToken[i]);
-    if (diff)
-      return refuse("authentication failed: wrong or missing auth token "
-                    "(RC_AUTH_TOKEN)");
+    return refuseHello("protocol version " +
+                           std::to_string(hello->protocol_version()) +
+                           " is not supported (server speaks " +
+                           std::to_string(kProtocolVersion) + ")",
+                       replies);
+  if (!auth_->required())
+    return openSession(hello, nullptr, replies);
+  // Nothing else is looked at, and nothing about this server is told,
+  // before the client proved it holds a key.
+  std::vector<uint8_t> challenge;
+  std::string why;
+  if (!auth_->challenge(*hello, message, size, peerHost(), &challenge, &why))
+    return refuseHello(why, replies);
+  replies.push_back(std::move(challenge));
+  return Next::Continue;
+}
+
+Session::Next
+Session::onAuthResponse(const void *p,
+                        std::vector<std::vector<uint8_t>> &replies) {
+  const auto *response = static_cast<const wire::AuthResponse *>(p);
+  if (!response) // the Verifier lets a union's type through without its value
+    return refuseHello("AuthResponse without its body", replies);
+  if (executor_) {
+    replyError(0, kErrInvalidValue,
+               "AuthResponse in an open session: the handshake is over",
+               replies);
+    return Next::Continue;
   }
+  auth::Proof serverProof;
+  std::string why;
+  if (!auth_->verify(*response, &serverProof, &why)) {
+    logInfo("session " + std::to_string(id_) + " from " + peerHost() + ": " +
+            why);
+    return refuseHello(why, replies);
+  }
+  logDebug("session " + std::to_string(id_) + " from " + peerHost() +
+           ": authenticated with key '" + auth_->keyId() + "'");
+  return openSession(auth_->hello(), &serverProof, replies);
+}
+
+Session::Next Session::openSession(const void *p,
+                                   const auth::Proof *serverProof,
+                                   std::vector<std::vector<uint8_t>> &replies) {
+  const auto *hello = static_cast<const wire::Hello *>(p);
+  auto refuse = [&](const std::string &why) {
+    return refuseHello(why, replies);
+  };
   if (env_.health && env_.health->lost())
     return refuse("this server's GPU state was lost (" + env_.health->reason() +
                   "); rc-server is restarting, retry shortly");
@@ -271,12 +317,16 @@ Session::Next Session::onHello(const void *p,
   auto devices = fbb.CreateVector(infos);
   auto kernelAttrs = helloKernelAttributes(fbb, env_.registry, allowedCopy);
   auto ring = exposeUploadRing(fbb, hello->upload_ring_bytes());
+  auto proof = serverProof
+                   ? fbb.CreateVector(serverProof->data(), serverProof->size())
+                   : 0;
   wire::HelloReplyBuilder hr(fbb);
   hr.add_ok(true);
   hr.add_session_id(id_);
   hr.add_devices(devices);
   hr.add_kernel_attributes(kernelAttrs);
   hr.add_upload_ring(ring);
+  hr.add_auth_proof(proof);
   replies.push_back(finish(fbb, wire::Body::HelloReply, hr.Finish().Union()));
   logInfo("session " + std::to_string(id_) + " (app pid " +
           std::to_string(pid_) + ", " + name_ + ") opened");

@@ -79,6 +79,10 @@ struct Options {
   // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;
   double emulateGbps = 0;
+  // RC_AUTH_KEY_FILE: the key the client proves it holds at the handshake,
+  // and that the server must prove it holds too (docs/security.md); empty:
+  // no key, for servers that require none.
+  std::string authKeyFile;
   // RC_BATCH_AGE_US, RC_CONNECT_TIMEOUT_MS, RC_HELLO_TIMEOUT_MS,
   // RC_BATCH_MAX_COMMANDS, RC_BATCH_MAX_BYTES override the defaults.
   static Options fromEnv();
@@ -276,6 +280,10 @@ private:
   cudaError_t ensureConnectedLocked();
   cudaError_t handshakeLocked(std::string *error);
   void shutdownLocked();
+  // Receives the next handshake message into *msg and opens it (*out);
+  // false with *error when none came in time or it does not open.
+  bool recvHandshakeLocked(std::vector<uint8_t> *msg, const wire::Message **out,
+                           std::string *error);
   cudaError_t unavailableLocked() const;
   void loseConnectionLocked(const std::string &why);
 

@@ -1,5 +1,6 @@
 // Connection life cycle: lazy connect + handshake at the first call that needs
 // the device, the background age flusher, and Goodbye at exit.
+#include "client_auth.h"
 #include "device_props.h"
 #include "rc/wire_message.h"
 #include "runtime.h"
@@ -62,6 +63,8 @@ Options Options::fromEnv() {
   o.emulateRttUs = envLong("RC_EMULATE_RTT_US", 0);
   if (const char *g = std::getenv("RC_EMULATE_GBPS"))
     o.emulateGbps = std::atof(g);
+  if (const char *k = std::getenv("RC_AUTH_KEY_FILE"))
+    o.authKeyFile = k;
   if (o.maxCommands == 0)
     o.maxCommands = 1;
   return o;
@@ -122,10 +125,11 @@ cudaError_t Runtime::ensureConnectedLocked() {
     // Printed once: later calls fail quietly with the same code.
     std::fprintf(stderr,
                  "remote-clang: no GPU server: %s. Start rc-server on the GPU "
-                 "machine (rc-server --listen tcp://0.0.0.0:PORT --manifest "
-                 "<program>.rcm) and set RC_SERVER=tcp://HOST:PORT (or "
-                 "shm://NAME on the same host); CUDA calls fail with "
-                 "cudaErrorNoDevice until then.\n",
+                 "machine (rc-server --listen tcp://0.0.0.0:PORT "
+                 "--auth-key-file KEYS --manifest <program>.rcm) and set "
+                 "RC_SERVER=tcp://HOST:PORT and RC_AUTH_KEY_FILE=<a copy of "
+                 "KEYS> (or RC_SERVER=shm://NAME on the same host); CUDA "
+                 "calls fail with cudaErrorNoDevice until then.\n",
                  error.c_str());
     return cudaErrorNoDevice;
   }
@@ -135,14 +139,43 @@ cudaError_t Runtime::ensureConnectedLocked() {
   return cudaSuccess;
 }
 
+bool Runtime::recvHandshakeLocked(std::vector<uint8_t> *msg,
+                                  const wire::Message **out,
+                                  std::string *error) {
+  transport::Status st = conn_->recv(*msg, opts_.helloTimeoutMs);
+  if (st != transport::Status::Ok) {
+    *error = serverName_ + " did not answer the handshake within " +
+             std::to_string(opts_.helloTimeoutMs) + " ms (" +
+             transport::statusName(st) + ")";
+    return false;
+  }
+  std::string bad;
+  *out = wire::openMessage(msg->data(), msg->size(), &bad);
+  if (!*out) {
+    *error = serverName_ + " sent a malformed handshake reply (" + bad + ")";
+    return false;
+  }
+  return true;
+}
+
 cudaError_t Runtime::handshakeLocked(std::string *error) {
+  if (std::getenv("RC_AUTH_TOKEN"))
+    std::fprintf(stderr,
+                 "remote-clang: ignoring RC_AUTH_TOKEN: it is no longer used "
+                 "(the token crossed the network in the clear); set "
+                 "RC_AUTH_KEY_FILE to a key file made by rc-server keygen\n");
+  ClientAuth auth;
+  if (!auth.load(opts_.authKeyFile, error))
+    return cudaErrorNoDevice;
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<uint64_t> hashes = index_.hashes();
-  const char *token = std::getenv("RC_AUTH_TOKEN");
+  std::vector<uint8_t> nonce = auth.nonce();
   auto hello = wire::CreateHelloDirect(
       fbb, kProtocolVersion, &hashes, programName().c_str(), uint32_t(getpid()),
-      token ? token : "", opts_.rmaUploadMin ? opts_.uploadRingBytes : 0,
-      index_.builds().empty() ? nullptr : &index_.builds());
+      opts_.rmaUploadMin ? opts_.uploadRingBytes : 0,
+      index_.builds().empty() ? nullptr : &index_.builds(),
+      auth.hasKey() ? auth.keyId().c_str() : nullptr,
+      auth.hasKey() ? &nonce : nullptr);
   wire::FinishMessageBuffer(
       fbb, wire::CreateMessage(fbb, wire::Body::Hello, hello.Union()));
   serverName_ = conn_->peerDescription();
@@ -153,24 +186,38 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
     return cudaErrorNoDevice;
   }
   std::vector<uint8_t> msg;
-  transport::Status st = conn_->recv(msg, opts_.helloTimeoutMs);
-  if (st != transport::Status::Ok) {
-    *error = serverName_ + " did not answer the handshake within " +
-             std::to_string(opts_.helloTimeoutMs) + " ms (" +
-             transport::statusName(st) + ")";
+  const wire::Message *m = nullptr;
+  if (!recvHandshakeLocked(&msg, &m, error))
     return cudaErrorNoDevice;
+  if (const wire::AuthChallenge *challenge = m->body_as_AuthChallenge()) {
+    std::vector<uint8_t> response;
+    if (!auth.answer(*challenge, fbb.GetBufferPointer(), fbb.GetSize(),
+                     &response, error)) {
+      *error = serverName_ + " refused the session: " + *error;
+      return cudaErrorNoDevice;
+    }
+    if (conn_->send(response.data(), response.size()) !=
+        transport::Status::Ok) {
+      *error = "sending the handshake to " + serverName_ +
+               " failed: " + conn_->lastError();
+      return cudaErrorNoDevice;
+    }
+    if (!recvHandshakeLocked(&msg, &m, error))
+      return cudaErrorNoDevice;
   }
-  std::string bad;
-  const wire::Message *m = wire::openMessage(msg.data(), msg.size(), &bad);
-  const wire::HelloReply *reply = m ? m->body_as_HelloReply() : nullptr;
+  const wire::HelloReply *reply = m->body_as_HelloReply();
   if (!reply) {
-    *error = serverName_ + " sent a malformed handshake reply" +
-             (m ? " (not a HelloReply)" : " (" + bad + ")");
+    *error = serverName_ + " sent a malformed handshake reply (not a "
+                           "HelloReply)";
     return cudaErrorNoDevice;
   }
   if (!reply->ok()) {
     *error = serverName_ + " refused the session: " +
              (reply->error() ? reply->error()->str() : "no reason given");
+    return cudaErrorNoDevice;
+  }
+  if (!auth.checkServer(*reply, error)) {
+    *error = serverName_ + " is not trusted: " + *error;
     return cudaErrorNoDevice;
   }
   if (reply->devices())

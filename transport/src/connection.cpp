@@ -115,9 +115,23 @@ FabricConnection::~FabricConnection() {
 }
 
 void FabricConnection::describePeer(const Hello &h) {
+  std::string address = ep_->addressText(h.address);
   peerDesc_ = std::string(ep_->provider() == Provider::Tcp ? "tcp" : "shm") +
-              " peer " + ep_->addressText(h.address) + " (host " + h.hostname +
-              ", pid " + std::to_string(h.pid) + ")";
+              " peer " + address + " (host " + h.hostname + ", pid " +
+              std::to_string(h.pid) + ")";
+  if (ep_->provider() == Provider::Shm) {
+    peerHost_ = "this host";
+    return;
+  }
+  // "fi_sockaddr_in://10.1.2.3:41234" -> "10.1.2.3"
+  size_t scheme = address.find("://");
+  std::string host =
+      scheme == std::string::npos ? address : address.substr(scheme + 3);
+  size_t port = host.rfind(':');
+  if (port != std::string::npos &&
+      host.find_first_not_of("0123456789", port + 1) == std::string::npos)
+    host.resize(port);
+  peerHost_ = host;
 }
 
 Hello FabricConnection::ownHello(uint64_t nonce) const {
@@ -716,6 +730,11 @@ bool FabricConnection::peerAlive() {
 std::string FabricConnection::peerDescription() const {
   std::lock_guard<std::mutex> g(mu_);
   return peerDesc_;
+}
+
+std::string FabricConnection::peerHost() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return peerHost_;
 }
 
 std::string FabricConnection::lastError() const {

@@ -53,6 +53,7 @@ public:
   std::string peerDescription() const override;
   std::string lastError() const override;
   bool sameHost() const override;
+  std::string peerHost() const override;
   bool exposeForWrite(void *buf, size_t size, RemoteRegion *out) override;
   void release(const RemoteRegion &region) override;
   void withdraw(void *buf, size_t size) override;
@@ -101,6 +102,7 @@ private:
   bool connected_ = false;
   Hello peerHello_;
   std::string peerDesc_ = "(not connected)";
+  std::string peerHost_ = "(not connected)";
   uint64_t handshakeNonce_ = 0;
   bool accepted_ = false;
   Hello acceptHello_;

@@ -72,7 +72,8 @@ protected:
 
 // A Runtime connected to the ServerCore on the host test device through a
 // real transport in this process: the test's parameter, "tcp" (loopback)
-// or "shm", picks it. For what only a transport does (RMA, shared memory).
+// or "shm", picks it ("mem": an in-memory connection). For what only a
+// transport does (RMA, shared memory).
 class TransportRuntimeTest : public ::testing::TestWithParam<std::string> {
 protected:
   void SetUp() override { setLogLevel(LogLevel::Quiet); }
@@ -85,11 +86,17 @@ protected:
       acceptor.join();
     core.stop();
   }
-  // Starts the server on a fresh address and a runtime with `opts` (its
-  // flusher thread off) connected to it.
-  void start(rt::Options opts) {
+  // Starts the server on a fresh address (clients must hold a key of
+  // `serverKeyFile` when one is given); the connector that reaches it.
+  rt::Connector startServer(const std::string &serverKeyFile = "") {
     m = writeTestManifest();
-    ASSERT_TRUE(startOnTestDevice(core, m.path));
+    EXPECT_TRUE(startOnTestDevice(core, m.path, 1, serverKeyFile));
+    if (GetParam() == "mem")
+      return [this](int, std::string *) {
+        auto ends = memPair();
+        core.serve(std::move(ends.second));
+        return std::unique_ptr<transport::Connection>(std::move(ends.first));
+      };
     static std::atomic<int> counter{0};
     std::string url = GetParam() == "tcp"
                           ? "tcp://127.0.0.1:0"
@@ -97,16 +104,26 @@ protected:
                                 std::to_string(counter++);
     std::string error;
     listener = transport::listen(url, &error);
-    ASSERT_TRUE(listener) << error;
+    EXPECT_TRUE(listener) << error;
+    if (!listener)
+      return [error](int, std::string *err) {
+        *err = error;
+        return std::unique_ptr<transport::Connection>();
+      };
     acceptor = std::thread([this] {
       while (!stop)
         if (auto conn = listener->accept(100))
           core.serve(std::move(conn));
     });
     std::string address = listener->address();
-    auto connect = [address](int timeoutMs, std::string *err) {
+    return [address](int timeoutMs, std::string *err) {
       return transport::connect(address, timeoutMs, err);
     };
+  }
+  // Starts the server and a runtime with `opts` (its flusher thread off)
+  // connected to it.
+  void start(rt::Options opts) {
+    rt::Connector connect = startServer();
     opts.flusherThread = false;
     rt = std::make_unique<rt::Runtime>(connect, testManifestLoader(m.path),
                                        opts);

@@ -1,6 +1,7 @@
 // End to end on one machine: a real rc-server (--test-device) over shm and
 // tcp, and plain C++ programs linked to librc_cudart.so. Every wait is
 // bounded; the server is killed by pid when a test ends.
+#include "key_dir.h"
 #include "programs/test_module.h"
 #include "rc/fatbin.h"
 #include "rc/manifest_file.h"
@@ -174,15 +175,22 @@ ChildResult runChild(const std::vector<std::string> &argv,
 class Server {
 public:
   Server(const std::string &bin, const std::string &url,
-         const std::string &manifest, const std::string &log)
+         const std::string &manifest, const std::string &log,
+         const std::vector<std::string> &extraArgs = {})
       : log_(log) {
+    std::vector<std::string> args{bin, "--test-device", "--listen",
+                                  url, "--manifest",    manifest};
+    args.insert(args.end(), extraArgs.begin(), extraArgs.end());
     pid_ = fork();
     if (pid_ == 0) {
       FILE *f = freopen(log.c_str(), "w", stderr);
       (void)f;
       dup2(fileno(stderr), 1);
-      execl(bin.c_str(), bin.c_str(), "--test-device", "--listen", url.c_str(),
-            "--manifest", manifest.c_str(), (char *)nullptr);
+      std::vector<char *> argv;
+      for (std::string &a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
       _exit(127);
     }
   }
@@ -222,19 +230,21 @@ private:
 };
 
 // A test-device rc-server serving the programs' manifest, in a fresh
-// TestDir. After start(), running() is false when the test was skipped (no
-// rc-server built) or failed (it did not start).
+// TestDir, with `args` added to its command line. After start(), running()
+// is false when the test was skipped (no rc-server built) or failed (it did
+// not start).
 class ServedPrograms {
 public:
-  void start(const std::string &url) {
+  void start(const std::string &url,
+             const std::vector<std::string> &args = {}) {
     std::string server = findServer();
     if (server.empty())
       GTEST_SKIP() << "rc-server is not built yet (looked for " RC_SERVER_BIN
                       " and " RC_SOURCE_DIR "/build*/bin/rc-server)";
     url_ = url;
     manifest_ = writeManifest(dir());
-    srv_ =
-        std::make_unique<Server>(server, url, manifest_, dir() + "/server.log");
+    srv_ = std::make_unique<Server>(server, url, manifest_,
+                                    dir() + "/server.log", args);
     ASSERT_TRUE(srv_->waitReady(10000)) << "rc-server did not start:\n"
                                         << srv_->log();
     running_ = true;
@@ -293,6 +303,48 @@ TEST(RuntimeIntegration, DriverSurfaceOverShm) {
 
 TEST(RuntimeIntegration, RoundTripOverTcp) {
   runProgram(loopbackTcpUrl(), RC_ROUNDTRIP_PROG, {"PASS"});
+}
+
+// rc-server with --auth-key-file: the program with a copy of the key runs,
+// without one (or with another key) it fails at its first CUDA call with a
+// message naming RC_AUTH_KEY_FILE, and the server keeps serving.
+void runWithKeys(const std::string &url) {
+  rc::test::KeyDir keys;
+  std::string key = keys.newKey("server.key"), other = keys.newKey("other");
+  ServedPrograms served;
+  served.start(url, {"--auth-key-file", key});
+  if (!served.running())
+    return;
+  std::vector<std::string> env = served.env();
+  ChildResult none =
+      runChild({RC_ROUNDTRIP_PROG}, env, served.dir() + "/none.out", 60);
+  EXPECT_NE(none.status, 0) << none.output;
+  EXPECT_NE(none.output.find("authentication required"), std::string::npos)
+      << none.output;
+  EXPECT_NE(none.output.find("RC_AUTH_KEY_FILE"), std::string::npos)
+      << none.output;
+  env.push_back("RC_AUTH_KEY_FILE=" + other);
+  ChildResult wrong =
+      runChild({RC_ROUNDTRIP_PROG}, env, served.dir() + "/wrong.out", 60);
+  EXPECT_NE(wrong.status, 0) << wrong.output;
+  EXPECT_NE(wrong.output.find("authentication failed"), std::string::npos)
+      << wrong.output;
+  // The failure makes this host wait a moment before its next attempt.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  env.back() = "RC_AUTH_KEY_FILE=" + key;
+  ChildResult right =
+      runChild({RC_ROUNDTRIP_PROG}, env, served.dir() + "/right.out", 60);
+  EXPECT_EQ(right.status, 0) << right.output << "\n--- server log ---\n"
+                             << served.log();
+  EXPECT_NE(right.output.find("PASS"), std::string::npos) << right.output;
+}
+
+TEST(RuntimeIntegration, AuthenticatedRoundTripOverTcp) {
+  runWithKeys(loopbackTcpUrl());
+}
+
+TEST(RuntimeIntegration, AuthenticatedRoundTripOverShm) {
+  runWithKeys(shmUrl("auth"));
 }
 
 // Several clients at once, each copying sizes around the RMA thresholds

@@ -139,7 +139,7 @@ TEST(GpuCli, RmaUploadsAndReadBacksOverTcpAndShm) {
     std::string err;
     r.conn = rc::transport::connect(url, 5000, &err);
     ASSERT_TRUE(r.conn) << err;
-    Bytes reply = r.roundTrip(hello({g.hash}, "", 1, 32 << 20));
+    Bytes reply = r.roundTrip(hello({g.hash}, 1, 32 << 20));
     const wire::HelloReply *hr = asHelloReply(reply);
     ASSERT_TRUE(hr && hr->ok());
     ASSERT_NE(hr->upload_ring(), nullptr) << url << ": no upload ring";

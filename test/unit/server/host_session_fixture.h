@@ -25,7 +25,7 @@ protected:
     ASSERT_TRUE(reg.addFile(m.path, &err)) << err;
     backend = std::make_unique<HostBackend>(testDevices());
     ASSERT_TRUE(backend->prepare(reg, &err)) << err;
-    env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend, token});
+    env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend});
     session = std::make_unique<Session>(*env, 7);
   }
 
@@ -78,7 +78,6 @@ protected:
 
   TestManifest m;
   Registry reg;
-  std::string token;
   std::unique_ptr<HostBackend> backend;
   std::unique_ptr<SessionEnv> env;
   std::unique_ptr<Session> session;

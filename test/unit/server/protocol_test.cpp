@@ -35,14 +35,17 @@ TEST(Protocol, BatchRoundTrip) {
 }
 
 TEST(Protocol, HelloRoundTrip) {
-  Bytes msg = hello({1, 2, 3}, "tok");
+  Bytes msg = authHello({1, 2, 3}, "tenant-1", Bytes(32, 9));
   flatbuffers::Verifier v(msg.data(), msg.size());
   ASSERT_TRUE(wire::VerifyMessageBuffer(v));
   const wire::Hello *h = wire::GetMessage(msg.data())->body_as_Hello();
   ASSERT_NE(h, nullptr);
   EXPECT_EQ(h->protocol_version(), 1u);
   EXPECT_EQ(h->manifest_hashes()->size(), 3u);
-  EXPECT_EQ(h->auth_token()->str(), "tok");
+  EXPECT_EQ(h->auth_key_id()->str(), "tenant-1");
+  EXPECT_EQ(
+      Bytes(h->auth_client_nonce()->begin(), h->auth_client_nonce()->end()),
+      Bytes(32, 9));
 }
 
 TEST(Protocol, TruncatedBufferFailsVerification) {

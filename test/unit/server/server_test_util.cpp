@@ -102,13 +102,27 @@ Cmd entry(std::function<fb::Offset<T>(fb::FlatBufferBuilder &)> f) {
 }
 } // namespace
 
-Bytes hello(const std::vector<uint64_t> &hashes, const std::string &token,
-            uint32_t version, uint64_t uploadRingBytes) {
+Bytes hello(const std::vector<uint64_t> &hashes, uint32_t version,
+            uint64_t uploadRingBytes) {
   fb::FlatBufferBuilder fbb;
-  auto h = wire::CreateHelloDirect(
-      fbb, version, &hashes, "server-test", uint32_t(getpid()),
-      token.empty() ? nullptr : token.c_str(), uploadRingBytes);
+  auto h = wire::CreateHelloDirect(fbb, version, &hashes, "server-test",
+                                   uint32_t(getpid()), uploadRingBytes);
   return finish(fbb, wire::Body::Hello, h.Union());
+}
+
+Bytes authHello(const std::vector<uint64_t> &hashes, const std::string &keyId,
+                const std::vector<uint8_t> &nonce) {
+  fb::FlatBufferBuilder fbb;
+  auto h =
+      wire::CreateHelloDirect(fbb, 1, &hashes, "server-test",
+                              uint32_t(getpid()), 0, keyId.c_str(), &nonce);
+  return finish(fbb, wire::Body::Hello, h.Union());
+}
+
+Bytes authResponse(const std::vector<uint8_t> &proof) {
+  fb::FlatBufferBuilder fbb;
+  auto r = wire::CreateAuthResponseDirect(fbb, &proof);
+  return finish(fbb, wire::Body::AuthResponse, r.Union());
 }
 
 Bytes batch(uint64_t seq, const std::vector<Cmd> &commands, bool replyWanted) {
@@ -288,6 +302,10 @@ const wire::HelloReply *asHelloReply(const Bytes &b) {
   const wire::Message *m = verified(b);
   return m ? m->body_as_HelloReply() : nullptr;
 }
+const wire::AuthChallenge *asAuthChallenge(const Bytes &b) {
+  const wire::Message *m = verified(b);
+  return m ? m->body_as_AuthChallenge() : nullptr;
+}
 const wire::BatchReply *asBatchReply(const Bytes &b) {
   const wire::Message *m = verified(b);
   return m ? m->body_as_BatchReply() : nullptr;
@@ -378,11 +396,13 @@ bool noUsableGpu(const std::string &startError) {
 
 ::testing::AssertionResult startOnTestDevice(ServerCore &core,
                                              const std::string &manifestPath,
-                                             int devices) {
+                                             int devices,
+                                             const std::string &authKeyFile) {
   ServerOptions o;
   o.manifests = {manifestPath};
   o.testDevice = true;
   o.testDevices = devices;
+  o.authKeyFile = authKeyFile;
   std::string err;
   if (core.start(o, &err))
     return ::testing::AssertionSuccess();

@@ -44,9 +44,13 @@ using Cmd = std::function<flatbuffers::Offset<wire::CommandEntry>(
     flatbuffers::FlatBufferBuilder &)>;
 
 // uploadRingBytes: the upload ring the client asks for (0: none).
-Bytes hello(const std::vector<uint64_t> &manifestHashes,
-            const std::string &token = "", uint32_t version = 1,
+Bytes hello(const std::vector<uint64_t> &manifestHashes, uint32_t version = 1,
             uint64_t uploadRingBytes = 0);
+// A Hello that names the key `keyId` the client will prove it holds, with
+// the client's nonce; and the client's answer to the server's challenge.
+Bytes authHello(const std::vector<uint64_t> &manifestHashes,
+                const std::string &keyId, const std::vector<uint8_t> &nonce);
+Bytes authResponse(const std::vector<uint8_t> &proof);
 Bytes batch(uint64_t seq, const std::vector<Cmd> &commands,
             bool replyWanted = true);
 
@@ -94,6 +98,7 @@ Bytes consumeArgs(uint64_t tag, uint64_t ptr);
 // ---- replies ----------------------------------------------------------
 // nullptr unless `b` verifies and holds that body.
 const wire::HelloReply *asHelloReply(const Bytes &b);
+const wire::AuthChallenge *asAuthChallenge(const Bytes &b);
 const wire::BatchReply *asBatchReply(const Bytes &b);
 const wire::Result *resultAt(const wire::BatchReply *r, uint32_t index);
 
@@ -168,10 +173,11 @@ struct MemClient {
 // libcuda.so.1, cuInit failing, or no device.
 bool noUsableGpu(const std::string &startError);
 
-// `devices` host test devices (rc-server --test-devices N).
-::testing::AssertionResult startOnTestDevice(ServerCore &core,
-                                             const std::string &manifestPath,
-                                             int devices = 1);
+// `devices` host test devices (rc-server --test-devices N); clients must
+// authenticate with a key of `authKeyFile` when one is given.
+::testing::AssertionResult
+startOnTestDevice(ServerCore &core, const std::string &manifestPath,
+                  int devices = 1, const std::string &authKeyFile = "");
 
 } // namespace rc::server::test
 

@@ -47,23 +47,10 @@ TEST_F(SessionTest, HelloWithUnknownManifestIsRefusedNamingTheHash) {
 
 TEST_F(SessionTest, HelloWithWrongProtocolVersionIsRefused) {
   const wire::HelloReply *hr;
-  Bytes r = send1(hello({m.hash}, "", 2));
+  Bytes r = send1(hello({m.hash}, 2));
   ASSERT_NE(hr = asHelloReply(r), nullptr);
   EXPECT_FALSE(hr->ok());
   EXPECT_NE(hr->error()->str().find("protocol version 2"), std::string::npos);
-}
-
-TEST_F(SessionTest, AuthTokenIsChecked) {
-  token = "s3cret";
-  env = std::make_unique<SessionEnv>(SessionEnv{reg, *backend, token});
-  session = std::make_unique<Session>(*env, 8);
-  Bytes r = send1(hello({m.hash}, "wrong"));
-  EXPECT_FALSE(asHelloReply(r)->ok());
-  EXPECT_NE(asHelloReply(r)->error()->str().find("authentication"),
-            std::string::npos);
-  session = std::make_unique<Session>(*env, 9);
-  r = send1(hello({m.hash}, "s3cret"));
-  EXPECT_TRUE(asHelloReply(r)->ok());
 }
 
 TEST_F(SessionTest, BatchBeforeHelloIsAnError) {
@@ -194,7 +181,7 @@ TEST_F(SessionTest, UploadRingIsExposedCopiedFromCheckedAndWithdrawn) {
   setenv("RC_SERVER_UPLOAD_RING_MIB", "1", 1);
   WriteRecorder client;
   session->useConnection(&client);
-  Bytes r = send1(hello({m.hash}, "", 1, 4 << 20)); // capped at 1 MiB
+  Bytes r = send1(hello({m.hash}, 1, 4 << 20)); // capped at 1 MiB
   unsetenv("RC_SERVER_UPLOAD_RING_MIB");
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_TRUE(hr && hr->ok() && hr->upload_ring());
@@ -269,7 +256,7 @@ TEST_F(SessionTest, NoUploadRingWithoutATransportOrAWish) {
   EXPECT_EQ(asHelloReply(r)->upload_ring(), nullptr);
   EXPECT_EQ(client.exposed, nullptr);
   session = std::make_unique<Session>(*env, 8); // no transport
-  r = send1(hello({m.hash}, "", 1, 1 << 20));
+  r = send1(hello({m.hash}, 1, 1 << 20));
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_TRUE(hr && hr->ok());
   EXPECT_EQ(hr->upload_ring(), nullptr);

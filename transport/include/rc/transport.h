@@ -46,6 +46,10 @@ public:
   // The peer runs on this machine (shm), so the two may share memory by
   // mapping the same file.
   virtual bool sameHost() const { return false; }
+  // Where the peer is, for per-host limits and logs: over tcp its IP address
+  // without the port (the address this side sends to, so a peer cannot give
+  // another's without losing its own connection), over shm "this host".
+  virtual std::string peerHost() const { return peerDescription(); }
 
   // RMA, for bulk data. exposeForWrite lets the peer write [buf, buf+size)
   // of this process and not a byte beside it, under a key of this

@@ -4,6 +4,7 @@
 #ifndef RC_SERVER_SERVER_CORE_H
 #define RC_SERVER_SERVER_CORE_H
 
+#include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
 #include "rc/server/metrics_board.h"
 #include "rc/server/registry.h"
@@ -23,7 +24,9 @@ namespace rc::server {
 struct ServerOptions {
   std::vector<std::string> manifests;
   bool testDevice = false;
-  std::string authToken;
+  // Clients must prove they hold a key of this file (docs/security.md);
+  // empty: no authentication.
+  std::string authKeyFile;
   std::vector<int> devices; // CUDA ordinals; empty: every visible GPU
   int testDevices = 1;      // with testDevice: how many
   std::string metricsFile;  // empty: no metrics file (docs/server.md)
@@ -36,11 +39,13 @@ public:
   ServerCore();
   ~ServerCore(); // stops and joins every session
 
-  // Loads and verifies every manifest, starts the backend and resolves every
-  // kernel and variable. On failure *error says which file/symbol and why.
+  // Loads and verifies every manifest and the key file, starts the backend
+  // and resolves every kernel and variable. On failure *error says which
+  // file/symbol and why.
   bool start(const ServerOptions &options, std::string *error);
   // "3 manifests, 6 modules, 42 kernels, 3 variables resolved in 12.3 ms;
-  //  backend cuda (NVIDIA H100 80GB HBM3)"
+  //  backend cuda, 1 device(s): 0 NVIDIA H100 80GB HBM3; clients
+  //  authenticate (1 key)"
   const std::string &summary() const { return summary_; }
 
   // Runs a session for `conn` on a new thread.
@@ -74,6 +79,7 @@ private:
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<SessionEnv> env_;
   DeviceHealth health_;
+  AuthThrottle authThrottle_;
   std::string summary_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> nextSession_{1};

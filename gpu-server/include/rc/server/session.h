@@ -4,6 +4,9 @@
 #ifndef RC_SERVER_SESSION_H
 #define RC_SERVER_SESSION_H
 
+#include "rc/auth/key_file.h"
+#include "rc/auth/proof.h"
+#include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/session_recording.h"
@@ -21,6 +24,7 @@ class Connection;
 namespace rc::server {
 
 class Executor;
+class HelloAuth;
 
 constexpr uint32_t kProtocolVersion = 1;
 
@@ -43,8 +47,11 @@ private:
 struct SessionEnv {
   const Registry &registry;
   Backend &backend;
-  std::string authToken; // empty: no authentication
   DeviceHealth *health = nullptr;
+  // Keys a client must prove it holds before anything else (rc-server
+  // --auth-key-file); empty: no authentication.
+  std::vector<auth::Key> keys;
+  AuthThrottle *authThrottle = nullptr; // null: failures cost no waiting
 };
 
 struct SessionStats {
@@ -90,7 +97,18 @@ public:
   void useConnection(transport::Connection *conn) { conn_ = conn; }
 
 private:
-  Next onHello(const void *hello, std::vector<std::vector<uint8_t>> &replies);
+  Next onHello(const void *hello, const uint8_t *message, size_t size,
+               std::vector<std::vector<uint8_t>> &replies);
+  Next onAuthResponse(const void *response,
+                      std::vector<std::vector<uint8_t>> &replies);
+  // Once the client is authenticated (or needs not be): checks the rest of
+  // the Hello, creates the context and replies. `serverProof`: the
+  // server's answer to the client's challenge, when there was one.
+  Next openSession(const void *hello, const auth::Proof *serverProof,
+                   std::vector<std::vector<uint8_t>> &replies);
+  Next refuseHello(const std::string &why,
+                   std::vector<std::vector<uint8_t>> &replies);
+  std::string peerHost() const;
   Next onBatch(const void *batch, std::vector<std::vector<uint8_t>> &replies);
   void replyError(uint64_t seq, int code, const std::string &message,
                   std::vector<std::vector<uint8_t>> &replies);
@@ -107,6 +125,7 @@ private:
   std::string name_;
   std::string closeReason_;
   std::shared_ptr<SessionMetrics> metrics_;
+  std::unique_ptr<HelloAuth> auth_;
   std::unique_ptr<Executor> executor_;        // exists once Hello succeeded
   std::unique_ptr<SessionRecorder> recorder_; // RC_SERVER_RECORD_DIR
   BatchTiming lastBatch_;

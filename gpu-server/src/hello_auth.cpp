@@ -1,0 +1,117 @@
+#include "hello_auth.h"
+
+namespace rc::server {
+
+namespace {
+
+std::string retryText(uint64_t waitMs, const std::string &peerHost) {
+  return "too many failed authentications lately (from " + peerHost +
+         " or others); retry in " + std::to_string(waitMs) + " ms";
+}
+
+} // namespace
+
+bool HelloAuth::challenge(const wire::Hello &hello, const uint8_t *message,
+                          size_t size, const std::string &peerHost,
+                          std::vector<uint8_t> *challenge, std::string *why) {
+  if (!hello.auth_key_id()) {
+    *why = "authentication required: this server only serves clients that "
+           "hold one of its keys (set RC_AUTH_KEY_FILE to a copy of the key "
+           "file given to rc-server --auth-key-file)";
+    return false;
+  }
+  if (!auth::validKeyId(hello.auth_key_id()->str())) {
+    // It would be printed in logs and errors: keep it to a safe alphabet.
+    *why = "Hello.auth_key_id is not 1 to 64 characters of A-Z a-z 0-9 . _ "
+           "@ -";
+    return false;
+  }
+  const auto *nonce = hello.auth_client_nonce();
+  if (!nonce || nonce->size() != auth::kNonceBytes) {
+    *why = "Hello.auth_client_nonce must be " +
+           std::to_string(auth::kNonceBytes) + " bytes, got " +
+           std::to_string(nonce ? nonce->size() : 0);
+    return false;
+  }
+  // Refused before any work while the host is waiting out its back-off.
+  if (uint64_t wait =
+          throttle_ ? throttle_->waitMs(peerHost, throttle_->nowMs()) : 0) {
+    *why = retryText(wait, peerHost);
+    return false;
+  }
+  transcript_.keyId = hello.auth_key_id()->str();
+  std::copy(nonce->begin(), nonce->end(), transcript_.clientNonce.begin());
+  transcript_.sessionId = sessionId_;
+  transcript_.helloDigest = auth::sha256(message, size);
+  if (!auth::randomBytes(transcript_.serverNonce.data(),
+                         transcript_.serverNonce.size())) {
+    *why = "the server has no random bytes for a challenge; try again";
+    return false;
+  }
+  helloMessage_.assign(message, message + size);
+  peerHost_ = peerHost;
+
+  flatbuffers::FlatBufferBuilder fbb;
+  auto serverNonce = fbb.CreateVector(transcript_.serverNonce.data(),
+                                      transcript_.serverNonce.size());
+  auto body = wire::CreateAuthChallenge(fbb, serverNonce, sessionId_);
+  fbb.Finish(wire::CreateMessage(fbb, wire::Body::AuthChallenge, body.Union()),
+             "RCW1");
+  challenge->assign(fbb.GetBufferPointer(),
+                    fbb.GetBufferPointer() + fbb.GetSize());
+  awaiting_ = true;
+  return true;
+}
+
+bool HelloAuth::verify(const wire::AuthResponse &response,
+                       auth::Proof *serverProof, std::string *why) {
+  if (!awaiting_) {
+    *why = "AuthResponse without a challenge: send Hello first";
+    return false;
+  }
+  awaiting_ = false; // one answer per challenge
+  // Checked again: answers to challenges issued in parallel, before a
+  // failure started the back-off, are not looked at either.
+  if (uint64_t wait =
+          throttle_ ? throttle_->waitMs(peerHost_, throttle_->nowMs()) : 0) {
+    *why = retryText(wait, peerHost_);
+    return false;
+  }
+  const auth::Key *key = nullptr;
+  for (const auth::Key &k : keys_)
+    if (k.id == transcript_.keyId)
+      key = &k;
+  // An unknown key id fails exactly like a wrong proof, after the same
+  // work, so neither answers nor their timing tell which ids exist.
+  static const auth::Key kNoKey{"", std::vector<uint8_t>(32, 0)};
+  auth::Proof expected;
+  bool computed =
+      auth::clientProof(key ? *key : kNoKey, transcript_, &expected);
+  bool right = computed && key && response.proof() &&
+               auth::sameProof(response.proof()->data(),
+                               response.proof()->size(), expected);
+  if (!right) {
+    if (throttle_)
+      throttle_->recordFailure(peerHost_, throttle_->nowMs());
+    *why = "authentication failed: the server holds no key '" +
+           transcript_.keyId +
+           "' or the client's proof does not match it (RC_AUTH_KEY_FILE must "
+           "hold a key of rc-server's --auth-key-file)";
+    return false;
+  }
+  if (!auth::serverProof(*key, transcript_, serverProof)) {
+    *why = "the server could not compute its proof; try again";
+    return false;
+  }
+  if (throttle_)
+    throttle_->recordSuccess(peerHost_);
+  return true;
+}
+
+const wire::Hello *HelloAuth::hello() const {
+  return helloMessage_.empty()
+             ? nullptr
+             : wire::GetMessage(helloMessage_.data())->body_as_Hello();
+}
+
+} // namespace rc::server

@@ -1,0 +1,215 @@
+// rc-server's authentication options, as an operator uses them: keygen,
+// --auth-key-file (and its permission check), the refusal to serve a
+// non-loopback address without keys unless --insecure, the removed
+// --auth-token, and the challenge-response handshake over real tcp: the
+// right key, a wrong key, a replayed answer and the back-off after it.
+#include "key_dir.h"
+#include "process_util.h"
+#include "rc/auth/key_file.h"
+#include "rc/auth/proof.h"
+#include "server_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <sys/stat.h>
+#include <thread>
+
+using namespace rc::server::test;
+using rc::test::KeyDir;
+
+namespace {
+
+TEST(AuthCli, KeygenWritesAPrivateKeyFileAndNeverOverwritesIt) {
+  KeyDir dir;
+  std::string file = dir.path + "/server.key";
+  Child gen({"keygen", file, "--key-id", "tenant-1"});
+  EXPECT_EQ(gen.wait(), 0) << gen.text;
+  EXPECT_NE(gen.text.find("--auth-key-file " + file), std::string::npos)
+      << gen.text;
+  struct stat st{};
+  ASSERT_EQ(stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  std::vector<rc::auth::Key> keys;
+  std::string error;
+  ASSERT_TRUE(rc::auth::loadKeyFile(file, &keys, &error)) << error;
+  EXPECT_EQ(keys.at(0).id, "tenant-1");
+
+  Child again({"keygen", file});
+  EXPECT_EQ(again.wait(), 1);
+  EXPECT_NE(again.text.find("never overwritten"), std::string::npos)
+      << again.text;
+  Child none({"keygen"});
+  EXPECT_EQ(none.wait(), 2);
+  EXPECT_NE(none.text.find("keygen needs the key file"), std::string::npos);
+  Child badId({"keygen", dir.path + "/x", "--key-id=a b"});
+  EXPECT_EQ(badId.wait(), 2);
+  EXPECT_NE(badId.text.find("key id 'a b'"), std::string::npos);
+}
+
+class AuthServerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m = writeTestManifest();
+    keyFile = dir.newKey("server.key");
+    std::string error;
+    std::vector<rc::auth::Key> keys;
+    ASSERT_TRUE(rc::auth::loadKeyFile(keyFile, &keys, &error)) << error;
+    key = keys.at(0);
+  }
+  std::vector<std::string> serve(const std::string &url,
+                                 std::vector<std::string> extra) {
+    std::vector<std::string> args{"--listen", url, "--manifest", m.path,
+                                  "--test-device"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+  KeyDir dir;
+  TestManifest m;
+  std::string keyFile;
+  rc::auth::Key key;
+};
+
+TEST_F(AuthServerTest, AKeyFileOthersCanReadIsRefusedAtStart) {
+  chmod(keyFile.c_str(), 0640);
+  Child server(serve("shm://rc_auth_cli_" + std::to_string(getpid()),
+                     {"--auth-key-file", keyFile}));
+  EXPECT_EQ(server.wait(), 1) << server.text;
+  EXPECT_NE(server.text.find("refusing key file " + keyFile), std::string::npos)
+      << server.text;
+  EXPECT_NE(server.text.find("chmod 600"), std::string::npos) << server.text;
+}
+
+TEST_F(AuthServerTest, AnyAddressNeedsKeysOrInsecure) {
+  std::string any = "tcp://0.0.0.0:" + std::to_string(freePort());
+  Child open(serve(any, {}));
+  // (A server that does start is killed when `open` goes, not waited for.)
+  ASSERT_TRUE(open.waitFor("refusing", 10000)) << open.text;
+  EXPECT_EQ(open.wait(), 2) << open.text;
+  EXPECT_NE(open.text.find("refusing to listen on " + any +
+                           " without authentication"),
+            std::string::npos)
+      << open.text;
+  EXPECT_NE(open.text.find("--auth-key-file"), std::string::npos);
+  EXPECT_NE(open.text.find("--insecure"), std::string::npos);
+
+  Child insecure(serve(any, {"--insecure"}));
+  EXPECT_TRUE(insecure.waitFor("listening on", 10000)) << insecure.text;
+  EXPECT_NE(insecure.text.find("without authentication (--insecure)"),
+            std::string::npos)
+      << insecure.text;
+  EXPECT_NE(insecure.text.find("no authentication"), std::string::npos);
+  kill(insecure.pid, SIGTERM);
+  EXPECT_EQ(insecure.wait(), 0);
+
+  Child keyed(serve(any, {"--auth-key-file", keyFile}));
+  EXPECT_TRUE(keyed.waitFor("listening on", 10000)) << keyed.text;
+  EXPECT_NE(keyed.text.find("clients authenticate (1 key)"), std::string::npos)
+      << keyed.text;
+}
+
+TEST_F(AuthServerTest, LoopbackAndShmNeedNoKeys) {
+  for (std::string url :
+       {"tcp://127.0.0.1:" + std::to_string(freePort()),
+        "tcp://localhost:" + std::to_string(freePort()),
+        "shm://rc_auth_cli_open_" + std::to_string(getpid())}) {
+    Child server(serve(url, {}));
+    EXPECT_TRUE(server.waitFor("listening on", 10000)) << url << server.text;
+  }
+}
+
+TEST_F(AuthServerTest, MisusedOptionsExitTwoNamingTheFix) {
+  struct Case {
+    std::vector<std::string> extra;
+    std::string message;
+  } cases[] = {
+      {{"--auth-token", "s3cret"}, "--auth-token was removed"},
+      {{"--auth-token", "s3cret"}, "rc-server keygen FILE"},
+      {{"--insecure", "--auth-key-file", "k"}, "contradict each other"},
+      {{"--insecure=yes"}, "--insecure takes no value"},
+      {{"--auth-key-file"}, "--auth-key-file needs a file name"},
+  };
+  for (const Case &k : cases) {
+    Child c(serve("tcp://127.0.0.1:1", k.extra));
+    EXPECT_EQ(c.wait(), 2) << c.text;
+    EXPECT_NE(c.text.find(k.message), std::string::npos) << c.text;
+  }
+}
+
+#ifdef RC_TEST_HAVE_TRANSPORT
+// A client's half of the handshake by hand, step by step, so a test can
+// hold a challenge open, and record and replay messages.
+struct HandClient {
+  std::unique_ptr<rc::transport::Connection> conn;
+  rc::auth::Transcript transcript;
+  Bytes hello, answer;
+
+  // Connects and sends the Hello; the server's answer (a challenge).
+  Bytes start(const std::string &url, uint64_t manifestHash,
+              const std::string &keyId) {
+    std::string err;
+    conn = rc::transport::connect(url, 5000, &err);
+    EXPECT_NE(conn, nullptr) << err;
+    if (!conn)
+      return {};
+    Bytes nonce(32);
+    rc::auth::randomBytes(nonce.data(), nonce.size());
+    hello = authHello({manifestHash}, keyId, nonce);
+    Bytes reply = roundTrip(*conn, hello, 5000);
+    if (const wire::AuthChallenge *c = asAuthChallenge(reply)) {
+      transcript.keyId = keyId;
+      std::copy(nonce.begin(), nonce.end(), transcript.clientNonce.begin());
+      std::copy(c->server_nonce()->begin(), c->server_nonce()->end(),
+                transcript.serverNonce.begin());
+      transcript.sessionId = c->session_id();
+      transcript.helloDigest = rc::auth::sha256(hello.data(), hello.size());
+    }
+    return reply;
+  }
+  // Answers with a proof under `key`, or with `recorded` when given.
+  Bytes finish(const rc::auth::Key &key, const Bytes *recorded = nullptr) {
+    rc::auth::Proof proof;
+    EXPECT_TRUE(rc::auth::clientProof(key, transcript, &proof));
+    answer =
+        recorded ? *recorded : authResponse(Bytes(proof.begin(), proof.end()));
+    return conn ? roundTrip(*conn, answer, 5000) : Bytes();
+  }
+};
+
+std::string refusal(const Bytes &reply) {
+  const wire::HelloReply *hr = asHelloReply(reply);
+  return hr && !hr->ok() && hr->error() ? hr->error()->str() : "(not refused)";
+}
+
+TEST_F(AuthServerTest, ChallengeResponseOverTcp) {
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server(serve(url, {"--auth-key-file", keyFile}));
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+
+  HandClient good;
+  ASSERT_NE(asAuthChallenge(good.start(url, m.hash, key.id)), nullptr);
+  Bytes reply = good.finish(key);
+  ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok())
+      << refusal(reply);
+
+  // A recorded answer replayed on a fresh connection.
+  HandClient replay;
+  ASSERT_NE(asAuthChallenge(replay.start(url, m.hash, key.id)), nullptr);
+  std::string why = refusal(replay.finish(key, &good.answer));
+  EXPECT_NE(why.find("authentication failed"), std::string::npos) << why;
+  EXPECT_TRUE(server.waitFor("authentication failed", 5000)) << server.text;
+
+  // After that failure this host waits: a right answer to a challenge it
+  // holds is refused for now, with the time left...
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  HandClient pending, wrong;
+  ASSERT_NE(asAuthChallenge(pending.start(url, m.hash, key.id)), nullptr);
+  ASSERT_NE(asAuthChallenge(wrong.start(url, m.hash, key.id)), nullptr);
+  why = refusal(wrong.finish({key.id, Bytes(32, 0x33)}));
+  EXPECT_NE(why.find("authentication failed"), std::string::npos) << why;
+  why = refusal(pending.finish(key));
+  EXPECT_NE(why.find("retry in"), std::string::npos) << why;
+}
+#endif
+
+} // namespace

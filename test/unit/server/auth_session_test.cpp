@@ -1,0 +1,284 @@
+// Authentication at the session level (docs/protocol.md, "Authentication"):
+// a server with keys challenges every Hello, opens the session only for a
+// right proof, proves its own key in the HelloReply, refuses wrong keys,
+// unknown key ids, missing keys, replayed answers and tampered Hellos, and
+// makes a failing host wait before its next attempt.
+#include "host_session_fixture.h"
+#include "rc/auth/proof.h"
+#include "rc/server/log.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+using namespace rc::server;
+using namespace rc::server::test;
+
+namespace {
+
+// A session's connection that only says which host the client is on.
+class HostConnection : public NullConnection {
+public:
+  explicit HostConnection(std::string host) : host_(std::move(host)) {}
+  std::string peerHost() const override { return host_; }
+
+private:
+  std::string host_;
+};
+
+class AuthSessionTest : public HostSessionTest {
+protected:
+  void SetUp() override {
+    setLogLevel(LogLevel::Quiet);
+    HostSessionTest::SetUp();
+    key = {"tenant-1", Bytes(32, 0x5a)};
+    env->keys = {{"other", Bytes(32, 0x11)}, key};
+    AuthThrottle::Policy p;
+    p.hostFirstMs = 300;
+    p.globalFirstMs = 0; // only the per-host wait here
+    throttle = std::make_unique<AuthThrottle>(p);
+    env->authThrottle = throttle.get();
+    newSession(7, "10.0.0.1");
+  }
+  void newSession(uint64_t id, const std::string &host) {
+    conn = std::make_unique<HostConnection>(host);
+    session = std::make_unique<Session>(*env, id);
+    session->useConnection(conn.get());
+  }
+
+  // What the client computes: its proof for `helloMsg` and the challenge.
+  rc::auth::Transcript transcriptFor(const Bytes &helloMsg,
+                                     const wire::AuthChallenge &c,
+                                     const std::string &keyId) {
+    rc::auth::Transcript t;
+    t.keyId = keyId;
+    t.clientNonce.fill(0x42);
+    EXPECT_EQ(c.server_nonce()->size(), rc::auth::kNonceBytes);
+    std::copy(c.server_nonce()->begin(), c.server_nonce()->end(),
+              t.serverNonce.begin());
+    t.sessionId = c.session_id();
+    t.helloDigest = rc::auth::sha256(helloMsg.data(), helloMsg.size());
+    return t;
+  }
+  Bytes proofBytes(const rc::auth::Key &k, const rc::auth::Transcript &t) {
+    rc::auth::Proof p;
+    EXPECT_TRUE(rc::auth::clientProof(k, t, &p));
+    return Bytes(p.begin(), p.end());
+  }
+
+  // The whole handshake with `signingKey`, named `keyId`; the final reply.
+  Bytes authenticate(const rc::auth::Key &signingKey, const std::string &keyId,
+                     Session::Next *next = nullptr) {
+    Bytes h = authHello({m.hash}, keyId, Bytes(32, 0x42));
+    Bytes c = send1(h);
+    const wire::AuthChallenge *challenge = asAuthChallenge(c);
+    if (!challenge) {
+      ADD_FAILURE() << "no challenge";
+      return c;
+    }
+    std::vector<Bytes> r =
+        send(authResponse(
+                 proofBytes(signingKey, transcriptFor(h, *challenge, keyId))),
+             next);
+    EXPECT_EQ(r.size(), 1u);
+    return r.empty() ? Bytes() : r[0];
+  }
+
+  std::string refusal(const Bytes &reply) {
+    const wire::HelloReply *hr = asHelloReply(reply);
+    EXPECT_TRUE(hr && !hr->ok() && hr->error());
+    return hr && hr->error() ? hr->error()->str() : "";
+  }
+
+  rc::auth::Key key;
+  std::unique_ptr<AuthThrottle> throttle;
+  std::unique_ptr<HostConnection> conn;
+};
+
+TEST_F(AuthSessionTest, RightKeyOpensTheSessionAndTheServerProvesItsKey) {
+  Bytes h = authHello({m.hash}, "tenant-1", Bytes(32, 0x42));
+  Bytes c = send1(h);
+  const wire::AuthChallenge *challenge = asAuthChallenge(c);
+  ASSERT_NE(challenge, nullptr);
+  EXPECT_EQ(challenge->session_id(), 7u);
+  rc::auth::Transcript t = transcriptFor(h, *challenge, "tenant-1");
+  Bytes r = send1(authResponse(proofBytes(key, t)));
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_TRUE(hr && hr->ok()) << refusal(r);
+  EXPECT_EQ(hr->devices()->size(), 1u);
+  rc::auth::Proof expected;
+  ASSERT_TRUE(rc::auth::serverProof(key, t, &expected));
+  ASSERT_NE(hr->auth_proof(), nullptr);
+  EXPECT_TRUE(rc::auth::sameProof(hr->auth_proof()->data(),
+                                  hr->auth_proof()->size(), expected));
+  EXPECT_NE(malloc(64), 0u); // the session works
+}
+
+TEST_F(AuthSessionTest, ChallengesAreFreshPerConnection) {
+  Bytes h = authHello({m.hash}, "tenant-1", Bytes(32, 0x42));
+  Bytes c1 = send1(h);
+  newSession(7, "10.0.0.1");
+  Bytes c2 = send1(h);
+  ASSERT_TRUE(asAuthChallenge(c1) && asAuthChallenge(c2));
+  EXPECT_NE(Bytes(asAuthChallenge(c1)->server_nonce()->begin(),
+                  asAuthChallenge(c1)->server_nonce()->end()),
+            Bytes(asAuthChallenge(c2)->server_nonce()->begin(),
+                  asAuthChallenge(c2)->server_nonce()->end()));
+}
+
+TEST_F(AuthSessionTest, WrongKeyIsRefusedAndTheSessionEnds) {
+  Session::Next next;
+  std::string why =
+      refusal(authenticate({"tenant-1", Bytes(32, 0x5b)}, "tenant-1", &next));
+  EXPECT_NE(why.find("authentication failed"), std::string::npos) << why;
+  EXPECT_NE(why.find("RC_AUTH_KEY_FILE"), std::string::npos) << why;
+  EXPECT_EQ(next, Session::Next::Close);
+  EXPECT_NE(session->closeReason().find("authentication failed"),
+            std::string::npos);
+}
+
+TEST_F(AuthSessionTest, UnknownKeyIdFailsExactlyLikeAWrongKey) {
+  std::string unknown = refusal(authenticate(key, "nobody"));
+  newSession(8, "10.0.0.2");
+  std::string wrong = refusal(authenticate({"x", Bytes(32, 1)}, "tenant-1"));
+  EXPECT_NE(unknown.find("authentication failed"), std::string::npos);
+  // The same sentence, but for the id the client named itself.
+  auto withoutId = [](std::string s, const std::string &id) {
+    return s.replace(s.find("'" + id + "'"), id.size() + 2, "ID");
+  };
+  EXPECT_EQ(withoutId(unknown, "nobody"), withoutId(wrong, "tenant-1"));
+}
+
+TEST_F(AuthSessionTest, AClientWithoutAKeyIsRefusedBeforeAnythingIsChecked) {
+  Session::Next next;
+  // An unknown manifest would be named if the Hello got that far.
+  std::vector<Bytes> r = send(hello({m.hash, 0x1234}), &next);
+  ASSERT_EQ(r.size(), 1u);
+  std::string why = refusal(r[0]);
+  EXPECT_NE(why.find("authentication required"), std::string::npos) << why;
+  EXPECT_NE(why.find("RC_AUTH_KEY_FILE"), std::string::npos) << why;
+  EXPECT_EQ(why.find("1234"), std::string::npos) << why;
+  EXPECT_EQ(next, Session::Next::Close);
+}
+
+TEST_F(AuthSessionTest, BatchesBeforeTheProofRunNothing) {
+  ASSERT_NE(
+      asAuthChallenge(send1(authHello({m.hash}, "tenant-1", Bytes(32, 0x42)))),
+      nullptr);
+  std::string msg = expectError(batch(3, {cMalloc(16)}), 0, 3, 3);
+  EXPECT_NE(msg.find("before Hello"), std::string::npos) << msg;
+  EXPECT_EQ(backend->bytesInUse(), 0u);
+}
+
+TEST_F(AuthSessionTest, ARecordedAnswerIsRefusedOnANewConnection) {
+  // A good exchange, as an eavesdropper records it.
+  Bytes h = authHello({m.hash}, "tenant-1", Bytes(32, 0x42));
+  Bytes c = send1(h);
+  ASSERT_NE(asAuthChallenge(c), nullptr);
+  Bytes answer = authResponse(
+      proofBytes(key, transcriptFor(h, *asAuthChallenge(c), "tenant-1")));
+  ASSERT_TRUE(asHelloReply(send1(answer))->ok());
+  // Replayed on a new connection, even one with the same session id.
+  newSession(7, "10.0.0.9");
+  ASSERT_NE(asAuthChallenge(send1(h)), nullptr);
+  std::string why = refusal(send1(answer));
+  EXPECT_NE(why.find("authentication failed"), std::string::npos) << why;
+}
+
+TEST_F(AuthSessionTest, TheProofCoversTheHello) {
+  // A man in the middle who changes the Hello (here: asks for another
+  // manifest set) invalidates the client's proof.
+  Bytes sent = authHello({m.hash}, "tenant-1", Bytes(32, 0x42));
+  Bytes altered = authHello({}, "tenant-1", Bytes(32, 0x42));
+  Bytes c = send1(altered);
+  ASSERT_NE(asAuthChallenge(c), nullptr);
+  std::string why = refusal(send1(authResponse(
+      proofBytes(key, transcriptFor(sent, *asAuthChallenge(c), "tenant-1")))));
+  EXPECT_NE(why.find("authentication failed"), std::string::npos) << why;
+}
+
+TEST_F(AuthSessionTest, MalformedAnswersAreRefused) {
+  ASSERT_NE(
+      asAuthChallenge(send1(authHello({m.hash}, "tenant-1", Bytes(32, 0x42)))),
+      nullptr);
+  EXPECT_NE(refusal(send1(authResponse(Bytes(31, 0)))).find("failed"),
+            std::string::npos);
+  newSession(8, "10.0.0.2");
+  EXPECT_NE(refusal(send1(authHello({m.hash}, "tenant-1", Bytes(8, 1))))
+                .find("auth_client_nonce must be 32 bytes, got 8"),
+            std::string::npos);
+  newSession(9, "10.0.0.3");
+  EXPECT_NE(refusal(send1(authResponse(Bytes(32, 0))))
+                .find("AuthResponse without a challenge"),
+            std::string::npos);
+  newSession(10, "10.0.0.4");
+  EXPECT_NE(refusal(send1(authHello({m.hash}, "a\nb", Bytes(32, 1))))
+                .find("Hello.auth_key_id is not"),
+            std::string::npos);
+}
+
+TEST_F(AuthSessionTest, AnAnswerWithoutItsBodyIsRefused) {
+  ASSERT_NE(
+      asAuthChallenge(send1(authHello({m.hash}, "tenant-1", Bytes(32, 0x42)))),
+      nullptr);
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(wire::CreateMessage(fbb, wire::Body::AuthResponse, 0), "RCW1");
+  Bytes empty(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  EXPECT_NE(refusal(send1(empty)).find("AuthResponse without its body"),
+            std::string::npos);
+}
+
+TEST_F(AuthSessionTest, AnOpenServerRefusesAnAnswerItDidNotAskFor) {
+  env->keys.clear();
+  newSession(8, "10.0.0.1");
+  EXPECT_NE(refusal(send1(authResponse(Bytes(32, 0))))
+                .find("AuthResponse without a challenge"),
+            std::string::npos);
+}
+
+TEST_F(AuthSessionTest, AFailingHostWaitsOthersDoNot) {
+  refusal(authenticate({"x", Bytes(32, 1)}, "tenant-1"));
+  auto failedAt = std::chrono::steady_clock::now();
+  // Right away, even the right key is not looked at from that host...
+  newSession(8, "10.0.0.1");
+  std::string why =
+      refusal(send1(authHello({m.hash}, "tenant-1", Bytes(32, 0x42))));
+  EXPECT_NE(why.find("too many failed authentications lately (from 10.0.0.1"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("retry in"), std::string::npos) << why;
+  // ...while another host gets in at once.
+  newSession(9, "10.0.0.2");
+  EXPECT_TRUE(asHelloReply(authenticate(key, "tenant-1"))->ok());
+  // After the wait the failing host is served again.
+  std::this_thread::sleep_until(failedAt + std::chrono::milliseconds(310));
+  newSession(10, "10.0.0.1");
+  EXPECT_TRUE(asHelloReply(authenticate(key, "tenant-1"))->ok());
+}
+
+TEST_F(AuthSessionTest, AnswersToChallengesIssuedBeforeAFailureWaitToo) {
+  // Two challenges at once from one host; the first answer is wrong, so
+  // the second (right) one is not even checked: parallel guesses gain
+  // nothing.
+  Session first(*env, 11), second(*env, 12);
+  HostConnection c1("10.0.0.1"), c2("10.0.0.1");
+  first.useConnection(&c1);
+  second.useConnection(&c2);
+  Bytes h = authHello({m.hash}, "tenant-1", Bytes(32, 0x42));
+  std::vector<Bytes> r1, r2;
+  first.handle(h.data(), h.size(), r1);
+  second.handle(h.data(), h.size(), r2);
+  ASSERT_TRUE(asAuthChallenge(r1.at(0)) && asAuthChallenge(r2.at(0)));
+  Bytes wrong = authResponse(
+      proofBytes({"x", Bytes(32, 1)},
+                 transcriptFor(h, *asAuthChallenge(r1[0]), "tenant-1")));
+  Bytes right = authResponse(
+      proofBytes(key, transcriptFor(h, *asAuthChallenge(r2[0]), "tenant-1")));
+  std::vector<Bytes> a1, a2;
+  first.handle(wrong.data(), wrong.size(), a1);
+  second.handle(right.data(), right.size(), a2);
+  EXPECT_NE(refusal(a2.at(0)).find("retry in"), std::string::npos);
+}
+
+} // namespace
