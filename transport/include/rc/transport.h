@@ -30,6 +30,17 @@ struct RemoteRegion {
 
 const char *statusName(Status s);
 
+// What a peer can make this side hold for it. A message announced larger
+// than maxMessage ends the connection (lastError names the bound): its
+// fragments could not be reassembled without that memory. Once the
+// messages received but not yet taken by recv() reach maxQueued bytes,
+// this side stops reading ahead, so the peer's sends wait instead of this
+// side's memory growing. The defaults bound nothing beyond the framing.
+struct ReceiveLimits {
+  uint64_t maxMessage = uint64_t(1) << 36; // 64 GiB
+  uint64_t maxQueued = UINT64_MAX;
+};
+
 class Connection {
 public:
   virtual ~Connection() = default;
@@ -46,6 +57,9 @@ public:
   // The peer runs on this machine (shm), so the two may share memory by
   // mapping the same file.
   virtual bool sameHost() const { return false; }
+  // Replaces the receive bounds; a server raises them once it knows who
+  // the peer is (rc-server: when the session is established).
+  virtual void limitReceive(const ReceiveLimits &limits) { (void)limits; }
 
   // RMA, for bulk data. exposeForWrite lets the peer write [buf, buf+size)
   // of this process (registrations are cached); false when this connection
@@ -67,6 +81,18 @@ public:
   }
 };
 
+// How a listener treats clients that have not finished the transport
+// handshake (tcp: our Accept not yet through to them; shm: their request
+// not yet read), and what the connections it returns may make the server
+// hold until limitReceive() raises it. At most maxHandshakes are worked on
+// at once (a new one pushes out the oldest) and each gets handshakeMs; no
+// single one blocks the others.
+struct ListenOptions {
+  ReceiveLimits accepted;
+  int maxHandshakes = 64;
+  int handshakeMs = 3000;
+};
+
 class Listener {
 public:
   virtual ~Listener() = default;
@@ -81,6 +107,9 @@ public:
 std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
                                     std::string *error);
 std::unique_ptr<Listener> listen(const std::string &url, std::string *error);
+std::unique_ptr<Listener> listen(const std::string &url,
+                                 const ListenOptions &options,
+                                 std::string *error);
 
 } // namespace rc::transport
 
