@@ -3,6 +3,7 @@
 #include "graveyard.h"
 #include "keeper.h"
 #include "precise_sleep.h"
+#include "shm_regions.h"
 
 #include <rdma/fi_errno.h>
 
@@ -15,7 +16,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <new>
 #include <random>
 #include <thread>
@@ -32,22 +32,6 @@ constexpr int kDoorbellNapMs = 50;
 int msSince(Clock::time_point t, Clock::time_point now) {
   return static_cast<int>(
       std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count());
-}
-
-// kill(pid, 0) succeeds for zombies, so a child that exited but was not
-// reaped yet would look alive: also look at its state in /proc.
-bool processGone(uint32_t pid) {
-  if (pid == 0)
-    return false;
-  if (kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH)
-    return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line))
-    return false;
-  size_t paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() &&
-         (line[paren + 2] == 'Z' || line[paren + 2] == 'X');
 }
 
 uint64_t saturatingAdd(uint64_t a, uint64_t b) {
@@ -117,6 +101,10 @@ FabricConnection::~FabricConnection() {
   if (connected_ && ep_->provider() == Provider::Shm &&
       peerHello_.pid == static_cast<uint32_t>(getpid()))
     parkUntilPeerCloses(std::move(ep_), peerHello_.address);
+  // A peer killed without its goodbye could not remove its shm region
+  // files; it never will (shm_regions.h).
+  else if (connected_ && ep_->provider() == Provider::Shm)
+    removeShmRegionsOf(peerHello_.pid);
 }
 
 void FabricConnection::describePeer(const Hello &h) {
@@ -149,7 +137,32 @@ void FabricConnection::activate() {
   std::lock_guard<std::mutex> g(mu_);
   connected_ = true;
   lastHeard_ = lastSent_ = Clock::now();
+  if (ep_->provider() == Provider::Shm &&
+      peerHello_.pid != static_cast<uint32_t>(getpid())) {
+    ownLock_ = RegionLock::find(ep_->addressText(ep_->address()),
+                                static_cast<uint32_t>(getpid()));
+    peerLock_ =
+        RegionLock::find(ep_->addressText(peerHello_.address), peerHello_.pid);
+    shmPeerPid_ = peerHello_.pid;
+  }
   keeperAdd(this);
+}
+
+void FabricConnection::rescueFromDeadPeer() {
+  uint32_t pid = shmPeerPid_.load();
+  if (!pid || !(ownLock_.taken() || peerLock_.taken())) {
+    lockTakenVisits_ = 0;
+    return;
+  }
+  // Taken at two visits in a row (a lock is held for microseconds) while
+  // the peer's process is gone: the dead holds it (shm_regions.h).
+  if (++lockTakenVisits_ < 2 || !processGone(pid))
+    return;
+  if (ownLock_.taken())
+    ownLock_.release();
+  if (peerLock_.taken())
+    peerLock_.release();
+  lockTakenVisits_ = 0;
 }
 
 std::unique_ptr<Endpoint> FabricConnection::takeEndpoint() {

@@ -8,7 +8,9 @@
 #include "doorbell.h"
 #include "endpoint.h"
 #include "rc/transport.h"
+#include "shm_regions.h"
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -72,6 +74,10 @@ public:
   // Called by the keep-alive thread: does a progress pass if the owner is
   // not inside a call right now (it then does the same work itself).
   void keeperTick();
+  // Also called by the keep-alive thread, without the connection's lock
+  // (its owner may be the one stuck): over shm, releases a region lock
+  // that the peer's process died holding (shm_regions.h).
+  void rescueFromDeadPeer();
 
 private:
   void onFrame(const FrameHeader &h, const uint8_t *payload, size_t len);
@@ -143,6 +149,13 @@ private:
 
   std::unique_ptr<Doorbell> doorbell_;
   bool sleepsOnDoorbell_ = false;
+
+  // shm: the two region locks the peer could die holding, the peer's pid
+  // (0: not shm, or a peer in this process), and how many keep-alive
+  // visits in a row found one of them taken.
+  RegionLock ownLock_, peerLock_;
+  std::atomic<uint32_t> shmPeerPid_{0};
+  int lockTakenVisits_ = 0;
 
   // Liveness.
   Clock::time_point lastHeard_;

@@ -42,8 +42,10 @@ void keeperLoop() {
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(tickMs));
     std::lock_guard<std::mutex> g(k.mu);
-    for (FabricConnection *c : k.conns)
+    for (FabricConnection *c : k.conns) {
+      c->rescueFromDeadPeer();
       c->keeperTick(); // try_lock inside: never blocks on a busy owner
+    }
   }
 }
 } // namespace

@@ -9,6 +9,7 @@
 // number is bounded (ListenOptions), and so is the time each one gets.
 #include "connection.h"
 #include "inet.h"
+#include "shm_regions.h"
 #include "unix_rendezvous.h"
 #include "url.h"
 
@@ -401,6 +402,7 @@ std::unique_ptr<Listener> listen(const std::string &url,
     int fd = unixListen(u.shmName, &err);
     if (fd < 0)
       return fail(err);
+    removeStaleShmRegions(); // e.g. a killed server's and its clients' files
     return std::make_unique<FabricListener>(std::move(u), options, nullptr, "",
                                             fd);
   }

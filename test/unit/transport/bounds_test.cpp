@@ -9,8 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -371,6 +375,149 @@ TEST(BoundsHandshake, ShmClientThatSaysNothingIsDroppedAfterItsTime) {
   EXPECT_GE(ms, 250);
   EXPECT_LT(ms, 2000);
   close(fd);
+}
+
+} // namespace
+
+namespace {
+
+using rc::transport::detail::RegionLock;
+
+// The region files /dev/shm holds for process `pid`.
+int shmFilesOf(pid_t pid) {
+  int n = 0;
+  std::string prefix = std::to_string(pid) + ":";
+  if (DIR *d = opendir("/dev/shm")) {
+    while (dirent *e = readdir(d))
+      n += std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0;
+    closedir(d);
+  }
+  return n;
+}
+
+// The address in a peer description: "shm peer fi_shm://P:U:I (host ...".
+std::string peerAddress(const Connection &c) {
+  std::string d = c.peerDescription();
+  size_t at = d.find("fi_shm://");
+  return at == std::string::npos ? "" : d.substr(at, d.find(' ', at) - at);
+}
+
+// A child that connects to `url`, sends "hi", waits for "go", takes the
+// lock of the server's region (as it does for every post) and is killed
+// holding it.
+pid_t clientDyingWithTheServersLock(const std::string &url) {
+  pid_t child = fork();
+  if (child != 0)
+    return child;
+  std::string err;
+  auto c = connect(url, 10000, &err);
+  std::vector<uint8_t> m;
+  if (!c || c->send("hi", 2) != Status::Ok || c->recv(m, 10000) != Status::Ok)
+    _exit(2);
+  RegionLock lock = RegionLock::find(peerAddress(*c), uint32_t(getppid()));
+  if (!lock.valid())
+    _exit(3);
+  lock.take();
+  kill(getpid(), SIGKILL);
+  _exit(4);
+}
+
+TEST(ShmKilledPeer, ServerSurvivesAClientKilledHoldingItsRegionLock) {
+  std::string err;
+  auto l = listen("shm://rcbounds_lock_" + std::to_string(getpid()), &err);
+  ASSERT_TRUE(l) << err;
+  pid_t child = clientDyingWithTheServersLock(l->address());
+  ASSERT_GT(child, 0);
+  auto s = l->accept(10000);
+  ASSERT_TRUE(s) << l->lastError();
+  std::vector<uint8_t> m;
+  ASSERT_EQ(recvUntil(*s, m, 10000), Status::Ok) << s->lastError();
+  ASSERT_EQ(s->send("go", 2), Status::Ok);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exit " << WEXITSTATUS(status);
+  // Progress on this connection now finds the lock taken by the dead: it
+  // spun forever before the keep-alive thread released it.
+  auto start = Clock::now();
+  EXPECT_EQ(recvUntil(*s, m, 10000), Status::Closed);
+  EXPECT_LT(msSince(start), 5000);
+  EXPECT_NE(s->lastError().find("exited"), std::string::npos) << s->lastError();
+  // And the files the killed client could not remove are gone with it.
+  EXPECT_GT(shmFilesOf(child), 0);
+  s.reset();
+  EXPECT_EQ(shmFilesOf(child), 0);
+}
+
+TEST(ShmKilledPeer, ClientSurvivesAServerKilledHoldingItsOwnRegionLock) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::string url = "shm://rcbounds_srvlock_" + std::to_string(getpid());
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string err;
+    auto l = listen(url, &err);
+    char ok = l ? 1 : 0;
+    write(fds[1], &ok, 1);
+    auto s = l ? l->accept(10000) : nullptr;
+    std::vector<uint8_t> m;
+    if (!s || s->recv(m, 10000) != Status::Ok)
+      _exit(2);
+    // The server's own region: it takes this lock to progress.
+    auto &fc = dynamic_cast<rc::transport::detail::FabricConnection &>(*s);
+    auto addr = fc.ownHello(0).address;
+    RegionLock lock =
+        RegionLock::find(std::string(addr.begin(), addr.end()), getpid());
+    if (!lock.valid())
+      _exit(3);
+    lock.take();
+    kill(getpid(), SIGKILL);
+    _exit(4);
+  }
+  char ok = 0;
+  ASSERT_EQ(read(fds[0], &ok, 1), 1);
+  ASSERT_EQ(ok, 1);
+  std::string err;
+  auto c = connect(url, 10000, &err);
+  ASSERT_TRUE(c) << err;
+  ASSERT_EQ(c->send("hi", 2), Status::Ok);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exit " << WEXITSTATUS(status);
+  // Posting into the dead server's region takes its lock: a send spun
+  // forever there.
+  auto start = Clock::now();
+  Status st = Status::Ok;
+  for (int i = 0; i < 100 && st == Status::Ok && msSince(start) < 10000; ++i) {
+    st = c->send("more", 4);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(st, Status::Closed);
+  EXPECT_LT(msSince(start), 5000);
+  c.reset();
+  EXPECT_EQ(shmFilesOf(child), 0);
+}
+
+TEST(ShmKilledPeer, ListenerRemovesRegionFilesOfProcessesThatAreGone) {
+  pid_t dead = fork();
+  if (dead == 0)
+    _exit(0);
+  waitpid(dead, nullptr, 0);
+  std::string name = "/dev/shm/" + std::to_string(dead) + ":" +
+                     std::to_string(getuid()) + ":0";
+  int fd = open(name.c_str(), O_CREAT | O_WRONLY, 0600);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::string mine = "/dev/shm/" + std::to_string(getpid()) + ":" +
+                     std::to_string(getuid()) + ":999999";
+  fd = open(mine.c_str(), O_CREAT | O_WRONLY, 0600);
+  close(fd);
+  std::string err;
+  auto l = listen("shm://rcbounds_sweep_" + std::to_string(getpid()), &err);
+  ASSERT_TRUE(l) << err;
+  EXPECT_NE(access(name.c_str(), F_OK), 0) << name << " is still there";
+  EXPECT_EQ(access(mine.c_str(), F_OK), 0) << "a live process's file went";
+  unlink(mine.c_str());
 }
 
 } // namespace
