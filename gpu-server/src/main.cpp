@@ -79,10 +79,17 @@ int usageError(const std::string &why) {
 
 #ifdef RC_SERVER_HAVE_TRANSPORT
 // Returns 0 on a signal, 1 on errors, 3 when the GPU state was lost.
-static int serveForever(ServerCore &core, const std::string &url) {
+static int serveForever(ServerCore &core, const std::string &url,
+                        const ServerLimits &limits) {
   std::string error;
+  // Clients still in the transport's handshake: as many, as long and as
+  // small as for those waiting for their Hello (docs/server.md, "Bounds").
+  rc::transport::ListenOptions listen;
+  listen.accepted = {limits.pendingMessageBytes, limits.pendingMessageBytes};
+  listen.maxHandshakes = limits.maxPending;
+  listen.handshakeMs = limits.helloTimeoutMs;
   std::unique_ptr<rc::transport::Listener> listener =
-      rc::transport::listen(url, &error);
+      rc::transport::listen(url, listen, &error);
   if (!listener) {
     logError("cannot listen: " + error);
     return 1;
@@ -105,7 +112,8 @@ static int serveForever(ServerCore &core, const std::string &url) {
   return 0;
 }
 #else
-static int serveForever(ServerCore &core, const std::string &url) {
+static int serveForever(ServerCore &core, const std::string &url,
+                        const ServerLimits &) {
   logError(core.summary() + "; cannot listen on " + url +
            ": this rc-server was built without the transport library");
   return 1;
@@ -185,6 +193,9 @@ int main(int argc, char **argv) {
                       listenUrl + "'");
   if (options.manifests.empty())
     return usageError("at least one --manifest PATH is required");
+  std::string limitError;
+  if (!ServerLimits::fromEnv(&options.limits, &limitError))
+    return usageError(limitError);
 
   std::signal(SIGPIPE, SIG_IGN);
   struct sigaction sa{};
@@ -199,7 +210,7 @@ int main(int argc, char **argv) {
     logError("start-up failed: " + error);
     return 1;
   }
-  int rc = serveForever(core, listenUrl);
+  int rc = serveForever(core, listenUrl, options.limits);
   if (rc == 3 && !gStop) {
     // A sticky CUDA error poisons every context of this process; a fresh
     // process (same arguments) serves new clients again.

@@ -2,21 +2,29 @@
 #include "rc/server/errors.h"
 
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <random>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace rc::server {
 
 namespace {
+const char kPrefix[] = "rc-host-";
+
 // 128 random bits: another local process cannot guess the name in the
-// moment before the client unlinks it.
+// moment before the client unlinks it. The server's pid in front: a file
+// left by a server that was killed is found by the next one.
 std::string randomName() {
   std::random_device rd;
   static const char hex[] = "0123456789abcdef";
-  std::string name = "/rc-host-";
+  std::string name =
+      "/" + std::string(kPrefix) + std::to_string(getpid()) + "-";
   for (int i = 0; i < 32; i += 8) {
     uint32_t v = rd();
     for (int j = 0; j < 8; ++j, v >>= 4)
@@ -37,9 +45,35 @@ OpStatus systemError(const std::string &what) {
 }
 } // namespace
 
+int SharedHost::removeFilesOfDeadServers() {
+  int removed = 0;
+  DIR *d = opendir("/dev/shm");
+  if (!d)
+    return 0;
+  const size_t prefix = sizeof kPrefix - 1;
+  while (dirent *e = readdir(d)) {
+    if (std::strncmp(e->d_name, kPrefix, prefix) != 0)
+      continue;
+    char *end = nullptr;
+    long pid = std::strtol(e->d_name + prefix, &end, 10);
+    if (pid <= 0 || *end != '-' || pid == getpid() ||
+        !(kill(pid_t(pid), 0) == -1 && errno == ESRCH))
+      continue;
+    std::string path = std::string("/dev/shm/") + e->d_name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0 && st.st_uid == getuid() &&
+        unlink(path.c_str()) == 0)
+      ++removed;
+  }
+  closedir(d);
+  return removed;
+}
+
 SharedHost::~SharedHost() {
   for (auto &[id, r] : regions_)
     unmap(r);
+  if (total_)
+    total_->give(bytes_);
 }
 
 void SharedHost::unmap(const Region &r) {
@@ -52,17 +86,29 @@ OpStatus SharedHost::create(DeviceContext &ctx, uint64_t size, uint64_t *id,
                             std::string *name) {
   if (size == 0)
     return OpStatus::fail(kErrInvalidValue, "a shared host region of 0 bytes");
-  if (size > maxBytes_ - bytes_)
+  if (bytes_ > maxBytes_ || size > maxBytes_ - bytes_)
     return OpStatus::fail(
         kErrMemoryAllocation,
         std::to_string(size) + " bytes more of shared pinned memory would " +
             "pass the session's limit of " + std::to_string(maxBytes_) + " (" +
-            std::to_string(bytes_) + " shared)");
+            std::to_string(bytes_) + " shared; RC_SERVER_SHARED_HOST_MIB)");
+  if (total_ && !total_->take(size))
+    return OpStatus::fail(kErrMemoryAllocation,
+                          std::to_string(size) +
+                              " bytes more of shared pinned memory do not " +
+                              "fit the server's total for all sessions (" +
+                              std::to_string(total_->used()) + " of " +
+                              std::to_string(total_->total()) +
+                              " bytes in use; RC_SERVER_PINNED_TOTAL_MIB)");
   std::string n = randomName();
   // Owner-only: a client running as another user falls back to copies.
   int fd = shm_open(n.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-  if (fd < 0)
-    return systemError("shm_open " + n);
+  if (fd < 0) {
+    OpStatus st = systemError("shm_open " + n);
+    if (total_)
+      total_->give(size);
+    return st;
+  }
   // Reserved now, not on first touch: a full /dev/shm (64 MiB in a default
   // container) then fails this call instead of raising SIGBUS in the
   // server when the GPU or the client first writes a page.
@@ -84,6 +130,8 @@ OpStatus SharedHost::create(DeviceContext &ctx, uint64_t size, uint64_t *id,
   }
   if (!st.ok()) {
     shm_unlink(n.c_str());
+    if (total_)
+      total_->give(size);
     return st;
   }
   *id = nextId_++;
@@ -99,6 +147,8 @@ OpStatus SharedHost::release(uint64_t id) {
     return unknownRegion(id);
   unmap(it->second);
   bytes_ -= it->second.size;
+  if (total_)
+    total_->give(it->second.size);
   regions_.erase(it);
   return OpStatus::success();
 }

@@ -13,6 +13,7 @@
 #define RC_SERVER_SHARED_HOST_H
 
 #include "rc/server/backend.h"
+#include "rc/server/limits.h"
 
 #include <map>
 #include <string>
@@ -24,7 +25,16 @@ public:
   // At most `maxBytes` shared at once (pinned memory is the host's, not the
   // GPU's: a client must not be able to lock it all).
   explicit SharedHost(uint64_t maxBytes) : maxBytes_(maxBytes) {}
+  // The same bound, and `total`: pinned memory all sessions share (null:
+  // none). Before the first create().
+  void setLimits(uint64_t maxBytes, ByteBudget *total) {
+    maxBytes_ = maxBytes;
+    total_ = total;
+  }
   ~SharedHost(); // unregisters and unmaps every region still shared
+  // Removes the region files of rc-servers that are gone (a killed server
+  // may have created one its client never opened); how many.
+  static int removeFilesOfDeadServers();
   SharedHost(const SharedHost &) = delete;
   SharedHost &operator=(const SharedHost &) = delete;
 
@@ -47,6 +57,7 @@ private:
   };
   static void unmap(const Region &r);
   uint64_t maxBytes_;
+  ByteBudget *total_ = nullptr;
   uint64_t bytes_ = 0;
   uint64_t nextId_ = 1;
   std::map<uint64_t, Region> regions_;

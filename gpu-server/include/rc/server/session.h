@@ -5,6 +5,7 @@
 #define RC_SERVER_SESSION_H
 
 #include "rc/server/backend.h"
+#include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
 
 #include <cstdint>
@@ -44,6 +45,10 @@ struct SessionEnv {
   Backend &backend;
   std::string authToken; // empty: no authentication
   DeviceHealth *health = nullptr;
+  // A session's bounds and the budgets all sessions share (null: the
+  // defaults, no shared budgets).
+  const ServerLimits *limits = nullptr;
+  ServerBudgets *budgets = nullptr;
 };
 
 struct SessionStats {
@@ -64,6 +69,9 @@ public:
   Next handle(const uint8_t *data, size_t size,
               std::vector<std::vector<uint8_t>> &replies);
 
+  // The handshake succeeded: the client is who it says it is and batches
+  // may follow (rc-server then lifts the bounds of the handshake).
+  bool established() const { return executor_ != nullptr; }
   uint64_t id() const { return id_; }
   uint32_t clientPid() const { return pid_; }
   const std::string &clientName() const { return name_; }
