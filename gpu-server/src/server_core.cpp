@@ -4,6 +4,8 @@
 #include "rc/server/log.h"
 #include "shared_host.h"
 
+#include <malloc.h>
+
 #include <chrono>
 #include <cstdio>
 
@@ -152,6 +154,12 @@ void ServerCore::startSession(std::unique_ptr<transport::Connection> conn,
                           std::vector<uint8_t> m) {
         runSession(*c, std::move(m), arrived);
         c.reset();
+        // Hand what the session's context and connection freed back to the
+        // system: glibc keeps freed memory in the thread's arena, and after
+        // the first large free its mmap threshold rises, so a tcp
+        // endpoint's 16 MiB pools come from arenas too (20 killed tcp
+        // clients grew rc-server from 49 to 205 MiB resident without this).
+        malloc_trim(0);
         w.done = true;
       },
       std::move(conn), std::move(first));

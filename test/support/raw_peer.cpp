@@ -111,32 +111,52 @@ bool RawPeer::connect(const std::string &url, int timeoutMs,
   return ep_->insertPeer(server.address, &server_, error);
 }
 
-bool RawPeer::sendConnectNaming(const std::string &url,
-                                const std::vector<uint8_t> &fakeAddress,
-                                std::string *error) {
+bool RawPeer::openTowardsListener(const std::string &url, std::string *error) {
   Url u;
   std::vector<uint8_t> listener;
-  fi_addr_t to;
-  if (!parseUrl(url, &u, error) || !listenerAddress(u, &listener, error))
+  if (!parseUrl(url, &u, error) || !listenerAddress(u, &listener, error) ||
+      !(ep_ = openEndpoint(u.provider, error)))
     return false;
-  auto ep = openEndpoint(u.provider, error);
-  if (!ep || !ep->insertPeer(listener, &to, error))
-    return false;
+  return ep_->insertPeer(listener, &server_, error);
+}
+
+bool RawPeer::connectRequest(const std::vector<uint8_t> &fakeAddress) {
+  static uint64_t counter = 0;
   Hello fake;
-  fake.nonce = uint64_t(Clock::now().time_since_epoch().count());
+  fake.nonce = uint64_t(Clock::now().time_since_epoch().count()) + ++counter;
   fake.pid = uint32_t(getpid());
   fake.hostname = "nowhere";
   fake.address = fakeAddress;
   auto deadline = Clock::now() + std::chrono::seconds(5);
-  if (!post(*ep, to, encodeHello(FrameType::Connect, fake), deadline)) {
-    *error = "cannot send the connect request";
+  if (!post(*ep_, server_, encodeHello(FrameType::Connect, fake), deadline))
     return false;
-  }
   // Until the request left this process.
   auto ignore = [](const FrameHeader &, const uint8_t *, size_t) {};
-  while (ep->anySendBusy() && Clock::now() < deadline)
-    ep->progress(ignore);
+  while (ep_->anySendBusy() && Clock::now() < deadline)
+    ep_->progress(ignore);
   return true;
+}
+
+bool RawPeer::sendConnectNaming(const std::string &url,
+                                const std::vector<uint8_t> &fakeAddress,
+                                std::string *error) {
+  RawPeer p;
+  if (!p.openTowardsListener(url, error))
+    return false;
+  if (p.connectRequest(fakeAddress))
+    return true;
+  *error = "cannot send the connect request";
+  return false;
+}
+
+bool RawPeer::closedByServer() {
+  auto onFrame = [this](const FrameHeader &h, const uint8_t *, size_t) {
+    if (static_cast<FrameType>(h.type) == FrameType::Close)
+      closed_ = true;
+  };
+  if (ep_->progress(onFrame) < 0)
+    closed_ = true;
+  return closed_;
 }
 
 bool RawPeer::sendFrame(FrameType type, uint64_t seq, uint64_t total,

@@ -26,6 +26,13 @@ public:
   static bool sendConnectNaming(const std::string &url,
                                 const std::vector<uint8_t> &fakeAddress,
                                 std::string *error);
+  // The same from one endpoint, many times: openTowardsListener once, then
+  // connectRequest for each request (a new nonce each).
+  bool openTowardsListener(const std::string &url, std::string *error);
+  bool connectRequest(const std::vector<uint8_t> &fakeAddress);
+  // After connect(): true once the server closed the connection (its
+  // Close frame arrived).
+  bool closedByServer();
   // One frame to the connected server: the header as given, then payload.
   bool sendFrame(detail::FrameType type, uint64_t seq, uint64_t total,
                  uint64_t offset, const void *payload, size_t size);
@@ -35,6 +42,7 @@ public:
 private:
   std::unique_ptr<detail::Endpoint> ep_;
   fi_addr_t server_ = FI_ADDR_UNSPEC;
+  bool closed_ = false;
 };
 
 } // namespace rc::transport::test
