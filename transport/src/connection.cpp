@@ -68,6 +68,7 @@ FabricConnection::FabricConnection(std::unique_ptr<Endpoint> ep)
 
 FabricConnection::~FabricConnection() {
   keeperRemove(this);
+  rescuerRemove(this);
   std::lock_guard<std::mutex> g(mu_);
   if (!ep_)
     return; // taken by takeEndpoint()
@@ -144,6 +145,7 @@ void FabricConnection::activate() {
     peerLock_ =
         RegionLock::find(ep_->addressText(peerHello_.address), peerHello_.pid);
     shmPeerPid_ = peerHello_.pid;
+    rescuerAdd(this);
   }
   keeperAdd(this);
 }
@@ -167,6 +169,7 @@ void FabricConnection::rescueFromDeadPeer() {
 
 std::unique_ptr<Endpoint> FabricConnection::takeEndpoint() {
   keeperRemove(this);
+  rescuerRemove(this);
   std::lock_guard<std::mutex> g(mu_);
   connected_ = false;
   return std::move(ep_);

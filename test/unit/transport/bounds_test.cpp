@@ -5,6 +5,7 @@
 
 #include "connection.h"
 #include "raw_peer.h"
+#include "transport_test_util.h"
 #include "unix_rendezvous.h"
 
 #include <gtest/gtest.h>
@@ -24,15 +25,9 @@
 #include <thread>
 
 using namespace rc::transport;
-using rc::transport::test::RawPeer;
-using Clock = std::chrono::steady_clock;
+using namespace rc::transport::test;
 
 namespace {
-
-long msSince(Clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t)
-      .count();
-}
 
 long rssKb() {
   std::ifstream f("/proc/self/status");
@@ -42,30 +37,6 @@ long rssKb() {
       return std::stol(line.substr(6));
   return -1;
 }
-
-std::string listenUrl(const std::string &scheme) {
-  static std::atomic<int> counter{0};
-  if (scheme == "tcp")
-    return "tcp://127.0.0.1:0";
-  return "shm://rcbounds_" + std::to_string(getpid()) + "_" +
-         std::to_string(counter++);
-}
-
-std::vector<uint8_t> pattern(size_t size, uint32_t seed) {
-  std::vector<uint8_t> v(size);
-  for (size_t i = 0; i < size; ++i)
-    v[i] = uint8_t(seed * 131 + i * 7);
-  return v;
-}
-
-struct Joiner {
-  template <class F> explicit Joiner(F f) : t(std::move(f)) {}
-  ~Joiner() {
-    if (t.joinable())
-      t.join();
-  }
-  std::thread t;
-};
 
 // recv until something other than Timeout, at most `ms`.
 Status recvUntil(Connection &c, std::vector<uint8_t> &m, int ms) {
@@ -86,6 +57,16 @@ protected:
     std::string err;
     listener_ = listen(listenUrl(GetParam()), o, &err);
     ASSERT_TRUE(listener_) << err;
+  }
+  // Connects `peer` by hand; the server's end (null: the test failed).
+  std::unique_ptr<Connection> acceptRawPeer(RawPeer &peer) {
+    std::unique_ptr<Connection> s;
+    Joiner server([&] { s = listener_->accept(10000); });
+    std::string err;
+    EXPECT_TRUE(peer.connect(listener_->address(), 10000, &err)) << err;
+    server.join();
+    EXPECT_TRUE(s) << listener_->lastError();
+    return s;
   }
   std::unique_ptr<Listener> listener_;
 };
@@ -148,13 +129,9 @@ TEST_P(Bounds, RaisedLimitTakesLargerMessages) {
 
 TEST_P(Bounds, SizeClaimIsRefusedBeforeAnythingIsAllocated) {
   listenWith(smallMessages(256 << 10, 256 << 10));
-  std::unique_ptr<Connection> s;
-  Joiner server([&] { s = listener_->accept(10000); });
   RawPeer peer;
-  std::string err;
-  ASSERT_TRUE(peer.connect(listener_->address(), 10000, &err)) << err;
-  server.t.join();
-  ASSERT_TRUE(s) << listener_->lastError();
+  auto s = acceptRawPeer(peer);
+  ASSERT_TRUE(s);
   long before = rssKb();
   // The first 4 KiB of a message said to be 512 MiB long: reassembling it
   // would need all of it at once.
@@ -172,13 +149,9 @@ TEST_P(Bounds, SizeClaimIsRefusedBeforeAnythingIsAllocated) {
 
 TEST_P(Bounds, DataFarOutOfOrderIsCutOffAtTheCap) {
   listenWith(smallMessages(256 << 10, 256 << 10));
-  std::unique_ptr<Connection> s;
-  Joiner server([&] { s = listener_->accept(10000); });
   RawPeer peer;
-  std::string err;
-  ASSERT_TRUE(peer.connect(listener_->address(), 10000, &err)) << err;
-  server.t.join();
-  ASSERT_TRUE(s) << listener_->lastError();
+  auto s = acceptRawPeer(peer);
+  ASSERT_TRUE(s);
   // First fragments of messages 1..200, never message 0: each claims
   // 256 KiB that could only be handed out once message 0 came.
   std::vector<uint8_t> piece(1024, 0x22);
@@ -436,8 +409,10 @@ TEST(ShmKilledPeer, ServerSurvivesAClientKilledHoldingItsRegionLock) {
   int status = 0;
   waitpid(child, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status)) << "child exit " << WEXITSTATUS(status);
-  // Progress on this connection now finds the lock taken by the dead: it
-  // spun forever before the keep-alive thread released it.
+  // Progress on this connection now finds the lock taken by the dead and
+  // spun forever. The owner is busy elsewhere for a while first, so the
+  // keep-alive thread's progress pass is the first to be caught.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   auto start = Clock::now();
   EXPECT_EQ(recvUntil(*s, m, 10000), Status::Closed);
   EXPECT_LT(msSince(start), 5000);
