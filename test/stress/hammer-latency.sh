@@ -9,21 +9,13 @@
 #
 #   test/stress/hammer-latency.sh [tcp|shm|both] [PROBES]   (both, 20)
 #
-# BUILD and MANIFEST as for kill-cycles.sh. Exits 1 when the hammering
-# adds more than 100 ms to the median.
+# BUILD and MANIFEST: common.sh. Exits 1 when the hammering adds more than
+# 100 ms to the median.
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUILD="${BUILD:-$ROOT/build}"
-SERVER="$BUILD/bin/rc-server"
-CLIENT="$BUILD/bin/rc_stress_client"
-PEERS="$BUILD/bin/rc_stress_peers"
-MANIFEST="${MANIFEST:-$BUILD/samples/vector_add.rcm}"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 WHICH="${1:-both}"
 PROBES="${2:-20}"
-for f in "$SERVER" "$CLIENT" "$PEERS" "$MANIFEST"; do
-  [ -e "$f" ] || { echo "hammer-latency: $f is missing" >&2; exit 2; }
-done
+need "$SERVER" "$CLIENT" "$PEERS" "$MANIFEST"
 WORK="$(mktemp -d)"
 PIDS=()
 cleanup() {
@@ -45,21 +37,9 @@ worst() { tail -1; }
 
 run() {
   local transport=$1 url
-  if [ "$transport" = tcp ]; then
-    local port
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    url="tcp://127.0.0.1:$port"
-  else
-    url="shm://rc-hammer-$$"
-  fi
-  "$SERVER" --test-device --listen "$url" --manifest "$MANIFEST" \
-    2>"$WORK/server.log" &
-  local server=$!
-  PIDS+=("$server")
-  for _ in $(seq 100); do
-    grep -q "listening on" "$WORK/server.log" && break
-    sleep 0.1
-  done
+  url=$(url_for "$transport" "rc-hammer-$$")
+  start_server "$url" "$WORK/server.log"
+  PIDS+=("$SERVER_PID")
   probe_times "$url" >"$WORK/alone"
   local seconds=$((PROBES * 2 + 30))
   "$PEERS" silent "$url" 8 "$seconds" >"$WORK/silent.out" 2>&1 &

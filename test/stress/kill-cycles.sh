@@ -9,26 +9,15 @@
 #
 #   test/stress/kill-cycles.sh [tcp|shm|both] [CYCLES]   (both, 1000)
 #
-# BUILD (default build/) holds rc-server and rc_stress_client; MANIFEST
-# (default BUILD/samples/vector_add.rcm, made by `ctest -R samples_build`)
-# is any manifest for rc-server to load. Exits 1 when something did not
-# come back: a file of a killed client, more region files of the server,
-# open files or threads than at the start, 64 MiB more resident memory, or a spinning
-# thread. Run it niced on a shared machine: nice -n 19 bash ...
+# BUILD and MANIFEST: common.sh. Exits 1 when something did not come back:
+# a file of a killed client, more region files of the server, open files
+# or threads than at the start, 64 MiB more resident memory, or a
+# spinning thread. Run it niced on a shared machine: nice -n 19 bash ...
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUILD="${BUILD:-$ROOT/build}"
-SERVER="$BUILD/bin/rc-server"
-CLIENT="$BUILD/bin/rc_stress_client"
-MANIFEST="${MANIFEST:-$BUILD/samples/vector_add.rcm}"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 WHICH="${1:-both}"
 CYCLES="${2:-1000}"
-for f in "$SERVER" "$CLIENT" "$MANIFEST"; do
-  [ -e "$f" ] || { echo "kill-cycles: $f is missing (build the tests;" \
-    "the manifest comes from ctest -R samples_build, or set MANIFEST)" >&2
-    exit 2; }
-done
+need "$SERVER" "$CLIENT" "$MANIFEST"
 WORK="$(mktemp -d)"
 SERVER_PID=""
 cleanup() {
@@ -85,20 +74,8 @@ wait_idle() {
 
 run() {
   local transport=$1 url
-  if [ "$transport" = tcp ]; then
-    local port
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    url="tcp://127.0.0.1:$port"
-  else
-    url="shm://rc-kill-cycles-$$"
-  fi
-  "$SERVER" --test-device --listen "$url" --manifest "$MANIFEST" \
-    --metrics "$WORK/metrics.json" 2>"$WORK/server.log" &
-  SERVER_PID=$!
-  for _ in $(seq 100); do
-    grep -q "listening on" "$WORK/server.log" && break
-    sleep 0.1
-  done
+  url=$(url_for "$transport" "rc-kill-cycles-$$")
+  start_server "$url" "$WORK/server.log" --metrics "$WORK/metrics.json"
   local pids="$WORK/clients.$transport"
   : >"$pids"
   cycle() { # one client, killed 0-500 ms into its copies

@@ -1,9 +1,9 @@
 // What a client can make rc-server hold (limits.h): connections that never
-// send their first message share one thread and are dropped in time; the
-// handshake's small message bound lifts once the session is established;
+// send their first message share one thread and are dropped in time;
 // read-back replies and pinned memory are bounded per session and over
 // all sessions, each with an error that names the bound and a session
-// that goes on.
+// that goes on. (The handshake's message bound over real transports:
+// net_test.cpp.)
 #include "host_session_fixture.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
@@ -146,89 +146,6 @@ TEST_F(CoreBounds, StartRemovesSharedMemoryFilesOfServersThatAreGone) {
   EXPECT_EQ(access(live.c_str(), F_OK), 0) << "a live server's file went";
   unlink(live.c_str());
 }
-
-// Over the real transports: the handshake's message bound, then the
-// session's.
-class NetBounds : public ::testing::TestWithParam<std::string> {
-protected:
-  void SetUp() override {
-#ifndef RC_TEST_HAVE_TRANSPORT
-    GTEST_SKIP() << "rc_transport is not built";
-#else
-    setLogLevel(LogLevel::Quiet);
-    m = writeTestManifest();
-    ServerOptions o;
-    o.manifests = {m.path};
-    o.testDevice = true;
-    o.limits.pendingMessageBytes = 64 << 10;
-    o.limits.messageBytes = 8 << 20;
-    std::string err;
-    ASSERT_TRUE(core.start(o, &err)) << err;
-    url = GetParam() == "tcp"
-              ? "tcp://127.0.0.1:0"
-              : "shm://rc-bounds-test-" + std::to_string(getpid());
-    listener = rc::transport::listen(url, &err);
-    ASSERT_TRUE(listener) << err;
-    url = listener->address();
-    acceptor = std::thread([this] {
-      while (!stop)
-        if (auto c = listener->accept(50))
-          core.serve(std::move(c));
-    });
-#endif
-  }
-  void TearDown() override {
-    stop = true;
-    if (acceptor.joinable())
-      acceptor.join();
-    core.stop();
-  }
-  std::unique_ptr<rc::transport::Connection> connect() {
-    std::string err;
-    auto c = rc::transport::connect(url, 5000, &err);
-    EXPECT_NE(c, nullptr) << err;
-    return c;
-  }
-  TestManifest m;
-  ServerCore core;
-  std::string url;
-  std::unique_ptr<rc::transport::Listener> listener;
-  std::atomic<bool> stop{false};
-  std::thread acceptor;
-};
-
-TEST_P(NetBounds, LargeFirstMessageEndsTheConnectionBeforeItsSession) {
-  auto c = connect();
-  ASSERT_TRUE(c);
-  Bytes junk(100 << 10, 0x5a); // over the handshake's 64 KiB
-  c->send(junk.data(), junk.size());
-  Bytes reply;
-  auto start = Clock::now();
-  rc::transport::Status st = rc::transport::Status::Timeout;
-  while (st == rc::transport::Status::Timeout && msSince(start) < 10000)
-    st = c->recv(reply, 100);
-  EXPECT_EQ(st, rc::transport::Status::Closed);
-  EXPECT_EQ(core.closedSessions(), 0u); // no session ever started
-}
-
-TEST_P(NetBounds, EstablishedSessionTakesBatchesUpToItsOwnBound) {
-  auto c = connect();
-  ASSERT_TRUE(c);
-  Bytes r = roundTrip(*c, hello({m.hash}), 10000);
-  ASSERT_TRUE(helloOk(r));
-  // At once after the HelloReply, a 5 MiB batch: 80 times the handshake's
-  // bound, within the session's 8 MiB.
-  Bytes r2 = roundTrip(*c, batch(1, {cMalloc(5 << 20)}), 10000);
-  uint64_t a = resultAt(asBatchReply(r2), 0)->addr();
-  Bytes data(5 << 20, 0x33);
-  Bytes r3 = roundTrip(*c, batch(2, {cH2D(a, data), cD2H(a + 100, 16)}), 10000);
-  const wire::Result *res = resultAt(asBatchReply(r3), 1);
-  ASSERT_TRUE(res && res->payload() && res->payload()->size() == 16u);
-  EXPECT_EQ(res->payload()->Get(0), 0x33);
-}
-
-INSTANTIATE_TEST_SUITE_P(Transports, NetBounds, ::testing::Values("tcp", "shm"),
-                         [](const auto &info) { return info.param; });
 
 // Sessions that share budgets, on the host test device.
 class SessionBounds : public HostSessionTest {

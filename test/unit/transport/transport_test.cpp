@@ -4,6 +4,7 @@
 #include "rc/transport.h"
 
 #include "connection.h" // the doorbell's counts
+#include "transport_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -21,14 +22,9 @@
 #include <thread>
 
 using namespace rc::transport;
-using Clock = std::chrono::steady_clock;
+using namespace rc::transport::test;
 
 namespace {
-
-long msSince(Clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t)
-      .count();
-}
 
 // A port nobody listens on: bind an ephemeral port, then release it.
 int unusedPort() {
@@ -41,24 +37,6 @@ int unusedPort() {
   getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
   close(fd);
   return ntohs(a.sin_port);
-}
-
-std::string listenUrl(const std::string &scheme) {
-  static std::atomic<int> counter{0};
-  if (scheme == "tcp")
-    return "tcp://127.0.0.1:0"; // listener reports the real port
-  return "shm://rctest_" + std::to_string(getpid()) + "_" +
-         std::to_string(counter++);
-}
-
-std::vector<uint8_t> pattern(size_t size, uint32_t seed) {
-  std::vector<uint8_t> v(size);
-  uint32_t x = seed * 2654435761u + 1;
-  for (size_t i = 0; i < size; ++i) {
-    x = x * 1664525u + 1013904223u;
-    v[i] = static_cast<uint8_t>(x >> 24);
-  }
-  return v;
 }
 
 // Echoes every message back until the peer closes or 30 s pass.
@@ -87,18 +65,6 @@ void removeShmLeftovers(pid_t pid) {
     closedir(d);
   }
 }
-
-// A thread that is always joined, also when an ASSERT leaves the test body
-// early (a joinable std::thread would abort the whole run).
-struct Joiner {
-  template <class F> explicit Joiner(F f) : t(std::move(f)) {}
-  ~Joiner() { join(); }
-  void join() {
-    if (t.joinable())
-      t.join();
-  }
-  std::thread t;
-};
 
 class TransportTest : public ::testing::TestWithParam<std::string> {
 protected:
