@@ -5,7 +5,7 @@
 
 #include "connection.h"
 #include "raw_peer.h"
-#include "transport_test_util.h"
+#include "test_support.h"
 #include "unix_rendezvous.h"
 
 #include <gtest/gtest.h>

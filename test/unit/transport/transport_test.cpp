@@ -4,7 +4,7 @@
 #include "rc/transport.h"
 
 #include "connection.h" // the doorbell's counts
-#include "transport_test_util.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -66,15 +66,7 @@ void removeShmLeftovers(pid_t pid) {
   }
 }
 
-class TransportTest : public ::testing::TestWithParam<std::string> {
-protected:
-  void SetUp() override {
-    std::string err;
-    listener_ = listen(listenUrl(GetParam()), &err);
-    ASSERT_TRUE(listener_) << err;
-  }
-  std::unique_ptr<Listener> listener_;
-};
+class TransportTest : public ProviderTest {};
 
 TEST_P(TransportTest, RoundTripsOfManySizesWithContent) {
   Joiner server([&] {

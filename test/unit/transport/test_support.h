@@ -1,7 +1,11 @@
-// Helpers shared by the transport's tests: time, listen URLs for either
-// provider, message contents, threads that are always joined.
-#ifndef RC_TRANSPORT_TEST_UTIL_H
-#define RC_TRANSPORT_TEST_UTIL_H
+// Helpers shared by the transport's test files: listen URLs, a listener per
+// provider, content patterns, and a thread that is always joined.
+#ifndef RC_TRANSPORT_TEST_SUPPORT_H
+#define RC_TRANSPORT_TEST_SUPPORT_H
+
+#include "rc/transport.h"
+
+#include <gtest/gtest.h>
 
 #include <unistd.h>
 
@@ -21,17 +25,27 @@ inline long msSince(Clock::time_point t) {
       .count();
 }
 
-// tcp: port 0 (the listener reports the real one); shm: a name of this
-// process that no other test uses.
 inline std::string listenUrl(const std::string &scheme) {
   static std::atomic<int> counter{0};
   if (scheme == "tcp")
-    return "tcp://127.0.0.1:0";
+    return "tcp://127.0.0.1:0"; // listener reports the real port
   return "shm://rctest_" + std::to_string(getpid()) + "_" +
          std::to_string(counter++);
 }
 
-// `size` bytes that differ for every seed.
+// A fresh listener of the provider the test is instantiated with ("tcp",
+// "shm").
+class ProviderTest : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    std::string err;
+    listener_ = listen(listenUrl(GetParam()), &err);
+    ASSERT_TRUE(listener_) << err;
+  }
+  std::unique_ptr<Listener> listener_;
+};
+
+// Bytes that differ with `seed` and along the buffer.
 inline std::vector<uint8_t> pattern(size_t size, uint32_t seed) {
   std::vector<uint8_t> v(size);
   uint32_t x = seed * 2654435761u + 1;
