@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <malloc.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -197,6 +198,14 @@ int main(int argc, char **argv) {
   if (!ServerLimits::fromEnv(&options.limits, &limitError))
     return usageError(limitError);
 
+  // A fixed mmap threshold keeps what sessions free going back to the
+  // system: by default glibc raises its mmap and trim thresholds after the
+  // first large free (a tcp endpoint's 16 MiB pools), and the arenas of
+  // session threads, whose tops are then never trimmed, kept tens of MiB
+  // no client used any more (30 killed tcp clients: 25 -> 78 MiB resident
+  // with 24 MiB in use; with this and the trim at each session's end,
+  // 25 -> 28 MiB).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::signal(SIGPIPE, SIG_IGN);
   struct sigaction sa{};
   sa.sa_handler = onSignal;

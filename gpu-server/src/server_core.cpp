@@ -155,10 +155,8 @@ void ServerCore::startSession(std::unique_ptr<transport::Connection> conn,
         runSession(*c, std::move(m), arrived);
         c.reset();
         // Hand what the session's context and connection freed back to the
-        // system: glibc keeps freed memory in the thread's arena, and after
-        // the first large free its mmap threshold rises, so a tcp
-        // endpoint's 16 MiB pools come from arenas too (20 killed tcp
-        // clients grew rc-server from 49 to 205 MiB resident without this).
+        // system (glibc keeps free memory inside its arenas resident; with
+        // main()'s fixed mmap threshold, see there).
         malloc_trim(0);
         w.done = true;
       },
