@@ -45,3 +45,15 @@ start_server() {
   echo "$(basename "$0"): rc-server did not start: $(cat "$log")" >&2
   exit 1
 }
+
+# for_transports WHICH USAGE: runs the script's `run` for tcp, shm or both
+# and exits 1 if one of them failed (2 with USAGE for anything else).
+for_transports() {
+  local status=0
+  case "$1" in
+  tcp | shm) run "$1" || status=1 ;;
+  both) run tcp || status=1; run shm || status=1 ;;
+  *) echo "usage: $2" >&2; exit 2 ;;
+  esac
+  exit $status
+}

@@ -69,10 +69,4 @@ run() {
   awk -v a="$m0" -v b="$m1" 'BEGIN {exit !(b - a <= 100)}'
 }
 
-status=0
-case "$WHICH" in
-tcp | shm) run "$WHICH" || status=1 ;;
-both) run tcp || status=1; run shm || status=1 ;;
-*) echo "usage: hammer-latency.sh [tcp|shm|both] [PROBES]" >&2; exit 2 ;;
-esac
-exit $status
+for_transports "$WHICH" "hammer-latency.sh [tcp|shm|both] [PROBES]"

@@ -136,10 +136,4 @@ run() {
   return $bad
 }
 
-status=0
-case "$WHICH" in
-tcp | shm) run "$WHICH" || status=1 ;;
-both) run tcp || status=1; run shm || status=1 ;;
-*) echo "usage: kill-cycles.sh [tcp|shm|both] [CYCLES]" >&2; exit 2 ;;
-esac
-exit $status
+for_transports "$WHICH" "kill-cycles.sh [tcp|shm|both] [CYCLES]"
