@@ -3,6 +3,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,17 +20,6 @@ std::string hex(uint64_t v) {
 
 OpStatus fail(int code, std::string detail) {
   return OpStatus::fail(code, std::move(detail));
-}
-
-// Most read-back bytes one batch's reply may carry: a flatbuffer must stay
-// under 2 GiB, and FlatBufferBuilder aborts rather than fail beyond that.
-constexpr uint64_t kMaxPayload = 1ULL << 30;
-
-OpStatus payloadTooBig(uint64_t size) {
-  return OpStatus::fail(kErrInvalidValue,
-                        "reading " + std::to_string(size) +
-                            " more bytes would make this batch's reply "
-                            "exceed 1 GiB; split the read-back");
 }
 
 } // namespace
@@ -49,10 +39,34 @@ Executor::Executor(const Registry &registry, Backend &backend,
   fenceEvents_.resize(contexts_.size());
 }
 
+Executor::~Executor() {
+  releaseReply();
+  dropUploadRing();
+}
+
 const UploadRing *Executor::createUploadRing(uint64_t size, bool shared,
                                              std::string *why) {
+  dropUploadRing();
+  if (pinnedBudget_ && !pinnedBudget_->take(size)) {
+    *why = "the server's pinned memory for all sessions is in use (" +
+           std::to_string(pinnedBudget_->used()) + " of " +
+           std::to_string(pinnedBudget_->total()) +
+           " bytes, RC_SERVER_PINNED_TOTAL_MIB)";
+    return nullptr;
+  }
   uploadRing_ = UploadRing::create(*contexts_[0], size, shared, why);
+  if (uploadRing_)
+    ringHeld_ = size;
+  else if (pinnedBudget_)
+    pinnedBudget_->give(size);
   return uploadRing_.get();
+}
+
+void Executor::dropUploadRing() {
+  uploadRing_.reset();
+  if (pinnedBudget_ && ringHeld_)
+    pinnedBudget_->give(ringHeld_);
+  ringHeld_ = 0;
 }
 
 std::vector<int> Executor::devicesUsed() const {
@@ -408,11 +422,6 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     *what = "cudaMemcpyAsync (device to host)";
     const auto &c = *entry.cmd_as_MemcpyD2H();
     bool shared = c.host_region() != 0; // no payload in the reply
-    if (!shared) {
-      if (c.size() > kMaxPayload - replyBytes_)
-        return payloadTooBig(c.size());
-      replyBytes_ += c.size();
-    }
     if (!(st = bindStream(c.stream(), &s)).ok() ||
         (c.size() && !(st = checkRange("source", c.src(), c.size())).ok()))
       return st;
@@ -590,9 +599,6 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     if (!(st = bindStream(c.stream(), &s)).ok() ||
         !(st = symbol(*v, &base)).ok())
       return st;
-    if (c.size() > kMaxPayload - replyBytes_)
-      return payloadTooBig(c.size());
-    replyBytes_ += c.size();
     st = readBack(base + c.offset(), c.size(), s, r);
     if (st.ok())
       results.push_back(std::move(r));
@@ -650,10 +656,50 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   }
 }
 
+void Executor::setBounds(uint64_t maxReplyBytes, uint64_t maxSharedHostBytes,
+                         ByteBudget *replyBudget, ByteBudget *pinnedBudget) {
+  maxReplyBytes_ = std::min(maxReplyBytes, kMaxReplyBytes);
+  replyBudget_ = replyBudget;
+  pinnedBudget_ = pinnedBudget;
+  sharedHost_.setLimits(maxSharedHostBytes, pinnedBudget);
+}
+
+OpStatus Executor::reserveReply(uint64_t size) {
+  if (size > maxReplyBytes_ - replyBytes_)
+    return fail(kErrInvalidValue,
+                "reading " + std::to_string(size) +
+                    " more bytes would make this batch's reply exceed " +
+                    std::to_string(maxReplyBytes_) +
+                    " bytes (the server's RC_SERVER_MAX_REPLY_MIB); split "
+                    "the read-back");
+  if (replyBudget_ && !replyBudget_->take(size))
+    return fail(kErrMemoryAllocation,
+                "the server's memory for read-back replies is in use (" +
+                    std::to_string(replyBudget_->used()) + " of " +
+                    std::to_string(replyBudget_->total()) +
+                    " bytes for all sessions, RC_SERVER_REPLY_TOTAL_MIB): " +
+                    std::to_string(size) +
+                    " more bytes do not fit now; retry or read back less at "
+                    "once");
+  replyBytes_ += size;
+  if (replyBudget_)
+    replyHeld_ += size;
+  return OpStatus::success();
+}
+
+void Executor::releaseReply() {
+  if (replyBudget_ && replyHeld_)
+    replyBudget_->give(replyHeld_);
+  replyHeld_ = 0;
+}
+
 OpStatus Executor::readBack(uint64_t src, uint64_t size, NativeHandle stream,
                             ResultData &r) {
   if (size == 0)
     return OpStatus::success(); // no payload: the client expects 0 bytes
+  OpStatus st = reserveReply(size);
+  if (!st.ok())
+    return st;
   // The builder may move its buffer on the next allocation: write now.
   uint8_t *dst = nullptr;
   r.payload = reply_->CreateUninitializedVector<uint8_t>(size, &dst);
@@ -700,6 +746,7 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
                    ErrorData *error, flatbuffers::FlatBufferBuilder &reply) {
   uint32_t index = 0;
   replyBytes_ = 0;
+  releaseReply(); // the previous batch's reply has been sent
   reply_ = &reply;
   batchSeq_ = batch.seq();
   auto report = [&](uint64_t seq, uint32_t i, int code,

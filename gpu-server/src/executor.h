@@ -7,6 +7,7 @@
 
 #include "protocol_generated.h"
 #include "rc/server/backend.h"
+#include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
 #include "shared_host.h"
 #include "upload_ring.h"
@@ -47,6 +48,12 @@ public:
   Executor(const Registry &registry, Backend &backend,
            std::unique_ptr<DeviceContext> first,
            std::vector<bool> allowedManifests);
+  ~Executor(); // gives back what it took from the shared budgets
+  // The session's bounds (limits.h): read-back bytes in one batch's reply,
+  // pinned memory shared with the client; and the budgets all sessions
+  // share (null: none). Before the first batch.
+  void setBounds(uint64_t maxReplyBytes, uint64_t maxSharedHostBytes,
+                 ByteBudget *replyBudget, ByteBudget *pinnedBudget);
 
   // Runs the batch up to its first failing command. Returns false and fills
   // *error when a command failed; `results` gets what commands returned.
@@ -76,11 +83,11 @@ public:
   }
   // The session's upload ring on device 0's context (MemcpyH2DRing), in a
   // file the client maps if `shared`; null and *why when it cannot be
-  // allocated. dropUploadRing() frees it again (the transport could not
-  // expose it).
+  // allocated (or the pinned budget of all sessions is spent).
+  // dropUploadRing() frees it again (the transport could not expose it).
   const UploadRing *createUploadRing(uint64_t size, bool shared,
                                      std::string *why);
-  void dropUploadRing() { uploadRing_.reset(); }
+  void dropUploadRing();
   // HostShare is served only to a client on this machine (its connection
   // says so): it maps files of this machine's /dev/shm.
   void allowHostSharing(bool allow) { hostSharing_ = allow; }
@@ -172,6 +179,11 @@ private:
   std::pair<uint64_t, uint32_t> syncErrorAt_{0, 0};
   uint64_t batchSeq_ = 0; // of the batch being run
 
+  // Counts `size` more read-back bytes into this batch's reply: within the
+  // session's bound and the budget all sessions share, or an error naming
+  // the one that would be passed.
+  OpStatus reserveReply(uint64_t size);
+  void releaseReply(); // the reply went out: its bytes are free again
   // Copies `size` device bytes into a new vector of the reply builder.
   OpStatus readBack(uint64_t src, uint64_t size, NativeHandle stream,
                     ResultData &r);
@@ -260,9 +272,7 @@ private:
   // After contexts_: destroyed first, while its copies' contexts exist.
   std::unique_ptr<UploadRing> uploadRing_;
   // After contexts_ too: its regions are unregistered while they exist.
-  SharedHost sharedHost_{kMaxSharedHostBytes};
-  // Pinned memory one session may share with its client at once.
-  static constexpr uint64_t kMaxSharedHostBytes = uint64_t(16) << 30;
+  SharedHost sharedHost_{ServerLimits().sharedHostBytes};
   bool hostSharing_ = false;               // the client runs on this machine
   DeviceContext *ctx_ = nullptr;           // the bound device's context
   int bound_ = 0;                          // its device
@@ -311,6 +321,14 @@ private:
   std::vector<uint8_t> argBuffer_; // 16-byte aligned copy of launch args
   std::string lastLaunch_;
   uint64_t replyBytes_ = 0; // payload bytes of the batch being run
+  // A flatbuffer must stay under 2 GiB, and FlatBufferBuilder aborts
+  // rather than fail beyond that.
+  static constexpr uint64_t kMaxReplyBytes = uint64_t(1) << 30;
+  uint64_t maxReplyBytes_ = ServerLimits().replyBytes;
+  ByteBudget *replyBudget_ = nullptr;
+  uint64_t replyHeld_ = 0; // taken from replyBudget_ for the last reply
+  ByteBudget *pinnedBudget_ = nullptr;
+  uint64_t ringHeld_ = 0; // taken from pinnedBudget_ for the upload ring
   int sticky_ = 0;
   std::string stickyMessage_;
   bool goodbye_ = false;

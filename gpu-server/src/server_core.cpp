@@ -1,6 +1,10 @@
 #include "rc/server/server_core.h"
+#include "lobby.h"
 #include "metrics_file_writer.h"
 #include "rc/server/log.h"
+#include "shared_memory.h"
+
+#include <malloc.h>
 
 #include <chrono>
 #include <cstdio>
@@ -46,6 +50,12 @@ void recordRoundTrip(const Session::BatchTiming &b, SessionMetrics &metrics,
   s.sendNs = sendEnd - sendStart;
   metrics.recentRoundTrips.add(s);
 }
+
+// Until its session is established a client may only send what a
+// handshake needs.
+transport::ReceiveLimits pendingLimits(const ServerLimits &l) {
+  return {l.pendingMessageBytes, l.pendingMessageBytes};
+}
 } // namespace
 
 ServerCore::ServerCore() = default;
@@ -72,8 +82,13 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   }
   if (!backend_->prepare(registry_, error))
     return false;
+  if (int n = SharedMemory::removeFilesOfDeadServers())
+    logInfo("removed " + std::to_string(n) +
+            " shared-memory file(s) of rc-servers that are gone");
+  limits_ = options.limits;
+  budgets_ = std::make_unique<ServerBudgets>(limits_);
   env_.reset(new SessionEnv{registry_, *backend_, &health_, std::move(keys),
-                            &authThrottle_});
+                            &authThrottle_, &limits_, budgets_.get()});
   if (!options.metricsFile.empty()) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);
@@ -100,6 +115,15 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   summary_ += nKeys ? "; clients authenticate (" + std::to_string(nKeys) +
                           (nKeys == 1 ? " key)" : " keys)")
                     : "; no authentication";
+  lobby_ = std::make_unique<Lobby>(
+      limits_.maxPending, limits_.helloTimeoutMs,
+      [this](std::unique_ptr<transport::Connection> c, std::vector<uint8_t> m,
+             Lobby::Clock::time_point arrived) {
+        startSession(std::move(c), std::move(m), arrived);
+      },
+      // Sessions still in their handshake have a thread each: no more of
+      // them than of connections waiting in the lobby.
+      [this] { return handshaking_ < limits_.maxPending; });
   return true;
 }
 
@@ -116,25 +140,50 @@ void ServerCore::reapFinished() {
 }
 
 void ServerCore::serve(std::unique_ptr<transport::Connection> conn) {
+  if (!lobby_) {
+    logError("session refused: server not started");
+    return;
+  }
+  conn->limitReceive(pendingLimits(limits_));
+  lobby_->admit(std::move(conn));
+}
+
+void ServerCore::startSession(std::unique_ptr<transport::Connection> conn,
+                              std::vector<uint8_t> first,
+                              std::chrono::steady_clock::time_point arrived) {
   reapFinished();
+  ++handshaking_; // before the thread: the lobby's next check counts it
   std::lock_guard<std::mutex> lock(workersMutex_);
   workers_.emplace_back();
   Worker &w = workers_.back();
   // The thread owns the connection; `w` stays put (std::list).
   w.thread = std::thread(
-      [this, &w](std::unique_ptr<transport::Connection> c) {
-        runSession(*c);
+      [this, &w, arrived](std::unique_ptr<transport::Connection> c,
+                          std::vector<uint8_t> m) {
+        runSession(*c, std::move(m), arrived);
         c.reset();
+        // Hand what the session's context and connection freed back to the
+        // system (glibc keeps free memory inside its arenas resident; with
+        // main()'s fixed mmap threshold, see there).
+        malloc_trim(0);
         w.done = true;
       },
-      std::move(conn));
+      std::move(conn), std::move(first));
 }
 
-void ServerCore::runSession(transport::Connection &conn) {
-  if (!env_) {
-    logError("session refused: server not started");
-    return;
-  }
+size_t ServerCore::waitingConnections() const {
+  return lobby_ ? lobby_->waiting() : 0;
+}
+
+size_t ServerCore::sessionThreads() {
+  reapFinished();
+  std::lock_guard<std::mutex> lock(workersMutex_);
+  return workers_.size();
+}
+
+void ServerCore::runSession(transport::Connection &conn,
+                            std::vector<uint8_t> first,
+                            std::chrono::steady_clock::time_point arrived) {
   ++live_;
   std::string reason;
   SessionStats stats;
@@ -146,7 +195,11 @@ void ServerCore::runSession(transport::Connection &conn) {
     metrics_.open(id, session.metrics());
     logDebug("session " + std::to_string(id) + " from " +
              conn.peerDescription());
-    std::vector<uint8_t> message;
+    std::vector<uint8_t> message = std::move(first);
+    bool haveMessage = true; // the first one came through the lobby
+    bool established = false;
+    const auto handshakeEnd =
+        arrived + std::chrono::milliseconds(limits_.helloTimeoutMs);
     std::vector<std::vector<uint8_t>> replies;
     uint64_t lastReplySent = 0; // for the client's share of a round trip
     while (reason.empty()) {
@@ -154,14 +207,24 @@ void ServerCore::runSession(transport::Connection &conn) {
         reason = "server shutting down";
         break;
       }
-      transport::Status st = conn.recv(message, kPollMs);
+      if (!established && std::chrono::steady_clock::now() >= handshakeEnd) {
+        reason = "handshake not completed within " +
+                 std::to_string(limits_.helloTimeoutMs) + " ms";
+        break;
+      }
+      transport::Status st = transport::Status::Ok;
+      if (!haveMessage)
+        st = conn.recv(message, kPollMs);
+      haveMessage = false;
       if (st == transport::Status::Timeout) {
         if (!conn.peerAlive())
           reason = "client gone (no sign of life)";
         continue;
       }
       if (st == transport::Status::Closed) {
-        reason = "client disconnected";
+        // The transport says why: an orderly close, the process gone, or
+        // a bound the client broke.
+        reason = "client disconnected: " + conn.lastError();
         break;
       }
       if (st != transport::Status::Ok) {
@@ -172,6 +235,13 @@ void ServerCore::runSession(transport::Connection &conn) {
       replies.clear();
       Session::Next next =
           session.handle(message.data(), message.size(), replies);
+      if (!established && session.established()) {
+        // Before the reply goes out: the client's next message may be a
+        // full batch.
+        established = true;
+        --handshaking_;
+        conn.limitReceive({limits_.messageBytes, limits_.queuedBytes});
+      }
       if (!replies.empty()) {
         uint64_t sendStart = monotonicNs();
         sendReplies(conn, replies, *session.metrics(), &reason);
@@ -183,6 +253,8 @@ void ServerCore::runSession(transport::Connection &conn) {
       if (reason.empty() && next == Session::Next::Close)
         reason = session.closeReason();
     }
+    if (!established)
+      --handshaking_;
     stats = session.stats();
     pid = session.clientPid();
   } // the session's context (and all its memory) is destroyed here
@@ -203,6 +275,7 @@ void ServerCore::runSession(transport::Connection &conn) {
 
 void ServerCore::stop() {
   stopping_ = true;
+  lobby_.reset(); // no new sessions start
   std::list<Worker> workers;
   {
     std::lock_guard<std::mutex> lock(workersMutex_);

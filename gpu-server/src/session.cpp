@@ -293,6 +293,11 @@ Session::Next Session::openSession(const void *p,
   executor_ = std::make_unique<Executor>(env_.registry, env_.backend,
                                          std::move(ctx), std::move(allowed));
   executor_->setMetrics(metrics_.get());
+  static const ServerLimits kDefaultLimits;
+  const ServerLimits &limits = env_.limits ? *env_.limits : kDefaultLimits;
+  executor_->setBounds(limits.replyBytes, limits.sharedHostBytes,
+                       env_.budgets ? &env_.budgets->reply : nullptr,
+                       env_.budgets ? &env_.budgets->pinned : nullptr);
   executor_->allowHostSharing(conn_ && conn_->sameHost());
   if (conn_)
     executor_->setRemoteWriter([conn = conn_](const uint8_t *data,

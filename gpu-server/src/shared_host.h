@@ -9,6 +9,7 @@
 #ifndef RC_SERVER_SHARED_HOST_H
 #define RC_SERVER_SHARED_HOST_H
 
+#include "rc/server/limits.h"
 #include "shared_memory.h"
 
 #include <map>
@@ -22,6 +23,13 @@ public:
   // At most `maxBytes` shared at once (pinned memory is the host's, not the
   // GPU's: a client must not be able to lock it all).
   explicit SharedHost(uint64_t maxBytes) : maxBytes_(maxBytes) {}
+  // The same bound, and `total`: pinned memory all sessions share (null:
+  // none). Before the first create().
+  void setLimits(uint64_t maxBytes, ByteBudget *total) {
+    maxBytes_ = maxBytes;
+    total_ = total;
+  }
+  ~SharedHost(); // gives its regions' bytes back to the shared total
   SharedHost(const SharedHost &) = delete;
   SharedHost &operator=(const SharedHost &) = delete;
 
@@ -37,6 +45,7 @@ public:
 
 private:
   uint64_t maxBytes_;
+  ByteBudget *total_ = nullptr;
   uint64_t bytes_ = 0;
   uint64_t nextId_ = 1;
   std::map<uint64_t, std::unique_ptr<SharedMemory>> regions_;

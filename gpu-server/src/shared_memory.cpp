@@ -2,21 +2,28 @@
 #include "rc/server/errors.h"
 
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <random>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace rc::server {
 
 namespace {
+const char *const kPrefixes[] = {"rc-host-", "rc-ring-"};
+
 // 128 random bits: another local process cannot guess the name in the
-// moment before the client unlinks it.
+// moment before the client unlinks it. The server's pid in front: a file
+// left by a server that was killed is found by the next one.
 std::string randomName(const std::string &prefix) {
   std::random_device rd;
   static const char hex[] = "0123456789abcdef";
-  std::string name = prefix;
+  std::string name = prefix + std::to_string(getpid()) + "-";
   for (int i = 0; i < 32; i += 8) {
     uint32_t v = rd();
     for (int j = 0; j < 8; ++j, v >>= 4)
@@ -29,7 +36,39 @@ OpStatus systemError(const std::string &what) {
   return OpStatus::fail(kErrMemoryAllocation,
                         what + ": " + std::strerror(errno));
 }
+// The pid in a file name of ours ("rc-host-PID-..."), or 0.
+long ownerPid(const char *file) {
+  for (const char *prefix : kPrefixes) {
+    size_t n = std::strlen(prefix);
+    if (std::strncmp(file, prefix, n) != 0)
+      continue;
+    char *end = nullptr;
+    long pid = std::strtol(file + n, &end, 10);
+    return pid > 0 && *end == '-' ? pid : 0;
+  }
+  return 0;
+}
 } // namespace
+
+int SharedMemory::removeFilesOfDeadServers() {
+  int removed = 0;
+  DIR *d = opendir("/dev/shm");
+  if (!d)
+    return 0;
+  while (dirent *e = readdir(d)) {
+    long pid = ownerPid(e->d_name);
+    if (pid <= 0 || pid == getpid() ||
+        !(kill(pid_t(pid), 0) == -1 && errno == ESRCH))
+      continue;
+    std::string path = std::string("/dev/shm/") + e->d_name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0 && st.st_uid == getuid() &&
+        unlink(path.c_str()) == 0)
+      ++removed;
+  }
+  closedir(d);
+  return removed;
+}
 
 OpStatus SharedMemory::create(DeviceContext &ctx, const std::string &prefix,
                               uint64_t size,

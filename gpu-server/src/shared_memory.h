@@ -21,9 +21,13 @@ namespace rc::server {
 class SharedMemory {
 public:
   // `size` bytes registered with `ctx` (which must outlive them), in a file
-  // named prefix + 32 random hex digits ("/rc-host-" ...).
+  // named prefix + this process's pid + "-" + 32 random hex digits
+  // ("/rc-host-" or "/rc-ring-").
   static OpStatus create(DeviceContext &ctx, const std::string &prefix,
                          uint64_t size, std::unique_ptr<SharedMemory> *out);
+  // Removes the files of rc-servers that are gone (a killed server may have
+  // created one its client never opened); how many.
+  static int removeFilesOfDeadServers();
   // Unregisters and unmaps; removes the name if the client did not.
   ~SharedMemory();
   SharedMemory(const SharedMemory &) = delete;

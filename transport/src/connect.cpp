@@ -4,6 +4,7 @@
 #include "graveyard.h"
 #include "inet.h"
 #include "keeper.h"
+#include "shm_regions.h"
 #include "unix_rendezvous.h"
 #include "url.h"
 
@@ -67,6 +68,7 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
   int fd = unixConnect(u.shmName, &err);
   if (fd < 0)
     return fail(err);
+  removeStaleShmRegions(); // e.g. those of a server that was killed
   ep = Endpoint::open(u.provider, "", "", kConnRecvSlots,
                       sizeof(FrameHeader) + kFragmentPayload, &err);
   if (!ep) {

@@ -3,6 +3,7 @@
 #include "graveyard.h"
 #include "keeper.h"
 #include "precise_sleep.h"
+#include "shm_regions.h"
 
 #include <rdma/fi_errno.h>
 
@@ -15,7 +16,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <new>
 #include <random>
 #include <thread>
@@ -23,8 +23,9 @@
 namespace rc::transport::detail {
 
 namespace {
-// Refuse absurd sizes from a corrupt or hostile peer before allocating.
-constexpr uint64_t kMaxMessage = uint64_t(1) << 36; // 64 GiB
+// What one queued message costs beyond its bytes (map node, vector header),
+// so that a flood of empty messages is bounded as well.
+constexpr uint64_t kQueuedMessageOverhead = 128;
 // Longest sleep on a doorbell: keep-alives go out every 300 ms by default.
 constexpr int kDoorbellNapMs = 50;
 
@@ -33,20 +34,8 @@ int msSince(Clock::time_point t, Clock::time_point now) {
       std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count());
 }
 
-// kill(pid, 0) succeeds for zombies, so a child that exited but was not
-// reaped yet would look alive: also look at its state in /proc.
-bool processGone(uint32_t pid) {
-  if (pid == 0)
-    return false;
-  if (kill(static_cast<pid_t>(pid), 0) == -1 && errno == ESRCH)
-    return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line))
-    return false;
-  size_t paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() &&
-         (line[paren + 2] == 'Z' || line[paren + 2] == 'X');
+uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 bool connectionErrno(int e) {
@@ -79,6 +68,7 @@ FabricConnection::FabricConnection(std::unique_ptr<Endpoint> ep)
 
 FabricConnection::~FabricConnection() {
   keeperRemove(this);
+  rescuerRemove(this);
   std::lock_guard<std::mutex> g(mu_);
   if (!ep_)
     return; // taken by takeEndpoint()
@@ -112,6 +102,10 @@ FabricConnection::~FabricConnection() {
   if (connected_ && ep_->provider() == Provider::Shm &&
       peerHello_.pid == static_cast<uint32_t>(getpid()))
     parkUntilPeerCloses(std::move(ep_), peerHello_.address);
+  // A peer killed without its goodbye could not remove its shm region
+  // files; it never will (shm_regions.h).
+  else if (connected_ && ep_->provider() == Provider::Shm)
+    removeShmRegionsOf(peerHello_.pid);
 }
 
 void FabricConnection::describePeer(const Hello &h) {
@@ -158,11 +152,38 @@ void FabricConnection::activate() {
   std::lock_guard<std::mutex> g(mu_);
   connected_ = true;
   lastHeard_ = lastSent_ = Clock::now();
+  if (ep_->provider() == Provider::Shm &&
+      peerHello_.pid != static_cast<uint32_t>(getpid())) {
+    ownLock_ = RegionLock::find(ep_->addressText(ep_->address()),
+                                static_cast<uint32_t>(getpid()));
+    peerLock_ =
+        RegionLock::find(ep_->addressText(peerHello_.address), peerHello_.pid);
+    shmPeerPid_ = peerHello_.pid;
+    rescuerAdd(this);
+  }
   keeperAdd(this);
+}
+
+void FabricConnection::rescueFromDeadPeer() {
+  uint32_t pid = shmPeerPid_.load();
+  if (!pid || !(ownLock_.taken() || peerLock_.taken())) {
+    lockTakenVisits_ = 0;
+    return;
+  }
+  // Taken at two visits in a row (a lock is held for microseconds) while
+  // the peer's process is gone: the dead holds it (shm_regions.h).
+  if (++lockTakenVisits_ < 2 || !processGone(pid))
+    return;
+  if (ownLock_.taken())
+    ownLock_.release();
+  if (peerLock_.taken())
+    peerLock_.release();
+  lockTakenVisits_ = 0;
 }
 
 std::unique_ptr<Endpoint> FabricConnection::takeEndpoint() {
   keeperRemove(this);
+  rescuerRemove(this);
   std::lock_guard<std::mutex> g(mu_);
   connected_ = false;
   return std::move(ep_);
@@ -252,72 +273,50 @@ bool FabricConnection::handshakeClient(const std::vector<uint8_t> &listenerAddr,
   return true;
 }
 
-bool FabricConnection::handshakeServer(const Hello &client,
-                                       std::string *error) {
+bool FabricConnection::startAnswer(const Hello &client, std::string *error) {
+  std::lock_guard<std::mutex> g(mu_);
+  std::string err;
+  if (!usePeer(client, &err)) {
+    *error = "cannot reach connecting client: " + err;
+    return false;
+  }
+  std::vector<uint8_t> frame =
+      encodeHello(FrameType::Accept, ownHello(client.nonce));
+  answerSlot_ = ep_->freeSlot(); // a fresh endpoint: all are free
+  answerSlot_->copy.assign(frame.begin(), frame.end());
+  answerSize_ = frame.size();
+  return true;
+}
+
+FabricConnection::Answer FabricConnection::continueAnswer(std::string *error) {
   {
     std::lock_guard<std::mutex> g(mu_);
-    std::string err;
-    if (!usePeer(client, &err)) {
-      if (error)
-        *error = "cannot reach connecting client: " + err;
-      return false;
+    long rc = ep_->sendCopy(peer_, answerSlot_, answerSize_);
+    if (rc == -FI_EAGAIN) {
+      // rxm is still connecting to the client; this moves it on.
+      int n = ep_->progress(handler_);
+      if (n >= 0 && ep_->sendErrors() == 0)
+        return Answer::Pending;
+      *error = "cannot answer " + peerDesc_ + ": " +
+               (n < 0 ? fiError("fi_cq_read", n) : ep_->lastCqError());
+      return Answer::Failed;
     }
-    std::vector<uint8_t> frame =
-        encodeHello(FrameType::Accept, ownHello(client.nonce));
-    SendSlot *slot = ep_->freeSlot();
-    slot->copy.assign(frame.begin(), frame.end());
-    connected_ = true; // liveness checks in the retry loop need the peer
-    long rc =
-        postWithRetry([&] { return ep_->sendCopy(peer_, slot, frame.size()); });
     if (rc) {
-      connected_ = false;
-      if (error)
-        *error = "cannot answer " + peerDesc_ + ": " +
-                 (lastError_.empty() ? fiError("fi_send", rc) : lastError_);
-      return false;
+      *error = "cannot answer " + peerDesc_ + ": " + fiError("fi_send", rc);
+      return Answer::Failed;
     }
   }
   activate();
-  return true;
+  return Answer::Done;
 }
 
 void FabricConnection::onFrame(const FrameHeader &h, const uint8_t *payload,
                                size_t len) {
   lastHeard_ = Clock::now();
   switch (static_cast<FrameType>(h.type)) {
-  case FrameType::Data: {
-    if (h.seq < recvSeq_ || h.total > kMaxMessage || h.offset > h.total ||
-        len > h.total - h.offset) {
-      markGone("protocol error: bad data fragment from " + peerDesc_);
-      return;
-    }
-    if (h.offset == 0 && len == h.total) { // whole message in one frame
-      ready_[h.seq].assign(payload, payload + len);
-      return;
-    }
-    Partial &p = partial_[h.seq];
-    if (p.data.size() != h.total) {
-      // Reuse the buffer the owner handed back with its last recv: its
-      // pages are already mapped, which saves a page fault per 4 KiB.
-      if (spare_.capacity() >= h.total && p.data.capacity() < h.total)
-        p.data.swap(spare_);
-      try {
-        p.data.resize(h.total);
-      } catch (const std::bad_alloc &) {
-        partial_.erase(h.seq);
-        markGone("cannot allocate " + std::to_string(h.total) +
-                 " bytes for a message from " + peerDesc_);
-        return;
-      }
-    }
-    std::memcpy(p.data.data() + h.offset, payload, len);
-    p.received += len;
-    if (p.received >= h.total) {
-      ready_[h.seq] = std::move(p.data);
-      partial_.erase(h.seq);
-    }
+  case FrameType::Data:
+    onData(h, payload, len);
     return;
-  }
   case FrameType::KeepAlive:
     return;
   case FrameType::Close:
@@ -336,6 +335,85 @@ void FabricConnection::onFrame(const FrameHeader &h, const uint8_t *payload,
   default:
     return; // unknown frame types are ignored (forward compatibility)
   }
+}
+
+void FabricConnection::onData(const FrameHeader &h, const uint8_t *payload,
+                              size_t len) {
+  if (h.seq < recvSeq_ || h.offset > h.total || len > h.total - h.offset) {
+    markGone("protocol error: bad data fragment from " + peerDesc_);
+    return;
+  }
+  // Before allocating anything for it: the size is the peer's claim.
+  if (h.total > limits_.maxMessage) {
+    markGone("protocol error: " + peerDesc_ + " sent a message of " +
+             std::to_string(h.total) +
+             " bytes; this connection takes messages of at most " +
+             std::to_string(limits_.maxMessage) + " bytes");
+    return;
+  }
+  auto twice = [&] {
+    markGone("protocol error: " + peerDesc_ + " sent message " +
+             std::to_string(h.seq) + " twice or with two sizes");
+  };
+  if (h.offset == 0 && len == h.total) { // whole message in one frame
+    if (ready_.count(h.seq) || partial_.count(h.seq))
+      return twice();
+    if (admitQueued(len))
+      ready_[h.seq].assign(payload, payload + len);
+    return;
+  }
+  auto it = partial_.find(h.seq);
+  if (it == partial_.end()) {
+    if (ready_.count(h.seq))
+      return twice();
+    if (!admitQueued(h.total))
+      return;
+    it = partial_.emplace(h.seq, Partial{}).first;
+    Partial &p = it->second;
+    // Reuse the buffer the owner handed back with its last recv: its
+    // pages are already mapped, which saves a page fault per 4 KiB.
+    if (spare_.capacity() >= h.total)
+      p.data.swap(spare_);
+    try {
+      p.data.resize(h.total);
+    } catch (const std::bad_alloc &) {
+      partial_.erase(it);
+      queuedBytes_ -= h.total + kQueuedMessageOverhead;
+      markGone("cannot allocate " + std::to_string(h.total) +
+               " bytes for a message from " + peerDesc_);
+      return;
+    }
+  } else if (it->second.data.size() != h.total) {
+    return twice();
+  }
+  Partial &p = it->second;
+  std::memcpy(p.data.data() + h.offset, payload, len);
+  p.received += len;
+  if (p.received >= h.total) {
+    ready_[h.seq] = std::move(p.data);
+    partial_.erase(it);
+  }
+}
+
+bool FabricConnection::admitQueued(uint64_t size) {
+  uint64_t cost = size + kQueuedMessageOverhead;
+  // The keep-alive thread stops reading at maxQueued; what may still
+  // arrive then is what the posted receive buffers hold, plus the one
+  // large message the owner may be reading because it needs it next. An
+  // honest peer stays within that; one that does not is cut off before
+  // this side holds more.
+  uint64_t cap =
+      saturatingAdd(saturatingAdd(limits_.maxQueued, limits_.maxMessage),
+                    ep_->receiveCapacity());
+  if (queuedBytes_ <= cap && cost <= cap - queuedBytes_) {
+    queuedBytes_ += cost;
+    return true;
+  }
+  markGone("protocol error: " + peerDesc_ + " sent " +
+           std::to_string(queuedBytes_ + cost) +
+           " bytes ahead of what this side has read (at most " +
+           std::to_string(cap) + " may be outstanding)");
+  return false;
 }
 
 void FabricConnection::markGone(const std::string &why) {
@@ -389,14 +467,23 @@ void FabricConnection::keeperTick() {
   std::unique_lock<std::mutex> g(mu_, std::try_to_lock);
   if (!g.owns_lock())
     return;
+  if (throttled()) {
+    // The owner is behind: leave the rest with the provider, so that the
+    // peer's sends wait, and do not take not listening for its silence.
+    lastHeard_ = Clock::now();
+    maintain(lastHeard_);
+    return;
+  }
   // Drain what is there (bounded), so that a peer streaming to an idle
   // owner is not throttled to one CQ batch per tick. Over shm a message
   // larger than the inject size goes through the provider's bounce buffers,
   // one at a time per peer: the peer posts the next only once this side
-  // took the last, so keep looking a little after each one.
+  // took the last, so keep looking a little after each one. Not while the
+  // owner is behind (throttled): what is left waits with the provider.
   auto now = Clock::now(), until = now + std::chrono::milliseconds(5);
   auto lastWork = now;
-  while (now < until && now - lastWork < std::chrono::microseconds(200)) {
+  while (!throttled() && now < until &&
+         now - lastWork < std::chrono::microseconds(200)) {
     if (pump() > 0)
       lastWork = now;
     else
@@ -591,6 +678,16 @@ bool FabricConnection::sameHost() const {
   return ep_ && ep_->provider() == Provider::Shm;
 }
 
+void FabricConnection::limitReceive(const ReceiveLimits &limits) {
+  std::lock_guard<std::mutex> g(mu_);
+  limits_ = limits;
+}
+
+uint64_t FabricConnection::queuedBytes() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return queuedBytes_;
+}
+
 bool FabricConnection::exposeForWrite(void *buf, size_t size,
                                       RemoteRegion *out) {
   std::lock_guard<std::mutex> g(mu_);
@@ -645,6 +742,7 @@ Status FabricConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {
     auto it = ready_.find(recvSeq_);
     if (it != ready_.end()) {
       message.swap(it->second);
+      queuedBytes_ -= message.size() + kQueuedMessageOverhead;
       // Keep the caller's old buffer if it is big: the next large message
       // is reassembled into it.
       if (it->second.capacity() >= kFragmentPayload &&

@@ -8,7 +8,9 @@
 #include "doorbell.h"
 #include "endpoint.h"
 #include "rc/transport.h"
+#include "shm_regions.h"
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -27,8 +29,15 @@ public:
   bool handshakeClient(const std::vector<uint8_t> &listenerAddr,
                        const std::string &urlText, Clock::time_point deadline,
                        std::string *error);
-  // tcp server: connects to the client that sent hello and answers it.
-  bool handshakeServer(const Hello &client, std::string *error);
+  // tcp server, in steps that never block: startAnswer takes the client
+  // that sent `client` as the peer and prepares the Accept; each
+  // continueAnswer tries to post it (rxm first connects to the client,
+  // which takes round trips, or forever for an address that never
+  // answers): Done once it went out (the connection is active), Pending
+  // while it may still, Failed with *error.
+  enum class Answer { Done, Pending, Failed };
+  bool startAnswer(const Hello &client, std::string *error);
+  Answer continueAnswer(std::string *error);
 
   // shm (handshake over a Unix socket, see unix_rendezvous.h).
   // The hello this side sends.
@@ -54,6 +63,10 @@ public:
   std::string lastError() const override;
   bool sameHost() const override;
   std::string peerHost() const override;
+  void limitReceive(const ReceiveLimits &limits) override;
+  // Bytes received and held for recv() (queued messages, partly
+  // reassembled ones at their announced size), for tests.
+  uint64_t queuedBytes() const;
   bool exposeForWrite(void *buf, size_t size, RemoteRegion *out) override;
   void release(const RemoteRegion &region) override;
   void withdraw(void *buf, size_t size) override;
@@ -63,9 +76,19 @@ public:
   // Called by the keep-alive thread: does a progress pass if the owner is
   // not inside a call right now (it then does the same work itself).
   void keeperTick();
+  // Called by the rescuer thread (keeper.h), without the connection's lock
+  // (whoever holds it may be the one stuck): over shm, releases a region
+  // lock that the peer's process died holding (shm_regions.h).
+  void rescueFromDeadPeer();
 
 private:
   void onFrame(const FrameHeader &h, const uint8_t *payload, size_t len);
+  void onData(const FrameHeader &h, const uint8_t *payload, size_t len);
+  // Adds a message of `size` bytes to queuedBytes_; false (the connection
+  // is gone, naming the bound) when that passes what the limits allow.
+  bool admitQueued(uint64_t size);
+  // recv() stops reading ahead: the owner is busy and enough is queued.
+  bool throttled() const { return queuedBytes_ >= limits_.maxQueued; }
   // One progress pass plus keep-alive/liveness upkeep. >0 if it did work.
   int pump();
   void maintain(Clock::time_point now);
@@ -106,6 +129,8 @@ private:
   uint64_t handshakeNonce_ = 0;
   bool accepted_ = false;
   Hello acceptHello_;
+  SendSlot *answerSlot_ = nullptr; // the Accept, between the answer steps
+  size_t answerSize_ = 0;
 
   // Sending.
   uint64_t sendSeq_ = 0;
@@ -121,10 +146,19 @@ private:
   std::map<uint64_t, Partial> partial_;
   std::map<uint64_t, std::vector<uint8_t>> ready_;
   uint64_t recvSeq_ = 0;
+  ReceiveLimits limits_;
+  uint64_t queuedBytes_ = 0;   // ready_ and partial_, announced sizes
   std::vector<uint8_t> spare_; // recycled large buffer (see onFrame)
 
   std::unique_ptr<Doorbell> doorbell_;
   bool sleepsOnDoorbell_ = false;
+
+  // shm: the two region locks the peer could die holding, the peer's pid
+  // (0: not shm, or a peer in this process), and how many keep-alive
+  // visits in a row found one of them taken.
+  RegionLock ownLock_, peerLock_;
+  std::atomic<uint32_t> shmPeerPid_{0};
+  int lockTakenVisits_ = 0;
 
   // Liveness.
   Clock::time_point lastHeard_;

@@ -79,6 +79,11 @@ public:
   // slot (and in lastCqError()); they are not fatal here.
   int progress(const FrameHandler &onFrame);
 
+  // Bytes the posted receive buffers hold when all are full.
+  uint64_t receiveCapacity() const {
+    return recv_.empty() ? 0 : uint64_t(recv_.size()) * recv_[0].size;
+  }
+
   size_t injectSize() const { return injectSize_; }
   // fi_inject: no completion, the buffer is free on return. 0, -FI_EAGAIN or
   // another negative fi errno.

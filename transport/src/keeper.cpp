@@ -8,43 +8,88 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 namespace rc::transport::detail {
 
 namespace {
-// Leaked on purpose: the detached thread may outlive static destructors.
-struct Keeper {
+// A process-wide thread that visits every registered connection every
+// 100 ms. Leaked on purpose: the detached thread may outlive static
+// destructors.
+struct Visitor {
+  explicit Visitor(void (*visit)(FabricConnection *)) : visit(visit) {}
+  void (*visit)(FabricConnection *);
   std::mutex mu;
   std::set<FabricConnection *> conns;
   bool running = false;
 };
 
-Keeper &keeper() {
-  static Keeper *k = [] {
-    auto *k = new Keeper();
-    // A forked child inherits neither the thread nor a usable lock state:
-    // hold the lock across fork() and start afresh in the child.
-    pthread_atfork([] { keeper().mu.lock(); }, [] { keeper().mu.unlock(); },
-                   [] {
-                     Keeper &kk = keeper();
-                     kk.running = false;
-                     kk.conns.clear();
-                     kk.mu.unlock();
-                   });
-    return k;
-  }();
-  return *k;
-}
-
-void keeperLoop() {
-  Keeper &k = keeper();
+void visitLoop(Visitor *v) {
   const int tickMs = 100;
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(tickMs));
-    std::lock_guard<std::mutex> g(k.mu);
-    for (FabricConnection *c : k.conns)
-      c->keeperTick(); // try_lock inside: never blocks on a busy owner
+    std::lock_guard<std::mutex> g(v->mu);
+    for (FabricConnection *c : v->conns)
+      v->visit(c);
   }
+}
+
+// A forked child inherits neither the threads nor a usable lock state:
+// the locks are held across fork() and the child starts afresh.
+Visitor *makeVisitor(void (*visit)(FabricConnection *)) {
+  auto *v = new Visitor(visit);
+  static std::mutex registering;
+  std::lock_guard<std::mutex> g(registering);
+  static std::vector<Visitor *> all;
+  all.push_back(v);
+  if (all.size() == 1)
+    pthread_atfork(
+        [] {
+          for (Visitor *x : all)
+            x->mu.lock();
+        },
+        [] {
+          for (Visitor *x : all)
+            x->mu.unlock();
+        },
+        [] {
+          for (Visitor *x : all) {
+            x->running = false;
+            x->conns.clear();
+            x->mu.unlock();
+          }
+        });
+  return v;
+}
+
+// The keep-alive thread: progress and keep-alives for owners that are
+// busy elsewhere (try_lock inside: it never waits for a busy owner).
+Visitor &keeper() {
+  static Visitor *k = makeVisitor([](FabricConnection *c) { c->keeperTick(); });
+  return *k;
+}
+
+// The shm rescuer (shm_regions.h). Not the keep-alive thread: that one
+// can itself be the thread stuck on a dead peer's lock (its progress pass
+// found it taken), so this one never calls into the provider.
+Visitor &rescuer() {
+  static Visitor *r =
+      makeVisitor([](FabricConnection *c) { c->rescueFromDeadPeer(); });
+  return *r;
+}
+
+void add(Visitor &v, FabricConnection *c) {
+  std::lock_guard<std::mutex> g(v.mu);
+  v.conns.insert(c);
+  if (!v.running) {
+    v.running = true;
+    std::thread(visitLoop, &v).detach();
+  }
+}
+
+void remove(Visitor &v, FabricConnection *c) {
+  std::lock_guard<std::mutex> g(v.mu);
+  v.conns.erase(c);
 }
 } // namespace
 
@@ -73,20 +118,9 @@ const Tuning &tuning() {
   return t;
 }
 
-void keeperAdd(FabricConnection *c) {
-  Keeper &k = keeper();
-  std::lock_guard<std::mutex> g(k.mu);
-  k.conns.insert(c);
-  if (!k.running) {
-    k.running = true;
-    std::thread(keeperLoop).detach();
-  }
-}
-
-void keeperRemove(FabricConnection *c) {
-  Keeper &k = keeper();
-  std::lock_guard<std::mutex> g(k.mu);
-  k.conns.erase(c);
-}
+void keeperAdd(FabricConnection *c) { add(keeper(), c); }
+void keeperRemove(FabricConnection *c) { remove(keeper(), c); }
+void rescuerAdd(FabricConnection *c) { add(rescuer(), c); }
+void rescuerRemove(FabricConnection *c) { remove(rescuer(), c); }
 
 } // namespace rc::transport::detail

@@ -1,7 +1,9 @@
 // Timing knobs and the process-wide keep-alive thread. The thread visits
 // every live connection a few times a second so that keep-alive frames go
 // out and provider progress happens even while the owner thread is busy
-// elsewhere (e.g. the server waiting on the GPU).
+// elsewhere (e.g. the server waiting on the GPU). A second thread visits
+// shm connections to release a region lock a dead peer holds
+// (shm_regions.h).
 #ifndef RC_TRANSPORT_KEEPER_H
 #define RC_TRANSPORT_KEEPER_H
 
@@ -25,6 +27,8 @@ const Tuning &tuning();
 
 void keeperAdd(FabricConnection *c);
 void keeperRemove(FabricConnection *c); // after return, never visited again
+void rescuerAdd(FabricConnection *c);
+void rescuerRemove(FabricConnection *c); // likewise
 
 } // namespace rc::transport::detail
 

@@ -15,6 +15,9 @@ namespace rc::transport::detail {
 namespace {
 using Clock = std::chrono::steady_clock;
 
+// A Connect or Accept frame is a few hundred bytes; this is its sanity cap.
+constexpr uint32_t kMaxHelloFrame = 64 * 1024;
+
 socklen_t abstractAddress(const std::string &name, sockaddr_un *a) {
   std::memset(a, 0, sizeof *a);
   a->sun_family = AF_UNIX;
@@ -166,22 +169,19 @@ int unixListen(const std::string &name, std::string *error) {
   return fd;
 }
 
-int unixAccept(int listenFd, int timeoutMs, uint32_t *pid, std::string *error) {
+int unixAcceptNow(int listenFd, uint32_t *pid, std::string *error) {
   error->clear();
-  auto deadline = Clock::now() + std::chrono::milliseconds(
-                                     timeoutMs < 0 ? 1 << 30 : timeoutMs);
   for (;;) {
-    int fd = accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC);
+    int fd = accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) {
       *pid = peerPid(fd);
       return fd;
     }
-    if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+    if (errno == EINTR || errno == ECONNABORTED)
+      continue;
+    if (errno != EAGAIN)
       *error = sysError("accept");
-      return -1;
-    }
-    if (!waitFd(listenFd, POLLIN, deadline))
-      return -1; // timeout
+    return -1;
   }
 }
 
@@ -249,6 +249,66 @@ static bool decodeHelloFrame(const std::vector<uint8_t> &buf, FrameType type,
   return true;
 }
 
+HelloReader &HelloReader::operator=(HelloReader &&o) noexcept {
+  std::memcpy(length_, o.length_, sizeof length_);
+  lengthGot_ = o.lengthGot_;
+  frame_ = std::move(o.frame_);
+  frameGot_ = o.frameGot_;
+  std::swap(passedFd_, o.passedFd_); // o closes what this one held
+  return *this;
+}
+
+HelloReader::~HelloReader() {
+  if (passedFd_ >= 0)
+    close(passedFd_);
+}
+
+int HelloReader::takePassedFd() {
+  int fd = passedFd_;
+  passedFd_ = -1;
+  return fd;
+}
+
+HelloReader::Step HelloReader::readAvailable(int fd, FrameType type,
+                                             Hello *hello, std::string *error) {
+  for (;;) {
+    bool inLength = lengthGot_ < sizeof length_;
+    uint8_t *to = inLength ? length_ + lengthGot_ : frame_.data() + frameGot_;
+    size_t want =
+        inLength ? sizeof length_ - lengthGot_ : frame_.size() - frameGot_;
+    ssize_t got = recvWithFd(fd, to, want, &passedFd_);
+    if (got == 0) {
+      *error = "the client closed the handshake socket before its request";
+      return Step::Failed;
+    }
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      if (errno == EAGAIN)
+        return Step::More;
+      *error = sysError("recv");
+      return Step::Failed;
+    }
+    if (!inLength) {
+      frameGot_ += size_t(got);
+      if (frameGot_ < frame_.size())
+        continue;
+      return decodeHelloFrame(frame_, type, hello, error) ? Step::Done
+                                                          : Step::Failed;
+    }
+    lengthGot_ += size_t(got);
+    if (lengthGot_ < sizeof length_)
+      continue;
+    uint32_t n;
+    std::memcpy(&n, length_, sizeof n);
+    if (n < sizeof(FrameHeader) || n > kMaxHelloFrame) {
+      *error = "malformed handshake (length " + std::to_string(n) + ")";
+      return Step::Failed;
+    }
+    frame_.resize(n);
+  }
+}
+
 bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
                std::string *error, int *passedFd) {
   auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
@@ -256,7 +316,7 @@ bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
     *passedFd = -1;
   uint32_t n = 0;
   bool ok = readAll(fd, &n, sizeof n, deadline, error, passedFd);
-  if (ok && (n < sizeof(FrameHeader) || n > 64 * 1024)) {
+  if (ok && (n < sizeof(FrameHeader) || n > kMaxHelloFrame)) {
     *error = "malformed handshake (length " + std::to_string(n) + ")";
     ok = false;
   }

@@ -18,15 +18,18 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rc::transport::detail {
 
 // Bound, listening socket for NAME, or -1 with *error (e.g. "the name is in
 // use by process P").
 int unixListen(const std::string &name, std::string *error);
-// Accepts one client within timeoutMs: returns its socket, or -1 (timeout:
-// *error empty; failure: *error set). *pid is the client's pid.
-int unixAccept(int listenFd, int timeoutMs, uint32_t *pid, std::string *error);
+// Accepts one waiting client without blocking: its (non-blocking) socket,
+// or -1 when none waits (*error empty) or on failure (*error set). *pid is
+// the client's pid.
+int unixAcceptNow(int listenFd, uint32_t *pid, std::string *error);
 // Connects to NAME; -1 with *error when nobody listens there.
 int unixConnect(const std::string &name, std::string *error);
 
@@ -43,6 +46,30 @@ bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error,
                int passFd = -1);
 bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
                std::string *error, int *passedFd = nullptr);
+
+// The same frame read piecewise from a non-blocking socket, as its bytes
+// come: a listener waits for many clients at once, and one that connects
+// and sends nothing (or half a request) holds up nobody.
+class HelloReader {
+public:
+  enum class Step { More, Done, Failed };
+  HelloReader() = default;
+  HelloReader(HelloReader &&other) noexcept { *this = std::move(other); }
+  HelloReader &operator=(HelloReader &&other) noexcept;
+  HelloReader(const HelloReader &) = delete;
+  ~HelloReader(); // closes a passed descriptor nobody took
+  // Reads what the socket holds now. Done: *hello is the request.
+  Step readAvailable(int fd, FrameType type, Hello *hello, std::string *error);
+  // The descriptor the request carried (-1: none); the caller owns it.
+  int takePassedFd();
+
+private:
+  uint8_t length_[4] = {};
+  size_t lengthGot_ = 0;
+  std::vector<uint8_t> frame_;
+  size_t frameGot_ = 0;
+  int passedFd_ = -1;
+};
 
 } // namespace rc::transport::detail
 

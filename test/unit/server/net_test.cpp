@@ -105,6 +105,38 @@ TEST_P(NetTest, TwoClientsAreIsolatedAndDisconnectFreesMemory) {
 #endif
 }
 
+TEST_P(NetTest, LargeFirstMessageEndsTheConnectionBeforeItsSession) {
+#ifdef RC_TEST_HAVE_TRANSPORT
+  auto c = connect();
+  ASSERT_TRUE(c);
+  Bytes junk(300 << 10, 0x5a); // over the handshake's 256 KiB
+  c->send(junk.data(), junk.size());
+  Bytes reply;
+  rc::transport::Status st = rc::transport::Status::Timeout;
+  for (int i = 0; i < 100 && st == rc::transport::Status::Timeout; ++i)
+    st = c->recv(reply, 100);
+  EXPECT_EQ(st, rc::transport::Status::Closed);
+  EXPECT_EQ(core.closedSessions(), 0u); // no session ever started
+#endif
+}
+
+TEST_P(NetTest, EstablishedSessionTakesBatchesOverTheHandshakesBound) {
+#ifdef RC_TEST_HAVE_TRANSPORT
+  auto c = connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(asHelloReply(roundTrip(*c, hello({m.hash})))->ok());
+  // At once after the HelloReply, a 5 MiB batch: 20 times the handshake's
+  // bound, within the session's 64 MiB.
+  Bytes r = roundTrip(*c, batch(1, {cMalloc(5 << 20)}));
+  uint64_t a = resultAt(asBatchReply(r), 0)->addr();
+  Bytes data(5 << 20, 0x33);
+  r = roundTrip(*c, batch(2, {cH2D(a, data), cD2H(a + 100, 16)}));
+  const wire::Result *res = resultAt(asBatchReply(r), 1);
+  ASSERT_TRUE(res && res->payload() && res->payload()->size() == 16u);
+  EXPECT_EQ(res->payload()->Get(0), 0x33);
+#endif
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, NetTest,
                          ::testing::Values(std::string("tcp"),
                                            std::string("shm")),

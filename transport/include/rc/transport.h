@@ -30,6 +30,17 @@ struct RemoteRegion {
 
 const char *statusName(Status s);
 
+// What a peer can make this side hold for it. A message announced larger
+// than maxMessage ends the connection (lastError names the bound): its
+// fragments could not be reassembled without that memory. Once the
+// messages received but not yet taken by recv() reach maxQueued bytes,
+// this side stops reading ahead, so the peer's sends wait instead of this
+// side's memory growing. The defaults bound nothing beyond the framing.
+struct ReceiveLimits {
+  uint64_t maxMessage = uint64_t(1) << 36; // 64 GiB
+  uint64_t maxQueued = UINT64_MAX;
+};
+
 class Connection {
 public:
   virtual ~Connection() = default;
@@ -50,6 +61,9 @@ public:
   // without the port (the address this side sends to, so a peer cannot give
   // another's without losing its own connection), over shm "this host".
   virtual std::string peerHost() const { return peerDescription(); }
+  // Replaces the receive bounds; a server raises them once it knows who
+  // the peer is (rc-server: when the session is established).
+  virtual void limitReceive(const ReceiveLimits &limits) { (void)limits; }
 
   // RMA, for bulk data. exposeForWrite lets the peer write [buf, buf+size)
   // of this process and not a byte beside it, under a key of this
@@ -75,6 +89,18 @@ public:
   }
 };
 
+// How a listener treats clients that have not finished the transport
+// handshake (tcp: our Accept not yet through to them; shm: their request
+// not yet read), and what the connections it returns may make the server
+// hold until limitReceive() raises it. At most maxHandshakes are worked on
+// at once (a new one pushes out the oldest) and each gets handshakeMs; no
+// single one blocks the others.
+struct ListenOptions {
+  ReceiveLimits accepted;
+  int maxHandshakes = 64;
+  int handshakeMs = 3000;
+};
+
 class Listener {
 public:
   virtual ~Listener() = default;
@@ -89,6 +115,9 @@ public:
 std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
                                     std::string *error);
 std::unique_ptr<Listener> listen(const std::string &url, std::string *error);
+std::unique_ptr<Listener> listen(const std::string &url,
+                                 const ListenOptions &options,
+                                 std::string *error);
 
 } // namespace rc::transport
 

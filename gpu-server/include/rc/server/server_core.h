@@ -1,17 +1,21 @@
 // rc-server without the network: loads manifests, prepares the backend and
 // runs sessions over any rc::transport::Connection (tests use in-memory
-// ones). Each served connection gets its own thread.
+// ones). A served connection waits in a lobby, one thread for all of them,
+// until its client's first message; then its session gets a thread of its
+// own (docs/server.md, "Bounds").
 #ifndef RC_SERVER_SERVER_CORE_H
 #define RC_SERVER_SERVER_CORE_H
 
 #include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
+#include "rc/server/limits.h"
 #include "rc/server/metrics_board.h"
 #include "rc/server/registry.h"
 #include "rc/server/session.h"
 #include "rc/transport.h"
 
 #include <atomic>
+#include <chrono>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -30,9 +34,11 @@ struct ServerOptions {
   std::vector<int> devices; // CUDA ordinals; empty: every visible GPU
   int testDevices = 1;      // with testDevice: how many
   std::string metricsFile;  // empty: no metrics file (docs/server.md)
+  ServerLimits limits;
 };
 
 class MetricsFileWriter;
+class Lobby;
 
 class ServerCore {
 public:
@@ -48,10 +54,9 @@ public:
   //  authenticate (1 key)"
   const std::string &summary() const { return summary_; }
 
-  // Runs a session for `conn` on a new thread.
+  // Runs a session for `conn`: in the lobby until its first message, then
+  // on a thread of its own.
   void serve(std::unique_ptr<transport::Connection> conn);
-  // Runs a session on the calling thread until the client leaves.
-  void runSession(transport::Connection &conn);
   // Asks every session to end and waits for them.
   void stop();
 
@@ -67,6 +72,10 @@ public:
   const MetricsBoard &metrics() const { return metrics_; }
   // Device memory held by all sessions together.
   uint64_t bytesInUse() const { return backend_ ? backend_->bytesInUse() : 0; }
+  // Connections waiting for their first message; session threads running.
+  size_t waitingConnections() const;
+  size_t sessionThreads();
+  const ServerBudgets *budgets() const { return budgets_.get(); }
 
 private:
   struct Worker {
@@ -74,10 +83,21 @@ private:
     std::atomic<bool> done{false};
   };
   void reapFinished();
+  // Starts the session thread for a connection whose first message came.
+  void startSession(std::unique_ptr<transport::Connection> conn,
+                    std::vector<uint8_t> first,
+                    std::chrono::steady_clock::time_point arrived);
+  // Runs a session on the calling thread until the client leaves.
+  void runSession(transport::Connection &conn, std::vector<uint8_t> first,
+                  std::chrono::steady_clock::time_point arrived);
 
   Registry registry_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<SessionEnv> env_;
+  ServerLimits limits_;
+  std::unique_ptr<ServerBudgets> budgets_;
+  // Sessions whose handshake has not finished (their thread runs).
+  std::atomic<int> handshaking_{0};
   DeviceHealth health_;
   AuthThrottle authThrottle_;
   std::string summary_;
@@ -89,6 +109,7 @@ private:
   std::list<Worker> workers_;
   MetricsBoard metrics_;
   std::unique_ptr<MetricsFileWriter> metricsWriter_; // with --metrics
+  std::unique_ptr<Lobby> lobby_; // last: its thread starts sessions
 };
 
 } // namespace rc::server

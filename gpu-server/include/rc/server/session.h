@@ -8,6 +8,7 @@
 #include "rc/auth/proof.h"
 #include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
+#include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/session_recording.h"
 
@@ -52,6 +53,10 @@ struct SessionEnv {
   // --auth-key-file); empty: no authentication.
   std::vector<auth::Key> keys;
   AuthThrottle *authThrottle = nullptr; // null: failures cost no waiting
+  // A session's bounds and the budgets all sessions share (null: the
+  // defaults, no shared budgets).
+  const ServerLimits *limits = nullptr;
+  ServerBudgets *budgets = nullptr;
 };
 
 struct SessionStats {
@@ -72,6 +77,9 @@ public:
   Next handle(const uint8_t *data, size_t size,
               std::vector<std::vector<uint8_t>> &replies);
 
+  // The handshake succeeded: the client is who it says it is and batches
+  // may follow (rc-server then lifts the bounds of the handshake).
+  bool established() const { return executor_ != nullptr; }
   uint64_t id() const { return id_; }
   uint32_t clientPid() const { return pid_; }
   const std::string &clientName() const { return name_; }
