@@ -13,9 +13,12 @@ mkdir -p "$STAGE/rc/bin" "$STAGE/rc/lib" "$STAGE/rc/samples" "$OUT"
 
 cp "$BUILD/bin/rc-server" "$STAGE/rc/bin/"
 # The server's GoogleTest suites: the GPU ones (label gpu) and the rest, which
-# then also run rc-server's CUDA backend end to end; and the transport bench
-# (scripts/device-transport-bench.sh).
-for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_transport_bench; do
+# then also run rc-server's CUDA backend end to end; the transport bench
+# (scripts/device-transport-bench.sh); the stress programs (test/stress: run
+# there with RC_BUILD_DIR=/tmp/rc-bundle/rc after scripts/device-test.sh
+# unpacked the bundle).
+for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_transport_bench \
+  rc_stress_client rc_stress_peers; do
   [ -x "$BUILD/bin/$t" ] && cp "$BUILD/bin/$t" "$STAGE/rc/bin/"
 done
 [ -f "$BUILD/test/unit/server/gpu_kernels.fatbin" ] &&

@@ -9,6 +9,8 @@
 #
 #   test/stress/kill-cycles.sh [tcp|shm|both] [CYCLES]   (both, 1000)
 #
+# JOBS (default 1) clients are started and killed at once: on a machine
+# with many cores, JOBS=8 runs 1000 cycles in a few minutes.
 # RC_BUILD_DIR and MANIFEST: common.sh. Exits 1 when something did not come back:
 # a file of a killed client, more region files of the server, open files
 # or threads than at the start, 64 MiB more resident memory, or a
@@ -17,6 +19,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 WHICH="${1:-both}"
 CYCLES="${2:-1000}"
+JOBS="${JOBS:-1}"
 need "$SERVER" "$CLIENT" "$MANIFEST"
 WORK="$(mktemp -d)"
 SERVER_PID=""
@@ -79,19 +82,21 @@ run() {
   local pids="$WORK/clients.$transport"
   : >"$pids"
   cycle() { # one client, killed 0-500 ms into its copies
-    RC_SERVER="$url" "$CLIENT" loop "$1" >"$WORK/client.out" 2>&1 &
+    local out="$WORK/client.$1.out"
+    RC_SERVER="$url" "$CLIENT" loop "$1" >"$out" 2>&1 &
     local c=$!
     echo "$c" >>"$pids"
     for _ in $(seq 1000); do # at most 10 s to connect
-      grep -q streaming "$WORK/client.out" 2>/dev/null && break
+      grep -q streaming "$out" 2>/dev/null && break
       kill -0 "$c" 2>/dev/null || break
       sleep 0.01
     done
-    sleep "0.$(printf '%03d' $((RANDOM % 500)))"
+    sleep "0.$(printf '%03d' $((SRANDOM % 500)))"
     if ! kill -9 "$c" 2>/dev/null; then
-      echo "kill-cycles: client $c ended by itself: $(cat "$WORK/client.out")" >&2
+      echo "kill-cycles: client $c ended by itself: $(cat "$out")" >&2
     fi
     wait "$c" 2>/dev/null || true
+    rm -f "$out"
   }
   # Warm-up, so that the start figures include the allocator's and the
   # provider's first-use growth.
@@ -101,10 +106,16 @@ run() {
   shm0=$(shm_files) own0=$(left_by <(echo "$SERVER_PID"))
   rss0=$(rss_kb "$SERVER_PID") fd0=$(fds "$SERVER_PID")
   th0=$(threads "$SERVER_PID")
-  local start=$SECONDS
-  for i in $(seq "$CYCLES"); do
-    cycle "$((i + 100))"
-    if ((i % 100 == 0)); then
+  local start=$SECONDS i=0 j group
+  while ((i < CYCLES)); do
+    group=()
+    for ((j = 0; j < JOBS && i < CYCLES; j++)); do
+      i=$((i + 1))
+      cycle "$((i + 100))" &
+      group+=($!)
+    done
+    wait "${group[@]}" # not the server, also a child of this shell
+    if ((i % 100 < JOBS || i == CYCLES)); then
       echo "  $transport: $i cycles, $((SECONDS - start)) s, server RSS" \
         "$(($(rss_kb "$SERVER_PID") / 1024)) MiB, $(live_sessions) live"
     fi
@@ -115,8 +126,8 @@ run() {
   rss1=$(rss_kb "$SERVER_PID") fd1=$(fds "$SERVER_PID")
   th1=$(threads "$SERVER_PID") left=$(left_by "$pids")
   spin=$(spinning "$SERVER_PID")
-  printf '%s, %d kill -9 cycles in %d s (rc-server pid %d):\n' \
-    "$transport" "$CYCLES" "$((SECONDS - start))" "$SERVER_PID"
+  printf '%s, %d kill -9 cycles in %d s, %d at a time (rc-server pid %d):\n' \
+    "$transport" "$CYCLES" "$((SECONDS - start))" "$JOBS" "$SERVER_PID"
   printf '  %-34s %10s %10s\n' "" before after
   printf '  %-34s %10d %10d\n' "/dev/shm files (all processes)" "$shm0" "$shm1"
   printf '  %-34s %10d %10d\n' "region files of the server" "$own0" "$own1"
