@@ -8,6 +8,7 @@
 // itself. Errors name the cuBLAS call.
 #include "cublas_context.h"
 #include "executor.h"
+#include "rc/hex.h"
 #include "rc/server/errors.h"
 
 #include <library_types.h>
@@ -23,12 +24,6 @@ namespace {
 
 OpStatus fail(int code, std::string detail) {
   return OpStatus::fail(code, std::move(detail));
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
 }
 
 // Most pointers one batched call may carry: the server reads the arrays into
@@ -55,13 +50,13 @@ OpStatus Executor::cublasHandle(uint64_t handle, uint64_t stream,
   auto it = cublasHandles_.find(handle);
   if (it == cublasHandles_.end())
     return fail(kErrInvalidResourceHandle,
-                "unknown cuBLAS handle " + hex(handle) +
+                "unknown cuBLAS handle " + hexAddress(handle) +
                     " (not created in this session, or destroyed)");
   // A workspace freed behind cuBLAS's back would be written by every call.
   const BlasHandle &h = it->second;
   if (h.workspaceSize && !inSession(h.workspace, h.workspaceSize))
     return fail(kErrInvalidValue,
-                "the handle's workspace " + hex(h.workspace) + " + " +
+                "the handle's workspace " + hexAddress(h.workspace) + " + " +
                     std::to_string(h.workspaceSize) +
                     " bytes is no longer inside one allocation of this "
                     "session (freed?)");
@@ -94,8 +89,8 @@ OpStatus Executor::readPointerArray(const char *role, uint64_t array, int count,
     uint64_t p = (*out)[size_t(i)];
     if (!inSession(p, matrixBytes))
       return fail(kErrInvalidValue,
-                  std::string(role) + "[" + std::to_string(i) +
-                      "] = " + hex(p) + ": " + std::to_string(matrixBytes) +
+                  std::string(role) + "[" + std::to_string(i) + "] = " +
+                      hexAddress(p) + ": " + std::to_string(matrixBytes) +
                       " bytes there are not inside one allocation of this "
                       "session");
   }
@@ -211,8 +206,9 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
     if (start < 0 || bytes > i128(UINT64_MAX) ||
         !inSession(uint64_t(start), uint64_t(bytes)))
       return fail(kErrInvalidValue,
-                  std::string(ck.role) + " range " + hex(uint64_t(start)) +
-                      " + " + std::to_string(uint64_t(bytes)) +
+                  std::string(ck.role) + " range " +
+                      hexAddress(uint64_t(start)) + " + " +
+                      std::to_string(uint64_t(bytes)) +
                       " bytes (the elements this call touches) is not "
                       "inside one allocation of this session");
   }
@@ -276,8 +272,8 @@ OpStatus Executor::doCublas(const wire::CommandEntry &entry,
     *what = "cublasCreate_v2";
     uint64_t h = entry.cmd_as_CublasCreate()->handle();
     if (h == 0 || cublasHandles_.count(h))
-      return fail(kErrInvalidValue,
-                  "cuBLAS handle " + hex(h) + " is reserved or already in use");
+      return fail(kErrInvalidValue, "cuBLAS handle " + hexAddress(h) +
+                                        " is reserved or already in use");
     BlasContext *blas = ctx_->blas(&why);
     if (!blas)
       return fail(kErrNotSupported, why);
@@ -291,7 +287,8 @@ OpStatus Executor::doCublas(const wire::CommandEntry &entry,
     uint64_t h = entry.cmd_as_CublasDestroy()->handle();
     auto it = cublasHandles_.find(h);
     if (it == cublasHandles_.end())
-      return fail(kErrInvalidResourceHandle, "unknown cuBLAS handle " + hex(h));
+      return fail(kErrInvalidResourceHandle,
+                  "unknown cuBLAS handle " + hexAddress(h));
     OpStatus st = bind(it->second.device);
     if (!st.ok())
       return st;
@@ -305,7 +302,7 @@ OpStatus Executor::doCublas(const wire::CommandEntry &entry,
     auto it = cublasHandles_.find(c.handle());
     if (it == cublasHandles_.end())
       return fail(kErrInvalidResourceHandle,
-                  "unknown cuBLAS handle " + hex(c.handle()));
+                  "unknown cuBLAS handle " + hexAddress(c.handle()));
     OpStatus st = bind(it->second.device);
     if (!st.ok() ||
         (c.size() && !(st = checkRange("workspace", c.addr(), c.size())).ok()))

@@ -5,6 +5,7 @@
 #include "cublas_context.h"
 #include "cuda_driver.h"
 #include "graph_device.h"
+#include "rc/hex.h"
 #include "rc/server/backend.h"
 #include "rc/server/errors.h"
 
@@ -26,12 +27,6 @@ constexpr size_t kStagingSlotBytes = 1 << 20;
 // Uploads up to this size share a staging slot (CudaContext::Packing).
 constexpr size_t kPackedUploadMax = 64 << 10;
 constexpr size_t kPackedAlign = 64;
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
 
 CUstream toStream(NativeHandle h) {
   if (h == 0)
@@ -257,7 +252,7 @@ public:
                                          nullptr, 0, nullptr, nullptr, 0);
       if (r != CUDA_SUCCESS)
         return fail(error, "cannot load module " + m.source + " (fatbin " +
-                               hex(m.fatbinHash) + "): " + drv.describe(r));
+                               hexId(m.fatbinHash) + "): " + drv.describe(r));
       m.native = lib;
     }
     for (auto &kv : reg.kernels) {

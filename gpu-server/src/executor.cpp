@@ -1,4 +1,5 @@
 #include "executor.h"
+#include "rc/hex.h"
 #include "rc/server/errors.h"
 
 #include <cuda.h>
@@ -11,12 +12,6 @@
 namespace rc::server {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
 
 OpStatus fail(int code, std::string detail) {
   return OpStatus::fail(code, std::move(detail));
@@ -143,8 +138,9 @@ OpStatus Executor::checkRange(const char *role, uint64_t addr, uint64_t size,
                               int *device) const {
   if (inSession(addr, size, device))
     return OpStatus::success();
-  return fail(kErrInvalidValue, std::string(role) + " range " + hex(addr) +
-                                    " + " + std::to_string(size) +
+  return fail(kErrInvalidValue, std::string(role) + " range " +
+                                    hexAddress(addr) + " + " +
+                                    std::to_string(size) +
                                     " bytes is not inside one allocation of "
                                     "this session");
 }
@@ -164,7 +160,8 @@ OpStatus Executor::bindStream(uint64_t handle, NativeHandle *out) {
   }
   auto it = streams_.find(handle);
   if (it == streams_.end())
-    return fail(kErrInvalidResourceHandle, "unknown stream " + hex(handle));
+    return fail(kErrInvalidResourceHandle,
+                "unknown stream " + hexAddress(handle));
   *out = it->second.native;
   return bind(it->second.device);
 }
@@ -172,7 +169,8 @@ OpStatus Executor::bindStream(uint64_t handle, NativeHandle *out) {
 OpStatus Executor::event(uint64_t handle, NativeHandle *out) const {
   auto it = events_.find(handle);
   if (it == events_.end())
-    return fail(kErrInvalidResourceHandle, "unknown event " + hex(handle));
+    return fail(kErrInvalidResourceHandle,
+                "unknown event " + hexAddress(handle));
   *out = it->second.native;
   return OpStatus::success();
 }
@@ -224,7 +222,7 @@ OpStatus Executor::variable(uint64_t id, const VariableInfo **out) {
     for (uint32_t m : v->manifests)
       allowed = allowed || (m < allowed_.size() && allowed_[m]);
   if (!allowed)
-    return fail(kErrInvalidSymbol, "unknown variable id " + hex(id));
+    return fail(kErrInvalidSymbol, "unknown variable id " + hexId(id));
   *out = v;
   return OpStatus::success();
 }
@@ -271,7 +269,7 @@ OpStatus Executor::doFree(const wire::Free &c) {
   auto it = allocations_.find(c.addr());
   if (it == allocations_.end())
     return fail(kErrInvalidValue,
-                hex(c.addr()) + " is not an allocation of this session");
+                hexAddress(c.addr()) + " is not an allocation of this session");
   OpStatus st = bind(it->second.device); // cudaFree works from any device
   if (st.ok())
     st = ctx_->free(c.addr());
@@ -284,7 +282,7 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
   const KernelInfo *k = sessionKernel(c.kernel_id());
   if (!k)
     return fail(kErrInvalidDeviceFunction,
-                "unknown kernel id " + hex(c.kernel_id()) +
+                "unknown kernel id " + hexId(c.kernel_id()) +
                     " (not in the manifests this client announced)");
   *what = "launch of " + k->describe();
 
@@ -364,7 +362,7 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
         return fail(
             kErrInvalidValue,
             "parameter " + std::to_string(pi) + " (" + k->params[pi].name +
-                ") pointer " + hex(ptr) +
+                ") pointer " + hexAddress(ptr) +
                 (off != k->params[pi].offset
                      ? " at byte " + std::to_string(off - k->params[pi].offset)
                      : std::string()) +
@@ -454,7 +452,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     *what = "cudaStreamCreate";
     const auto &c = *entry.cmd_as_StreamCreate();
     if (c.stream() <= kPerThreadStreamHandle || streams_.count(c.stream()))
-      return fail(kErrInvalidValue, "stream handle " + hex(c.stream()) +
+      return fail(kErrInvalidValue, "stream handle " + hexAddress(c.stream()) +
                                         " is reserved or already in use");
     if (!(st = ctx_->streamCreate(c.flags(), c.priority(), &s)).ok())
       return st;
@@ -467,7 +465,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     auto it = streams_.find(c.stream());
     if (it == streams_.end())
       return fail(kErrInvalidResourceHandle,
-                  "unknown stream " + hex(c.stream()));
+                  "unknown stream " + hexAddress(c.stream()));
     if (!(st = bind(it->second.device)).ok() ||
         !(st = ctx_->streamDestroy(it->second.native)).ok())
       return st;
@@ -501,7 +499,7 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     *what = "cudaEventCreate";
     const auto &c = *entry.cmd_as_EventCreate();
     if (c.event() == 0 || events_.count(c.event()))
-      return fail(kErrInvalidValue, "event handle " + hex(c.event()) +
+      return fail(kErrInvalidValue, "event handle " + hexAddress(c.event()) +
                                         " is reserved or already in use");
     if (!(st = ctx_->eventCreate(c.flags(), &e)).ok())
       return st;
@@ -513,7 +511,8 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
     auto it = events_.find(entry.cmd_as_EventDestroy()->event());
     if (it == events_.end())
       return fail(kErrInvalidResourceHandle,
-                  "unknown event " + hex(entry.cmd_as_EventDestroy()->event()));
+                  "unknown event " +
+                      hexAddress(entry.cmd_as_EventDestroy()->event()));
     if (!(st = bind(it->second.device)).ok() ||
         !(st = ctx_->eventDestroy(it->second.native)).ok())
       return st;

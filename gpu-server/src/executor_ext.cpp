@@ -6,6 +6,7 @@
 // backend acts, and mapped ranges with access enabled count as session
 // memory for copies and launch pointers (inMapped).
 #include "executor.h"
+#include "rc/hex.h"
 #include "rc/server/errors.h"
 
 #include <cuda.h>
@@ -16,18 +17,12 @@ namespace rc::server {
 
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
-
 OpStatus fail(int code, std::string detail) {
   return OpStatus::fail(code, std::move(detail));
 }
 
 std::string range(uint64_t addr, uint64_t size) {
-  return hex(addr) + " + " + std::to_string(size) + " bytes";
+  return hexAddress(addr) + " + " + std::to_string(size) + " bytes";
 }
 
 // Only the attributes cudaFuncSetAttribute can set.
@@ -95,7 +90,7 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     const KernelInfo *k = sessionKernel(c.kernel_id());
     if (!k) {
       *st = fail(kErrInvalidDeviceFunction,
-                 "unknown kernel id " + hex(c.kernel_id()));
+                 "unknown kernel id " + hexId(c.kernel_id()));
       return true;
     }
     *what += " (" + k->demangled + ")";
@@ -135,9 +130,9 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     }
     auto m = mappings_.lower_bound(c.addr());
     if (m != mappings_.end() && m->first - c.addr() < c.size()) {
-      *st =
-          fail(kErrInvalidValue, "the range still has a mapping at " +
-                                     hex(m->first) + " (cuMemUnmap it first)");
+      *st = fail(kErrInvalidValue, "the range still has a mapping at " +
+                                       hexAddress(m->first) +
+                                       " (cuMemUnmap it first)");
       return true;
     }
     *st = ctx_->memAddressFree(c.addr(), c.size());
@@ -149,8 +144,9 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     const auto &c = *entry.cmd_as_MemCreate();
     *what = "cuMemCreate";
     if (c.handle() == 0 || physical_.count(c.handle())) {
-      *st = fail(kErrInvalidValue, "allocation handle " + hex(c.handle()) +
-                                       " is reserved or already in use");
+      *st =
+          fail(kErrInvalidValue, "allocation handle " + hexAddress(c.handle()) +
+                                     " is reserved or already in use");
       return true;
     }
     // Physical memory lives on prop.location.id's device.
@@ -176,7 +172,7 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     auto it = physical_.find(c.handle());
     if (it == physical_.end()) {
       *st = fail(kErrInvalidValue,
-                 "unknown allocation handle " + hex(c.handle()));
+                 "unknown allocation handle " + hexAddress(c.handle()));
       return true;
     }
     // Mappings keep the memory alive, as in CUDA: only the handle goes.
@@ -193,7 +189,7 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     auto p = physical_.find(c.handle());
     if (p == physical_.end()) {
       *st = fail(kErrInvalidValue,
-                 "unknown allocation handle " + hex(c.handle()));
+                 "unknown allocation handle " + hexAddress(c.handle()));
       return true;
     }
     if (c.size() == 0 || c.offset() > p->second.size ||

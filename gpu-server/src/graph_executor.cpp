@@ -10,6 +10,7 @@
 // launch replays the node list through the ordinary command path.
 #include "executor.h"
 #include "graph_device.h"
+#include "rc/hex.h"
 #include "rc/server/errors.h"
 
 #include <cstdio>
@@ -18,12 +19,6 @@
 namespace rc::server {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
 
 OpStatus fail(int code, std::string detail) {
   return OpStatus::fail(code, std::move(detail));
@@ -230,7 +225,7 @@ OpStatus Executor::buildCudaGraph(GraphExec &g) {
 
 OpStatus Executor::graphInstantiate(const wire::GraphInstantiate &c) {
   if (c.exec() == 0 || graphExecs_.count(c.exec()))
-    return fail(kErrInvalidValue, "graph exec handle " + hex(c.exec()) +
+    return fail(kErrInvalidValue, "graph exec handle " + hexAddress(c.exec()) +
                                       " is reserved or already in use");
   const auto *nodes = c.nodes();
   for (uint32_t i = 0; nodes && i < nodes->size(); ++i) {
@@ -255,7 +250,7 @@ OpStatus Executor::graphUpdate(const wire::GraphExecUpdate &c) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
-                "unknown graph exec " + hex(c.exec()));
+                "unknown graph exec " + hexAddress(c.exec()));
   GraphExec &g = *it->second;
   OpStatus bound = bind(g.device);
   if (!bound.ok())
@@ -334,7 +329,7 @@ OpStatus Executor::graphLaunch(const wire::GraphLaunch &c) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
-                "unknown graph exec " + hex(c.exec()));
+                "unknown graph exec " + hexAddress(c.exec()));
   NativeHandle s = 0;
   GraphExec &g = *it->second;
   OpStatus st = bindStream(c.stream(), &s);
@@ -342,11 +337,11 @@ OpStatus Executor::graphLaunch(const wire::GraphLaunch &c) {
     return st;
   if (bound_ != g.device)
     return fail(kErrInvalidValue,
-                "graph exec " + hex(c.exec()) + " belongs to device " +
+                "graph exec " + hexAddress(c.exec()) + " belongs to device " +
                     std::to_string(g.device) + ", the stream to device " +
                     std::to_string(bound_));
   // Faults of a graph's kernels surface at a later sync: name the graph.
-  lastLaunch_ = "graph exec " + hex(c.exec()) + " (" +
+  lastLaunch_ = "graph exec " + hexAddress(c.exec()) + " (" +
                 std::to_string(g.size()) + " nodes)";
   if (g.native)
     return ctx_->graphs()->launch(g.native, s);
@@ -372,7 +367,7 @@ OpStatus Executor::graphDestroy(const wire::GraphExecDestroy &c) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
-                "unknown graph exec " + hex(c.exec()));
+                "unknown graph exec " + hexAddress(c.exec()));
   OpStatus st = bind(it->second->device);
   if (st.ok() && it->second->native)
     st = ctx_->graphs()->destroy(it->second->native);

@@ -143,7 +143,6 @@ int keygen(int argc, char **argv) {
 
 } // namespace
 
-#ifdef RC_SERVER_HAVE_TRANSPORT
 // Returns 0 on a signal, 1 on errors, 3 when the GPU state was lost.
 static int serveForever(ServerCore &core, const std::string &url,
                         const ServerLimits &limits) {
@@ -177,14 +176,6 @@ static int serveForever(ServerCore &core, const std::string &url,
   core.stop();
   return 0;
 }
-#else
-static int serveForever(ServerCore &core, const std::string &url,
-                        const ServerLimits &) {
-  logError(core.summary() + "; cannot listen on " + url +
-           ": this rc-server was built without the transport library");
-  return 1;
-}
-#endif
 
 int main(int argc, char **argv) {
   if (argc > 1 && std::string(argv[1]) == "keygen")

@@ -2,6 +2,7 @@
 
 #include "common/manifest_check.h"
 #include "rc/build_id.h"
+#include "rc/hex.h"
 
 #include <cstdio>
 #include <memory>
@@ -11,11 +12,6 @@ namespace rc::server {
 namespace {
 std::string str(const flatbuffers::String *s) {
   return s ? std::string(s->c_str(), s->size()) : std::string();
-}
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", (unsigned long long)v);
-  return buf;
 }
 } // namespace
 
@@ -107,7 +103,7 @@ bool Registry::addKernel(const manifest::Kernel &k, uint32_t manifestIndex,
     // link it): identical kernels are fine, anything else is a collision.
     if (it->second.name != info.name || it->second.argsSize != info.argsSize) {
       if (error)
-        *error = where + ": kernel ID " + hex(info.id) + " of " + info.name +
+        *error = where + ": kernel ID " + hexId(info.id) + " of " + info.name +
                  " collides with " + it->second.name + " from another manifest";
       return false;
     }
@@ -184,7 +180,7 @@ bool Registry::add(LoadedManifest loaded, std::string *error) {
     for (const manifest::Variable *v : *m.variables()) {
       if (v->module_index() >= moduleMap.size() || !v->name()) {
         if (error)
-          *error = lm.path + ": variable " + hex(v->id()) +
+          *error = lm.path + ": variable " + hexId(v->id()) +
                    " names a module that does not exist";
         return false;
       }
@@ -192,7 +188,7 @@ bool Registry::add(LoadedManifest loaded, std::string *error) {
       if (it != variables.end()) {
         if (it->second.name != str(v->name()) || it->second.size != v->size()) {
           if (error)
-            *error = lm.path + ": variable ID " + hex(v->id()) + " of " +
+            *error = lm.path + ": variable ID " + hexId(v->id()) + " of " +
                      str(v->name()) + " collides with " + it->second.name;
           return false;
         }

@@ -2,6 +2,7 @@
 #include "executor.h"
 #include "hello_auth.h"
 #include "hello_kernel_attrs.h"
+#include "rc/hex.h"
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
 #include "rc/transport.h"
@@ -15,12 +16,6 @@
 namespace rc::server {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", (unsigned long long)v);
-  return buf;
-}
 
 std::vector<uint8_t> finish(flatbuffers::FlatBufferBuilder &fbb,
                             wire::Body type, flatbuffers::Offset<void> body) {
@@ -210,11 +205,11 @@ Session::Next Session::onHello(const void *p, const uint8_t *message,
   pid_ = hello->client_pid();
   name_ = hello->client_name() ? hello->client_name()->str() : "";
   metrics_->identify(pid_, name_);
-  if (hello->protocol_version() != kProtocolVersion)
+  if (hello->protocol_version() != wire::kProtocolVersion)
     return refuseHello("protocol version " +
                            std::to_string(hello->protocol_version()) +
                            " is not supported (server speaks " +
-                           std::to_string(kProtocolVersion) + ")",
+                           std::to_string(wire::kProtocolVersion) + ")",
                        replies);
   if (!auth_->required())
     return openSession(hello, nullptr, replies);
@@ -267,7 +262,7 @@ Session::Next Session::openSession(const void *p,
     for (uint64_t h : *hello->manifest_hashes()) {
       int i = env_.registry.manifestByHash(h);
       if (i < 0)
-        return refuse("manifest " + hex(h) + " of " + name_ +
+        return refuse("manifest " + hexId(h) + " of " + name_ +
                       " is not loaded on this server (start rc-server with "
                       "--manifest <binary>.rcm of this build)");
       allowed[size_t(i)] = true;
@@ -275,7 +270,7 @@ Session::Next Session::openSession(const void *p,
   if (hello->build_ids())
     for (uint64_t b : *hello->build_ids())
       if (!env_.registry.holdsBuild(b))
-        return refuse("build " + hex(b) + " of " + name_ +
+        return refuse("build " + hexId(b) + " of " + name_ +
                       " is not loaded on this server (start rc-server with "
                       "the --manifest <binary>.rcm written by the same link "
                       "as the binary)");

@@ -41,7 +41,6 @@ public:
   // The server's address of [offset, offset+size) of region `id`.
   OpStatus locate(uint64_t id, uint64_t offset, uint64_t size,
                   uint8_t **host) const;
-  uint64_t bytesShared() const { return bytes_; }
 
 private:
   uint64_t maxBytes_;

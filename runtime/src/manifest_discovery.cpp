@@ -4,6 +4,7 @@
 // an object must be that object's build: what the object registered names
 // the same modules (rc/build_id.h).
 #include "kernel_index.h"
+#include "rc/hex.h"
 #include "registry.h"
 
 #include "rc/build_id.h"
@@ -22,12 +23,6 @@ namespace {
 bool exists(const std::string &p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
-  return buf;
 }
 
 struct LoadedObject {
@@ -133,9 +128,9 @@ bool isBuildOf(const LoadedManifest &m, const std::string &object,
   if (binary == manifest)
     return true;
   *error = "it is not the manifest of " + object + "'s build (" +
-           (binary ? "the binary's device code is build " + hex(binary)
+           (binary ? "the binary's device code is build " + hexId(binary)
                    : std::string("the binary registers no device code")) +
-           ", the manifest describes build " + hex(manifest) +
+           ", the manifest describes build " + hexId(manifest) +
            "): link again, or put the manifest written with this binary "
            "beside it";
   return false;

@@ -32,8 +32,6 @@
 
 namespace rc::rt {
 
-constexpr uint32_t kProtocolVersion = 1;
-
 // The cudaError_t a code from the server stands for: a code CUDA 12.4
 // defines, else cudaErrorUnknown (a cudaError_t holding any other number is
 // undefined behaviour, and the server is another process). error_strings.cpp.

@@ -171,8 +171,8 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
   std::vector<uint64_t> hashes = index_.hashes();
   std::vector<uint8_t> nonce = auth.nonce();
   auto hello = wire::CreateHelloDirect(
-      fbb, kProtocolVersion, &hashes, programName().c_str(), uint32_t(getpid()),
-      opts_.rmaUploadMin ? opts_.uploadRingBytes : 0,
+      fbb, wire::kProtocolVersion, &hashes, programName().c_str(),
+      uint32_t(getpid()), opts_.rmaUploadMin ? opts_.uploadRingBytes : 0,
       index_.builds().empty() ? nullptr : &index_.builds(),
       auth.hasKey() ? auth.keyId().c_str() : nullptr,
       auth.hasKey() ? &nonce : nullptr);

@@ -21,6 +21,10 @@
 
 namespace rc::wire {
 
+// The version of protocol.fbs a client states in its Hello; rc-server
+// refuses any other. One definition for both sides, so they cannot drift.
+constexpr uint32_t kProtocolVersion = 1;
+
 // The message in [data, data + size), or nullptr with *why saying what is
 // wrong ("malformed message of N bytes: ...", naming the missing part).
 // Union types this build does not know are let through: the receiver names

@@ -81,7 +81,7 @@ TEST_F(ExtTest, FuncSetAttributeIsValidated) {
       bad({cSetAttr(0x1234, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                     1)},
           0, 98)
-          .find("cudaFuncSetAttribute: unknown kernel id 0x1234"),
+          .find("cudaFuncSetAttribute: unknown kernel id 0x0000000000001234"),
       std::string::npos);
   EXPECT_NE(bad({cSetAttr(m.scaleId, CU_FUNC_ATTRIBUTE_NUM_REGS, 8)}, 0, 1)
                 .find("cannot be set"),

@@ -60,7 +60,7 @@ Bytes helloWithMisalignedHashes(uint64_t hash) {
     fb::Offset<fb::Vector<uint64_t>> hashes(fbb.EndVector(1));
     auto name = fbb.CreateString("misaligned");
     wire::HelloBuilder h(fbb);
-    h.add_protocol_version(kProtocolVersion);
+    h.add_protocol_version(wire::kProtocolVersion);
     h.add_upload_ring_bytes(1);
     h.add_manifest_hashes(hashes);
     h.add_client_name(name);

@@ -301,7 +301,8 @@ TEST_F(SessionTest, UnknownKernelIdFailsAtItsIndex) {
   std::string msg = expectError(
       batch(4, {cMemset(buf, 0, 64), cLaunch(0xDEAD, scaleArgs(buf, 1))}), 1,
       98, 4);
-  EXPECT_NE(msg.find("unknown kernel id 0xdead"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown kernel id 0x000000000000dead"), std::string::npos)
+      << msg;
 }
 
 TEST_F(SessionTest, WrongArgsSizeNamesTheKernelAndLaunchSite) {

@@ -27,8 +27,6 @@ namespace rc::server {
 class Executor;
 class HelloAuth;
 
-constexpr uint32_t kProtocolVersion = 1;
-
 // What a fault in one session does to the others. With CUDA a sticky error
 // (illegal address, launch failure, ...) poisons every context of the
 // process, existing and new (verified on an H100, driver 580): the whole
