@@ -35,25 +35,28 @@ void visitLoop(Visitor *v) {
 }
 
 // A forked child inherits neither the threads nor a usable lock state:
-// the locks are held across fork() and the child starts afresh.
+// the locks are held across fork() and the child starts afresh. The list
+// and its lock are leaked like the visitors: a connection closed by an exit
+// handler (the runtime's) may create a visitor after static destructors
+// ran.
 Visitor *makeVisitor(void (*visit)(FabricConnection *)) {
   auto *v = new Visitor(visit);
-  static std::mutex registering;
-  std::lock_guard<std::mutex> g(registering);
-  static std::vector<Visitor *> all;
-  all.push_back(v);
-  if (all.size() == 1)
+  static auto *registering = new std::mutex;
+  static auto *all = new std::vector<Visitor *>;
+  std::lock_guard<std::mutex> g(*registering);
+  all->push_back(v);
+  if (all->size() == 1)
     pthread_atfork(
         [] {
-          for (Visitor *x : all)
+          for (Visitor *x : *all)
             x->mu.lock();
         },
         [] {
-          for (Visitor *x : all)
+          for (Visitor *x : *all)
             x->mu.unlock();
         },
         [] {
-          for (Visitor *x : all) {
+          for (Visitor *x : *all) {
             x->running = false;
             x->conns.clear();
             x->mu.unlock();
