@@ -288,8 +288,8 @@ private:
       if (rc::loadManifest(path, m, &error))
         hashes.push_back(m.hash);
     }
-    auto h = wire::CreateHelloDirect(fbb, 1, &hashes, "rc_live_fuzz",
-                                     uint32_t(getpid()), nullptr,
+    auto h = wire::CreateHelloDirect(fbb, wire::kProtocolVersion, &hashes,
+                                     "rc_live_fuzz", uint32_t(getpid()),
                                      rng_() % 2 ? 1u << 20 : 0);
     wire::FinishMessageBuffer(
         fbb, wire::CreateMessage(fbb, wire::Body::Hello, h.Union()));

@@ -225,7 +225,7 @@ TEST_F(AuthSessionTest, AnAnswerWithoutItsBodyIsRefused) {
   flatbuffers::FlatBufferBuilder fbb;
   fbb.Finish(wire::CreateMessage(fbb, wire::Body::AuthResponse, 0), "RCW1");
   Bytes empty(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-  EXPECT_NE(refusal(send1(empty)).find("AuthResponse without its body"),
+  EXPECT_NE(refusal(send1(empty)).find("AuthResponse body but carries none"),
             std::string::npos);
 }
 

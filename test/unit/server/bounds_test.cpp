@@ -166,7 +166,7 @@ protected:
     auto s = std::make_unique<Session>(*env, 8);
     s->useConnection(conn);
     std::vector<Bytes> replies;
-    Bytes h = hello({m.hash}, "", 1, 2 << 20);
+    Bytes h = hello({m.hash}, 1, 2 << 20);
     s->handle(h.data(), h.size(), replies);
     EXPECT_TRUE(replies.size() == 1 && helloOk(replies[0]));
     return s;
@@ -269,7 +269,7 @@ TEST_F(SessionBounds, NoUploadRingWhenThePinnedTotalIsUsedUp) {
   auto s3 = std::make_unique<Session>(*env, 9);
   s3->useConnection(&b);
   std::vector<Bytes> replies;
-  Bytes h = hello({m.hash}, "", 1, 2 << 20);
+  Bytes h = hello({m.hash}, 1, 2 << 20);
   s3->handle(h.data(), h.size(), replies);
   const wire::HelloReply *hr = asHelloReply(replies[0]);
   ASSERT_TRUE(hr && hr->ok()); // served, with large uploads inline

@@ -7,6 +7,7 @@
 // session usable (wire::openMessage).
 #include "graph_test_util.h"
 #include "host_session_fixture.h"
+#include "rc/wire_message.h"
 
 #include <gtest/gtest.h>
 

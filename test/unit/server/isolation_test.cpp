@@ -57,7 +57,7 @@ struct Client {
       ADD_FAILURE() << err;
       return false;
     }
-    Bytes reply = roundTrip(*conn, hello({hash}, "", 1, kRing), 10000);
+    Bytes reply = roundTrip(*conn, hello({hash}, 1, kRing), 10000);
     const wire::HelloReply *hr = asHelloReply(reply);
     if (!hr || !hr->ok() || !hr->upload_ring() ||
         hr->upload_ring()->size() != kRing) {

@@ -5,6 +5,7 @@
 
 #include "rc/kernel_id.h"
 #include "rc/manifest_file.h"
+#include "rc/wire_message.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -114,8 +115,9 @@ Bytes authHello(const std::vector<uint64_t> &hashes, const std::string &keyId,
                 const std::vector<uint8_t> &nonce) {
   fb::FlatBufferBuilder fbb;
   auto h =
-      wire::CreateHelloDirect(fbb, 1, &hashes, "server-test",
-                              uint32_t(getpid()), 0, keyId.c_str(), &nonce);
+      wire::CreateHelloDirect(fbb, wire::kProtocolVersion, &hashes,
+                              "server-test", uint32_t(getpid()), 0,
+                              /*build_ids=*/nullptr, keyId.c_str(), &nonce);
   return finish(fbb, wire::Body::Hello, h.Union());
 }
 

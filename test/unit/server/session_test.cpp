@@ -221,7 +221,7 @@ TEST_F(SessionTest, UploadRingOfAClientOnThisMachineIsAFileItMaps) {
   WriteRecorder client;
   client.local = true;
   session->useConnection(&client);
-  Bytes r = send1(hello({m.hash}, "", 1, 1 << 20));
+  Bytes r = send1(hello({m.hash}, 1, 1 << 20));
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_TRUE(hr && hr->ok() && hr->upload_ring());
   const wire::RemoteMemory &ring = *hr->upload_ring();
