@@ -162,6 +162,9 @@ protected:
     session->useConnection(&local);
     ASSERT_TRUE(helloOk(send1(hello({m.hash}))));
   }
+  // The session gives back to the budgets and withdraws from `local`, both
+  // members of this class, which go before the base's members.
+  void TearDown() override { session.reset(); }
   std::unique_ptr<Session> another(rc::transport::Connection *conn) {
     auto s = std::make_unique<Session>(*env, 8);
     s->useConnection(conn);
