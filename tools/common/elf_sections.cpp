@@ -1,15 +1,10 @@
 #include "elf_sections.h"
+#include "unaligned_load.h"
 
 #include <cstring>
 
 namespace rc::tools {
 namespace {
-
-template <typename T> T load(const uint8_t *p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 constexpr uint32_t kShtSymtab = 2;
 constexpr uint32_t kShtNobits = 8;
@@ -36,10 +31,10 @@ bool readElfSections(const uint8_t *data, size_t size,
     return fail("not an ELF file");
   if (size < 64 || data[4] != 2 || data[5] != 1)
     return fail("not a 64-bit little-endian ELF file");
-  uint64_t shoff = load<uint64_t>(data + 0x28);
-  uint16_t shentsize = load<uint16_t>(data + 0x3a);
-  uint64_t shnum = load<uint16_t>(data + 0x3c);
-  uint16_t shstrndx = load<uint16_t>(data + 0x3e);
+  uint64_t shoff = loadUnaligned<uint64_t>(data + 0x28);
+  uint16_t shentsize = loadUnaligned<uint16_t>(data + 0x3a);
+  uint64_t shnum = loadUnaligned<uint16_t>(data + 0x3c);
+  uint16_t shstrndx = loadUnaligned<uint16_t>(data + 0x3e);
   if (shoff == 0)
     return true; // no section headers at all
   // Section 0 must be there: it may hold the real count (read below).
@@ -47,7 +42,7 @@ bool readElfSections(const uint8_t *data, size_t size,
     return fail("bad section header table");
   // ELF stores large counts in section 0 when e_shnum overflows.
   if (shnum == 0)
-    shnum = load<uint64_t>(data + shoff + 0x20);
+    shnum = loadUnaligned<uint64_t>(data + shoff + 0x20);
   if (shnum > (size - shoff) / shentsize)
     return fail("section header table runs past the end of the file");
   struct Raw {
@@ -59,9 +54,10 @@ bool readElfSections(const uint8_t *data, size_t size,
   std::vector<Raw> raw(shnum);
   for (uint64_t i = 0; i < shnum; ++i) {
     const uint8_t *h = data + shoff + i * shentsize;
-    raw[i] = {load<uint32_t>(h),        load<uint32_t>(h + 4),
-              load<uint64_t>(h + 0x18), load<uint64_t>(h + 0x20),
-              load<uint32_t>(h + 0x28), load<uint64_t>(h + 0x38)};
+    raw[i] = {
+        loadUnaligned<uint32_t>(h),        loadUnaligned<uint32_t>(h + 4),
+        loadUnaligned<uint64_t>(h + 0x18), loadUnaligned<uint64_t>(h + 0x20),
+        loadUnaligned<uint32_t>(h + 0x28), loadUnaligned<uint64_t>(h + 0x38)};
     if (raw[i].type != kShtNobits &&
         (raw[i].offset > size || raw[i].size > size - raw[i].offset))
       return fail("a section runs past the end of the file");
@@ -107,13 +103,13 @@ bool readElfSymbols(const uint8_t *data, size_t size,
     // offset around to before the table (found by the fatbin fuzzer).
     for (uint64_t i = 0, n = s.size / step; i < n; ++i) {
       const uint8_t *sym = data + s.offset + i * step;
-      uint32_t nameOff = load<uint32_t>(sym);
+      uint32_t nameOff = loadUnaligned<uint32_t>(sym);
       if (nameOff == 0 || nameOff >= strtab.size)
         continue;
       const char *p =
           reinterpret_cast<const char *>(data + strtab.offset + nameOff);
       out.push_back({std::string(p, strnlen(p, strtab.size - nameOff)),
-                     load<uint64_t>(sym + 16)});
+                     loadUnaligned<uint64_t>(sym + 16)});
     }
   }
   return true;

@@ -2,18 +2,13 @@
 
 #include "elf_sections.h"
 #include "rc/fatbin.h"
+#include "unaligned_load.h"
 
 #include <algorithm>
 #include <cstring>
 
 namespace rc::tools {
 namespace {
-
-template <typename T> T load(const uint8_t *p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 constexpr uint64_t kFlagCompressed = 0x2000;
 constexpr uint8_t kFmtNval = 1, kFmtSval = 4;
@@ -32,7 +27,7 @@ bool parseInfo(const uint8_t *p, size_t size, CubinKernel &k,
       pos += 4;
       continue;
     }
-    uint16_t v = load<uint16_t>(p + pos + 2);
+    uint16_t v = loadUnaligned<uint16_t>(p + pos + 2);
     if (fmt != kFmtSval) { // u8/u16 value inline
       if (attr == kAttrCbankParamSize)
         k.paramBytes = v;
@@ -47,9 +42,9 @@ bool parseInfo(const uint8_t *p, size_t size, CubinKernel &k,
     if (attr == kAttrKparamInfo && v >= 12) {
       const uint8_t *r = p + pos + 4;
       CubinParam cp;
-      cp.ordinal = load<uint16_t>(r + 4);
-      cp.offset = load<uint16_t>(r + 6);
-      cp.size = (load<uint32_t>(r + 8) >> 18) & 0x3fff;
+      cp.ordinal = loadUnaligned<uint16_t>(r + 4);
+      cp.offset = loadUnaligned<uint16_t>(r + 6);
+      cp.size = (loadUnaligned<uint32_t>(r + 8) >> 18) & 0x3fff;
       k.params.push_back(cp);
     }
     pos += 4 + v;
@@ -72,7 +67,7 @@ bool parseFatbin(const uint8_t *data, size_t size,
       *error = "not a fatbin (bad magic or size)";
     return false;
   }
-  uint64_t pos = load<uint16_t>(data + 6);
+  uint64_t pos = loadUnaligned<uint16_t>(data + 6);
   while (pos < total) {
     if (total - pos < 0x30) {
       if (error)
@@ -82,11 +77,11 @@ bool parseFatbin(const uint8_t *data, size_t size,
     }
     const uint8_t *h = data + pos;
     FatbinImage img;
-    img.kind = load<uint16_t>(h);
-    uint32_t headerSize = load<uint32_t>(h + 4);
-    img.size = load<uint64_t>(h + 8);
-    img.arch = load<uint32_t>(h + 0x1c);
-    img.compressed = load<uint64_t>(h + 0x28) & kFlagCompressed;
+    img.kind = loadUnaligned<uint16_t>(h);
+    uint32_t headerSize = loadUnaligned<uint32_t>(h + 4);
+    img.size = loadUnaligned<uint64_t>(h + 8);
+    img.arch = loadUnaligned<uint32_t>(h + 0x1c);
+    img.compressed = loadUnaligned<uint64_t>(h + 0x28) & kFlagCompressed;
     if (headerSize < 0x30 || headerSize > total - pos ||
         img.size > total - pos - headerSize) {
       if (error)
