@@ -12,7 +12,7 @@
 # building and sending, and the link, from the client's list of reply waits
 # and the server's recent round-trip medians. Files: $OUT/profile.tar.gz.
 #
-#   MODELS="1b:q4_0 7b:q4_0"  N=128  REPS=3  TRANSPORTS="shm tcp"
+#   MODELS="1b:q4_0 7b:q4_0"  N=128  REPS=3  RC_TRANSPORTS="shm tcp"
 #   VARIANTS="default spin5000=RC_TRANSPORT_SPIN_US=5000"
 #            (name[=VAR=value,VAR=value], one word each)
 #   P=512    a prompt step instead: llama-bench -p P -n 0, -r 1 then
@@ -25,7 +25,7 @@ MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 N="${N:-128}"
 REPS="${REPS:-3}"
 P="${P:-0}"
-TRANSPORTS="${TRANSPORTS:-shm tcp}"
+TRANSPORTS="${RC_TRANSPORTS:-shm tcp}"
 VARIANTS="${VARIANTS:-default spin5000=RC_TRANSPORT_SPIN_US=5000}"
 RESULTS="$WORK/profile"
 rm -rf "$RESULTS"

@@ -4,8 +4,8 @@
 #
 #   bash llama-integration/build-llama.sh [TARGET...]
 #
-#   RC_BUILD=DIR     remote-clang's build (drivers in DIR/bin; default <repo>/build)
-#   LLAMA_BUILD=DIR  llama.cpp build folder (default /work/llama-build)
+#   RC_BUILD_DIR=DIR remote-clang's build (drivers in DIR/bin; default <repo>/build)
+#   LLAMA_BUILD=DIR  llama.cpp build folder (default <repo>/build-llama)
 #   LLAMA_SRC, LLAMA_TARBALL, LLAMA_CACHE: see fetch-llama.sh
 #   JOBS=N           parallel compile jobs (default 2)
 #   RC_CCACHE=0      do not use ccache
@@ -15,8 +15,8 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
-RC_BUILD="${RC_BUILD:-$REPO/build}"
-LLAMA_BUILD="${LLAMA_BUILD:-/work/llama-build}"
+RC_BUILD="${RC_BUILD_DIR:-$REPO/build}"
+LLAMA_BUILD="${LLAMA_BUILD:-$REPO/build-llama}"
 JOBS="${JOBS:-2}"
 TARGETS=("$@")
 [[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(llama-bench llama-cli llama-completion llama-server test-backend-ops)
@@ -46,11 +46,11 @@ if [[ "${RC_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
 fi
 
 # A build folder keeps the compiler it was configured with: with another
-# RC_BUILD the stamp below would describe tools this folder does not use.
+# RC_BUILD_DIR the stamp below would describe tools this folder does not use.
 configured="$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$LLAMA_BUILD/CMakeCache.txt" 2>/dev/null || true)"
 if [[ -n "$configured" && "$configured" != "$RC_BUILD/bin/remote-clang++" ]]; then
   echo "build-llama: $LLAMA_BUILD was configured with $configured, not $RC_BUILD/bin/remote-clang++:" \
-       "set RC_BUILD=$(dirname "$(dirname "$configured")") or use a new LLAMA_BUILD" >&2
+       "set RC_BUILD_DIR=$(dirname "$(dirname "$configured")") or use a new LLAMA_BUILD" >&2
   exit 1
 fi
 if [[ ! -f "$LLAMA_BUILD/build.ninja" ]]; then

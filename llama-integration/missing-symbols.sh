@@ -7,8 +7,8 @@
 #   bash llama-integration/missing-symbols.sh [LLAMA_BUILD] [RC_LIBDIR]
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-LLAMA_BUILD="${1:-${LLAMA_BUILD:-/work/llama-build}}"
-LIBDIR="${2:-${RC_BUILD:-$HERE/../build}/lib}"
+LLAMA_BUILD="${1:-${LLAMA_BUILD:-$HERE/../build-llama}}"
+LIBDIR="${2:-${RC_BUILD_DIR:-$HERE/../build}/lib}"
 objs=$(find "$LLAMA_BUILD" -name '*.o' -path '*ggml*')
 [[ -n "$objs" ]] || { echo "missing-symbols: no objects under $LLAMA_BUILD" >&2; exit 2; }
 libs=("$LIBDIR"/librc_cudart.so "$LIBDIR"/librc_cuda.so "$LIBDIR"/librc_cublas.so)

@@ -22,14 +22,14 @@
 # SASS and PTX; objects keep a 32-byte stub, docs/manifest.md). Binaries
 # lose their debug info only. A folder over RC_BUNDLE_MAX_MIB (60) fails.
 #
-#   LLAMA_BUILD=DIR  (default /work/llama-build)   RC_BUILD=DIR (default <repo>/build)
+#   LLAMA_BUILD=DIR  (default <repo>/build-llama)   RC_BUILD_DIR=DIR (default <repo>/build)
 #   RC_ONLY=1        repack rc.tar.xz only (after a runtime or server change;
 #                    llama-rc.tar.xz takes minutes and has not changed)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
-RC_BUILD="${RC_BUILD:-$REPO/build}"
-LLAMA_BUILD="${LLAMA_BUILD:-/work/llama-build}"
+RC_BUILD="${RC_BUILD_DIR:-$REPO/build}"
+LLAMA_BUILD="${LLAMA_BUILD:-$REPO/build-llama}"
 OUT="$REPO/.bundle-llama"
 OUT_SRC="$REPO/.bundle-llama-src"
 MAX_MIB="${RC_BUNDLE_MAX_MIB:-60}"

@@ -8,26 +8,26 @@
 # wherever they are unpacked:
 #
 #   L=$(bash llama-integration/fetch-llama.sh)
-#   cmake -S "$L" -B /work/ref-build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+#   cmake -S "$L" -B <repo>/build-ref -G Ninja -DCMAKE_BUILD_TYPE=Release \
 #     -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON \
 #     -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_NCCL=OFF -DGGML_NATIVE=OFF \
 #     -DGGML_RPC=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF \
 #     -DLLAMA_USE_PREBUILT_UI=OFF \
-#     -DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,/work/ref-build/stubs
+#     -DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,<repo>/build-ref/stubs
 #   # No driver here: the executables' link needs libcuda.so.1, the stub will do.
-#   mkdir -p /work/ref-build/stubs && ln -sf /usr/local/cuda/lib/stubs/libcuda.so /work/ref-build/stubs/libcuda.so.1
-#   nice ninja -C /work/ref-build test-backend-ops llama-completion llama-bench \
+#   mkdir -p <repo>/build-ref/stubs && ln -sf /usr/local/cuda/lib/stubs/libcuda.so <repo>/build-ref/stubs/libcuda.so.1
+#   nice ninja -C <repo>/build-ref test-backend-ops llama-completion llama-bench \
 #     llama-server ggml-rpc-server          # hours on 2 cores
 #   bash llama-integration/pack-ref-bundle.sh
 #
 # The host code is then Debian 12's gcc 12 instead of the GPU machine's gcc:
 # say so when comparing with results of a reference built there.
 #
-#   REF_BUILD=DIR (default /work/ref-build)
+#   REF_BUILD=DIR (default <repo>/build-ref)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
-REF_BUILD="${REF_BUILD:-/work/ref-build}"
+REF_BUILD="${REF_BUILD:-$REPO/build-ref}"
 OUT="$REPO/.bundle-ref"
 MAX_MIB="${RC_BUNDLE_MAX_MIB:-60}"
 NEEDED=(test-backend-ops llama-completion llama-bench llama-server ggml-rpc-server)
