@@ -5,7 +5,7 @@
 // writing across two mappings. Skipped where libcuda.so.1 or a GPU is
 // missing.
 #include "ext_commands.h"
-#include "gpu_manifest.h"
+#include "gpu_server_fixture.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
 #include "server_test_util.h"
@@ -24,32 +24,14 @@ using namespace rc::server::test::ext;
 
 namespace {
 
-class GpuExtTest : public ::testing::Test {
+class GpuExtTest : public GpuServerTest {
 protected:
   void SetUp() override {
-    setLogLevel(LogLevel::Quiet);
-    g = writeGpuManifest();
-    ServerOptions o;
-    o.manifests = {g.path};
-    std::string err;
-    if (!core.start(o, &err)) {
-      if (noUsableGpu(err))
-        GTEST_SKIP() << "no usable GPU here: " << err;
-      FAIL() << err;
-    }
-    auto ends = memPair();
-    core.serve(std::move(ends.second));
-    conn = std::move(ends.first);
-    Bytes r = roundTrip(hello({g.hash}));
-    helloReply = r;
-    const wire::HelloReply *hr = asHelloReply(helloReply);
-    ASSERT_TRUE(hr && hr->ok())
-        << (hr && hr->error() ? hr->error()->str()
-                              : std::string("no HelloReply"));
+    GpuServerTest::SetUp();
+    if (!IsSkipped() && !HasFatalFailure())
+      client = connect(&helloReply);
   }
-  Bytes roundTrip(const Bytes &msg) {
-    return rc::server::test::roundTrip(*conn, msg, 30000);
-  }
+  Bytes roundTrip(const Bytes &msg) { return client.roundTrip(msg); }
   // A batch that must succeed; keeps its reply alive in `last`.
   const wire::BatchReply *ok(const std::vector<Cmd> &cmds) {
     last = roundTrip(batch(++seq, cmds));
@@ -74,20 +56,13 @@ protected:
       std::memcpy(v.data(), r->payload()->data(), v.size() * 4);
     return v;
   }
-  static Bytes floats(const std::vector<float> &v) {
-    Bytes b(v.size() * 4);
-    std::memcpy(b.data(), v.data(), b.size());
-    return b;
-  }
   void setFactor(float f) {
     Bytes b(4);
     std::memcpy(b.data(), &f, 4);
     ok({cSymbolWrite(g.table, 0, b)});
   }
 
-  GpuManifest g;
-  ServerCore core;
-  std::unique_ptr<MemConnection> conn;
+  MemClient client;
   Bytes helloReply, last;
   uint64_t seq = 0;
 };
@@ -194,7 +169,7 @@ TEST_F(GpuExtTest, VmmPoolMemoryWorksForKernelsAndCopies) {
   base = resultAt(ok({cReserve(4 * gran)}), 0)->addr();
   ok({cCreate(3, gran), cMap(base, gran, 0, 3), cAccess(base, gran)});
   EXPECT_EQ(core.bytesInUse(), gran);
-  conn.reset();
+  client.conn.reset();
   for (int i = 0; i < 200 && core.bytesInUse() != 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(core.bytesInUse(), 0u);

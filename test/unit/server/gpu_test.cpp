@@ -1,7 +1,7 @@
 // The CUDA backend on a real GPU, in process (no transport): a real fatbin
 // from gpu_kernels.cu in an in-test manifest, sessions over in-memory
 // connections. Skipped where libcuda.so.1 or a GPU is missing.
-#include "gpu_manifest.h"
+#include "gpu_server_fixture.h"
 #include "rc/fatbin.h"
 #include "rc/kernel_id.h"
 #include "rc/manifest_file.h"
@@ -28,61 +28,23 @@ namespace fb = flatbuffers;
 namespace mf = rc::manifest;
 
 using Client = MemClient;
-// GPU replies include context creation and kernel time: 30 s each.
-constexpr int kReplyTimeoutMs = 30000;
 
-Bytes floats(const std::vector<float> &v) {
-  Bytes b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-class GpuTest : public ::testing::Test {
+// Logs at Info: the server's summary and warnings belong in the output.
+class GpuTest : public GpuServerTest {
 protected:
   void SetUp() override {
+    GpuServerTest::SetUp();
     setLogLevel(LogLevel::Info);
-    g = writeGpuManifest();
-    ServerOptions o;
-    o.manifests = {g.path};
-    std::string err;
-    if (!core.start(o, &err)) {
-      if (noUsableGpu(err))
-        GTEST_SKIP() << "no usable GPU here: " << err;
-      FAIL() << err;
-    }
-    std::printf("rc-server: %s\n", core.summary().c_str());
+    if (!IsSkipped() && !HasFatalFailure())
+      std::printf("rc-server: %s\n", core.summary().c_str());
   }
-  Client connect() {
-    auto ends = memPair();
-    core.serve(std::move(ends.second));
-    Client c{std::move(ends.first), kReplyTimeoutMs};
-    Bytes r = c.roundTrip(hello({g.hash}));
-    const wire::HelloReply *hr = asHelloReply(r);
-    EXPECT_TRUE(hr && hr->ok())
-        << (hr && hr->error() ? hr->error()->str()
-                              : std::string("no HelloReply"));
-    return c;
-  }
-  const wire::BatchReply *ok(const Bytes &r) {
-    const wire::BatchReply *br = asBatchReply(r);
-    EXPECT_NE(br, nullptr);
-    if (br && br->errors() && br->errors()->size())
-      ADD_FAILURE() << br->errors()->Get(0)->message()->str();
-    return br;
-  }
-  GpuManifest g;
-  ServerCore core;
 };
 
 TEST_F(GpuTest, HelloDescribesTheGpu) {
-  auto ends = memPair();
-  core.serve(std::move(ends.second));
-  Client c{std::move(ends.first), kReplyTimeoutMs};
-  Bytes r = c.roundTrip(hello({g.hash}));
+  Bytes r;
+  Client c = connect(&r);
   const wire::HelloReply *hr = asHelloReply(r);
-  ASSERT_TRUE(hr && hr->ok())
-      << (hr && hr->error() ? hr->error()->str()
-                            : std::string("no HelloReply"));
+  ASSERT_TRUE(hr && hr->ok());
   const wire::DeviceInfo *d = hr->devices()->Get(0);
   std::printf("device: %s, %llu bytes, cc %d.%d, %d SMs\n", d->name()->c_str(),
               (unsigned long long)d->total_mem(), d->attributes()->Get(75),
@@ -284,10 +246,8 @@ TEST_F(GpuTest, EveryLaunchOfLargeBatchesRuns) {
 // device 0 to device 1 and, with peer access, a kernel on device 1 writes
 // device 0's memory. Skipped with fewer than two GPUs.
 TEST_F(GpuTest, SecondGpuHasItsOwnGlobalsAndReachesTheFirstAsAPeer) {
-  auto ends = memPair();
-  core.serve(std::move(ends.second));
-  Client c{std::move(ends.first), kReplyTimeoutMs};
-  Bytes r = c.roundTrip(hello({g.hash}));
+  Bytes r;
+  Client c = connect(&r);
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_TRUE(hr && hr->ok());
   if (hr->devices()->size() < 2)

@@ -1,7 +1,7 @@
 // Real CUDA graphs on the GPU (label gpu): the server captures the nodes
 // into a CUDA graph, instantiates it, launches it repeatedly, and updates
 // kernel, memset and copy nodes in place. Skipped without libcuda / a GPU.
-#include "gpu_manifest.h"
+#include "gpu_server_fixture.h"
 #include "graph_test_util.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
@@ -17,39 +17,12 @@ using namespace rc::server::test;
 
 namespace {
 
-using Client = MemClient;
-// GPU replies include context creation and kernel time: 30 s each.
-constexpr int kReplyTimeoutMs = 30000;
-
-class GraphGpuTest : public ::testing::Test {
+class GraphGpuTest : public GpuServerTest {
 protected:
   void SetUp() override {
-    setLogLevel(LogLevel::Quiet);
-    g = writeGpuManifest();
-    ServerOptions o;
-    o.manifests = {g.path};
-    std::string err;
-    if (!core.start(o, &err)) {
-      if (noUsableGpu(err))
-        GTEST_SKIP() << "no usable GPU here: " << err;
-      FAIL() << err;
-    }
-    auto ends = memPair();
-    core.serve(std::move(ends.second));
-    c.conn = std::move(ends.first);
-    // Keep the reply's bytes alive: hr points into them.
-    Bytes helloReply = c.roundTrip(hello({g.hash}));
-    const wire::HelloReply *hr = asHelloReply(helloReply);
-    ASSERT_TRUE(hr && hr->ok())
-        << (hr && hr->error() ? hr->error()->str()
-                              : std::string("no HelloReply"));
-  }
-  const wire::BatchReply *ok(const Bytes &r) {
-    const wire::BatchReply *br = asBatchReply(r);
-    EXPECT_NE(br, nullptr);
-    if (br && br->errors() && br->errors()->size())
-      ADD_FAILURE() << br->errors()->Get(0)->message()->str();
-    return br;
+    GpuServerTest::SetUp();
+    if (!IsSkipped() && !HasFatalFailure())
+      c = connect();
   }
   std::vector<float> read(uint64_t addr, size_t n) {
     reply = c.roundTrip(batch(seq++, {cD2H(addr, n * 4)}));
@@ -59,18 +32,11 @@ protected:
       std::memcpy(out.data(), res->payload()->data(), n * 4);
     return out;
   }
-  static Bytes floats(const std::vector<float> &v) {
-    Bytes b(v.size() * 4);
-    std::memcpy(b.data(), v.data(), b.size());
-    return b;
-  }
   Cmd scale(uint64_t p, int n) {
     return cLaunch(g.scale, scaleArgs(p, n), 0, {4, 1, 1}, {256, 1, 1});
   }
 
-  GpuManifest g;
-  ServerCore core;
-  Client c{nullptr, kReplyTimeoutMs};
+  MemClient c;
   Bytes reply;
   uint64_t seq = 1;
 };
