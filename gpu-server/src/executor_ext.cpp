@@ -21,6 +21,8 @@ OpStatus fail(int code, std::string detail) {
   return OpStatus::fail(code, std::move(detail));
 }
 
+constexpr uint64_t kMaxReserveAlignment = uint64_t(1) << 40;
+
 std::string range(uint64_t addr, uint64_t size) {
   return hexAddress(addr) + " + " + std::to_string(size) + " bytes";
 }
@@ -109,6 +111,15 @@ bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
     uint64_t addr = 0;
     if (c.size() == 0) {
       *st = fail(kErrInvalidValue, "size 0");
+      return true;
+    }
+    // 0 (the granularity) or a power of two, as the driver takes it; at
+    // most 1 TiB, so that rounding an address up cannot wrap around.
+    if ((c.alignment() & (c.alignment() - 1)) != 0 ||
+        c.alignment() > kMaxReserveAlignment) {
+      *st =
+          fail(kErrInvalidValue, "alignment " + std::to_string(c.alignment()) +
+                                     " is not 0 or a power of two up to 1 TiB");
       return true;
     }
     *st = ctx_->memAddressReserve(c.size(), c.alignment(), &addr);

@@ -304,6 +304,11 @@ public:
                             "cannot reserve " + std::to_string(size) +
                                 " bytes of host address space");
     *addr = backend_.reserveAddressSpace(size, alignment);
+    if (*addr == 0) {
+      munmap(host, size);
+      return OpStatus::fail(kErrMemoryAllocation,
+                            "the test device's address space is used up");
+    }
     Block b;
     b.host = static_cast<uint8_t *>(host);
     b.size = size;
@@ -438,11 +443,14 @@ uint64_t HostBackend::reserve(uint64_t size) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (size > memory_ - inUse_)
     return 0;
-  inUse_ += size;
-  uint64_t addr = nextAddr_;
   // Addresses are never reused (256-byte aligned, one guard page apart), so
   // a stale or foreign pointer never lands in a live allocation by accident.
-  nextAddr_ += ((size + 255) & ~uint64_t(255)) + 4096;
+  uint64_t step = ((size + 255) & ~uint64_t(255)) + 4096;
+  if (step > kAddressLimit - nextAddr_)
+    return 0; // the address space is used up: never wrap around to reuse it
+  inUse_ += size;
+  uint64_t addr = nextAddr_;
+  nextAddr_ += step;
   return addr;
 }
 
@@ -452,8 +460,13 @@ uint64_t HostBackend::reserveAddressSpace(uint64_t size, uint64_t alignment) {
   // granularity (clients check that mapped addresses are).
   const uint64_t kVmmGranularity = 2ull << 20;
   uint64_t align = alignment > kVmmGranularity ? alignment : kVmmGranularity;
+  if (align > kAddressLimit || size > kAddressLimit)
+    return 0;
   uint64_t addr = (nextAddr_ + align - 1) / align * align;
-  nextAddr_ = addr + ((size + 4095) & ~uint64_t(4095)) + 4096;
+  uint64_t step = ((size + 4095) & ~uint64_t(4095)) + 4096;
+  if (addr > kAddressLimit || step > kAddressLimit - addr)
+    return 0; // as in reserve(): no wrap-around, no reuse
+  nextAddr_ = addr + step;
   return addr;
 }
 

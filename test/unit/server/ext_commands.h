@@ -31,9 +31,9 @@ inline Cmd cLaunchEx(uint64_t kernel, const Bytes &args, bool coop, bool pdl,
                                     pdl);
   });
 }
-inline Cmd cReserve(uint64_t size) {
+inline Cmd cReserve(uint64_t size, uint64_t alignment = 0) {
   return entry<wire::MemAddressReserve>([=](fb::FlatBufferBuilder &f) {
-    return wire::CreateMemAddressReserve(f, size, 0);
+    return wire::CreateMemAddressReserve(f, size, alignment);
   });
 }
 inline Cmd cAddrFree(uint64_t a, uint64_t size) {

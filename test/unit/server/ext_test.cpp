@@ -168,6 +168,36 @@ TEST_F(ExtTest, VmmRejectsBadMaps) {
   bad({cAddrFree(base, kMiB2)}, 0, 1); // size must match the reservation
 }
 
+// An alignment the driver would refuse, or one so large that rounding an
+// address up to it wraps around, is refused. The live fuzzer found the
+// wrap: the test device then handed out an address a live allocation held,
+// whose memory leaked when the second took its place.
+TEST_F(ExtTest, ReservationsRefuseBadAlignmentsAndNeverReuseAnAddress) {
+  send1(hello({m.hash}));
+  for (uint64_t alignment :
+       {uint64_t(3), uint64_t(1) << 41, uint64_t(1) << 63, ~uint64_t(0)})
+    EXPECT_NE(bad({cReserve(kMiB2, alignment)}, 0, 1).find("power of two"),
+              std::string::npos)
+        << alignment;
+  const uint64_t tib = uint64_t(1) << 40;
+  uint64_t a = resultAt(asBatchReply(ok({cReserve(kMiB2, tib)})), 0)->addr();
+  uint64_t b = resultAt(asBatchReply(ok({cReserve(kMiB2, tib)})), 0)->addr();
+  EXPECT_EQ(a % tib, 0u);
+  EXPECT_EQ(b % tib, 0u);
+  EXPECT_GT(b, a);
+  // Past the test device's address space every reservation fails, and so
+  // does every allocation: nothing wraps around to a used address.
+  for (uint64_t size = uint64_t(1) << 60; size != 0; size >>= 1)
+    while (backend->reserveAddressSpace(size, 0) != 0) {
+    }
+  int small = 0; // what is left is less than a reservation's 2 MiB step
+  while (backend->reserve(256) != 0)
+    ASSERT_LT(++small, 1000);
+  EXPECT_NE(bad({cReserve(kMiB2)}, 0, 2).find("address space is used up"),
+            std::string::npos);
+  EXPECT_NE(bad({cMalloc(256)}, 0, 2).find("out of memory"), std::string::npos);
+}
+
 TEST_F(ExtTest, SessionEndFreesVmmMemory) {
   send1(hello({m.hash}));
   uint64_t base = reserve(2 * kMiB2);

@@ -56,7 +56,10 @@ public:
   uint64_t streamWaits() const { return streamWaits_; }
   uint64_t eventRecords() const { return eventRecords_; }
 
-  // Used by contexts.
+  // Used by contexts. Fake addresses are handed out once each, below
+  // kAddressLimit; past it both calls return 0 (out of memory) rather than
+  // wrap around to addresses a live allocation may still hold.
+  static constexpr uint64_t kAddressLimit = uint64_t(1) << 62;
   uint64_t reserve(uint64_t size); // fake address, or 0 when out of memory
   void release(uint64_t size);
   // Fake addresses only, no memory accounted (cuMemAddressReserve).
