@@ -181,18 +181,7 @@ public:
     std::vector<std::string> args{bin, "--test-device", "--listen",
                                   url, "--manifest",    manifest};
     args.insert(args.end(), extraArgs.begin(), extraArgs.end());
-    pid_ = fork();
-    if (pid_ == 0) {
-      FILE *f = freopen(log.c_str(), "w", stderr);
-      (void)f;
-      dup2(fileno(stderr), 1);
-      std::vector<char *> argv;
-      for (std::string &a : args)
-        argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
+    pid_ = startChild(args, {}, log);
   }
   // Bounded wait for the "listening on" log line.
   bool waitReady(int timeoutMs) {
