@@ -63,7 +63,7 @@ FabricConnection::FabricConnection(std::unique_ptr<Endpoint> ep)
   };
   scratch_.resize(sizeof(FrameHeader) + ep_->injectSize());
   fragHeaders_.resize(64);
-  lastHeard_ = lastSent_ = lastPidCheck_ = Clock::now();
+  lastHeard_ = lastSent_ = lastHoldingBackSent_ = lastPidCheck_ = Clock::now();
 }
 
 FabricConnection::~FabricConnection() {
@@ -318,6 +318,10 @@ void FabricConnection::onFrame(const FrameHeader &h, const uint8_t *payload,
     onData(h, payload, len);
     return;
   case FrameType::KeepAlive:
+    if (h.flags & kHoldingBack) {
+      peerHeldBack_ = true;
+      peerHeldBackAt_ = lastHeard_;
+    }
     return;
   case FrameType::Close:
     peerClosed_ = true;
@@ -447,11 +451,23 @@ void FabricConnection::maintain(Clock::time_point now) {
       return;
     }
   }
-  if (msSince(lastSent_, now) >= tuning().keepaliveMs) {
-    FrameHeader h{
-        kFrameMagic, static_cast<uint16_t>(FrameType::KeepAlive), 0, 0, 0, 0};
-    if (ep_->inject(peer_, &h, sizeof h) == 0)
+  // While holding back, say so every keep-alive period even when other
+  // frames (replies) go out: the peer's stalled sends wait for it.
+  bool holdingBack = throttled();
+  if (msSince(lastSent_, now) >= tuning().keepaliveMs ||
+      (holdingBack &&
+       msSince(lastHoldingBackSent_, now) >= tuning().keepaliveMs)) {
+    FrameHeader h{kFrameMagic,
+                  static_cast<uint16_t>(FrameType::KeepAlive),
+                  static_cast<uint16_t>(holdingBack ? kHoldingBack : 0),
+                  0,
+                  0,
+                  0};
+    if (ep_->inject(peer_, &h, sizeof h) == 0) {
       lastSent_ = now;
+      if (holdingBack)
+        lastHoldingBackSent_ = now;
+    }
   }
 }
 
@@ -658,11 +674,17 @@ Status FabricConnection::waitSlotsDone(const std::vector<SendSlot *> &inFlight,
     ringDoorbell(); // a transfer may need the sleeper's progress
     if (pump() > 0)
       idleSince = Clock::now();
-    int stalled = msSince(progressSince, Clock::now());
-    if (!gone_ && stalled > tuning().deadMs)
+    auto now = Clock::now();
+    int stalled = msSince(progressSince, now);
+    // A peer that said within the liveness window that it holds back
+    // (its owner is busy, its queue full) gets the longer bound.
+    bool heldBack =
+        peerHeldBack_ && msSince(peerHeldBackAt_, now) <= tuning().deadMs;
+    if (!gone_ && stalled > (heldBack ? tuning().heldBackMs : tuning().deadMs))
       markGone(std::string(what) + " to " + peerDesc_ + " made no progress " +
-               "for " + std::to_string(stalled) +
-               " ms (the peer refused it or stopped reading)");
+               "for " + std::to_string(stalled) + " ms " +
+               (heldBack ? "(the peer holds back what it receives)"
+                         : "(the peer refused it or stopped reading)"));
     if (gone_)
       return failSend(std::string(what) + ": " + goneReason_);
     idleWait(idleSince);

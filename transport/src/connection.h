@@ -163,7 +163,12 @@ private:
   // Liveness.
   Clock::time_point lastHeard_;
   Clock::time_point lastSent_;
+  Clock::time_point lastHoldingBackSent_; // our last kHoldingBack keep-alive
   Clock::time_point lastPidCheck_;
+  // When the peer last said it holds back what we send (kHoldingBack);
+  // false until it first does.
+  bool peerHeldBack_ = false;
+  Clock::time_point peerHeldBackAt_;
   bool peerClosed_ = false;    // got Close
   uint64_t peerSentCount_ = 0; // messages the peer sent before Close
   bool gone_ = false;          // dead or failed: no more traffic

@@ -24,10 +24,15 @@ enum class FrameType : uint16_t {
   Accept = 5,    // private endpoint -> client: here I am
 };
 
+// A KeepAlive from a receiver whose owner is behind (its queue is full, so
+// it leaves what the peer sends with the provider): the peer's sends that
+// make no progress meanwhile are back-pressure, not a dead peer.
+constexpr uint16_t kHoldingBack = 1;
+
 struct FrameHeader {
   uint32_t magic;
   uint16_t type;
-  uint16_t reserved;
+  uint16_t flags;  // KeepAlive: kHoldingBack; 0 otherwise
   uint64_t seq;    // Data: message sequence number (per direction)
   uint64_t total;  // Data: whole message size
   uint64_t offset; // Data: where this fragment goes

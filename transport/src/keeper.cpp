@@ -111,6 +111,10 @@ const Tuning &tuning() {
     Tuning k;
     k.keepaliveMs = envIntAtLeast("RC_TRANSPORT_KEEPALIVE_MS", 1, 300);
     k.deadMs = envIntAtLeast("RC_TRANSPORT_DEAD_MS", 1, 2500);
+    // A session may be busy on the GPU for minutes while its client
+    // streams ahead; a peer that lies about holding back holds only the
+    // thread that serves it, and only this long.
+    k.heldBackMs = envIntAtLeast("RC_TRANSPORT_HELD_BACK_MS", k.deadMs, 600000);
     k.spinUs = envIntAtLeast("RC_TRANSPORT_SPIN_US", 0, 100);
     k.yieldUs = envIntAtLeast("RC_TRANSPORT_YIELD_US", 0, 10000);
     k.doorbellSpinUs =

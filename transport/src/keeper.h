@@ -13,7 +13,9 @@ class FabricConnection;
 
 struct Tuning {
   int keepaliveMs; // send a keep-alive after this long without sending
-  int deadMs;      // peer is gone after this long without hearing from it
+  int deadMs;      // peer is gone after this long without hearing from it,
+                   // or when a send of it makes no progress this long
+  int heldBackMs;  // ... or this long while the peer says it holds back
   int spinUs;      // busy-poll this long before yielding
   int yieldUs; // then poll with sched_yield until idle this long; sleep after
   int doorbellSpinUs; // a server with a doorbell waits as above this long
@@ -21,8 +23,8 @@ struct Tuning {
   bool doorbell;      // a shm client offers the server a doorbell
 };
 // Defaults, overridable by RC_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,
-// RC_TRANSPORT_SPIN_US, RC_TRANSPORT_YIELD_US, RC_TRANSPORT_DOORBELL_SPIN_US,
-// RC_TRANSPORT_DOORBELL (read once).
+// RC_TRANSPORT_HELD_BACK_MS, RC_TRANSPORT_SPIN_US, RC_TRANSPORT_YIELD_US,
+// RC_TRANSPORT_DOORBELL_SPIN_US, RC_TRANSPORT_DOORBELL (read once).
 const Tuning &tuning();
 
 void keeperAdd(FabricConnection *c);

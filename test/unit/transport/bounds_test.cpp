@@ -203,6 +203,47 @@ TEST_P(Bounds, QueueStopsGrowingWhileTheOwnerIsBusy) {
   ASSERT_EQ(s->send("done", 4), Status::Ok);
 }
 
+// The owner busy for longer than the liveness window (a session waiting
+// minutes on the GPU while its client streams ahead): the held-back
+// sender waits instead of taking the stall for a dead peer. It said
+// "made no progress for 2501 ms" before the receiver's keep-alives told
+// it that it holds back (a 4 GiB copy on a loaded CI machine).
+TEST_P(Bounds, SenderWaitsPastTheLivenessWindowForABusyOwner) {
+  listenWith(smallMessages(1 << 20, 1 << 20));
+  const int count = 200;
+  const size_t size = 64 << 10;
+  std::atomic<bool> allSent{false};
+  std::string sendError;
+  Joiner client([&] {
+    std::string err;
+    auto c = connect(listener_->address(), 10000, &err);
+    ASSERT_TRUE(c) << err;
+    for (int i = 0; i < count; ++i) {
+      auto m = pattern(size, uint32_t(i));
+      if (c->send(m.data(), m.size()) != Status::Ok) {
+        sendError = std::to_string(i) + ": " + c->lastError();
+        return;
+      }
+    }
+    allSent = true;
+    std::vector<uint8_t> m;
+    c->recv(m, 10000);
+  });
+  auto s = listener_->accept(10000);
+  ASSERT_TRUE(s) << listener_->lastError();
+  std::this_thread::sleep_for(std::chrono::milliseconds(4000));
+  EXPECT_FALSE(allSent) << "the sender was not held back past the window";
+  for (int i = 0; i < count; ++i) {
+    std::vector<uint8_t> m;
+    ASSERT_EQ(recvUntil(*s, m, 10000), Status::Ok)
+        << i << " " << s->lastError() << "; the sender: " << sendError;
+    ASSERT_TRUE(m == pattern(size, uint32_t(i))) << i;
+  }
+  ASSERT_EQ(s->send("done", 4), Status::Ok);
+  client.join();
+  EXPECT_TRUE(allSent) << sendError;
+}
+
 INSTANTIATE_TEST_SUITE_P(Providers, Bounds, ::testing::Values("tcp", "shm"),
                          [](const auto &info) { return info.param; });
 
