@@ -221,7 +221,7 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
   return blas->gemm(c.handle(), g);
 }
 
-OpStatus Executor::cublasTrsm(const wire::CublasTrsmBatched &c) {
+OpStatus Executor::handle(const wire::CublasTrsmBatched &c, Answer &) {
   BlasTrsm t;
   OpStatus st = cublasHandle(c.handle(), c.stream(), &t.stream);
   if (!st.ok())
@@ -263,65 +263,55 @@ OpStatus Executor::cublasTrsm(const wire::CublasTrsmBatched &c) {
   return blas->trsmBatched(c.handle(), t);
 }
 
-OpStatus Executor::doCublas(const wire::CommandEntry &entry,
-                            std::string *what) {
-  using wire::Command;
+OpStatus Executor::handle(const wire::CublasCreate &c, Answer &) {
+  uint64_t h = c.handle();
+  if (h == 0 || cublasHandles_.count(h))
+    return fail(kErrInvalidValue, "cuBLAS handle " + hexAddress(h) +
+                                      " is reserved or already in use");
   std::string why;
-  switch (entry.cmd_type()) {
-  case Command::CublasCreate: {
-    *what = "cublasCreate_v2";
-    uint64_t h = entry.cmd_as_CublasCreate()->handle();
-    if (h == 0 || cublasHandles_.count(h))
-      return fail(kErrInvalidValue, "cuBLAS handle " + hexAddress(h) +
-                                        " is reserved or already in use");
-    BlasContext *blas = ctx_->blas(&why);
-    if (!blas)
-      return fail(kErrNotSupported, why);
-    OpStatus st = blas->create(h);
-    if (st.ok())
-      cublasHandles_[h] = BlasHandle{bound_, 0, 0};
+  BlasContext *blas = ctx_->blas(&why);
+  if (!blas)
+    return fail(kErrNotSupported, why);
+  OpStatus st = blas->create(h);
+  if (st.ok())
+    cublasHandles_[h] = BlasHandle{bound_, 0, 0};
+  return st;
+}
+
+OpStatus Executor::handle(const wire::CublasDestroy &c, Answer &) {
+  uint64_t h = c.handle();
+  auto it = cublasHandles_.find(h);
+  if (it == cublasHandles_.end())
+    return fail(kErrInvalidResourceHandle,
+                "unknown cuBLAS handle " + hexAddress(h));
+  OpStatus st = bind(it->second.device);
+  if (!st.ok())
     return st;
-  }
-  case Command::CublasDestroy: {
-    *what = "cublasDestroy_v2";
-    uint64_t h = entry.cmd_as_CublasDestroy()->handle();
-    auto it = cublasHandles_.find(h);
-    if (it == cublasHandles_.end())
-      return fail(kErrInvalidResourceHandle,
-                  "unknown cuBLAS handle " + hexAddress(h));
-    OpStatus st = bind(it->second.device);
-    if (!st.ok())
-      return st;
-    st = ctx_->blas(&why)->destroy(h);
-    cublasHandles_.erase(it);
+  std::string why;
+  st = ctx_->blas(&why)->destroy(h);
+  cublasHandles_.erase(it);
+  return st;
+}
+
+OpStatus Executor::handle(const wire::CublasSetWorkspace &c, Answer &) {
+  auto it = cublasHandles_.find(c.handle());
+  if (it == cublasHandles_.end())
+    return fail(kErrInvalidResourceHandle,
+                "unknown cuBLAS handle " + hexAddress(c.handle()));
+  OpStatus st = bind(it->second.device);
+  if (!st.ok() ||
+      (c.size() && !(st = checkRange("workspace", c.addr(), c.size())).ok()))
     return st;
-  }
-  case Command::CublasSetWorkspace: {
-    *what = "cublasSetWorkspace_v2";
-    const auto &c = *entry.cmd_as_CublasSetWorkspace();
-    auto it = cublasHandles_.find(c.handle());
-    if (it == cublasHandles_.end())
-      return fail(kErrInvalidResourceHandle,
-                  "unknown cuBLAS handle " + hexAddress(c.handle()));
-    OpStatus st = bind(it->second.device);
-    if (!st.ok() ||
-        (c.size() && !(st = checkRange("workspace", c.addr(), c.size())).ok()))
-      return st;
-    uint64_t addr = c.size() ? c.addr() : 0;
-    st = ctx_->blas(&why)->setWorkspace(c.handle(), addr, c.size());
-    if (st.ok())
-      it->second.workspace = addr, it->second.workspaceSize = c.size();
-    return st;
-  }
-  case Command::CublasGemm:
-    *what = "cublas gemm";
-    return cublasGemm(*entry.cmd_as_CublasGemm(), what);
-  case Command::CublasTrsmBatched:
-    *what = "cublasStrsmBatched";
-    return cublasTrsm(*entry.cmd_as_CublasTrsmBatched());
-  default:
-    return fail(kErrInvalidValue, "not a cuBLAS command");
-  }
+  uint64_t addr = c.size() ? c.addr() : 0;
+  std::string why;
+  st = ctx_->blas(&why)->setWorkspace(c.handle(), addr, c.size());
+  if (st.ok())
+    it->second.workspace = addr, it->second.workspaceSize = c.size();
+  return st;
+}
+
+OpStatus Executor::handle(const wire::CublasGemm &c, Answer &a) {
+  return cublasGemm(c, a.what);
 }
 
 } // namespace rc::server

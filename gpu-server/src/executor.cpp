@@ -374,285 +374,276 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
   return ctx_->launch(*k, cfg, argBuffer_.data());
 }
 
-OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
-                           std::vector<ResultData> &results,
-                           std::string *what) {
-  using wire::Command;
-  ResultData r;
-  r.index = index;
-  NativeHandle s = 0, e = 0, e2 = 0;
-  // Commands that name no stream, event or memory run on the current device.
-  OpStatus st = bind(current_);
+// One handler per command; execute() (executor_dispatch.cpp) has set
+// *a.what to the command table's name of the call and bound the current
+// device.
+
+OpStatus Executor::handle(const wire::Malloc &c, Answer &a) {
+  OpStatus st = doMalloc(c, a.result);
+  if (st.ok())
+    a.give();
+  return st;
+}
+
+OpStatus Executor::handle(const wire::Free &c, Answer &) { return doFree(c); }
+
+OpStatus Executor::handle(const wire::MemcpyH2D &c, Answer &) {
+  NativeHandle s = 0;
+  uint64_t n = c.data() ? c.data()->size() : 0;
+  OpStatus st;
+  // Zero-byte copies are no-ops, as in CUDA, wherever they point.
+  if (!(st = bindStream(c.stream(), &s)).ok() || n == 0 ||
+      !(st = checkRange("destination", c.dst(), n)).ok())
+    return st;
+  return ctx_->copyH2D(c.dst(), c.data()->data(), n, s);
+}
+
+OpStatus Executor::handle(const wire::MemcpyH2DRing &c, Answer &) {
+  if (!uploadRing_)
+    return fail(kErrInvalidValue, "this session has no upload ring");
+  NativeHandle s = 0;
+  OpStatus st;
+  if (!(st = bindStream(c.stream(), &s)).ok() ||
+      !(st = checkRange("destination", c.dst(), c.size())).ok())
+    return st;
+  return uploadRing_->copy(*ctx_, c.dst(), c.ring_offset(), c.size(),
+                           c.ring_end(), s);
+}
+
+OpStatus Executor::handle(const wire::MemcpyD2H &c, Answer &a) {
+  bool shared = c.host_region() != 0; // no payload in the reply
+  NativeHandle s = 0;
+  OpStatus st;
+  if (!(st = bindStream(c.stream(), &s)).ok() ||
+      (c.size() && !(st = checkRange("source", c.src(), c.size())).ok()))
+    return st;
+  st = shared    ? readBackShared(c, s, a.result)
+       : c.rma() ? readBackRemote(c, s, a.result)
+                 : readBack(c.src(), c.size(), s, a.result);
+  if (st.ok())
+    a.give();
+  return st;
+}
+
+OpStatus Executor::handle(const wire::MemcpyD2D &c, Answer &) {
+  NativeHandle s = 0;
+  OpStatus st;
+  if (!(st = bindStream(c.stream(), &s)).ok() || c.size() == 0)
+    return st;
+  return copyD2D(c.dst(), c.src(), c.size(), s);
+}
+
+OpStatus Executor::handle(const wire::Memset &c, Answer &) {
+  NativeHandle s = 0;
+  OpStatus st;
+  if (!(st = bindStream(c.stream(), &s)).ok() || c.size() == 0 ||
+      !(st = checkRange("destination", c.dst(), c.size())).ok())
+    return st;
+  return ctx_->memset(c.dst(), c.value(), c.size(), s);
+}
+
+OpStatus Executor::handle(const wire::Launch &c, Answer &a) {
+  return doLaunch(c, a.what);
+}
+
+OpStatus Executor::handle(const wire::StreamCreate &c, Answer &) {
+  if (c.stream() <= kPerThreadStreamHandle || streams_.count(c.stream()))
+    return fail(kErrInvalidValue, "stream handle " + hexAddress(c.stream()) +
+                                      " is reserved or already in use");
+  NativeHandle s = 0;
+  OpStatus st = ctx_->streamCreate(c.flags(), c.priority(), &s);
+  if (st.ok())
+    streams_[c.stream()] = OnDevice{s, bound_};
+  return st;
+}
+
+OpStatus Executor::handle(const wire::StreamDestroy &c, Answer &) {
+  auto it = streams_.find(c.stream());
+  if (it == streams_.end())
+    return fail(kErrInvalidResourceHandle,
+                "unknown stream " + hexAddress(c.stream()));
+  OpStatus st;
+  if (!(st = bind(it->second.device)).ok() ||
+      !(st = ctx_->streamDestroy(it->second.native)).ok())
+    return st;
+  forgetStream(it->first, it->second.device);
+  streams_.erase(it);
+  return st;
+}
+
+OpStatus Executor::handle(const wire::StreamSynchronize &c, Answer &) {
+  NativeHandle s = 0;
+  OpStatus st = bindStream(c.stream(), &s);
   if (!st.ok())
     return st;
-  switch (entry.cmd_type()) {
-  case Command::Malloc:
-    *what = "cudaMalloc";
-    st = doMalloc(*entry.cmd_as_Malloc(), r);
-    if (st.ok())
-      results.push_back(std::move(r));
+  // Deferred: noteCommandDone() makes it a pending sync.
+  return deferSyncs_ ? st : syncResult(ctx_->streamSynchronize(s));
+}
+
+OpStatus Executor::handle(const wire::StreamQuery &c, Answer &a) {
+  NativeHandle s = 0;
+  OpStatus st = bindStream(c.stream(), &s);
+  if (!st.ok())
     return st;
-  case Command::Free:
-    *what = "cudaFree";
-    return doFree(*entry.cmd_as_Free());
-  case Command::MemcpyH2D: {
-    *what = "cudaMemcpyAsync (host to device)";
-    const auto &c = *entry.cmd_as_MemcpyH2D();
-    uint64_t n = c.data() ? c.data()->size() : 0;
-    // Zero-byte copies are no-ops, as in CUDA, wherever they point.
-    if (!(st = bindStream(c.stream(), &s)).ok() || n == 0 ||
-        !(st = checkRange("destination", c.dst(), n)).ok())
-      return st;
-    return ctx_->copyH2D(c.dst(), c.data()->data(), n, s);
-  }
-  case Command::MemcpyH2DRing: {
-    *what = "cudaMemcpyAsync (host to device, upload ring)";
-    const auto &c = *entry.cmd_as_MemcpyH2DRing();
-    if (!uploadRing_)
-      return fail(kErrInvalidValue, "this session has no upload ring");
-    if (!(st = bindStream(c.stream(), &s)).ok() ||
-        !(st = checkRange("destination", c.dst(), c.size())).ok())
-      return st;
-    return uploadRing_->copy(*ctx_, c.dst(), c.ring_offset(), c.size(),
-                             c.ring_end(), s);
-  }
-  case Command::MemcpyD2H: {
-    *what = "cudaMemcpyAsync (device to host)";
-    const auto &c = *entry.cmd_as_MemcpyD2H();
-    bool shared = c.host_region() != 0; // no payload in the reply
-    if (!(st = bindStream(c.stream(), &s)).ok() ||
-        (c.size() && !(st = checkRange("source", c.src(), c.size())).ok()))
-      return st;
-    st = shared    ? readBackShared(c, s, r)
-         : c.rma() ? readBackRemote(c, s, r)
-                   : readBack(c.src(), c.size(), s, r);
-    if (st.ok())
-      results.push_back(std::move(r));
-    return st;
-  }
-  case Command::MemcpyD2D: {
-    *what = "cudaMemcpyAsync (device to device)";
-    const auto &c = *entry.cmd_as_MemcpyD2D();
-    if (!(st = bindStream(c.stream(), &s)).ok() || c.size() == 0)
-      return st;
-    return copyD2D(c.dst(), c.src(), c.size(), s);
-  }
-  case Command::Memset: {
-    *what = "cudaMemsetAsync";
-    const auto &c = *entry.cmd_as_Memset();
-    if (!(st = bindStream(c.stream(), &s)).ok() || c.size() == 0 ||
-        !(st = checkRange("destination", c.dst(), c.size())).ok())
-      return st;
-    return ctx_->memset(c.dst(), c.value(), c.size(), s);
-  }
-  case Command::Launch:
-    *what = "kernel launch";
-    return doLaunch(*entry.cmd_as_Launch(), what);
-  case Command::StreamCreate: {
-    *what = "cudaStreamCreate";
-    const auto &c = *entry.cmd_as_StreamCreate();
-    if (c.stream() <= kPerThreadStreamHandle || streams_.count(c.stream()))
-      return fail(kErrInvalidValue, "stream handle " + hexAddress(c.stream()) +
-                                        " is reserved or already in use");
-    if (!(st = ctx_->streamCreate(c.flags(), c.priority(), &s)).ok())
-      return st;
-    streams_[c.stream()] = OnDevice{s, bound_};
-    return st;
-  }
-  case Command::StreamDestroy: {
-    *what = "cudaStreamDestroy";
-    const auto &c = *entry.cmd_as_StreamDestroy();
-    auto it = streams_.find(c.stream());
-    if (it == streams_.end())
-      return fail(kErrInvalidResourceHandle,
-                  "unknown stream " + hexAddress(c.stream()));
-    if (!(st = bind(it->second.device)).ok() ||
-        !(st = ctx_->streamDestroy(it->second.native)).ok())
-      return st;
-    forgetStream(it->first, it->second.device);
-    streams_.erase(it);
-    return st;
-  }
-  case Command::StreamSynchronize: {
-    *what = "cudaStreamSynchronize";
-    uint64_t handle = entry.cmd_as_StreamSynchronize()->stream();
-    if (!(st = bindStream(handle, &s)).ok())
-      return st;
-    // Deferred: noteCommandDone() makes it a pending sync.
-    return deferSyncs_ ? st : syncResult(ctx_->streamSynchronize(s));
-  }
-  case Command::StreamQuery: {
-    *what = "cudaStreamQuery";
-    if (!(st = bindStream(entry.cmd_as_StreamQuery()->stream(), &s)).ok())
-      return st;
-    st = ctx_->streamQuery(s);
-    if (st.code == kErrNotReady)
-      st = OpStatus::success(), r.code = kErrNotReady;
-    if (st.ok())
-      results.push_back(std::move(r));
-    return syncResult(st);
-  }
-  case Command::DeviceSynchronize:
-    *what = "cudaDeviceSynchronize";
-    return syncResult(ctx_->deviceSynchronize());
-  case Command::EventCreate: {
-    *what = "cudaEventCreate";
-    const auto &c = *entry.cmd_as_EventCreate();
-    if (c.event() == 0 || events_.count(c.event()))
-      return fail(kErrInvalidValue, "event handle " + hexAddress(c.event()) +
-                                        " is reserved or already in use");
-    if (!(st = ctx_->eventCreate(c.flags(), &e)).ok())
-      return st;
+  st = ctx_->streamQuery(s);
+  if (st.code == kErrNotReady)
+    st = OpStatus::success(), a.result.code = kErrNotReady;
+  if (st.ok())
+    a.give();
+  return syncResult(st);
+}
+
+OpStatus Executor::handle(const wire::DeviceSynchronize &, Answer &) {
+  return syncResult(ctx_->deviceSynchronize());
+}
+
+OpStatus Executor::handle(const wire::EventCreate &c, Answer &) {
+  if (c.event() == 0 || events_.count(c.event()))
+    return fail(kErrInvalidValue, "event handle " + hexAddress(c.event()) +
+                                      " is reserved or already in use");
+  NativeHandle e = 0;
+  OpStatus st = ctx_->eventCreate(c.flags(), &e);
+  if (st.ok())
     events_[c.event()] = OnDevice{e, bound_};
+  return st;
+}
+
+OpStatus Executor::handle(const wire::EventDestroy &c, Answer &) {
+  auto it = events_.find(c.event());
+  if (it == events_.end())
+    return fail(kErrInvalidResourceHandle,
+                "unknown event " + hexAddress(c.event()));
+  OpStatus st;
+  if (!(st = bind(it->second.device)).ok() ||
+      !(st = ctx_->eventDestroy(it->second.native)).ok())
     return st;
-  }
-  case Command::EventDestroy: {
-    *what = "cudaEventDestroy";
-    auto it = events_.find(entry.cmd_as_EventDestroy()->event());
-    if (it == events_.end())
-      return fail(kErrInvalidResourceHandle,
-                  "unknown event " +
-                      hexAddress(entry.cmd_as_EventDestroy()->event()));
-    if (!(st = bind(it->second.device)).ok() ||
-        !(st = ctx_->eventDestroy(it->second.native)).ok())
-      return st;
-    events_.erase(it);
+  events_.erase(it);
+  return st;
+}
+
+OpStatus Executor::handle(const wire::EventRecord &c, Answer &) {
+  NativeHandle s = 0, e = 0;
+  OpStatus st;
+  if (!(st = event(c.event(), &e)).ok() ||
+      !(st = bindStream(c.stream(), &s)).ok())
     return st;
-  }
-  case Command::EventRecord: {
-    *what = "cudaEventRecord";
-    const auto &c = *entry.cmd_as_EventRecord();
-    if (!(st = event(c.event(), &e)).ok() ||
-        !(st = bindStream(c.stream(), &s)).ok())
-      return st;
-    return ctx_->eventRecord(e, s);
-  }
-  case Command::EventSynchronize:
-    *what = "cudaEventSynchronize";
-    if (!(st = bindEvent(entry.cmd_as_EventSynchronize()->event(), &e)).ok())
-      return st;
-    return syncResult(ctx_->eventSynchronize(e));
-  case Command::EventQuery:
-    *what = "cudaEventQuery";
-    if (!(st = bindEvent(entry.cmd_as_EventQuery()->event(), &e)).ok())
-      return st;
-    st = ctx_->eventQuery(e);
-    if (st.code == kErrNotReady)
-      st = OpStatus::success(), r.code = kErrNotReady;
-    if (st.ok())
-      results.push_back(std::move(r));
-    return syncResult(st);
-  case Command::EventElapsedTime: {
-    *what = "cudaEventElapsedTime";
-    const auto &c = *entry.cmd_as_EventElapsedTime();
-    if (!(st = bindEvent(c.start(), &e)).ok() ||
-        !(st = event(c.end(), &e2)).ok())
-      return st;
-    float ms = 0;
-    if (!(st = ctx_->eventElapsed(e, e2, &ms)).ok())
-      return st;
-    r.value = ms;
-    results.push_back(std::move(r));
+  return ctx_->eventRecord(e, s);
+}
+
+OpStatus Executor::handle(const wire::EventSynchronize &c, Answer &) {
+  NativeHandle e = 0;
+  OpStatus st = bindEvent(c.event(), &e);
+  if (!st.ok())
     return st;
-  }
-  case Command::StreamWaitEvent: {
-    *what = "cudaStreamWaitEvent";
-    const auto &c = *entry.cmd_as_StreamWaitEvent();
-    // The event may be another device's: CUDA waits across devices.
-    if (!(st = bindStream(c.stream(), &s)).ok() ||
-        !(st = event(c.event(), &e)).ok())
-      return st;
-    return ctx_->streamWaitEvent(s, e, c.flags());
-  }
-  case Command::SymbolWrite: {
-    *what = "cudaMemcpyToSymbolAsync";
-    const auto &c = *entry.cmd_as_SymbolWrite();
-    const VariableInfo *v = nullptr;
-    uint64_t base = 0, n = c.data() ? c.data()->size() : 0;
-    if (!(st = variable(c.variable_id(), &v)).ok())
-      return st;
-    *what += " (" + v->name + ")";
-    if (c.offset() > v->size || n > v->size - c.offset())
-      return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
-                                        " + " + std::to_string(n) +
-                                        " bytes exceed the variable's " +
-                                        std::to_string(v->size) + " bytes");
-    if (!(st = bindStream(c.stream(), &s)).ok() ||
-        !(st = symbol(*v, &base)).ok() || n == 0)
-      return st;
-    return ctx_->copyH2D(base + c.offset(), c.data()->data(), n, s);
-  }
-  case Command::SymbolRead: {
-    *what = "cudaMemcpyFromSymbolAsync";
-    const auto &c = *entry.cmd_as_SymbolRead();
-    const VariableInfo *v = nullptr;
-    uint64_t base = 0;
-    if (!(st = variable(c.variable_id(), &v)).ok())
-      return st;
-    *what += " (" + v->name + ")";
-    if (c.offset() > v->size || c.size() > v->size - c.offset())
-      return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
-                                        " + " + std::to_string(c.size()) +
-                                        " bytes exceed the variable's " +
-                                        std::to_string(v->size) + " bytes");
-    if (!(st = bindStream(c.stream(), &s)).ok() ||
-        !(st = symbol(*v, &base)).ok())
-      return st;
-    st = readBack(base + c.offset(), c.size(), s, r);
-    if (st.ok())
-      results.push_back(std::move(r));
+  return syncResult(ctx_->eventSynchronize(e));
+}
+
+OpStatus Executor::handle(const wire::EventQuery &c, Answer &a) {
+  NativeHandle e = 0;
+  OpStatus st = bindEvent(c.event(), &e);
+  if (!st.ok())
     return st;
-  }
-  case Command::SymbolAddress: {
-    *what = "cudaGetSymbolAddress";
-    const VariableInfo *v = nullptr;
-    uint64_t base = 0;
-    if (!(st = variable(entry.cmd_as_SymbolAddress()->variable_id(), &v))
-             .ok() ||
-        !(st = symbol(*v, &base)).ok())
-      return st;
-    r.addr = base;
-    r.value = double(v->size);
-    results.push_back(std::move(r));
+  st = ctx_->eventQuery(e);
+  if (st.code == kErrNotReady)
+    st = OpStatus::success(), a.result.code = kErrNotReady;
+  if (st.ok())
+    a.give();
+  return syncResult(st);
+}
+
+OpStatus Executor::handle(const wire::EventElapsedTime &c, Answer &a) {
+  NativeHandle e = 0, e2 = 0;
+  OpStatus st;
+  if (!(st = bindEvent(c.start(), &e)).ok() || !(st = event(c.end(), &e2)).ok())
     return st;
-  }
-  case Command::SetDevice:
-    *what = "cudaSetDevice";
-    // Binding creates the device's context now, so a failure names this.
-    if (!(st = bind(entry.cmd_as_SetDevice()->device())).ok())
-      return st;
+  float ms = 0;
+  if (!(st = ctx_->eventElapsed(e, e2, &ms)).ok())
+    return st;
+  a.result.value = ms;
+  a.give();
+  return st;
+}
+
+OpStatus Executor::handle(const wire::StreamWaitEvent &c, Answer &) {
+  NativeHandle s = 0, e = 0;
+  OpStatus st;
+  // The event may be another device's: CUDA waits across devices.
+  if (!(st = bindStream(c.stream(), &s)).ok() ||
+      !(st = event(c.event(), &e)).ok())
+    return st;
+  return ctx_->streamWaitEvent(s, e, c.flags());
+}
+
+OpStatus Executor::handle(const wire::SymbolWrite &c, Answer &a) {
+  const VariableInfo *v = nullptr;
+  uint64_t base = 0, n = c.data() ? c.data()->size() : 0;
+  OpStatus st = variable(c.variable_id(), &v);
+  if (!st.ok())
+    return st;
+  *a.what += " (" + v->name + ")";
+  if (c.offset() > v->size || n > v->size - c.offset())
+    return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
+                                      " + " + std::to_string(n) +
+                                      " bytes exceed the variable's " +
+                                      std::to_string(v->size) + " bytes");
+  NativeHandle s = 0;
+  if (!(st = bindStream(c.stream(), &s)).ok() ||
+      !(st = symbol(*v, &base)).ok() || n == 0)
+    return st;
+  return ctx_->copyH2D(base + c.offset(), c.data()->data(), n, s);
+}
+
+OpStatus Executor::handle(const wire::SymbolRead &c, Answer &a) {
+  const VariableInfo *v = nullptr;
+  uint64_t base = 0;
+  OpStatus st = variable(c.variable_id(), &v);
+  if (!st.ok())
+    return st;
+  *a.what += " (" + v->name + ")";
+  if (c.offset() > v->size || c.size() > v->size - c.offset())
+    return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
+                                      " + " + std::to_string(c.size()) +
+                                      " bytes exceed the variable's " +
+                                      std::to_string(v->size) + " bytes");
+  NativeHandle s = 0;
+  if (!(st = bindStream(c.stream(), &s)).ok() || !(st = symbol(*v, &base)).ok())
+    return st;
+  st = readBack(base + c.offset(), c.size(), s, a.result);
+  if (st.ok())
+    a.give();
+  return st;
+}
+
+OpStatus Executor::handle(const wire::SymbolAddress &c, Answer &a) {
+  const VariableInfo *v = nullptr;
+  uint64_t base = 0;
+  OpStatus st;
+  if (!(st = variable(c.variable_id(), &v)).ok() ||
+      !(st = symbol(*v, &base)).ok())
+    return st;
+  a.result.addr = base;
+  a.result.value = double(v->size);
+  a.give();
+  return st;
+}
+
+OpStatus Executor::handle(const wire::SetDevice &c, Answer &) {
+  // Binding creates the device's context now, so a failure names this.
+  OpStatus st = bind(c.device());
+  if (st.ok())
     current_ = bound_;
-    return st;
-  case Command::PeerAccess:
-    *what = entry.cmd_as_PeerAccess()->enable() ? "cudaDeviceEnablePeerAccess"
-                                                : "cudaDeviceDisablePeerAccess";
-    return doPeerAccess(*entry.cmd_as_PeerAccess());
-  case Command::CublasCreate:
-  case Command::CublasDestroy:
-  case Command::CublasSetWorkspace:
-  case Command::CublasGemm:
-  case Command::CublasTrsmBatched:
-    return doCublas(entry, what);
-  case Command::GraphInstantiate:
-  case Command::GraphExecUpdate:
-  case Command::GraphLaunch:
-  case Command::GraphExecDestroy:
-    return doGraph(entry, what); // graph_executor.cpp
-  case Command::HostShare:
-  case Command::HostUnshare:
-    return doHostShare(entry, r, results, what); // executor_host_share.cpp
-  case Command::Goodbye:
-    *what = "Goodbye";
-    goodbye_ = true;
-    return OpStatus::success();
-  case Command::NONE:
-  default:
-    if (executeExt(entry, r, results, what, &st))
-      return st;
-    *what = "command";
-    return fail(kErrInvalidValue, "empty or unknown command type " +
-                                      std::to_string(int(entry.cmd_type())));
-  }
+  return st;
+}
+
+OpStatus Executor::handle(const wire::PeerAccess &c, Answer &a) {
+  *a.what =
+      c.enable() ? "cudaDeviceEnablePeerAccess" : "cudaDeviceDisablePeerAccess";
+  return doPeerAccess(c);
+}
+
+OpStatus Executor::handle(const wire::Goodbye &, Answer &) {
+  goodbye_ = true;
+  return OpStatus::success();
 }
 
 void Executor::setBounds(uint64_t maxReplyBytes, uint64_t maxSharedHostBytes,

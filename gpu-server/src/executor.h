@@ -99,6 +99,62 @@ public:
 private:
   OpStatus execute(const wire::CommandEntry &entry, uint32_t index,
                    std::vector<ResultData> &results, std::string *what);
+  // What a command's handler gives back besides its status.
+  struct Answer {
+    std::string *what = nullptr; // names the call in errors (the table's name)
+    ResultData result;           // goes into the reply once given
+    bool given = false;
+    void give() { given = true; }
+  };
+  OpStatus dispatch(const wire::CommandEntry &entry, Answer &a);
+  // One handler per command (executor_dispatch.cpp lists them): executor.cpp,
+  // executor_ext.cpp, graph_executor.cpp, cublas_executor.cpp,
+  // executor_host_share.cpp.
+  OpStatus handle(const wire::Malloc &c, Answer &a);
+  OpStatus handle(const wire::Free &c, Answer &a);
+  OpStatus handle(const wire::MemcpyH2D &c, Answer &a);
+  OpStatus handle(const wire::MemcpyD2H &c, Answer &a);
+  OpStatus handle(const wire::MemcpyD2D &c, Answer &a);
+  OpStatus handle(const wire::Memset &c, Answer &a);
+  OpStatus handle(const wire::Launch &c, Answer &a);
+  OpStatus handle(const wire::StreamCreate &c, Answer &a);
+  OpStatus handle(const wire::StreamDestroy &c, Answer &a);
+  OpStatus handle(const wire::StreamSynchronize &c, Answer &a);
+  OpStatus handle(const wire::StreamQuery &c, Answer &a);
+  OpStatus handle(const wire::DeviceSynchronize &c, Answer &a);
+  OpStatus handle(const wire::EventCreate &c, Answer &a);
+  OpStatus handle(const wire::EventDestroy &c, Answer &a);
+  OpStatus handle(const wire::EventRecord &c, Answer &a);
+  OpStatus handle(const wire::EventSynchronize &c, Answer &a);
+  OpStatus handle(const wire::EventQuery &c, Answer &a);
+  OpStatus handle(const wire::EventElapsedTime &c, Answer &a);
+  OpStatus handle(const wire::StreamWaitEvent &c, Answer &a);
+  OpStatus handle(const wire::SymbolWrite &c, Answer &a);
+  OpStatus handle(const wire::SymbolRead &c, Answer &a);
+  OpStatus handle(const wire::SymbolAddress &c, Answer &a);
+  OpStatus handle(const wire::SetDevice &c, Answer &a);
+  OpStatus handle(const wire::Goodbye &c, Answer &a);
+  OpStatus handle(const wire::FuncSetAttribute &c, Answer &a);
+  OpStatus handle(const wire::MemAddressReserve &c, Answer &a);
+  OpStatus handle(const wire::MemAddressFree &c, Answer &a);
+  OpStatus handle(const wire::MemCreate &c, Answer &a);
+  OpStatus handle(const wire::MemRelease &c, Answer &a);
+  OpStatus handle(const wire::MemMap &c, Answer &a);
+  OpStatus handle(const wire::MemUnmap &c, Answer &a);
+  OpStatus handle(const wire::MemSetAccess &c, Answer &a);
+  OpStatus handle(const wire::GraphInstantiate &c, Answer &a);
+  OpStatus handle(const wire::GraphExecUpdate &c, Answer &a);
+  OpStatus handle(const wire::GraphLaunch &c, Answer &a);
+  OpStatus handle(const wire::GraphExecDestroy &c, Answer &a);
+  OpStatus handle(const wire::CublasCreate &c, Answer &a);
+  OpStatus handle(const wire::CublasDestroy &c, Answer &a);
+  OpStatus handle(const wire::CublasSetWorkspace &c, Answer &a);
+  OpStatus handle(const wire::CublasGemm &c, Answer &a);
+  OpStatus handle(const wire::CublasTrsmBatched &c, Answer &a);
+  OpStatus handle(const wire::PeerAccess &c, Answer &a);
+  OpStatus handle(const wire::MemcpyH2DRing &c, Answer &a);
+  OpStatus handle(const wire::HostShare &c, Answer &a);
+  OpStatus handle(const wire::HostUnshare &c, Answer &a);
 
   // Deferred stream syncs (docs/server.md, executor_sync.cpp): a
   // cudaStreamSynchronize does not wait on the host. It becomes a pending
@@ -144,12 +200,7 @@ private:
     StreamKey stream{0, 0}; // where it was last recorded,
     uint64_t marks = 0;     // at that stream's lastEnqueued
   };
-  // The client stream of a stream-ordered command; false for a command that
-  // is not stream-ordered (it may observe the host-side order).
-  static bool streamOf(const wire::CommandEntry &c, uint64_t *stream);
-  // A command that is not stream-ordered and enqueues no GPU work anywhere
-  // (allocation, events, queries, ...); false for what may.
-  static bool enqueuesNothing(wire::Command type);
+  // What each command orders on and enqueues: rc/command_table.h.
   // run() calls these around each command: the first keeps the command
   // behind every pending sync, the second notes its work or its sync.
   OpStatus orderBehindPendingSyncs(const wire::CommandEntry &c);
@@ -194,29 +245,16 @@ private:
   // A MemcpyD2H into a region shared with the client: one DMA, no payload.
   OpStatus readBackShared(const wire::MemcpyD2H &c, NativeHandle stream,
                           ResultData &r);
-  // HostShare / HostUnshare (executor_host_share.cpp).
-  OpStatus doHostShare(const wire::CommandEntry &entry, ResultData &r,
-                       std::vector<ResultData> &results, std::string *what);
   flatbuffers::FlatBufferBuilder *reply_ = nullptr; // during run()
 
   OpStatus doLaunch(const wire::Launch &c, std::string *what);
   // CUDA graphs (graph_executor.cpp, docs/graphs.md).
   struct GraphExec;
   struct CheckedNode;
-  OpStatus doGraph(const wire::CommandEntry &entry, std::string *what);
-  OpStatus graphInstantiate(const wire::GraphInstantiate &c);
-  OpStatus graphUpdate(const wire::GraphExecUpdate &c);
-  OpStatus graphLaunch(const wire::GraphLaunch &c);
-  OpStatus graphDestroy(const wire::GraphExecDestroy &c);
   // Validates node `i` like the command it is, without performing it.
   OpStatus checkNode(const wire::CommandEntry *node, uint32_t i,
                      CheckedNode *out);
   OpStatus buildCudaGraph(GraphExec &g);
-  // executor_ext.cpp: FuncSetAttribute and the driver VMM commands; false
-  // when `entry` is none of them.
-  bool executeExt(const wire::CommandEntry &entry, ResultData &r,
-                  std::vector<ResultData> &results, std::string *what,
-                  OpStatus *st);
   const KernelInfo *sessionKernel(uint64_t id) const;
   // [addr, addr+size) lies in contiguous VMM mappings with access enabled;
   // *device: the first mapping's.
@@ -227,9 +265,7 @@ private:
   OpStatus doMalloc(const wire::Malloc &c, ResultData &r);
   OpStatus doFree(const wire::Free &c);
   // cuBLAS commands (cublas_executor.cpp).
-  OpStatus doCublas(const wire::CommandEntry &entry, std::string *what);
   OpStatus cublasGemm(const wire::CublasGemm &c, std::string *what);
-  OpStatus cublasTrsm(const wire::CublasTrsmBatched &c);
   // Checks the handle, resolves `stream` and binds the handle's device.
   OpStatus cublasHandle(uint64_t handle, uint64_t stream, NativeHandle *s);
   OpStatus readPointerArray(const char *role, uint64_t array, int count,

@@ -36,6 +36,12 @@ bool settable(int attribute) {
          attribute == CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
 }
 
+OpStatus notWholeMappings(uint64_t addr, uint64_t size) {
+  return fail(kErrInvalidValue, range(addr, size) +
+                                    " is not a run of whole mappings of "
+                                    "this session");
+}
+
 } // namespace
 
 const KernelInfo *Executor::sessionKernel(uint64_t id) const {
@@ -81,206 +87,157 @@ bool Executor::wholeMappings(uint64_t addr, uint64_t size,
   return size != 0;
 }
 
-bool Executor::executeExt(const wire::CommandEntry &entry, ResultData &r,
-                          std::vector<ResultData> &results, std::string *what,
-                          OpStatus *st) {
-  using wire::Command;
-  switch (entry.cmd_type()) {
-  case Command::FuncSetAttribute: {
-    const auto &c = *entry.cmd_as_FuncSetAttribute();
-    *what = "cudaFuncSetAttribute";
-    const KernelInfo *k = sessionKernel(c.kernel_id());
-    if (!k) {
-      *st = fail(kErrInvalidDeviceFunction,
-                 "unknown kernel id " + hexId(c.kernel_id()));
-      return true;
-    }
-    *what += " (" + k->demangled + ")";
-    if (!settable(c.attribute())) {
-      *st =
-          fail(kErrInvalidValue,
-               "attribute " + std::to_string(c.attribute()) + " cannot be set");
-      return true;
-    }
-    *st = ctx_->setKernelAttribute(*k, c.attribute(), c.value());
-    return true;
+OpStatus Executor::handle(const wire::FuncSetAttribute &c, Answer &a) {
+  const KernelInfo *k = sessionKernel(c.kernel_id());
+  if (!k)
+    return fail(kErrInvalidDeviceFunction,
+                "unknown kernel id " + hexId(c.kernel_id()));
+  *a.what += " (" + k->demangled + ")";
+  if (!settable(c.attribute()))
+    return fail(kErrInvalidValue, "attribute " + std::to_string(c.attribute()) +
+                                      " cannot be set");
+  return ctx_->setKernelAttribute(*k, c.attribute(), c.value());
+}
+
+OpStatus Executor::handle(const wire::MemAddressReserve &c, Answer &a) {
+  if (c.size() == 0)
+    return fail(kErrInvalidValue, "size 0");
+  // 0 (the granularity) or a power of two, as the driver takes it; at
+  // most 1 TiB, so that rounding an address up cannot wrap around.
+  if ((c.alignment() & (c.alignment() - 1)) != 0 ||
+      c.alignment() > kMaxReserveAlignment)
+    return fail(kErrInvalidValue,
+                "alignment " + std::to_string(c.alignment()) +
+                    " is not 0 or a power of two up to 1 TiB");
+  uint64_t addr = 0;
+  OpStatus st = ctx_->memAddressReserve(c.size(), c.alignment(), &addr);
+  if (st.ok()) {
+    reservations_[addr] = c.size();
+    a.result.addr = addr;
+    a.give();
   }
-  case Command::MemAddressReserve: {
-    const auto &c = *entry.cmd_as_MemAddressReserve();
-    *what = "cuMemAddressReserve";
-    uint64_t addr = 0;
-    if (c.size() == 0) {
-      *st = fail(kErrInvalidValue, "size 0");
-      return true;
-    }
-    // 0 (the granularity) or a power of two, as the driver takes it; at
-    // most 1 TiB, so that rounding an address up cannot wrap around.
-    if ((c.alignment() & (c.alignment() - 1)) != 0 ||
-        c.alignment() > kMaxReserveAlignment) {
-      *st =
-          fail(kErrInvalidValue, "alignment " + std::to_string(c.alignment()) +
-                                     " is not 0 or a power of two up to 1 TiB");
-      return true;
-    }
-    *st = ctx_->memAddressReserve(c.size(), c.alignment(), &addr);
-    if (st->ok()) {
-      reservations_[addr] = c.size();
-      r.addr = addr;
-      results.push_back(std::move(r));
-    }
-    return true;
+  return st;
+}
+
+OpStatus Executor::handle(const wire::MemAddressFree &c, Answer &) {
+  auto it = reservations_.find(c.addr());
+  if (it == reservations_.end() || it->second != c.size())
+    return fail(kErrInvalidValue, range(c.addr(), c.size()) +
+                                      " is not a reservation of this session");
+  auto m = mappings_.lower_bound(c.addr());
+  if (m != mappings_.end() && m->first - c.addr() < c.size())
+    return fail(kErrInvalidValue, "the range still has a mapping at " +
+                                      hexAddress(m->first) +
+                                      " (cuMemUnmap it first)");
+  OpStatus st = ctx_->memAddressFree(c.addr(), c.size());
+  if (st.ok())
+    reservations_.erase(it);
+  return st;
+}
+
+OpStatus Executor::handle(const wire::MemCreate &c, Answer &) {
+  if (c.handle() == 0 || physical_.count(c.handle()))
+    return fail(kErrInvalidValue, "allocation handle " +
+                                      hexAddress(c.handle()) +
+                                      " is reserved or already in use");
+  // Physical memory lives on prop.location.id's device.
+  OpStatus st = bind(c.device());
+  if (!st.ok())
+    return st;
+  if (c.size() == 0 || c.size() > boundDevice().totalMem)
+    return fail(kErrMemoryAllocation, std::to_string(c.size()) +
+                                          " bytes: zero or more than the "
+                                          "device memory");
+  Physical p;
+  p.size = c.size();
+  p.device = bound_;
+  st = ctx_->memCreate(c.size(), &p.native);
+  if (st.ok())
+    physical_[c.handle()] = p;
+  return st;
+}
+
+OpStatus Executor::handle(const wire::MemRelease &c, Answer &) {
+  auto it = physical_.find(c.handle());
+  if (it == physical_.end())
+    return fail(kErrInvalidValue,
+                "unknown allocation handle " + hexAddress(c.handle()));
+  // Mappings keep the memory alive, as in CUDA: only the handle goes.
+  OpStatus st = bind(it->second.device);
+  if (!st.ok())
+    return st;
+  st = ctx_->memRelease(it->second.native);
+  if (st.ok())
+    physical_.erase(it);
+  return st;
+}
+
+OpStatus Executor::handle(const wire::MemMap &c, Answer &) {
+  auto p = physical_.find(c.handle());
+  if (p == physical_.end())
+    return fail(kErrInvalidValue,
+                "unknown allocation handle " + hexAddress(c.handle()));
+  if (c.size() == 0 || c.offset() > p->second.size ||
+      c.size() > p->second.size - c.offset())
+    return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
+                                      " + " + std::to_string(c.size()) +
+                                      " bytes exceed the allocation's " +
+                                      std::to_string(p->second.size));
+  auto res = reservations_.upper_bound(c.addr());
+  bool inside = res != reservations_.begin();
+  if (inside) {
+    --res;
+    uint64_t off = c.addr() - res->first;
+    inside = off < res->second && c.size() <= res->second - off;
   }
-  case Command::MemAddressFree: {
-    const auto &c = *entry.cmd_as_MemAddressFree();
-    *what = "cuMemAddressFree";
-    auto it = reservations_.find(c.addr());
-    if (it == reservations_.end() || it->second != c.size()) {
-      *st = fail(kErrInvalidValue, range(c.addr(), c.size()) +
-                                       " is not a reservation of this session");
-      return true;
-    }
-    auto m = mappings_.lower_bound(c.addr());
-    if (m != mappings_.end() && m->first - c.addr() < c.size()) {
-      *st = fail(kErrInvalidValue, "the range still has a mapping at " +
-                                       hexAddress(m->first) +
-                                       " (cuMemUnmap it first)");
-      return true;
-    }
-    *st = ctx_->memAddressFree(c.addr(), c.size());
-    if (st->ok())
-      reservations_.erase(it);
-    return true;
+  if (!inside)
+    return fail(kErrInvalidValue, range(c.addr(), c.size()) +
+                                      " is not inside one reservation of "
+                                      "this session");
+  auto next = mappings_.lower_bound(c.addr());
+  bool overlaps = next != mappings_.end() && next->first - c.addr() < c.size();
+  if (next != mappings_.begin()) {
+    auto prev = std::prev(next);
+    overlaps = overlaps || prev->first + prev->second.size > c.addr();
   }
-  case Command::MemCreate: {
-    const auto &c = *entry.cmd_as_MemCreate();
-    *what = "cuMemCreate";
-    if (c.handle() == 0 || physical_.count(c.handle())) {
-      *st =
-          fail(kErrInvalidValue, "allocation handle " + hexAddress(c.handle()) +
-                                     " is reserved or already in use");
-      return true;
-    }
-    // Physical memory lives on prop.location.id's device.
-    if (!(*st = bind(c.device())).ok())
-      return true;
-    if (c.size() == 0 || c.size() > boundDevice().totalMem) {
-      *st = fail(kErrMemoryAllocation, std::to_string(c.size()) +
-                                           " bytes: zero or more than the "
-                                           "device memory");
-      return true;
-    }
-    Physical p;
-    p.size = c.size();
-    p.device = bound_;
-    *st = ctx_->memCreate(c.size(), &p.native);
-    if (st->ok())
-      physical_[c.handle()] = p;
-    return true;
-  }
-  case Command::MemRelease: {
-    const auto &c = *entry.cmd_as_MemRelease();
-    *what = "cuMemRelease";
-    auto it = physical_.find(c.handle());
-    if (it == physical_.end()) {
-      *st = fail(kErrInvalidValue,
-                 "unknown allocation handle " + hexAddress(c.handle()));
-      return true;
-    }
-    // Mappings keep the memory alive, as in CUDA: only the handle goes.
-    if (!(*st = bind(it->second.device)).ok())
-      return true;
-    *st = ctx_->memRelease(it->second.native);
-    if (st->ok())
-      physical_.erase(it);
-    return true;
-  }
-  case Command::MemMap: {
-    const auto &c = *entry.cmd_as_MemMap();
-    *what = "cuMemMap";
-    auto p = physical_.find(c.handle());
-    if (p == physical_.end()) {
-      *st = fail(kErrInvalidValue,
-                 "unknown allocation handle " + hexAddress(c.handle()));
-      return true;
-    }
-    if (c.size() == 0 || c.offset() > p->second.size ||
-        c.size() > p->second.size - c.offset()) {
-      *st = fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
-                                       " + " + std::to_string(c.size()) +
-                                       " bytes exceed the allocation's " +
-                                       std::to_string(p->second.size));
-      return true;
-    }
-    auto res = reservations_.upper_bound(c.addr());
-    bool inside = res != reservations_.begin();
-    if (inside) {
-      --res;
-      uint64_t off = c.addr() - res->first;
-      inside = off < res->second && c.size() <= res->second - off;
-    }
-    if (!inside) {
-      *st = fail(kErrInvalidValue, range(c.addr(), c.size()) +
-                                       " is not inside one reservation of "
-                                       "this session");
-      return true;
-    }
-    auto next = mappings_.lower_bound(c.addr());
-    bool overlaps =
-        next != mappings_.end() && next->first - c.addr() < c.size();
-    if (next != mappings_.begin()) {
-      auto prev = std::prev(next);
-      overlaps = overlaps || prev->first + prev->second.size > c.addr();
-    }
-    if (overlaps) {
-      *st = fail(kErrInvalidValue,
-                 range(c.addr(), c.size()) + " overlaps an existing mapping");
-      return true;
-    }
-    *st = ctx_->memMap(c.addr(), c.size(), c.offset(), p->second.native);
-    if (st->ok())
-      mappings_[c.addr()] = Mapping{c.size(), false, p->second.device};
-    return true;
-  }
-  case Command::MemUnmap:
-  case Command::MemSetAccess: {
-    bool unmap = entry.cmd_type() == Command::MemUnmap;
-    uint64_t addr = unmap ? entry.cmd_as_MemUnmap()->addr()
-                          : entry.cmd_as_MemSetAccess()->addr();
-    uint64_t size = unmap ? entry.cmd_as_MemUnmap()->size()
-                          : entry.cmd_as_MemSetAccess()->size();
-    *what = unmap ? "cuMemUnmap" : "cuMemSetAccess";
-    std::vector<uint64_t> bases;
-    if (!wholeMappings(addr, size, &bases)) {
-      *st = fail(kErrInvalidValue, range(addr, size) +
-                                       " is not a run of whole mappings of "
-                                       "this session");
-      return true;
-    }
-    std::vector<int> devices;
-    if (!unmap) {
-      const auto *list = entry.cmd_as_MemSetAccess()->devices();
-      if (list)
-        devices.assign(list->begin(), list->end());
-      if (devices.empty())
-        devices.push_back(current_);
-      for (int d : devices)
-        if (!(*st = checkDevice(d)).ok())
-          return true;
-    }
-    *st = unmap ? ctx_->memUnmap(addr, size)
-                : ctx_->memSetAccess(addr, size, devices);
-    if (st->ok())
-      for (uint64_t b : bases) {
-        if (unmap)
-          mappings_.erase(b);
-        else
-          mappings_[b].access = true;
-      }
-    return true;
-  }
-  default:
-    return false;
-  }
+  if (overlaps)
+    return fail(kErrInvalidValue,
+                range(c.addr(), c.size()) + " overlaps an existing mapping");
+  OpStatus st = ctx_->memMap(c.addr(), c.size(), c.offset(), p->second.native);
+  if (st.ok())
+    mappings_[c.addr()] = Mapping{c.size(), false, p->second.device};
+  return st;
+}
+
+OpStatus Executor::handle(const wire::MemUnmap &c, Answer &) {
+  std::vector<uint64_t> bases;
+  if (!wholeMappings(c.addr(), c.size(), &bases))
+    return notWholeMappings(c.addr(), c.size());
+  OpStatus st = ctx_->memUnmap(c.addr(), c.size());
+  if (st.ok())
+    for (uint64_t b : bases)
+      mappings_.erase(b);
+  return st;
+}
+
+OpStatus Executor::handle(const wire::MemSetAccess &c, Answer &) {
+  std::vector<uint64_t> bases;
+  if (!wholeMappings(c.addr(), c.size(), &bases))
+    return notWholeMappings(c.addr(), c.size());
+  std::vector<int> devices;
+  if (c.devices())
+    devices.assign(c.devices()->begin(), c.devices()->end());
+  if (devices.empty())
+    devices.push_back(current_);
+  OpStatus st;
+  for (int d : devices)
+    if (!(st = checkDevice(d)).ok())
+      return st;
+  st = ctx_->memSetAccess(c.addr(), c.size(), devices);
+  if (st.ok())
+    for (uint64_t b : bases)
+      mappings_[b].access = true;
+  return st;
 }
 
 } // namespace rc::server

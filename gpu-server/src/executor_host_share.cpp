@@ -7,15 +7,11 @@
 
 namespace rc::server {
 
-OpStatus Executor::doHostShare(const wire::CommandEntry &entry, ResultData &r,
-                               std::vector<ResultData> &results,
-                               std::string *what) {
-  if (const auto *c = entry.cmd_as_HostUnshare()) {
-    *what = "cudaFreeHost (memory shared with the server)";
-    return sharedHost_.release(c->region());
-  }
-  const auto &c = *entry.cmd_as_HostShare();
-  *what = "cudaMallocHost (memory shared with the server)";
+OpStatus Executor::handle(const wire::HostUnshare &c, Answer &) {
+  return sharedHost_.release(c.region());
+}
+
+OpStatus Executor::handle(const wire::HostShare &c, Answer &a) {
   if (!hostSharing_)
     return OpStatus::fail(kErrNotSupported,
                           "memory is shared only with a client on the "
@@ -26,10 +22,10 @@ OpStatus Executor::doHostShare(const wire::CommandEntry &entry, ResultData &r,
   OpStatus st = sharedHost_.create(*ctx_, c.size(), &id, &name);
   if (!st.ok())
     return st;
-  r.addr = id;
-  r.payload = reply_->CreateVector(
+  a.result.addr = id;
+  a.result.payload = reply_->CreateVector(
       reinterpret_cast<const uint8_t *>(name.data()), name.size());
-  results.push_back(std::move(r));
+  a.give();
   return st;
 }
 

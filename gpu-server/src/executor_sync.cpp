@@ -15,100 +15,28 @@
 // stream counted as idle until a wait or read-back says so again.
 #include "executor.h"
 
+#include "rc/command_table.h"
+
 #include <algorithm>
 
 namespace rc::server {
 
-bool Executor::streamOf(const wire::CommandEntry &c, uint64_t *stream) {
-  using wire::Command;
-  switch (c.cmd_type()) {
-  case Command::MemcpyH2D:
-    *stream = c.cmd_as_MemcpyH2D()->stream();
-    break;
-  case Command::MemcpyD2H:
-    *stream = c.cmd_as_MemcpyD2H()->stream();
-    break;
-  case Command::MemcpyH2DRing:
-    *stream = c.cmd_as_MemcpyH2DRing()->stream();
-    break;
-  case Command::MemcpyD2D:
-    *stream = c.cmd_as_MemcpyD2D()->stream();
-    break;
-  case Command::Memset:
-    *stream = c.cmd_as_Memset()->stream();
-    break;
-  case Command::Launch:
-    *stream = c.cmd_as_Launch()->stream();
-    break;
-  case Command::GraphLaunch:
-    *stream = c.cmd_as_GraphLaunch()->stream();
-    break;
-  case Command::EventRecord:
-    *stream = c.cmd_as_EventRecord()->stream();
-    break;
-  case Command::StreamSynchronize:
-    *stream = c.cmd_as_StreamSynchronize()->stream();
-    break;
-  default:
-    return false; // anything else may observe the host-side order
-  }
-  if (*stream == kLegacyStreamHandle)
-    *stream = 0;
-  return true;
-}
-
-bool Executor::enqueuesNothing(wire::Command type) {
-  using wire::Command;
-  switch (type) {
-  case Command::Malloc:
-  case Command::Free:
-  case Command::StreamCreate:
-  case Command::StreamDestroy:
-  case Command::StreamQuery:
-  case Command::DeviceSynchronize:
-  case Command::EventCreate:
-  case Command::EventDestroy:
-  case Command::EventSynchronize:
-  case Command::EventQuery:
-  case Command::EventElapsedTime:
-  case Command::SymbolAddress:
-  case Command::SetDevice:
-  case Command::Goodbye:
-  case Command::FuncSetAttribute:
-  case Command::MemAddressReserve:
-  case Command::MemAddressFree:
-  case Command::MemCreate:
-  case Command::MemRelease:
-  case Command::MemMap:
-  case Command::MemUnmap:
-  case Command::MemSetAccess:
-  case Command::GraphInstantiate:
-  case Command::GraphExecUpdate:
-  case Command::GraphExecDestroy:
-  case Command::CublasCreate:
-  case Command::CublasDestroy:
-  case Command::CublasSetWorkspace:
-  case Command::PeerAccess:
-  case Command::HostShare:
-  case Command::HostUnshare:
-    return true;
-  default: // cuBLAS work, symbol copies, a stream's wait for an event, and
-    return false; // whatever a later protocol adds
-  }
-}
-
 OpStatus Executor::orderBehindPendingSyncs(const wire::CommandEntry &c) {
   commandHasStream_ = false;
+  const wire::CommandInfo *info = wire::commandInfo(c.cmd_type());
   uint64_t handle = 0;
-  if (!streamOf(c, &handle)) {
+  if (!wire::commandStream(c, &handle)) {
     OpStatus st = waitForPendingSyncs();
-    if (!enqueuesNothing(c.cmd_type())) {
+    // An unknown command is refused by execute(); counted as work here.
+    if (!info || info->work != wire::GpuWork::None) {
       untrackedAt_ = ++seq_;
       for (FenceEvent &f : fenceEvents_)
         f.recorded = false; // its stream may have more work now
     }
     return st;
   }
+  if (handle == kLegacyStreamHandle)
+    handle = 0;
   NativeHandle native = 0;
   if (!bindStream(handle, &native).ok())
     return OpStatus::success(); // execute() reports the unknown stream
@@ -116,7 +44,7 @@ OpStatus Executor::orderBehindPendingSyncs(const wire::CommandEntry &c) {
   commandStream_ = StreamKey{handle, bound_};
   commandNative_ = native;
   // A sync enqueues nothing: only work must be ordered.
-  if (c.cmd_type() == wire::Command::StreamSynchronize)
+  if (info->work == wire::GpuWork::None)
     return OpStatus::success();
   for (size_t i = 0; i < pending_.size(); ++i) {
     PendingSync p = pending_[i]; // a host wait may change pending_

@@ -10,6 +10,7 @@
 // launch replays the node list through the ordinary command path.
 #include "executor.h"
 #include "graph_device.h"
+#include "rc/command_table.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
 
@@ -173,12 +174,16 @@ OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
     gemmCheckOnly_ = false;
     return st.ok() ? st : where(what, st);
   }
-  default:
+  default: {
+    // The command table's graphNode column lists the ones handled above.
+    const wire::CommandInfo *info = wire::commandInfo(out->type);
     return fail(kErrInvalidValue,
-                "node " + std::to_string(i) + ": command type " +
-                    std::to_string(int(out->type)) +
+                "node " + std::to_string(i) + ": " +
+                    (info ? std::string(info->api)
+                          : "command type " + std::to_string(int(out->type))) +
                     " cannot be a graph node (kernel launches, memsets, "
                     "device-to-device copies and cuBLAS GEMMs can)");
+  }
   }
 }
 
@@ -223,7 +228,7 @@ OpStatus Executor::buildCudaGraph(GraphExec &g) {
   return end;
 }
 
-OpStatus Executor::graphInstantiate(const wire::GraphInstantiate &c) {
+OpStatus Executor::handle(const wire::GraphInstantiate &c, Answer &) {
   if (c.exec() == 0 || graphExecs_.count(c.exec()))
     return fail(kErrInvalidValue, "graph exec handle " + hexAddress(c.exec()) +
                                       " is reserved or already in use");
@@ -246,7 +251,7 @@ OpStatus Executor::graphInstantiate(const wire::GraphInstantiate &c) {
   return OpStatus::success();
 }
 
-OpStatus Executor::graphUpdate(const wire::GraphExecUpdate &c) {
+OpStatus Executor::handle(const wire::GraphExecUpdate &c, Answer &) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
@@ -325,7 +330,7 @@ OpStatus Executor::graphUpdate(const wire::GraphExecUpdate &c) {
   return OpStatus::success();
 }
 
-OpStatus Executor::graphLaunch(const wire::GraphLaunch &c) {
+OpStatus Executor::handle(const wire::GraphLaunch &c, Answer &) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
@@ -363,7 +368,7 @@ OpStatus Executor::graphLaunch(const wire::GraphLaunch &c) {
   return st;
 }
 
-OpStatus Executor::graphDestroy(const wire::GraphExecDestroy &c) {
+OpStatus Executor::handle(const wire::GraphExecDestroy &c, Answer &) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
@@ -373,23 +378,6 @@ OpStatus Executor::graphDestroy(const wire::GraphExecDestroy &c) {
     st = ctx_->graphs()->destroy(it->second->native);
   graphExecs_.erase(it);
   return st;
-}
-
-OpStatus Executor::doGraph(const wire::CommandEntry &entry, std::string *what) {
-  switch (entry.cmd_type()) {
-  case wire::Command::GraphInstantiate:
-    *what = "cudaGraphInstantiate";
-    return graphInstantiate(*entry.cmd_as_GraphInstantiate());
-  case wire::Command::GraphExecUpdate:
-    *what = "cudaGraphExecUpdate";
-    return graphUpdate(*entry.cmd_as_GraphExecUpdate());
-  case wire::Command::GraphLaunch:
-    *what = "cudaGraphLaunch";
-    return graphLaunch(*entry.cmd_as_GraphLaunch());
-  default:
-    *what = "cudaGraphExecDestroy";
-    return graphDestroy(*entry.cmd_as_GraphExecDestroy());
-  }
 }
 
 } // namespace rc::server

@@ -1,6 +1,7 @@
 // Commands of the libraries layered on the runtime (librc_cublas): they go
 // into the same batch as launches, in program order, with no round trip, or
 // into the graph a stream is capturing (docs/graphs.md).
+#include "rc/command_table.h"
 #include "runtime.h"
 
 #include <string>
@@ -17,7 +18,8 @@ cudaError_t Runtime::appendCommand(wire::Command type, const char *call,
   uint64_t sid = 0;
   if (cudaError_t err = wireStreamLocked(stream, /*perThread=*/false, &sid))
     return err;
-  if (graphable && graphs_.capturing(sid)) {
+  if (graphable && wire::commandInfo(type)->graphNode &&
+      graphs_.capturing(sid)) {
     GraphNode node;
     node.type = type;
     node.library = build;

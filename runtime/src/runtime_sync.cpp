@@ -1,5 +1,6 @@
 // The batch model: appending, sending without waiting, round trips, and
 // turning the server's replies into results, payloads and deferred errors.
+#include "rc/command_table.h"
 #include "rc/wire_message.h"
 #include "runtime.h"
 
@@ -20,14 +21,11 @@ uint32_t Runtime::appendLocked(wire::Command type,
   uint32_t index = batch_.add(type, cmd);
   batchOps_.push_back(desc);
   ++stats_.commands;
-  // Everything but these leaves work running on the device (a command type
-  // added later counts as work: a sync after it waits, which is safe).
+  // rc/command_table.h says which commands leave work on the device.
   // Uploads do not arm the flusher: their bytes are in the batch already,
   // and the work that reads them (a launch) arms it or a sync sends them.
-  if (type != wire::Command::MemcpyH2D &&
-      type != wire::Command::MemcpyH2DRing && type != wire::Command::Malloc &&
-      type != wire::Command::Free && type != wire::Command::StreamSynchronize &&
-      type != wire::Command::DeviceSynchronize) {
+  const wire::CommandInfo *info = wire::commandInfo(type);
+  if (!info || info->clientDeviceWork) {
     workSinceSync_ = true;
     armFlusherLocked();
   }
