@@ -1,6 +1,6 @@
 #include "LaunchRewritePass.h"
 
-#include "SymbolInfo.h"
+#include "TuSalt.h"
 
 #include "rc/kernel_id.h"
 #include "rc/launch_abi.h"

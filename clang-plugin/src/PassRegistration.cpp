@@ -14,6 +14,10 @@
 // WideCopyPass's constant arrays). ArrayIndexSelectPass comes first: the
 // arrays it puts in registers count in LoopRematPass's register estimate.
 // GlobalNullPass last: no later pass folds its casts of null away.
+//
+// Each pass is also registered by name (rc-launch-rewrite, ...) for `opt
+// -passes=...`: the lit tests in test/lit/passes run one pass on a small
+// .ll file through RcPasses.so.
 #include "ArrayIndexSelectPass.h"
 #include "GlobalNullPass.h"
 #include "HalfPairPass.h"
@@ -29,6 +33,34 @@ using namespace llvm;
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "rcplugin", "1", [](PassBuilder &pb) {
+            pb.registerPipelineParsingCallback(
+                [](StringRef name, ModulePassManager &mpm,
+                   ArrayRef<PassBuilder::PipelineElement>) {
+                  if (name == "rc-launch-rewrite")
+                    mpm.addPass(rcplugin::LaunchRewritePass());
+                  else if (name == "rc-thread-local-asm")
+                    mpm.addPass(rcplugin::ThreadLocalAsmPass());
+                  else
+                    return false;
+                  return true;
+                });
+            pb.registerPipelineParsingCallback(
+                [](StringRef name, FunctionPassManager &fpm,
+                   ArrayRef<PassBuilder::PipelineElement>) {
+                  if (name == "rc-array-index-select")
+                    fpm.addPass(rcplugin::ArrayIndexSelectPass());
+                  else if (name == "rc-loop-remat")
+                    fpm.addPass(rcplugin::LoopRematPass());
+                  else if (name == "rc-half-pair")
+                    fpm.addPass(rcplugin::HalfPairPass());
+                  else if (name == "rc-wide-copy")
+                    fpm.addPass(rcplugin::WideCopyPass());
+                  else if (name == "rc-global-null")
+                    fpm.addPass(rcplugin::GlobalNullPass());
+                  else
+                    return false;
+                  return true;
+                });
             pb.registerPipelineStartEPCallback(
                 [](ModulePassManager &mpm, OptimizationLevel) {
                   mpm.addPass(rcplugin::ThreadLocalAsmPass());

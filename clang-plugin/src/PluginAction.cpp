@@ -6,6 +6,7 @@
 #include "LaunchSites.h"
 #include "ManagedMacro.h"
 #include "SymbolInfo.h"
+#include "TuSalt.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"

@@ -18,13 +18,6 @@ using namespace clang;
 
 namespace rcplugin {
 
-std::string tuSalt(llvm::StringRef mainFile) {
-  llvm::SmallString<256> real;
-  if (llvm::sys::fs::real_path(mainFile, real))
-    return mainFile.str();
-  return std::string(real.str());
-}
-
 // Mirrors clang's CGNVCUDARuntime InitDeviceMC: the host compile names
 // device symbols with a mangle context for the aux (device) target, or a
 // device mangle context when host and device C++ ABIs differ.

@@ -18,10 +18,6 @@ class PreprocessorOptions;
 
 namespace rcplugin {
 
-// The ID salt of a translation unit: the real path of its main source file,
-// or the path as given when it cannot be resolved. Shared with the pass.
-std::string tuSalt(llvm::StringRef mainFile);
-
 class SymbolNamer {
 public:
   SymbolNamer(clang::ASTContext &ctx, const clang::PreprocessorOptions &ppOpts);

@@ -15,8 +15,9 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   const wire::CommandInfo *info = wire::commandInfo(entry.cmd_type());
   if (!info) {
     *what = "command";
-    return OpStatus::fail(kErrInvalidValue, "empty or unknown command type " +
-                                      std::to_string(int(entry.cmd_type())));
+    return OpStatus::fail(kErrInvalidValue,
+                          "empty or unknown command type " +
+                              std::to_string(int(entry.cmd_type())));
   }
   *what = info->api;
   // Commands that name no stream, event or memory run on the current device.
@@ -130,8 +131,9 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
   case Command::HostUnshare:
     return handle(*entry.cmd_as_HostUnshare(), a);
   }
-  return OpStatus::fail(kErrInvalidValue, "empty or unknown command type " +
-                                    std::to_string(int(entry.cmd_type())));
+  return OpStatus::fail(kErrInvalidValue,
+                        "empty or unknown command type " +
+                            std::to_string(int(entry.cmd_type())));
 }
 
 } // namespace rc::server

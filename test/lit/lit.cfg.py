@@ -4,6 +4,8 @@
 #                     fragment written to the path given by -fplugin-arg-rcplugin-out=
 #   %cuda_flags       the common CUDA flags (cuda root, sm_90, warnings)
 #   %rc_plugin        path of the plugin .so
+#   %opt_rc           opt-19 with RcPasses.so loaded, printing IR: add
+#                     -passes=rc-<pass> (test/lit/passes)
 #   %remote_clangxx   the remote-clang++ driver;  %remote_clang  the C driver
 #   %rc_link          rc-link;  %rc_manifest  rc-manifest
 #   %manifest_json    flatc command that prints a .rcm/fragment as JSON: append the file
@@ -27,6 +29,9 @@ cuda_flags = ("--cuda-path=%s -isystem %s/include --cuda-gpu-arch=sm_90 "
               "-Wno-unknown-cuda-version" % (config.rc_cuda_root, config.rc_cuda_root))
 config.substitutions.append(("%cuda_flags", cuda_flags))
 config.substitutions.append(("%rc_plugin", plugin))
+config.substitutions.append((
+    "%opt_rc", "opt-19 -load-pass-plugin=%s -S"
+    % os.path.join(libdir, "RcPasses.so")))
 config.substitutions.append((
     "%clang_cuda_host",
     "clang++-19 -x cuda %s --cuda-host-only -fplugin=%s -fpass-plugin=%s"

@@ -27,10 +27,7 @@ std::set<wire::Command> allCommands() {
 struct OneCommand {
   explicit OneCommand(const Cmd &cmd) : bytes(batch(1, {cmd})) {}
   const wire::CommandEntry &entry() const {
-    return *wire::GetMessage(bytes.data())
-                ->body_as_Batch()
-                ->commands()
-                ->Get(0);
+    return *wire::GetMessage(bytes.data())->body_as_Batch()->commands()->Get(0);
   }
   Bytes bytes;
 };
@@ -98,8 +95,8 @@ TEST(CommandTable, ClientDeviceWorkAndGraphNodesAreTheDocumentedSets) {
   EXPECT_EQ(noDeviceWork,
             (std::set<C>{C::Malloc, C::Free, C::MemcpyH2D, C::MemcpyH2DRing,
                          C::StreamSynchronize, C::DeviceSynchronize}));
-  EXPECT_EQ(graphNodes, (std::set<C>{C::Launch, C::Memset, C::MemcpyD2D,
-                                     C::CublasGemm}));
+  EXPECT_EQ(graphNodes,
+            (std::set<C>{C::Launch, C::Memset, C::MemcpyD2D, C::CublasGemm}));
 }
 
 class CommandDispatch : public HostSessionTest {};
