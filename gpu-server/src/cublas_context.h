@@ -107,11 +107,15 @@ std::unique_ptr<BlasContext> makeHostBlas(HostResolver resolve);
 
 // Real cuBLAS in the calling thread's current context. `toStream` maps a
 // backend stream handle to the CUstream; `ctx` provides memory for the
-// server-owned copies of pointer arrays. Null + *error (naming the library)
-// when libcublas cannot be loaded.
+// server-owned copies of pointer arrays. `library` (CudaSettings::
+// cublasLibrary) is tried before the usual names when the process first
+// loads libcublas. Null + *error (naming the library) when it cannot be
+// loaded.
 using StreamMapper = std::function<void *(NativeHandle)>;
-std::unique_ptr<BlasContext>
-makeCudaBlas(DeviceContext &ctx, StreamMapper toStream, std::string *error);
+std::unique_ptr<BlasContext> makeCudaBlas(DeviceContext &ctx,
+                                          StreamMapper toStream,
+                                          const std::string &library,
+                                          std::string *error);
 
 } // namespace rc::server
 

@@ -64,10 +64,10 @@ struct CublasLibrary {
   const char *(*cublasGetStatusString)(cublasStatus_t) = nullptr;
   std::string error; // why loading failed; empty when loaded
 
-  void load() {
+  void load(const std::string &preferred) {
     std::vector<std::string> names;
-    if (const char *env = std::getenv("RC_CUBLAS_LIBRARY"); env && *env)
-      names.push_back(env);
+    if (!preferred.empty())
+      names.push_back(preferred);
     names.insert(names.end(), {"libcublas.so.13", "libcublas.so.12",
                                "/usr/local/cuda/lib64/libcublas.so.13",
                                "/usr/local/cuda/lib64/libcublas.so.12"});
@@ -96,17 +96,18 @@ struct CublasLibrary {
   }
 };
 
-const CublasLibrary &library() {
+// Loaded once per process, at the first session's first cuBLAS call.
+const CublasLibrary &loadLibrary(const std::string &preferred) {
   static CublasLibrary lib;
   static std::once_flag once;
-  std::call_once(once, [] { lib.load(); });
+  std::call_once(once, [&] { lib.load(preferred); });
   return lib;
 }
 
 class CudaBlas : public BlasContext {
 public:
-  CudaBlas(DeviceContext &ctx, StreamMapper toStream)
-      : ctx_(ctx), toStream_(std::move(toStream)), lib_(library()) {}
+  CudaBlas(DeviceContext &ctx, StreamMapper toStream, const CublasLibrary &lib)
+      : ctx_(ctx), toStream_(std::move(toStream)), lib_(lib) {}
 
   ~CudaBlas() override {
     for (auto &kv : handles_) {
@@ -338,15 +339,17 @@ private:
 
 } // namespace
 
-std::unique_ptr<BlasContext>
-makeCudaBlas(DeviceContext &ctx, StreamMapper toStream, std::string *error) {
-  const CublasLibrary &lib = library();
+std::unique_ptr<BlasContext> makeCudaBlas(DeviceContext &ctx,
+                                          StreamMapper toStream,
+                                          const std::string &library,
+                                          std::string *error) {
+  const CublasLibrary &lib = loadLibrary(library);
   if (!lib.error.empty()) {
     if (error)
       *error = lib.error;
     return nullptr;
   }
-  return std::make_unique<CudaBlas>(ctx, std::move(toStream));
+  return std::make_unique<CudaBlas>(ctx, std::move(toStream), lib);
 }
 
 } // namespace rc::server

@@ -41,20 +41,7 @@ class CudaBackend;
 
 class CudaContext : public DeviceContext {
 public:
-  CudaContext(CudaBackend &b, CUcontext ctx, CUdevice dev)
-      : backend_(b), ctx_(ctx), dev_(dev) {
-    // RC_SERVER_PACK_UPLOADS=0: one slot per upload, as before packing (for
-    // measuring what packing buys).
-    const char *pack = std::getenv("RC_SERVER_PACK_UPLOADS");
-    packUploads_ = !(pack && std::string(pack) == "0");
-    // RC_SERVER_READBACK_PIECE_KB: read-backs in pieces of this size, the
-    // GPU copying one while the previous one is consumed (sent by RMA,
-    // copied into the reply); unset or 0: a staging slot's size.
-    const char *piece = std::getenv("RC_SERVER_READBACK_PIECE_KB");
-    uint64_t kb = piece ? std::strtoull(piece, nullptr, 10) : 0;
-    readPieceBytes_ =
-        kb && kb < kStagingSlotBytes / 1024 ? kb * 1024 : kStagingSlotBytes;
-  }
+  CudaContext(CudaBackend &b, CUcontext ctx, CUdevice dev);
   ~CudaContext() override;
   bool initStaging(std::string *error);
   void activate() override;
@@ -103,12 +90,7 @@ public:
   OpStatus symbolAddress(const VariableInfo &var, uint64_t *addr,
                          uint64_t *size) override;
   // cuBLAS through the real libcublas (cublas_cuda.cpp), on first use.
-  BlasContext *blas(std::string *why) override {
-    if (!blas_)
-      blas_ = makeCudaBlas(
-          *this, [](NativeHandle h) -> void * { return toStream(h); }, why);
-    return blas_.get();
-  }
+  BlasContext *blas(std::string *why) override;
   // Real CUDA graphs (graph_cuda.cpp), created on first use.
   GraphDevice *graphs() override {
     if (!graphs_)
@@ -176,11 +158,12 @@ private:
 
 class CudaBackend : public Backend {
 public:
-  explicit CudaBackend(std::vector<int> ordinals)
-      : ordinals_(std::move(ordinals)) {}
+  CudaBackend(std::vector<int> ordinals, const CudaSettings &settings)
+      : ordinals_(std::move(ordinals)), settings_(settings) {}
+  const CudaSettings &settings() const { return settings_; }
 
   bool init(std::string *error) {
-    if (!gpuWaitFlags(&ctxFlags_, error))
+    if (!gpuWaitFlags(settings_.gpuWait, &ctxFlags_, error))
       return false;
     if (!drv.load(error))
       return false;
@@ -347,16 +330,16 @@ public:
     return first;
   }
 
-  // How a session's thread waits for the GPU (RC_SERVER_GPU_WAIT): CUDA's
+  // How a session's thread waits for the GPU (CudaSettings::gpuWait,
+  // RC_SERVER_GPU_WAIT): CUDA's
   // default spins while the process has fewer contexts than cores; "yield"
   // lets a co-located client's threads have the core meanwhile, "block"
   // sleeps. For measurements: a llama.cpp client on the same machine keeps
   // every core busy between its GPU steps, and "yield" cost it half of its
   // 1B tokens per second over shm (0.507 of local against 0.983;
   // docs/notes/2026-11-25-session-15-doorbell.md).
-  static bool gpuWaitFlags(unsigned *flags, std::string *error) {
-    const char *wait = std::getenv("RC_SERVER_GPU_WAIT");
-    std::string w = wait ? wait : "";
+  static bool gpuWaitFlags(const std::string &w, unsigned *flags,
+                           std::string *error) {
     if (w.empty())
       *flags = CU_CTX_SCHED_AUTO;
     else if (w == "spin")
@@ -402,10 +385,32 @@ private:
     return false;
   }
   std::vector<int> ordinals_;
+  CudaSettings settings_;
   unsigned ctxFlags_ = CU_CTX_SCHED_AUTO;
   std::vector<DeviceDescription> descs_;
   std::vector<std::vector<uint64_t>> images_;
 };
+
+CudaContext::CudaContext(CudaBackend &b, CUcontext ctx, CUdevice dev)
+    : backend_(b), ctx_(ctx), dev_(dev) {
+  // packUploads false: one slot per upload, as before packing (for
+  // measuring what packing buys). readbackPieceBytes: read-backs in
+  // pieces of this size, the GPU copying one while the previous one is
+  // consumed (sent by RMA, copied into the reply); 0: a slot's size.
+  const CudaSettings &s = b.settings();
+  packUploads_ = s.packUploads;
+  uint64_t piece = s.readbackPieceBytes;
+  readPieceBytes_ =
+      piece && piece < kStagingSlotBytes ? piece : kStagingSlotBytes;
+}
+
+BlasContext *CudaContext::blas(std::string *why) {
+  if (!blas_)
+    blas_ = makeCudaBlas(
+        *this, [](NativeHandle h) -> void * { return toStream(h); },
+        backend_.settings().cublasLibrary, why);
+  return blas_.get();
+}
 
 const CudaDriver &CudaContext::drv() const { return backend_.drv; }
 
@@ -858,8 +863,9 @@ OpStatus CudaContext::memSetAccess(uint64_t addr, uint64_t size,
 } // namespace
 
 std::unique_ptr<Backend> makeCudaBackend(const std::vector<int> &ordinals,
+                                         const CudaSettings &settings,
                                          std::string *error) {
-  auto b = std::make_unique<CudaBackend>(ordinals);
+  auto b = std::make_unique<CudaBackend>(ordinals, settings);
   if (!b->init(error))
     return nullptr;
   return b;

@@ -21,16 +21,15 @@ OpStatus fail(int code, std::string detail) {
 
 Executor::Executor(const Registry &registry, Backend &backend,
                    std::unique_ptr<DeviceContext> first,
-                   std::vector<bool> allowedManifests)
+                   std::vector<bool> allowedManifests,
+                   const SessionSettings &settings)
     : registry_(registry), backend_(backend),
       contexts_(size_t(backend.deviceCount())),
       allowed_(std::move(allowedManifests)) {
   contexts_[0] = std::move(first);
   ctx_ = threadCurrent_ = contexts_[0].get(); // createContext made it current
-  const char *defer = std::getenv("RC_SERVER_DEFER_SYNC");
-  deferSyncs_ = !(defer && std::strcmp(defer, "0") == 0);
-  const char *fence = std::getenv("RC_SERVER_SYNC_FENCE");
-  fenceSyncs_ = !(fence && std::strcmp(fence, "0") == 0);
+  deferSyncs_ = settings.deferSyncs;
+  fenceSyncs_ = settings.syncFences;
   fenceEvents_.resize(contexts_.size());
 }
 

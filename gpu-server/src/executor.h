@@ -9,6 +9,7 @@
 #include "rc/server/backend.h"
 #include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
+#include "rc/server/settings.h"
 #include "shared_host.h"
 #include "upload_ring.h"
 
@@ -45,9 +46,12 @@ constexpr uint64_t kPerThreadStreamHandle = 2;
 class Executor {
 public:
   // `first`: the session's context on device 0, created at Hello.
+  // `settings`: whether syncs are deferred and fenced (the rest is the
+  // session's).
   Executor(const Registry &registry, Backend &backend,
            std::unique_ptr<DeviceContext> first,
-           std::vector<bool> allowedManifests);
+           std::vector<bool> allowedManifests,
+           const SessionSettings &settings = SessionSettings());
   ~Executor(); // gives back what it took from the shared budgets
   // The session's bounds (limits.h): read-back bytes in one batch's reply,
   // pinned memory shared with the client; and the budgets all sessions

@@ -3,6 +3,7 @@
 #include "rc/server/listen_policy.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
+#include "rc/transport.h"
 
 #include <atomic>
 #include <cerrno>
@@ -96,9 +97,8 @@ int usageError(const std::string &why) {
 // the files its own session shares with it (docs/transport.md, "Memory a
 // peer may write"). RC_SERVER_DUMPABLE=1 leaves the process dumpable, for
 // gdb -p, core dumps and /proc/PID/fd, and opens that door again.
-void denyMemoryAccessByOtherProcesses() {
-  const char *keep = std::getenv("RC_SERVER_DUMPABLE");
-  if (keep && std::strcmp(keep, "1") == 0) {
+void denyMemoryAccessByOtherProcesses(bool keepDumpable) {
+  if (keepDumpable) {
     logInfo("RC_SERVER_DUMPABLE=1: processes of this user may read and "
             "write rc-server's memory");
     return;
@@ -278,11 +278,15 @@ int main(int argc, char **argv) {
             " without authentication (--insecure): anyone who can reach it "
             "may use the GPUs and read what clients send");
 
-  std::string limitError;
-  if (!ServerLimits::fromEnv(&options.limits, &limitError))
-    return usageError(limitError);
+  // Every RC_* variable, read once (rc/server/settings.h); a refused value
+  // stops the start, naming it.
+  std::string settingsError;
+  if (!ServerSettings::fromEnv(&options.settings, &settingsError))
+    return usageError(settingsError);
+  if (!rc::transport::settingsError().empty())
+    return usageError(rc::transport::settingsError());
 
-  denyMemoryAccessByOtherProcesses();
+  denyMemoryAccessByOtherProcesses(options.settings.dumpable);
 
   // A fixed mmap threshold keeps what sessions free going back to the
   // system: by default glibc raises its mmap and trim thresholds after the
@@ -305,7 +309,7 @@ int main(int argc, char **argv) {
     logError("start-up failed: " + error);
     return 1;
   }
-  int rc = serveForever(core, listenUrl, options.limits);
+  int rc = serveForever(core, listenUrl, options.settings.limits);
   if (rc == 3 && !gStop) {
     // A sticky CUDA error poisons every context of this process; a fresh
     // process (same arguments) serves new clients again.

@@ -73,7 +73,7 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   if (options.testDevice) {
     backend_ = makeHostBackend(options.testDevices);
   } else {
-    backend_ = makeCudaBackend(options.devices, error);
+    backend_ = makeCudaBackend(options.devices, options.settings.cuda, error);
     if (!backend_) {
       if (error)
         *error += " (use --test-device to run without a GPU)";
@@ -85,10 +85,11 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   if (int n = SharedMemory::removeFilesOfDeadServers())
     logInfo("removed " + std::to_string(n) +
             " shared-memory file(s) of rc-servers that are gone");
-  limits_ = options.limits;
+  limits_ = options.settings.limits;
   budgets_ = std::make_unique<ServerBudgets>(limits_);
   env_.reset(new SessionEnv{registry_, *backend_, &health_, std::move(keys),
-                            &authThrottle_, &limits_, budgets_.get()});
+                            &authThrottle_, &limits_, budgets_.get(),
+                            options.settings.session});
   if (!options.metricsFile.empty()) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);

@@ -78,25 +78,17 @@ std::string DeviceHealth::reason() const {
 Session::Session(const SessionEnv &env, uint64_t id)
     : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()),
       auth_(std::make_unique<HelloAuth>(env.keys, env.authThrottle, id)),
-      recorder_(SessionRecorder::fromEnvironment(id)) {}
+      recorder_(SessionRecorder::into(env.settings.recordDir, id)) {}
 Session::~Session() {
   // No RMA write of the client may land in the ring once it is freed.
   if (conn_ && exposedRing_)
     conn_->withdraw(exposedRing_, exposedRingSize_);
 }
 
-// The largest upload ring a session gets: RC_SERVER_UPLOAD_RING_MIB
-// (default 32; 0: none, large uploads travel inline).
-uint64_t Session::maxUploadRingBytes() {
-  const char *v = std::getenv("RC_SERVER_UPLOAD_RING_MIB");
-  long mib = v && *v ? std::strtol(v, nullptr, 10) : 32;
-  return mib > 0 ? uint64_t(mib) << 20 : 0;
-}
-
 flatbuffers::Offset<wire::RemoteMemory>
 Session::exposeUploadRing(flatbuffers::FlatBufferBuilder &fbb,
                           uint64_t wanted) {
-  uint64_t bytes = std::min(wanted, maxUploadRingBytes());
+  uint64_t bytes = std::min(wanted, env_.settings.uploadRingBytes);
   if (!conn_ || !bytes)
     return 0;
   std::string why;
@@ -285,8 +277,9 @@ Session::Next Session::openSession(const void *p,
   if (!ctx)
     return refuse("cannot create a device context: " + error);
   std::vector<bool> allowedCopy = allowed;
-  executor_ = std::make_unique<Executor>(env_.registry, env_.backend,
-                                         std::move(ctx), std::move(allowed));
+  executor_ =
+      std::make_unique<Executor>(env_.registry, env_.backend, std::move(ctx),
+                                 std::move(allowed), env_.settings);
   executor_->setMetrics(metrics_.get());
   static const ServerLimits kDefaultLimits;
   const ServerLimits &limits = env_.limits ? *env_.limits : kDefaultLimits;

@@ -13,14 +13,14 @@
 
 namespace rc::server {
 
-std::unique_ptr<SessionRecorder> SessionRecorder::fromEnvironment(uint64_t id) {
-  const char *dir = std::getenv("RC_SERVER_RECORD_DIR");
-  if (!dir || !*dir)
+std::unique_ptr<SessionRecorder> SessionRecorder::into(const std::string &dir,
+                                                       uint64_t id) {
+  if (dir.empty())
     return nullptr;
   // Session ids repeat where one process makes several servers (tests):
   // a later session of the same id gets a numbered name of its own.
-  std::string base = std::string(dir) + "/session-" + std::to_string(getpid()) +
-                     "-" + std::to_string(id);
+  std::string base =
+      dir + "/session-" + std::to_string(getpid()) + "-" + std::to_string(id);
   std::string path = base + ".rcrec";
   // Recorded messages may carry credentials and data: owner only.
   int fd = -1;

@@ -13,7 +13,7 @@ std::mutex createMu;
 void shutdownAtExit() {
   TrafficStats stats;
   if (Runtime *rt = current.load(); rt && rt->shutdownAtExit(&stats))
-    stats.reportTo(std::getenv("RC_STATS"));
+    stats.reportTo(rt->options().stats.c_str());
 }
 } // namespace
 
@@ -23,8 +23,11 @@ Runtime &runtime() {
     return *rt;
   std::lock_guard<std::mutex> lock(createMu);
   if (!(rt = current.load())) {
-    rt = new Runtime(envConnector(), loadDiscoveredManifests,
-                     Options::fromEnv());
+    Options opts = Options::fromEnv();
+    auto manifests = [extra = opts.manifests](KernelIndex &index) {
+      loadDiscoveredManifests(index, extra);
+    };
+    rt = new Runtime(urlConnector(opts.serverUrl), manifests, opts);
     current.store(rt, std::memory_order_release);
     std::atexit(shutdownAtExit);
   }

@@ -53,9 +53,11 @@ struct DiscoveredManifest {
   std::vector<uint64_t> objectModules;
 };
 // `<object>.rcm` beside every loaded object that has one, then the
-// ':'-separated RC_MANIFEST entries.
-std::vector<DiscoveredManifest> discoverManifests();
-std::vector<std::string> discoverManifestPaths(); // their paths
+// `extra` (RC_MANIFEST's entries, Options::manifests).
+std::vector<DiscoveredManifest>
+discoverManifests(const std::vector<std::string> &extra = {});
+std::vector<std::string>
+discoverManifestPaths(const std::vector<std::string> &extra = {});
 
 // Whether `m` is the manifest of the build whose object registered
 // `objectModules`; if not, *error says so, naming the object and both
@@ -66,7 +68,8 @@ bool isBuildOf(const LoadedManifest &m, const std::string &object,
 // Loads them (a manifest beside an object only if it is that object's
 // build) and records every object's build; problems are printed once as
 // "remote-clang: ..." warnings.
-void loadDiscoveredManifests(KernelIndex &index);
+void loadDiscoveredManifests(KernelIndex &index,
+                             const std::vector<std::string> &extra);
 
 } // namespace rc::rt
 

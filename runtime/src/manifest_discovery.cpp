@@ -79,7 +79,8 @@ std::string manifestBeside(const std::string &object) {
 }
 } // namespace
 
-std::vector<DiscoveredManifest> discoverManifests() {
+std::vector<DiscoveredManifest>
+discoverManifests(const std::vector<std::string> &extra) {
   std::vector<Registry::Module> registered = Registry::instance().modules();
   std::vector<DiscoveredManifest> out;
   std::set<std::string> seen;
@@ -99,24 +100,15 @@ std::vector<DiscoveredManifest> discoverManifests() {
     if (!d.path.empty() || !d.objectModules.empty())
       addIfNew(std::move(d));
   }
-  if (const char *env = std::getenv("RC_MANIFEST")) {
-    std::string list = env;
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t end = list.find(':', start);
-      if (end == std::string::npos)
-        end = list.size();
-      if (end > start)
-        addIfNew({list.substr(start, end - start), "", {}});
-      start = end + 1;
-    }
-  }
+  for (const std::string &path : extra)
+    addIfNew({path, "", {}});
   return out;
 }
 
-std::vector<std::string> discoverManifestPaths() {
+std::vector<std::string>
+discoverManifestPaths(const std::vector<std::string> &extra) {
   std::vector<std::string> paths;
-  for (const DiscoveredManifest &d : discoverManifests())
+  for (const DiscoveredManifest &d : discoverManifests(extra))
     if (!d.path.empty())
       paths.push_back(d.path);
   return paths;
@@ -136,8 +128,9 @@ bool isBuildOf(const LoadedManifest &m, const std::string &object,
   return false;
 }
 
-void loadDiscoveredManifests(KernelIndex &index) {
-  for (const DiscoveredManifest &d : discoverManifests()) {
+void loadDiscoveredManifests(KernelIndex &index,
+                             const std::vector<std::string> &extra) {
+  for (const DiscoveredManifest &d : discoverManifests(extra)) {
     if (!d.objectModules.empty())
       index.addBuild(buildId(d.objectModules));
     if (d.path.empty())

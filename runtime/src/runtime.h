@@ -81,8 +81,16 @@ struct Options {
   // and that the server must prove it holds too (docs/security.md); empty:
   // no key, for servers that require none.
   std::string authKeyFile;
-  // RC_BATCH_AGE_US, RC_CONNECT_TIMEOUT_MS, RC_HELLO_TIMEOUT_MS,
-  // RC_BATCH_MAX_COMMANDS, RC_BATCH_MAX_BYTES override the defaults.
+  bool authTokenSet = false; // RC_AUTH_TOKEN: no longer used, warned about
+  std::string serverUrl;     // RC_SERVER
+  std::vector<std::string> manifests; // RC_MANIFEST, `:`-separated
+  std::string stats;                  // RC_STATS: where the exit summary goes
+  // Why a variable's value was refused (rc::EnvReader's rule, also the
+  // transport's RC_TRANSPORT_*): the runtime then fails every call that
+  // needs the device, naming it. Empty: all valid.
+  std::string settingsError;
+  // Every RC_* variable of the client (docs/environment.md), read once,
+  // when the first CUDA call creates the runtime.
   static Options fromEnv();
 };
 
@@ -91,8 +99,8 @@ using Connector = std::function<std::unique_ptr<transport::Connection>(
     int timeoutMs, std::string *error)>;
 using ManifestLoader = std::function<void(KernelIndex &)>;
 
-// The default connector: RC_SERVER through rc::transport::connect.
-Connector envConnector();
+// The default connector: Options::serverUrl through rc::transport::connect.
+Connector urlConnector(std::string url);
 
 class Runtime {
 public:
@@ -390,6 +398,10 @@ private:
   ManifestLoader manifestLoader_;
   Options opts_;
 
+public:
+  const Options &options() const { return opts_; }
+
+private:
   std::mutex mu_;
   State state_ = State::NotTried;
   std::unique_ptr<transport::Connection> conn_;

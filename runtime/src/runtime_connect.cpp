@@ -2,9 +2,11 @@
 // the device, the background age flusher, and Goodbye at exit.
 #include "client_auth.h"
 #include "device_props.h"
+#include "rc/env_reader.h"
 #include "rc/wire_message.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,22 +17,6 @@
 namespace rc::rt {
 
 namespace {
-long envLong(const char *name, long fallback) {
-  const char *v = std::getenv(name);
-  if (!v || !*v)
-    return fallback;
-  char *end = nullptr;
-  long n = std::strtol(v, &end, 10);
-  if (*end || n < 0) {
-    std::fprintf(stderr,
-                 "remote-clang: ignoring %s=%s (expected a non-negative "
-                 "integer)\n",
-                 name, v);
-    return fallback;
-  }
-  return n;
-}
-
 std::string programName() {
   std::ifstream f("/proc/self/cmdline");
   std::string arg0;
@@ -40,41 +26,55 @@ std::string programName() {
 } // namespace
 
 Options Options::fromEnv() {
+  EnvReader env;
   Options o;
-  o.batchAgeUs = envLong("RC_BATCH_AGE_US", o.batchAgeUs);
-  o.flusherThread = envLong("RC_BATCH_FLUSHER", 1) != 0;
+  const uint64_t day = 86400000, gib = uint64_t(1) << 30, hour = 3600000000;
+  o.serverUrl = env.text("RC_SERVER");
+  o.authKeyFile = env.text("RC_AUTH_KEY_FILE");
+  o.authTokenSet = !env.text("RC_AUTH_TOKEN").empty();
+  std::string list = env.text("RC_MANIFEST");
+  for (size_t start = 0; start < list.size();) {
+    size_t end = std::min(list.find(':', start), list.size());
+    if (end > start)
+      o.manifests.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  o.stats = env.text("RC_STATS");
   o.connectTimeoutMs =
-      int(envLong("RC_CONNECT_TIMEOUT_MS", o.connectTimeoutMs));
-  o.helloTimeoutMs = int(envLong("RC_HELLO_TIMEOUT_MS", o.helloTimeoutMs));
-  o.maxCommands = size_t(envLong("RC_BATCH_MAX_COMMANDS", long(o.maxCommands)));
-  o.maxBytes = size_t(envLong("RC_BATCH_MAX_BYTES", long(o.maxBytes)));
-  o.elideSyncs = envLong("RC_SYNC_ELISION", 1) != 0;
-  if (envLong("RC_RMA", 1) == 0)
+      int(env.count("RC_CONNECT_TIMEOUT_MS", o.connectTimeoutMs, 1, day));
+  o.helloTimeoutMs =
+      int(env.count("RC_HELLO_TIMEOUT_MS", o.helloTimeoutMs, 1, day));
+  o.batchAgeUs = int64_t(env.count("RC_BATCH_AGE_US", o.batchAgeUs, 0, hour));
+  o.flusherThread = env.onOff("RC_BATCH_FLUSHER", true);
+  o.maxCommands =
+      size_t(env.count("RC_BATCH_MAX_COMMANDS", o.maxCommands, 1, 1 << 20));
+  o.maxBytes = size_t(env.count("RC_BATCH_MAX_BYTES", o.maxBytes, 1, gib));
+  o.elideSyncs = env.onOff("RC_SYNC_ELISION", true);
+  if (!env.onOff("RC_RMA", true))
     o.rmaReadbackMin = o.rmaUploadMin = 0;
   o.rmaReadbackMin =
-      size_t(envLong("RC_RMA_READBACK_MIN", long(o.rmaReadbackMin)));
-  o.rmaUploadMin = size_t(envLong("RC_RMA_UPLOAD_MIN", long(o.rmaUploadMin)));
+      size_t(env.count("RC_RMA_READBACK_MIN", o.rmaReadbackMin, 0, gib));
+  o.rmaUploadMin =
+      size_t(env.count("RC_RMA_UPLOAD_MIN", o.rmaUploadMin, 0, gib));
   o.ringPieceBytes =
-      size_t(envLong("RC_RING_PIECE_BYTES", long(o.ringPieceBytes)));
+      size_t(env.count("RC_RING_PIECE_BYTES", o.ringPieceBytes, 0, gib));
   o.sharedHostMin =
-      size_t(envLong("RC_SHARED_HOST_MIN", long(o.sharedHostMin)));
-  if (envLong("RC_SHARED_HOST", 1) == 0)
+      size_t(env.count("RC_SHARED_HOST_MIN", o.sharedHostMin, 0, 1024 * gib));
+  if (!env.onOff("RC_SHARED_HOST", true))
     o.sharedHostMin = 0;
-  o.emulateRttUs = envLong("RC_EMULATE_RTT_US", 0);
-  if (const char *g = std::getenv("RC_EMULATE_GBPS"))
-    o.emulateGbps = std::atof(g);
-  if (const char *k = std::getenv("RC_AUTH_KEY_FILE"))
-    o.authKeyFile = k;
-  if (o.maxCommands == 0)
-    o.maxCommands = 1;
+  o.emulateRttUs = int64_t(env.count("RC_EMULATE_RTT_US", 0, 0, hour));
+  o.emulateGbps = env.decimal("RC_EMULATE_GBPS", 0, 0, 1e6);
+  o.settingsError = env.error();
+  const std::string &transportError = transport::settingsError();
+  if (!transportError.empty())
+    o.settingsError += (o.settingsError.empty() ? "" : "; ") + transportError;
   return o;
 }
 
-Connector envConnector() {
-  return [](int timeoutMs,
-            std::string *error) -> std::unique_ptr<transport::Connection> {
-    const char *url = std::getenv("RC_SERVER");
-    if (!url || !*url) {
+Connector urlConnector(std::string url) {
+  return [url](int timeoutMs,
+               std::string *error) -> std::unique_ptr<transport::Connection> {
+    if (url.empty()) {
       *error = "RC_SERVER is not set";
       return nullptr;
     }
@@ -114,6 +114,16 @@ cudaError_t Runtime::unavailableLocked() const {
 cudaError_t Runtime::ensureConnectedLocked() {
   if (state_ != State::NotTried)
     return unavailableLocked();
+  if (!opts_.settingsError.empty()) {
+    state_ = State::Failed;
+    // Printed once: later calls fail quietly with the same code.
+    std::fprintf(stderr,
+                 "remote-clang: refusing the environment: %s "
+                 "(docs/environment.md); CUDA calls fail with "
+                 "cudaErrorNoDevice until it is fixed.\n",
+                 opts_.settingsError.c_str());
+    return cudaErrorNoDevice;
+  }
   if (manifestLoader_)
     manifestLoader_(index_);
   std::string error;
@@ -159,7 +169,7 @@ bool Runtime::recvHandshakeLocked(std::vector<uint8_t> *msg,
 }
 
 cudaError_t Runtime::handshakeLocked(std::string *error) {
-  if (std::getenv("RC_AUTH_TOKEN"))
+  if (opts_.authTokenSet)
     std::fprintf(stderr,
                  "remote-clang: ignoring RC_AUTH_TOKEN: it is no longer used "
                  "(the token crossed the network in the clear); set "

@@ -8,11 +8,11 @@ What counts as reading a variable:
 - C and C++ in the components (runtime/, gpu-server/, transport/, driver/,
   tools/, clang-plugin/, manifest/, schema/): a `getenv("NAME")` of any
   name, and every string literal that is exactly an RC_* name, because
-  the components read theirs through helpers that take the name
-  (`envLong("RC_BATCH_AGE_US", ...)`);
+  the components read theirs through rc::EnvReader, which takes the name
+  (`env.count("RC_BATCH_AGE_US", ...)`);
 - C and C++ elsewhere (test/, bench/): a `getenv("NAME")`;
-- Python anywhere: `os.environ.get`, `os.environ[...]` and `os.getenv`
-  of a literal name;
+- Python anywhere: `os.environ.get`, `os.environ[...]`, `os.getenv` and
+  the drivers' `env_switch` of a literal name;
 - shell scripts anywhere: an expansion with a default or a check,
   `${NAME:-...}`, `${NAME-...}`, `${NAME:=...}`, `${NAME:?...}`,
   `${NAME:+...}`: that is how the scripts take their inputs (a plain
@@ -35,7 +35,7 @@ import sys
 from doc_tree import repo_files, run
 
 COMPONENTS = ("runtime/", "gpu-server/", "transport/", "driver/", "tools/",
-              "clang-plugin/", "manifest/", "schema/")
+              "clang-plugin/", "manifest/", "schema/", "config/")
 C_FILES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".inc",
            ".cpp.in", ".h.in")
 SHELL_FILES = (".sh", ".sh.in", ".bash")
@@ -46,8 +46,8 @@ NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 GETENV = re.compile(r"\b(?:secure_)?getenv\s*\(\s*\"(" + NAME + r")\"")
 RC_LITERAL = re.compile(r"\"(RC_[A-Z0-9_]+)\"")
 PYTHON_READ = re.compile(
-    r"os\.(?:environ\.get\s*\(|environ\s*\[|getenv\s*\()\s*[\"'](" + NAME +
-    r")[\"']")
+    r"(?:os\.(?:environ\.get\s*\(|environ\s*\[|getenv\s*\()|env_switch\s*\()"
+    r"\s*[\"'](" + NAME + r")[\"']")
 # Shell: `${NAME:-...}` and kin. A name starting in lower case is the
 # script's own (a local's default), not an input from the environment.
 SHELL_READ = re.compile(r"\$\{([A-Z][A-Za-z0-9_]*)(?::?[-=?+])")

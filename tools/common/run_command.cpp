@@ -1,5 +1,7 @@
 #include "run_command.h"
 
+#include "rc/env_reader.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -11,15 +13,11 @@ extern char **environ;
 namespace rc::tools {
 
 std::string objcopyPath() {
-  if (const char *env = std::getenv("RC_OBJCOPY"); env && *env)
-    return env;
-  return RC_LLVM_OBJCOPY;
+  return EnvReader().text("RC_OBJCOPY", RC_LLVM_OBJCOPY);
 }
 
 std::string gnuObjcopyPath() {
-  if (const char *env = std::getenv("RC_GNU_OBJCOPY"); env && *env)
-    return env;
-  return RC_GNU_OBJCOPY;
+  return EnvReader().text("RC_GNU_OBJCOPY", RC_GNU_OBJCOPY);
 }
 
 int runCommand(const std::vector<std::string> &argv, std::string *error) {

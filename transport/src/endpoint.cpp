@@ -1,6 +1,7 @@
 #include "endpoint.h"
 
 #include "fabric_library.h"
+#include "keeper.h"
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -61,10 +62,8 @@ int getInfo(Provider provider, const std::string &node,
     // Each connection has its own domain and serialises its calls, so the
     // provider may skip its locks. RC_TRANSPORT_THREADING=safe asks for
     // FI_THREAD_SAFE instead (for measuring the difference).
-    const char *threading = std::getenv("RC_TRANSPORT_THREADING");
     hints->domain_attr->threading =
-        threading && std::strcmp(threading, "safe") == 0 ? FI_THREAD_SAFE
-                                                         : FI_THREAD_DOMAIN;
+        tuning().threadSafeDomains ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
     // No FI_MR_LOCAL: sends come straight from user memory.
     hints->domain_attr->mr_mode =
         FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;

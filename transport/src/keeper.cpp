@@ -1,9 +1,12 @@
 #include "keeper.h"
 
 #include "connection.h"
-#include "env_int.h"
+#include "rc/env_reader.h"
 
 #include <pthread.h>
+
+#include <algorithm>
+#include <string>
 
 #include <mutex>
 #include <set>
@@ -96,7 +99,13 @@ void remove(Visitor &v, FabricConnection *c) {
 }
 } // namespace
 
-const Tuning &tuning() {
+namespace {
+struct TuningRead {
+  Tuning tuning;
+  std::string error;
+};
+
+const TuningRead &tuningRead() {
   // A spin of 0 is valid (no busy-poll: yield at once); the timeouts must
   // stay positive.
   // Yielding polls up to 10 ms: a decode step's reply (1-5 ms of GPU work)
@@ -107,23 +116,31 @@ const Tuning &tuning() {
   // a llama.cpp client's decode tokens, cost it 25 % of its 1B t/s in
   // wake-ups that found every core busy
   // (docs/notes/2026-11-25-session-15-doorbell.md).
-  static const Tuning t = [] {
+  static const TuningRead r = [] {
+    const uint64_t day = 86400000, tenSeconds = 10000000; // ms, us
+    EnvReader env;
     Tuning k;
-    k.keepaliveMs = envIntAtLeast("RC_TRANSPORT_KEEPALIVE_MS", 1, 300);
-    k.deadMs = envIntAtLeast("RC_TRANSPORT_DEAD_MS", 1, 2500);
+    k.keepaliveMs = int(env.count("RC_TRANSPORT_KEEPALIVE_MS", 300, 1, day));
+    k.deadMs = int(env.count("RC_TRANSPORT_DEAD_MS", 2500, 1, day));
     // A session may be busy on the GPU for minutes while its client
     // streams ahead; a peer that lies about holding back holds only the
     // thread that serves it, and only this long.
-    k.heldBackMs = envIntAtLeast("RC_TRANSPORT_HELD_BACK_MS", k.deadMs, 600000);
-    k.spinUs = envIntAtLeast("RC_TRANSPORT_SPIN_US", 0, 100);
-    k.yieldUs = envIntAtLeast("RC_TRANSPORT_YIELD_US", 0, 10000);
-    k.doorbellSpinUs =
-        envIntAtLeast("RC_TRANSPORT_DOORBELL_SPIN_US", 0, k.yieldUs);
-    k.doorbell = envIntAtLeast("RC_TRANSPORT_DOORBELL", 0, 1) != 0;
-    return k;
+    k.heldBackMs = int(env.count("RC_TRANSPORT_HELD_BACK_MS",
+                                 std::max(600000, k.deadMs), k.deadMs, day));
+    k.spinUs = int(env.count("RC_TRANSPORT_SPIN_US", 100, 0, tenSeconds));
+    k.yieldUs = int(env.count("RC_TRANSPORT_YIELD_US", 10000, 0, tenSeconds));
+    k.doorbellSpinUs = int(
+        env.count("RC_TRANSPORT_DOORBELL_SPIN_US", k.yieldUs, 0, tenSeconds));
+    k.doorbell = env.onOff("RC_TRANSPORT_DOORBELL", true);
+    k.threadSafeDomains = env.choice("RC_TRANSPORT_THREADING", "domain",
+                                     {"domain", "safe"}) == "safe";
+    return TuningRead{k, env.error()};
   }();
-  return t;
+  return r;
 }
+} // namespace
+
+const Tuning &tuning() { return tuningRead().tuning; }
 
 void keeperAdd(FabricConnection *c) { add(keeper(), c); }
 void keeperRemove(FabricConnection *c) { remove(keeper(), c); }
@@ -131,3 +148,7 @@ void rescuerAdd(FabricConnection *c) { add(rescuer(), c); }
 void rescuerRemove(FabricConnection *c) { remove(rescuer(), c); }
 
 } // namespace rc::transport::detail
+
+namespace rc::transport {
+const std::string &settingsError() { return detail::tuningRead().error; }
+} // namespace rc::transport

@@ -18,13 +18,16 @@ struct Tuning {
   int heldBackMs;  // ... or this long while the peer says it holds back
   int spinUs;      // busy-poll this long before yielding
   int yieldUs; // then poll with sched_yield until idle this long; sleep after
-  int doorbellSpinUs; // a server with a doorbell waits as above this long
-                      // (default: yieldUs), then sleeps on it
-  bool doorbell;      // a shm client offers the server a doorbell
+  int doorbellSpinUs;     // a server with a doorbell waits as above this long
+                          // (default: yieldUs), then sleeps on it
+  bool doorbell;          // a shm client offers the server a doorbell
+  bool threadSafeDomains; // FI_THREAD_SAFE instead of FI_THREAD_DOMAIN
 };
 // Defaults, overridable by RC_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,
 // RC_TRANSPORT_HELD_BACK_MS, RC_TRANSPORT_SPIN_US, RC_TRANSPORT_YIELD_US,
-// RC_TRANSPORT_DOORBELL_SPIN_US, RC_TRANSPORT_DOORBELL (read once).
+// RC_TRANSPORT_DOORBELL_SPIN_US, RC_TRANSPORT_DOORBELL,
+// RC_TRANSPORT_THREADING (read once, by rc::EnvReader's rule; a refused
+// value leaves its default and is named by transport::settingsError()).
 const Tuning &tuning();
 
 void keeperAdd(FabricConnection *c);

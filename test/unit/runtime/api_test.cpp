@@ -110,6 +110,34 @@ TEST(RuntimeApi, SlowHandshakeAnswerConnectsWithinTheHelloTimeout) {
   EXPECT_EQ(count, 1);
 }
 
+// One rule for every RC_* variable (rc/env_reader.h): a bad value is not
+// guessed at; the runtime fails every call that needs the device, naming
+// the variable, before it connects anywhere.
+TEST(RuntimeApi, BadVariablesAreRefusedNamingThem) {
+  setenv("RC_BATCH_AGE_US", "50us", 1);
+  setenv("RC_RMA", "off", 1);
+  rc::rt::Options o = rc::rt::Options::fromEnv();
+  unsetenv("RC_BATCH_AGE_US");
+  unsetenv("RC_RMA");
+  EXPECT_NE(o.settingsError.find("RC_BATCH_AGE_US=50us"), std::string::npos)
+      << o.settingsError;
+  EXPECT_NE(o.settingsError.find("RC_RMA=off is not 0 (off) or 1 (on)"),
+            std::string::npos)
+      << o.settingsError;
+  auto state = std::make_shared<FakeState>();
+  rc::rt::installRuntimeForTest(makeRuntime(state, o, nullptr));
+  int count = 0;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaGetDeviceCount(&count), cudaErrorNoDevice);
+  void *p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, 16), cudaErrorNoDevice);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("refusing the environment: RC_BATCH_AGE_US=50us"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(state->hellos, 0) << "it connected anyway";
+}
+
 TEST(RuntimeApi, HandshakeAnswerAfterTheHelloTimeoutIsReported) {
   auto state = std::make_shared<FakeState>();
   state->helloDelayMs = 1000;

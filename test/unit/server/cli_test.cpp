@@ -55,6 +55,29 @@ TEST(Cli, BadArgumentsExitTwoWithAMessage) {
   }
 }
 
+// rc-server reads every RC_* variable once, at start, by one rule
+// (rc/env_reader.h): a bad value stops the start, naming the variable,
+// its own and the transport's alike.
+TEST(Cli, BadVariablesStopTheStartNamingThem) {
+  struct Case {
+    const char *name, *value, *message;
+  } cases[] = {
+      {"RC_SERVER_DEFER_SYNC", "no", "RC_SERVER_DEFER_SYNC=no is not 0"},
+      {"RC_SERVER_UPLOAD_RING_MIB", "32M",
+       "RC_SERVER_UPLOAD_RING_MIB=32M is not a whole number"},
+      {"RC_SERVER_MAX_REPLY_MIB", "4096", "RC_SERVER_MAX_REPLY_MIB=4096"},
+      {"RC_TRANSPORT_SPIN_US", "-5", "RC_TRANSPORT_SPIN_US=-5"},
+  };
+  for (const Case &k : cases) {
+    setenv(k.name, k.value, 1);
+    Child c({"--listen", "tcp://127.0.0.1:1", "--manifest", "/nonexistent.rcm",
+             "--test-device"});
+    unsetenv(k.name);
+    EXPECT_EQ(c.wait(), 2) << c.text;
+    EXPECT_NE(c.text.find(k.message), std::string::npos) << c.text;
+  }
+}
+
 TEST(Cli, MissingManifestFailsStartNamingIt) {
   Child c({"--listen", "tcp://127.0.0.1:1", "--manifest", "/nonexistent.rcm",
            "--test-device"});

@@ -17,11 +17,6 @@ namespace {
 
 class DeferredSyncTest : public HostSessionTest {
 protected:
-  void TearDown() override {
-    unsetenv("RC_SERVER_DEFER_SYNC");
-    unsetenv("RC_SERVER_SYNC_FENCE");
-  }
-
   // Hello (the setting is read then, when the executor starts) and the
   // buffer and streams the tests use.
   void open() {
@@ -178,7 +173,7 @@ TEST_F(DeferredSyncTest, AFenceEventIsRecordedAgainAfterAnUntrackedCommand) {
 }
 
 TEST_F(DeferredSyncTest, FencesTurnedOffAnotherStreamWaitsOnTheHost) {
-  setenv("RC_SERVER_SYNC_FENCE", "0", 1);
+  env->settings.syncFences = false;
   open();
   send(batch(2, {launchOn(10), cStreamSync(10), launchOn(11)}, false));
   std::vector<LaunchRecord> launches = backend->launches();
@@ -202,7 +197,7 @@ TEST_F(DeferredSyncTest, CommandsThatObserveTheHostOrderWait) {
 }
 
 TEST_F(DeferredSyncTest, TurnedOffEverySyncWaitsAtOnce) {
-  setenv("RC_SERVER_DEFER_SYNC", "0", 1);
+  env->settings.deferSyncs = false;
   open();
   send(batch(2, {launchOn(10), cStreamSync(10), launchOn(10)}, false));
   std::vector<LaunchRecord> launches = backend->launches();

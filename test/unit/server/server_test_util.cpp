@@ -406,6 +406,9 @@ bool noUsableGpu(const std::string &startError) {
   o.testDevices = devices;
   o.authKeyFile = authKeyFile;
   std::string err;
+  // The environment's settings, as rc-server's main reads them.
+  if (!ServerSettings::fromEnv(&o.settings, &err))
+    return ::testing::AssertionFailure() << err;
   if (core.start(o, &err))
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()

@@ -47,10 +47,10 @@ protected:
     char dir[] = "/tmp/rc-recording-test-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     recordDir = dir;
-    setenv("RC_SERVER_RECORD_DIR", dir, 1);
-    HostSessionTest::SetUp(); // its session records
+    HostSessionTest::SetUp();
+    env->settings.recordDir = recordDir;
+    session = std::make_unique<Session>(*env, 7); // this one records
   }
-  void TearDown() override { unsetenv("RC_SERVER_RECORD_DIR"); }
   std::string recordDir;
 };
 
@@ -114,16 +114,14 @@ TEST(SessionRecording, TruncatedLastRecordIsIgnored) {
 }
 
 TEST(SessionRecording, UnwritableDirectoryIsReportedNotFatal) {
-  setenv("RC_SERVER_RECORD_DIR", "/nonexistent/rc-recordings", 1);
   testing::internal::CaptureStderr();
-  EXPECT_EQ(SessionRecorder::fromEnvironment(3), nullptr);
+  EXPECT_EQ(SessionRecorder::into("/nonexistent/rc-recordings", 3), nullptr);
   std::string err = testing::internal::GetCapturedStderr();
-  unsetenv("RC_SERVER_RECORD_DIR");
   EXPECT_NE(err.find("RC_SERVER_RECORD_DIR: cannot create "
                      "/nonexistent/rc-recordings/session-"),
             std::string::npos)
       << err;
-  EXPECT_EQ(SessionRecorder::fromEnvironment(3), nullptr) << "unset: none";
+  EXPECT_EQ(SessionRecorder::into("", 3), nullptr) << "none: none";
 }
 
 } // namespace

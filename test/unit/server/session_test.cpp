@@ -178,11 +178,10 @@ TEST_F(SessionTest, RmaReadBackIsWrittenRemotelyOrFallsBackToThePayload) {
 }
 
 TEST_F(SessionTest, UploadRingIsExposedCopiedFromCheckedAndWithdrawn) {
-  setenv("RC_SERVER_UPLOAD_RING_MIB", "1", 1);
+  env->settings.uploadRingBytes = 1 << 20;
   WriteRecorder client;
   session->useConnection(&client);
   Bytes r = send1(hello({m.hash}, 1, 4 << 20)); // capped at 1 MiB
-  unsetenv("RC_SERVER_UPLOAD_RING_MIB");
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_TRUE(hr && hr->ok() && hr->upload_ring());
   EXPECT_EQ(hr->upload_ring()->size(), 1u << 20);

@@ -119,6 +119,12 @@ std::unique_ptr<Listener> listen(const std::string &url,
                                  const ListenOptions &options,
                                  std::string *error);
 
+// Empty, or why an RC_TRANSPORT_* variable's value was refused (the
+// defaults apply meanwhile). Read once per process, by rc::EnvReader's
+// rule; the owner refuses to run with it: rc-server does not start, the
+// client runtime fails its calls naming it.
+const std::string &settingsError();
+
 } // namespace rc::transport
 
 #endif

@@ -10,6 +10,7 @@
 #define RC_SERVER_BACKEND_H
 
 #include "rc/server/registry.h"
+#include "rc/server/settings.h"
 
 #include <array>
 #include <cstdint>
@@ -184,6 +185,7 @@ std::unique_ptr<Backend> makeHostBackend(int devices = 1);
 // Real GPUs through libcuda.so.1, by CUDA ordinal (empty: every visible
 // GPU); nullptr + *error when unavailable.
 std::unique_ptr<Backend> makeCudaBackend(const std::vector<int> &ordinals,
+                                         const CudaSettings &settings,
                                          std::string *error);
 
 } // namespace rc::server

@@ -5,6 +5,8 @@
 #ifndef RC_SERVER_LIMITS_H
 #define RC_SERVER_LIMITS_H
 
+#include "rc/env_reader.h"
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -31,9 +33,11 @@ struct ServerLimits {
   uint64_t replyTotalBytes = 1ull << 30;   // RC_SERVER_REPLY_TOTAL_MIB
   uint64_t pinnedTotalBytes = 16ull << 30; // RC_SERVER_PINNED_TOTAL_MIB
 
-  // The defaults, with every RC_SERVER_* variable above that is set
-  // applied; false with *error naming one that is not a whole number in
-  // its range.
+  // Applies every RC_SERVER_* variable above that is set (rc::EnvReader's
+  // rule: a value outside its range is the reader's error).
+  void read(EnvReader &env);
+  // The defaults with the environment applied; false with *error naming
+  // each refused value.
   static bool fromEnv(ServerLimits *out, std::string *error);
 };
 

@@ -8,10 +8,10 @@
 
 #include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
-#include "rc/server/limits.h"
 #include "rc/server/metrics_board.h"
 #include "rc/server/registry.h"
 #include "rc/server/session.h"
+#include "rc/server/settings.h"
 #include "rc/transport.h"
 
 #include <atomic>
@@ -34,7 +34,7 @@ struct ServerOptions {
   std::vector<int> devices; // CUDA ordinals; empty: every visible GPU
   int testDevices = 1;      // with testDevice: how many
   std::string metricsFile;  // empty: no metrics file (docs/server.md)
-  ServerLimits limits;
+  ServerSettings settings;  // the environment's, read once (main.cpp)
 };
 
 class MetricsFileWriter;

@@ -8,9 +8,9 @@
 #include "rc/auth/proof.h"
 #include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
-#include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/session_recording.h"
+#include "rc/server/settings.h"
 
 #include <cstdint>
 #include <memory>
@@ -55,6 +55,7 @@ struct SessionEnv {
   // defaults, no shared budgets).
   const ServerLimits *limits = nullptr;
   ServerBudgets *budgets = nullptr;
+  SessionSettings settings; // how sessions behave (rc/server/settings.h)
 };
 
 struct SessionStats {
@@ -118,7 +119,6 @@ private:
   Next onBatch(const void *batch, std::vector<std::vector<uint8_t>> &replies);
   void replyError(uint64_t seq, int code, const std::string &message,
                   std::vector<std::vector<uint8_t>> &replies);
-  static uint64_t maxUploadRingBytes();
   // At Hello: the upload ring of at most `wanted` bytes (the client's
   // wish), exposed for the client's RMA writes (0 when none was wanted,
   // there is no connection, it is turned off, or it cannot be exposed).

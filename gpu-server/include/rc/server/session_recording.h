@@ -20,9 +20,11 @@ namespace rc::server {
 
 class SessionRecorder {
 public:
-  // A recorder for session `id` when RC_SERVER_RECORD_DIR is set, else
-  // null (also when the file cannot be created: an error line says why).
-  static std::unique_ptr<SessionRecorder> fromEnvironment(uint64_t id);
+  // A recorder for session `id` into folder `dir` (SessionSettings::
+  // recordDir, RC_SERVER_RECORD_DIR); null when `dir` is empty, or when the
+  // file cannot be created (an error line says why).
+  static std::unique_ptr<SessionRecorder> into(const std::string &dir,
+                                               uint64_t id);
   SessionRecorder(std::string dir, std::FILE *file);
   ~SessionRecorder();
   SessionRecorder(const SessionRecorder &) = delete;
