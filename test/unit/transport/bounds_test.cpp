@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 using namespace rc::transport;
@@ -68,6 +69,9 @@ protected:
     EXPECT_TRUE(s) << listener_->lastError();
     return s;
   }
+  bool streamAtABusyOwner(int busyMs,
+                          const std::function<void(Connection &)> &whileBusy,
+                          std::string *sendError);
   std::unique_ptr<Listener> listener_;
 };
 
@@ -169,9 +173,13 @@ TEST_P(Bounds, DataFarOutOfOrderIsCutOffAtTheCap) {
   EXPECT_LE(queuedBytes(*s), (512u << 10) + 16 * ((1u << 20) + 32));
 }
 
-TEST_P(Bounds, QueueStopsGrowingWhileTheOwnerIsBusy) {
-  const uint64_t maxQueued = 1 << 20;
-  listenWith(smallMessages(1 << 20, maxQueued));
+// A client streams `count` messages of 64 KiB at a server whose owner
+// takes none for `busyMs` (only the keep-alive thread reads); then the
+// owner takes them all, in order. Checks what holds meanwhile through
+// `whileBusy` and returns whether every send succeeded (else *sendError).
+bool Bounds::streamAtABusyOwner(
+    int busyMs, const std::function<void(Connection &)> &whileBusy,
+    std::string *sendError) {
   const int count = 200;
   const size_t size = 64 << 10;
   std::atomic<bool> allSent{false};
@@ -181,26 +189,49 @@ TEST_P(Bounds, QueueStopsGrowingWhileTheOwnerIsBusy) {
     ASSERT_TRUE(c) << err;
     for (int i = 0; i < count; ++i) {
       auto m = pattern(size, uint32_t(i));
-      ASSERT_EQ(c->send(m.data(), m.size()), Status::Ok) << c->lastError();
+      if (c->send(m.data(), m.size()) != Status::Ok) {
+        *sendError = std::to_string(i) + ": " + c->lastError();
+        return;
+      }
     }
     allSent = true;
     std::vector<uint8_t> m;
     c->recv(m, 10000);
   });
   auto s = listener_->accept(10000);
-  ASSERT_TRUE(s) << listener_->lastError();
-  // The owner is busy elsewhere: only the keep-alive thread reads.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_TRUE(s) << listener_->lastError();
+  if (!s)
+    return false;
+  std::this_thread::sleep_for(std::chrono::milliseconds(busyMs));
   EXPECT_FALSE(allSent) << "the sender was not held back";
-  // At most one completion batch (16 messages) past the bound.
-  EXPECT_LE(queuedBytes(*s), maxQueued + 16 * (size + 128));
-  EXPECT_TRUE(s->peerAlive()) << s->lastError();
+  whileBusy(*s);
   for (int i = 0; i < count; ++i) {
     std::vector<uint8_t> m;
-    ASSERT_EQ(recvUntil(*s, m, 10000), Status::Ok) << i << s->lastError();
-    ASSERT_TRUE(m == pattern(size, uint32_t(i))) << i;
+    EXPECT_EQ(recvUntil(*s, m, 10000), Status::Ok)
+        << i << " " << s->lastError() << "; the sender: " << *sendError;
+    if (m != pattern(size, uint32_t(i))) {
+      ADD_FAILURE() << "message " << i << " differs";
+      break;
+    }
   }
-  ASSERT_EQ(s->send("done", 4), Status::Ok);
+  EXPECT_EQ(s->send("done", 4), Status::Ok);
+  client.join();
+  return allSent;
+}
+
+TEST_P(Bounds, QueueStopsGrowingWhileTheOwnerIsBusy) {
+  const uint64_t maxQueued = 1 << 20;
+  listenWith(smallMessages(1 << 20, maxQueued));
+  std::string sendError;
+  bool allSent = streamAtABusyOwner(
+      1500,
+      [&](Connection &s) {
+        // At most one completion batch (16 messages) past the bound.
+        EXPECT_LE(queuedBytes(s), maxQueued + 16 * ((64 << 10) + 128));
+        EXPECT_TRUE(s.peerAlive()) << s.lastError();
+      },
+      &sendError);
+  EXPECT_TRUE(allSent) << sendError;
 }
 
 // The owner busy for longer than the liveness window (a session waiting
@@ -210,38 +241,10 @@ TEST_P(Bounds, QueueStopsGrowingWhileTheOwnerIsBusy) {
 // it that it holds back (a 4 GiB copy on a loaded CI machine).
 TEST_P(Bounds, SenderWaitsPastTheLivenessWindowForABusyOwner) {
   listenWith(smallMessages(1 << 20, 1 << 20));
-  const int count = 200;
-  const size_t size = 64 << 10;
-  std::atomic<bool> allSent{false};
   std::string sendError;
-  Joiner client([&] {
-    std::string err;
-    auto c = connect(listener_->address(), 10000, &err);
-    ASSERT_TRUE(c) << err;
-    for (int i = 0; i < count; ++i) {
-      auto m = pattern(size, uint32_t(i));
-      if (c->send(m.data(), m.size()) != Status::Ok) {
-        sendError = std::to_string(i) + ": " + c->lastError();
-        return;
-      }
-    }
-    allSent = true;
-    std::vector<uint8_t> m;
-    c->recv(m, 10000);
-  });
-  auto s = listener_->accept(10000);
-  ASSERT_TRUE(s) << listener_->lastError();
-  std::this_thread::sleep_for(std::chrono::milliseconds(4000));
-  EXPECT_FALSE(allSent) << "the sender was not held back past the window";
-  for (int i = 0; i < count; ++i) {
-    std::vector<uint8_t> m;
-    ASSERT_EQ(recvUntil(*s, m, 10000), Status::Ok)
-        << i << " " << s->lastError() << "; the sender: " << sendError;
-    ASSERT_TRUE(m == pattern(size, uint32_t(i))) << i;
-  }
-  ASSERT_EQ(s->send("done", 4), Status::Ok);
-  client.join();
-  EXPECT_TRUE(allSent) << sendError;
+  EXPECT_TRUE(streamAtABusyOwner(
+      4000, [](Connection &) {}, &sendError))
+      << sendError;
 }
 
 INSTANTIATE_TEST_SUITE_P(Providers, Bounds, ::testing::Values("tcp", "shm"),
