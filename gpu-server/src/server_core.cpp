@@ -1,8 +1,8 @@
 #include "rc/server/server_core.h"
 #include "lobby.h"
-#include "metrics_file_writer.h"
+#include "metrics/metrics_file_writer.h"
 #include "rc/server/log.h"
-#include "shared_memory.h"
+#include "session/shared_memory.h"
 
 #include <malloc.h>
 

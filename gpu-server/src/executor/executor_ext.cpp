@@ -5,7 +5,7 @@
 // every range and handle against the session's own VMM state before the
 // backend acts, and mapped ranges with access enabled count as session
 // memory for copies and launch pointers (inMapped).
-#include "executor.h"
+#include "executor/executor.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
 

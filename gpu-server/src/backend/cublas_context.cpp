@@ -3,7 +3,7 @@
 // The wire carries them as plain integers; each is switched on as an int and
 // becomes its enum type only once known (another number in an enum variable
 // is undefined behaviour, which UBSan reports).
-#include "cublas_context.h"
+#include "backend/cublas_context.h"
 #include "rc/server/errors.h"
 
 #include <cublas_api.h>

@@ -1,4 +1,4 @@
-#include "hello_kernel_attrs.h"
+#include "session/hello_kernel_attrs.h"
 
 namespace rc::server {
 

@@ -1,4 +1,4 @@
-#include "metrics_file_writer.h"
+#include "metrics/metrics_file_writer.h"
 #include "rc/server/log.h"
 
 #include <unistd.h>

@@ -8,8 +8,8 @@
 // when a GEMM changed, captures the whole graph again; GraphLaunch is one
 // cuGraphLaunch. The host test device has no graphs: a
 // launch replays the node list through the ordinary command path.
-#include "executor.h"
-#include "graph_device.h"
+#include "backend/graph_device.h"
+#include "executor/executor.h"
 #include "rc/command_table.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"

@@ -1,4 +1,4 @@
-#include "metrics_json.h"
+#include "metrics/metrics_json.h"
 
 #include <cstdio>
 

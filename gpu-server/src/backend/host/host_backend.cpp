@@ -1,7 +1,7 @@
 // Host test device (see host_backend.h). Everything runs synchronously on the
 // session's thread, so streams are just names and events are timestamps.
 #include "rc/server/host_backend.h"
-#include "cublas_context.h"
+#include "backend/cublas_context.h"
 #include "rc/server/errors.h"
 
 #include <cuda.h>

@@ -1,4 +1,4 @@
-#include "shared_host.h"
+#include "session/shared_host.h"
 #include "rc/server/errors.h"
 
 namespace rc::server {

@@ -1,12 +1,12 @@
 #include "rc/server/session.h"
-#include "executor.h"
-#include "hello_auth.h"
-#include "hello_kernel_attrs.h"
+#include "executor/executor.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
 #include "rc/transport.h"
 #include "rc/wire_message.h"
+#include "session/hello_auth.h"
+#include "session/hello_kernel_attrs.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -6,7 +6,7 @@
 // arrays of the *Batched calls are re-uploaded from the executor's validated
 // copy into a server-owned device buffer, so what cuBLAS dereferences is
 // exactly what was checked.
-#include "cublas_context.h"
+#include "backend/cublas_context.h"
 #include "rc/server/errors.h"
 
 #include <cublas_api.h>

@@ -1,4 +1,4 @@
-#include "executor.h"
+#include "executor/executor.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
 

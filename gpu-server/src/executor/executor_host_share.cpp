@@ -2,7 +2,7 @@
 // same machine (shared_host.h). The region is registered on the bound
 // device's context; being portable, every device of the session reads back
 // into it.
-#include "executor.h"
+#include "executor/executor.h"
 #include "rc/server/errors.h"
 
 namespace rc::server {

@@ -1,8 +1,8 @@
 // GraphDevice on the CUDA driver: capture into a private stream, one
 // instantiated CUgraphExec per client exec, node updates in place with
 // cuGraphExec*NodeSetParams (no re-instantiation, no graph rebuild).
-#include "cuda_driver.h"
-#include "graph_device.h"
+#include "backend/cuda/cuda_driver.h"
+#include "backend/graph_device.h"
 #include "rc/server/errors.h"
 
 #include <map>

@@ -13,7 +13,7 @@
 #define RC_SERVER_UPLOAD_RING_H
 
 #include "rc/server/backend.h"
-#include "shared_memory.h"
+#include "session/shared_memory.h"
 
 #include <deque>
 #include <memory>

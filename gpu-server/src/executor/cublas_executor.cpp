@@ -6,8 +6,8 @@
 // that wrote them on the handle's stream), checks every element, and hands
 // the checked values to the backend, which never reads client pointers
 // itself. Errors name the cuBLAS call.
-#include "cublas_context.h"
-#include "executor.h"
+#include "backend/cublas_context.h"
+#include "executor/executor.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
 

@@ -1,5 +1,5 @@
 #include "rc/server/metrics_board.h"
-#include "metrics_json.h"
+#include "metrics/metrics_json.h"
 
 #include <unistd.h>
 

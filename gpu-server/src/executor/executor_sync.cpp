@@ -13,7 +13,7 @@
 // every pending sync; one that may enqueue work the bookkeeping does not
 // see (cuBLAS calls, symbol copies, a stream's wait for an event) leaves no
 // stream counted as idle until a wait or read-back says so again.
-#include "executor.h"
+#include "executor/executor.h"
 
 #include "rc/command_table.h"
 

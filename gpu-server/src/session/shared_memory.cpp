@@ -1,4 +1,4 @@
-#include "shared_memory.h"
+#include "session/shared_memory.h"
 #include "rc/server/errors.h"
 
 #include <cerrno>

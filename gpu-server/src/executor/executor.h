@@ -10,8 +10,8 @@
 #include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/settings.h"
-#include "shared_host.h"
-#include "upload_ring.h"
+#include "session/shared_host.h"
+#include "session/upload_ring.h"
 
 #include <functional>
 #include <map>

@@ -1,4 +1,4 @@
-#include "hello_auth.h"
+#include "session/hello_auth.h"
 
 namespace rc::server {
 

@@ -2,9 +2,9 @@
 // rc-server builds and starts (with --test-device) where there is no GPU.
 // Modules are loaded once as context-independent libraries (cuLibrary*, CUDA
 // >= 12.0); every session gets its own CUcontext, current on its thread.
-#include "cublas_context.h"
-#include "cuda_driver.h"
-#include "graph_device.h"
+#include "backend/cublas_context.h"
+#include "backend/cuda/cuda_driver.h"
+#include "backend/graph_device.h"
 #include "rc/hex.h"
 #include "rc/server/backend.h"
 #include "rc/server/errors.h"

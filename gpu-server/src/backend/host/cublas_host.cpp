@@ -2,7 +2,7 @@
 // accumulation) so CI checks the numbers of every remoted call shape without
 // a GPU. Types: F32, F16, BF16 and F64 operands with the compute types cuBLAS
 // allows for them; anything else fails naming the combination.
-#include "cublas_context.h"
+#include "backend/cublas_context.h"
 #include "rc/server/errors.h"
 
 #include <cublas_api.h>

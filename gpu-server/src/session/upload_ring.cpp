@@ -1,4 +1,4 @@
-#include "upload_ring.h"
+#include "session/upload_ring.h"
 #include "rc/server/errors.h"
 
 namespace rc::server {

@@ -10,7 +10,7 @@
 #define RC_SERVER_SHARED_HOST_H
 
 #include "rc/server/limits.h"
-#include "shared_memory.h"
+#include "session/shared_memory.h"
 
 #include <map>
 #include <memory>

@@ -2,7 +2,7 @@
 // protocol.fbs and has no default (-Werror=switch): a command added to the
 // schema does not build until it has a handler here and a row in the
 // command table (rc/command_table.h), which also gave its name.
-#include "executor.h"
+#include "executor/executor.h"
 
 #include "rc/command_table.h"
 #include "rc/server/errors.h"
