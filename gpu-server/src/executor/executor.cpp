@@ -126,7 +126,7 @@ bool Executor::inSession(uint64_t addr, uint64_t size, int *device) const {
     }
   }
   int mapped = 0;
-  if (!inMapped(addr, size, &mapped))
+  if (!vmm_.contains(addr, size, &mapped))
     return false;
   if (device)
     *device = mapped;

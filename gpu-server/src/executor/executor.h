@@ -5,6 +5,7 @@
 #ifndef RC_SERVER_EXECUTOR_H
 #define RC_SERVER_EXECUTOR_H
 
+#include "executor/vmm_table.h"
 #include "protocol_generated.h"
 #include "rc/server/backend.h"
 #include "rc/server/limits.h"
@@ -260,12 +261,6 @@ private:
                      CheckedNode *out);
   OpStatus buildCudaGraph(GraphExec &g);
   const KernelInfo *sessionKernel(uint64_t id) const;
-  // [addr, addr+size) lies in contiguous VMM mappings with access enabled;
-  // *device: the first mapping's.
-  bool inMapped(uint64_t addr, uint64_t size, int *device) const;
-  // [addr, addr+size) is exactly a run of whole mappings; their bases.
-  bool wholeMappings(uint64_t addr, uint64_t size,
-                     std::vector<uint64_t> *bases) const;
   OpStatus doMalloc(const wire::Malloc &c, ResultData &r);
   OpStatus doFree(const wire::Free &c);
   // cuBLAS commands (cublas_executor.cpp).
@@ -333,21 +328,8 @@ private:
   };
   std::unordered_map<uint64_t, OnDevice> streams_;
   std::unordered_map<uint64_t, OnDevice> events_;
-  // Driver VMM state (executor_ext.cpp): reserved VA ranges (base -> size),
-  // physical allocations by client handle, mappings (base -> size, access).
-  struct Physical {
-    NativeHandle native = 0;
-    uint64_t size = 0;
-    int device = 0;
-  };
-  struct Mapping {
-    uint64_t size = 0;
-    bool access = false;
-    int device = 0; // where the mapped memory is
-  };
-  std::map<uint64_t, uint64_t> reservations_;
-  std::unordered_map<uint64_t, Physical> physical_;
-  std::map<uint64_t, Mapping> mappings_;
+  // Driver VMM objects (vmm_table.h; the handlers in executor_ext.cpp).
+  VmmTable vmm_;
   // Executable graphs by client ID; while streamOverride_ is set, every
   // stream handle means that stream (a graph's nodes run on the graph's,
   // on the bound device); while launchSink_ is set, a validated launch goes

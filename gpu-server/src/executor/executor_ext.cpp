@@ -2,9 +2,9 @@
 // cudaFuncSetAttribute and the driver VMM calls (cuMemAddressReserve,
 // cuMemCreate, cuMemMap, cuMemSetAccess, cuMemUnmap, cuMemRelease,
 // cuMemAddressFree) that ggml's memory pool makes. The executor validates
-// every range and handle against the session's own VMM state before the
-// backend acts, and mapped ranges with access enabled count as session
-// memory for copies and launch pointers (inMapped).
+// every range and handle against the session's own VMM state (VmmTable)
+// before the backend acts, and mapped ranges with access enabled count as
+// session memory for copies and launch pointers (VmmTable::contains).
 #include "executor/executor.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
@@ -53,40 +53,6 @@ const KernelInfo *Executor::sessionKernel(uint64_t id) const {
   return nullptr;
 }
 
-bool Executor::inMapped(uint64_t addr, uint64_t size, int *device) const {
-  auto it = mappings_.upper_bound(addr);
-  if (it == mappings_.begin())
-    return false;
-  --it;
-  uint64_t end = it->first + it->second.size; // covered so far
-  // A pointer (size 0) may be one past the end, like any allocation.
-  if (addr > end || (size && addr == end) || !it->second.access)
-    return false;
-  *device = it->second.device;
-  // Mappings made back to back (ggml grows its pool this way) form one
-  // contiguous range: a buffer may straddle two of them.
-  while (end - addr < size) {
-    auto next = mappings_.find(end);
-    if (next == mappings_.end() || !next->second.access)
-      return false;
-    end += next->second.size;
-  }
-  return true;
-}
-
-bool Executor::wholeMappings(uint64_t addr, uint64_t size,
-                             std::vector<uint64_t> *bases) const {
-  uint64_t at = addr;
-  while (at - addr < size) {
-    auto it = mappings_.find(at);
-    if (it == mappings_.end() || it->second.size > size - (at - addr))
-      return false;
-    bases->push_back(at);
-    at += it->second.size;
-  }
-  return size != 0;
-}
-
 OpStatus Executor::handle(const wire::FuncSetAttribute &c, Answer &a) {
   const KernelInfo *k = sessionKernel(c.kernel_id());
   if (!k)
@@ -112,7 +78,7 @@ OpStatus Executor::handle(const wire::MemAddressReserve &c, Answer &a) {
   uint64_t addr = 0;
   OpStatus st = ctx_->memAddressReserve(c.size(), c.alignment(), &addr);
   if (st.ok()) {
-    reservations_[addr] = c.size();
+    vmm_.addReservation(addr, c.size());
     a.result.addr = addr;
     a.give();
   }
@@ -120,23 +86,22 @@ OpStatus Executor::handle(const wire::MemAddressReserve &c, Answer &a) {
 }
 
 OpStatus Executor::handle(const wire::MemAddressFree &c, Answer &) {
-  auto it = reservations_.find(c.addr());
-  if (it == reservations_.end() || it->second != c.size())
+  if (!vmm_.isReservation(c.addr(), c.size()))
     return fail(kErrInvalidValue, range(c.addr(), c.size()) +
                                       " is not a reservation of this session");
-  auto m = mappings_.lower_bound(c.addr());
-  if (m != mappings_.end() && m->first - c.addr() < c.size())
+  uint64_t mapped = 0;
+  if (vmm_.firstMappingIn(c.addr(), c.size(), &mapped))
     return fail(kErrInvalidValue, "the range still has a mapping at " +
-                                      hexAddress(m->first) +
+                                      hexAddress(mapped) +
                                       " (cuMemUnmap it first)");
   OpStatus st = ctx_->memAddressFree(c.addr(), c.size());
   if (st.ok())
-    reservations_.erase(it);
+    vmm_.removeReservation(c.addr());
   return st;
 }
 
 OpStatus Executor::handle(const wire::MemCreate &c, Answer &) {
-  if (c.handle() == 0 || physical_.count(c.handle()))
+  if (c.handle() == 0 || vmm_.physical(c.handle()))
     return fail(kErrInvalidValue, "allocation handle " +
                                       hexAddress(c.handle()) +
                                       " is reserved or already in use");
@@ -148,81 +113,66 @@ OpStatus Executor::handle(const wire::MemCreate &c, Answer &) {
     return fail(kErrMemoryAllocation, std::to_string(c.size()) +
                                           " bytes: zero or more than the "
                                           "device memory");
-  Physical p;
+  VmmTable::Physical p;
   p.size = c.size();
   p.device = bound_;
   st = ctx_->memCreate(c.size(), &p.native);
   if (st.ok())
-    physical_[c.handle()] = p;
+    vmm_.addPhysical(c.handle(), p);
   return st;
 }
 
 OpStatus Executor::handle(const wire::MemRelease &c, Answer &) {
-  auto it = physical_.find(c.handle());
-  if (it == physical_.end())
+  const VmmTable::Physical *p = vmm_.physical(c.handle());
+  if (!p)
     return fail(kErrInvalidValue,
                 "unknown allocation handle " + hexAddress(c.handle()));
   // Mappings keep the memory alive, as in CUDA: only the handle goes.
-  OpStatus st = bind(it->second.device);
+  OpStatus st = bind(p->device);
   if (!st.ok())
     return st;
-  st = ctx_->memRelease(it->second.native);
+  st = ctx_->memRelease(p->native);
   if (st.ok())
-    physical_.erase(it);
+    vmm_.removePhysical(c.handle());
   return st;
 }
 
 OpStatus Executor::handle(const wire::MemMap &c, Answer &) {
-  auto p = physical_.find(c.handle());
-  if (p == physical_.end())
+  const VmmTable::Physical *p = vmm_.physical(c.handle());
+  if (!p)
     return fail(kErrInvalidValue,
                 "unknown allocation handle " + hexAddress(c.handle()));
-  if (c.size() == 0 || c.offset() > p->second.size ||
-      c.size() > p->second.size - c.offset())
+  if (c.size() == 0 || c.offset() > p->size || c.size() > p->size - c.offset())
     return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
                                       " + " + std::to_string(c.size()) +
                                       " bytes exceed the allocation's " +
-                                      std::to_string(p->second.size));
-  auto res = reservations_.upper_bound(c.addr());
-  bool inside = res != reservations_.begin();
-  if (inside) {
-    --res;
-    uint64_t off = c.addr() - res->first;
-    inside = off < res->second && c.size() <= res->second - off;
-  }
-  if (!inside)
+                                      std::to_string(p->size));
+  if (!vmm_.insideOneReservation(c.addr(), c.size()))
     return fail(kErrInvalidValue, range(c.addr(), c.size()) +
                                       " is not inside one reservation of "
                                       "this session");
-  auto next = mappings_.lower_bound(c.addr());
-  bool overlaps = next != mappings_.end() && next->first - c.addr() < c.size();
-  if (next != mappings_.begin()) {
-    auto prev = std::prev(next);
-    overlaps = overlaps || prev->first + prev->second.size > c.addr();
-  }
-  if (overlaps)
+  if (vmm_.overlapsMapping(c.addr(), c.size()))
     return fail(kErrInvalidValue,
                 range(c.addr(), c.size()) + " overlaps an existing mapping");
-  OpStatus st = ctx_->memMap(c.addr(), c.size(), c.offset(), p->second.native);
+  OpStatus st = ctx_->memMap(c.addr(), c.size(), c.offset(), p->native);
   if (st.ok())
-    mappings_[c.addr()] = Mapping{c.size(), false, p->second.device};
+    vmm_.addMapping(c.addr(), c.size(), p->device);
   return st;
 }
 
 OpStatus Executor::handle(const wire::MemUnmap &c, Answer &) {
   std::vector<uint64_t> bases;
-  if (!wholeMappings(c.addr(), c.size(), &bases))
+  if (!vmm_.wholeMappings(c.addr(), c.size(), &bases))
     return notWholeMappings(c.addr(), c.size());
   OpStatus st = ctx_->memUnmap(c.addr(), c.size());
   if (st.ok())
-    for (uint64_t b : bases)
-      mappings_.erase(b);
+    vmm_.removeMappings(bases);
   return st;
 }
 
 OpStatus Executor::handle(const wire::MemSetAccess &c, Answer &) {
   std::vector<uint64_t> bases;
-  if (!wholeMappings(c.addr(), c.size(), &bases))
+  if (!vmm_.wholeMappings(c.addr(), c.size(), &bases))
     return notWholeMappings(c.addr(), c.size());
   std::vector<int> devices;
   if (c.devices())
@@ -235,8 +185,7 @@ OpStatus Executor::handle(const wire::MemSetAccess &c, Answer &) {
       return st;
   st = ctx_->memSetAccess(c.addr(), c.size(), devices);
   if (st.ok())
-    for (uint64_t b : bases)
-      mappings_[b].access = true;
+    vmm_.enableAccess(bases);
   return st;
 }
 
