@@ -13,7 +13,7 @@ namespace fb = flatbuffers;
 namespace rm = rc::manifest;
 
 static fb::Offset<rm::Param> writeParam(fb::FlatBufferBuilder &b,
-                                        const ParamInfo &p) {
+                                        const ParamModel &p) {
   auto name = b.CreateString(p.name);
   auto type = b.CreateString(p.type);
   auto ptrs = b.CreateVector(p.pointerOffsets);
@@ -22,9 +22,9 @@ static fb::Offset<rm::Param> writeParam(fb::FlatBufferBuilder &b,
 }
 
 static fb::Offset<rm::Kernel> writeKernel(fb::FlatBufferBuilder &b,
-                                          const KernelInfo &k) {
+                                          const KernelModel &k) {
   std::vector<fb::Offset<rm::Param>> params;
-  for (const ParamInfo &p : k.params)
+  for (const ParamModel &p : k.params)
     params.push_back(writeParam(b, p));
   std::vector<fb::Offset<rm::LaunchSite>> sites;
   for (const LaunchSiteInfo &s : k.launchSites)
@@ -40,13 +40,13 @@ static fb::Offset<rm::Kernel> writeKernel(fb::FlatBufferBuilder &b,
 
 std::vector<uint8_t> serializeFragment(const Fragment &f) {
   fb::FlatBufferBuilder b;
-  std::vector<KernelInfo> kernels = f.kernels;
+  std::vector<KernelModel> kernels = f.kernels;
   std::sort(kernels.begin(), kernels.end(),
-            [](const KernelInfo &x, const KernelInfo &y) {
+            [](const KernelModel &x, const KernelModel &y) {
               return std::tie(x.id, x.name) < std::tie(y.id, y.name);
             });
   std::vector<fb::Offset<rm::Kernel>> kernelOffs;
-  for (const KernelInfo &k : kernels)
+  for (const KernelModel &k : kernels)
     kernelOffs.push_back(writeKernel(b, k));
 
   std::vector<VariableInfo> vars = f.variables;

@@ -38,7 +38,7 @@ public:
     const FunctionDecl *key = fd->getCanonicalDecl();
     if (out_.kernels.count(key))
       return true;
-    KernelInfo k;
+    KernelModel k;
     k.name = namer_.deviceName(fd);
     k.demangled = demangle(k.name);
     k.internal = namer_.isInternal(fd);

@@ -25,7 +25,7 @@ namespace rcplugin {
 
 struct CollectedSymbols {
   // Keyed by canonical declaration, so launch sites can be attached.
-  std::map<const clang::FunctionDecl *, KernelInfo> kernels;
+  std::map<const clang::FunctionDecl *, KernelModel> kernels;
   std::vector<VariableInfo> variables;
 };
 

@@ -13,7 +13,7 @@ namespace rcplugin {
 
 enum class ParamKind : uint8_t { Value = 0, Pointer = 1, Aggregate = 2 };
 
-struct ParamInfo {
+struct ParamModel {
   std::string name;
   std::string type;
   uint32_t offset = 0;
@@ -37,12 +37,12 @@ struct LaunchSiteInfo {
   }
 };
 
-struct KernelInfo {
+struct KernelModel {
   uint64_t id = 0;
   std::string name;
   std::string demangled;
   bool internal = false;
-  std::vector<ParamInfo> params;
+  std::vector<ParamModel> params;
   uint32_t argsSize = 0;
   std::vector<LaunchSiteInfo> launchSites;
 };
@@ -60,7 +60,7 @@ struct VariableInfo {
 
 struct Fragment {
   std::string source; // real path of the main file (also the ID salt)
-  std::vector<KernelInfo> kernels;
+  std::vector<KernelModel> kernels;
   std::vector<VariableInfo> variables;
 };
 

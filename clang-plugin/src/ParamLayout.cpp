@@ -63,7 +63,7 @@ static void collectPointers(ASTContext &ctx, QualType t, uint64_t base,
 }
 
 void computeParamLayout(ASTContext &ctx, const FunctionDecl *fd,
-                        KernelInfo &k) {
+                        KernelModel &k) {
   uint64_t end = 0;
   PrintingPolicy pp(ctx.getLangOpts());
   for (const ParmVarDecl *p : fd->parameters()) {
@@ -71,7 +71,7 @@ void computeParamLayout(ASTContext &ctx, const FunctionDecl *fd,
     // A reference parameter is passed as a pointer in the buffer.
     QualType slot =
         t->isReferenceType() ? ctx.getPointerType(t.getNonReferenceType()) : t;
-    ParamInfo pi;
+    ParamModel pi;
     pi.name = p->getName().str();
     pi.type = t.getAsString(pp);
     uint64_t size = ctx.getTypeSizeInChars(slot).getQuantity();

@@ -15,7 +15,7 @@ namespace rcplugin {
 
 // Fills params and argsSize of k from fd's (instantiated) parameters.
 void computeParamLayout(clang::ASTContext &ctx, const clang::FunctionDecl *fd,
-                        KernelInfo &k);
+                        KernelModel &k);
 
 } // namespace rcplugin
 

@@ -49,7 +49,7 @@ public:
     Fragment f;
     f.source = salt;
     for (auto &entry : syms.kernels) {
-      KernelInfo k = entry.second;
+      KernelModel k = entry.second;
       auto it = sites.find(entry.first);
       if (it != sites.end())
         k.launchSites = it->second;

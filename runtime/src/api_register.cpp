@@ -1,12 +1,12 @@
 // clang's start-up registration hooks and its <<<>>> call-configuration
 // stack. Bookkeeping only: nothing here contacts the server.
 #include "global.h"
-#include "registry.h"
+#include "startup_registry.h"
 #include "unsupported.h"
 
 #include <vector>
 
-using rc::rt::Registry;
+using rc::rt::StartupRegistry;
 
 namespace {
 struct CallConfig {
@@ -25,24 +25,24 @@ std::vector<CallConfig> &configStack() {
 extern "C" {
 
 void **__cudaRegisterFatBinary(void *fatCubin) {
-  return Registry::instance().registerFatbin(fatCubin);
+  return StartupRegistry::instance().registerFatbin(fatCubin);
 }
 
 void __cudaRegisterFatBinaryEnd(void **) {}
 
 void __cudaUnregisterFatBinary(void **handle) {
-  Registry::instance().unregisterFatbin(handle);
+  StartupRegistry::instance().unregisterFatbin(handle);
 }
 
 void __cudaRegisterFunction(void **handle, const char *hostFun, char *,
                             const char *deviceName, int, uint3 *, uint3 *,
                             dim3 *, dim3 *, int *) {
-  Registry::instance().registerFunction(handle, hostFun, deviceName);
+  StartupRegistry::instance().registerFunction(handle, hostFun, deviceName);
 }
 
 void __cudaRegisterVar(void **handle, char *hostVar, char *,
                        const char *deviceName, int, size_t, int, int) {
-  Registry::instance().registerVar(handle, hostVar, deviceName);
+  StartupRegistry::instance().registerVar(handle, hostVar, deviceName);
 }
 
 // The toolchain diagnoses these at compile time; a binary that still

@@ -5,7 +5,7 @@
 // the same modules (rc/build_id.h).
 #include "kernel_index.h"
 #include "rc/hex.h"
-#include "registry.h"
+#include "startup_registry.h"
 
 #include "rc/build_id.h"
 
@@ -81,7 +81,8 @@ std::string manifestBeside(const std::string &object) {
 
 std::vector<DiscoveredManifest>
 discoverManifests(const std::vector<std::string> &extra) {
-  std::vector<Registry::Module> registered = Registry::instance().modules();
+  std::vector<StartupRegistry::Module> registered =
+      StartupRegistry::instance().modules();
   std::vector<DiscoveredManifest> out;
   std::set<std::string> seen;
   auto addIfNew = [&](DiscoveredManifest d) {
@@ -93,7 +94,7 @@ discoverManifests(const std::vector<std::string> &extra) {
   for (const LoadedObject &o : loadedObjects()) {
     DiscoveredManifest d;
     d.object = o.path;
-    for (const Registry::Module &m : registered)
+    for (const StartupRegistry::Module &m : registered)
       if (o.contains(m.data))
         d.objectModules.push_back(m.hash);
     d.path = manifestBeside(o.path);

@@ -3,8 +3,8 @@
 // Each becomes one Launch command in the batch: no round trip.
 #include "arg_pack.h"
 #include "rc/kernel_id.h"
-#include "registry.h"
 #include "runtime.h"
+#include "startup_registry.h"
 #include "unsupported.h"
 
 #include <cstdio>
@@ -99,7 +99,7 @@ cudaError_t Runtime::stubToId(const void *stub, uint64_t *id) {
     return err;
   uint64_t moduleHash;
   std::string name;
-  if (!Registry::instance().function(stub, &moduleHash, &name)) {
+  if (!StartupRegistry::instance().function(stub, &moduleHash, &name)) {
     std::fprintf(stderr,
                  "remote-clang: %p is not a registered kernel stub (a kernel "
                  "launch or attribute query)\n",

@@ -1,7 +1,7 @@
 // Memory: allocation table, copies in every direction (chunked; H2D data
 // inline in the batch, D2H payloads in replies), memset, symbols.
-#include "registry.h"
 #include "runtime.h"
+#include "startup_registry.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -406,7 +406,8 @@ cudaError_t Runtime::variableLocked(const void *symbol,
                                     const manifest::Variable **var) {
   uint64_t moduleHash;
   std::string name;
-  if (!symbol || !Registry::instance().variable(symbol, &moduleHash, &name))
+  if (!symbol ||
+      !StartupRegistry::instance().variable(symbol, &moduleHash, &name))
     return cudaErrorInvalidSymbol;
   *var = index_.variableFor(moduleHash, name);
   if (!*var) {

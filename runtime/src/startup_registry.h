@@ -2,8 +2,8 @@
 // host stub of every kernel, and the host shadow of every __device__ /
 // __constant__ variable. Pure bookkeeping: registration never talks to the
 // server (it runs before main, possibly before RC_SERVER is even readable).
-#ifndef RC_RT_REGISTRY_H
-#define RC_RT_REGISTRY_H
+#ifndef RC_RT_STARTUP_REGISTRY_H
+#define RC_RT_STARTUP_REGISTRY_H
 
 #include <cstdint>
 #include <mutex>
@@ -25,9 +25,9 @@ struct RegisteredSymbol {
   std::string deviceName; // mangled device-side name
 };
 
-class Registry {
+class StartupRegistry {
 public:
-  static Registry &instance();
+  static StartupRegistry &instance();
 
   // Returns the handle clang passes to the other calls (never null).
   void **registerFatbin(const void *wrapper);

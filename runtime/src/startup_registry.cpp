@@ -1,4 +1,4 @@
-#include "registry.h"
+#include "startup_registry.h"
 
 #include "rc/fatbin.h"
 
@@ -17,14 +17,14 @@ struct FatbinWrapper {
 };
 } // namespace
 
-Registry &Registry::instance() {
+StartupRegistry &StartupRegistry::instance() {
   // Leaked on purpose: clang's module destructors call
   // __cudaUnregisterFatBinary during exit, after static destructors may run.
-  static Registry *r = new Registry;
+  static StartupRegistry *r = new StartupRegistry;
   return *r;
 }
 
-void **Registry::registerFatbin(const void *wrapper) {
+void **StartupRegistry::registerFatbin(const void *wrapper) {
   auto *fb = new RegisteredFatbin;
   FatbinWrapper w{};
   if (wrapper)
@@ -39,27 +39,27 @@ void **Registry::registerFatbin(const void *wrapper) {
   return reinterpret_cast<void **>(fb);
 }
 
-void Registry::unregisterFatbin(void **) {
+void StartupRegistry::unregisterFatbin(void **) {
   // Keep records alive: stubs may still be looked up by late destructors.
 }
 
-void Registry::registerFunction(void **handle, const void *stub,
-                                const char *deviceName) {
+void StartupRegistry::registerFunction(void **handle, const void *stub,
+                                       const char *deviceName) {
   std::lock_guard<std::mutex> lock(mu_);
   functions_[stub] = {reinterpret_cast<RegisteredFatbin *>(handle),
                       deviceName ? deviceName : ""};
 }
 
-void Registry::registerVar(void **handle, const void *hostVar,
-                           const char *deviceName) {
+void StartupRegistry::registerVar(void **handle, const void *hostVar,
+                                  const char *deviceName) {
   std::lock_guard<std::mutex> lock(mu_);
   vars_[hostVar] = {reinterpret_cast<RegisteredFatbin *>(handle),
                     deviceName ? deviceName : ""};
 }
 
-bool Registry::lookup(std::unordered_map<const void *, RegisteredSymbol> &map,
-                      const void *key, uint64_t *moduleHash,
-                      std::string *name) {
+bool StartupRegistry::lookup(
+    std::unordered_map<const void *, RegisteredSymbol> &map, const void *key,
+    uint64_t *moduleHash, std::string *name) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = map.find(key);
   if (it == map.end() || !it->second.module || !it->second.module->valid)
@@ -69,7 +69,7 @@ bool Registry::lookup(std::unordered_map<const void *, RegisteredSymbol> &map,
   return true;
 }
 
-uint64_t Registry::hashOf(RegisteredFatbin &fatbin) {
+uint64_t StartupRegistry::hashOf(RegisteredFatbin &fatbin) {
   if (!fatbin.hashed) {
     uint64_t size = fatbinSize(fatbin.data);
     if (!readRemoteStub(fatbin.data, size, &fatbin.hash))
@@ -79,7 +79,7 @@ uint64_t Registry::hashOf(RegisteredFatbin &fatbin) {
   return fatbin.hash;
 }
 
-std::vector<Registry::Module> Registry::modules() {
+std::vector<StartupRegistry::Module> StartupRegistry::modules() {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Module> out;
   for (RegisteredFatbin *fb : fatbins_)
@@ -88,13 +88,13 @@ std::vector<Registry::Module> Registry::modules() {
   return out;
 }
 
-bool Registry::function(const void *stub, uint64_t *moduleHash,
-                        std::string *name) {
+bool StartupRegistry::function(const void *stub, uint64_t *moduleHash,
+                               std::string *name) {
   return lookup(functions_, stub, moduleHash, name);
 }
 
-bool Registry::variable(const void *hostVar, uint64_t *moduleHash,
-                        std::string *name) {
+bool StartupRegistry::variable(const void *hostVar, uint64_t *moduleHash,
+                               std::string *name) {
   return lookup(vars_, hostVar, moduleHash, name);
 }
 
