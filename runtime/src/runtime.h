@@ -10,6 +10,7 @@
 
 #include "batch.h"
 #include "graph_state.h"
+#include "host_memory.h"
 #include "kernel_index.h"
 #include "link_emulation.h"
 #include "rc/transport.h"
@@ -421,17 +422,12 @@ private:
   std::string lastErrorLine_;                       // printed last
   int sentDevice_ = 0;
 
-  std::map<uint64_t, size_t> allocs_;      // device address -> size
-  std::map<uint64_t, int> allocDevice_;    // ... -> its device
-  std::map<uintptr_t, size_t> hostAllocs_; // cudaMallocHost blocks
-  // Of those, the ones shared with the server: base -> its region id.
-  std::map<uintptr_t, uint64_t> hostShared_;
-  // A cudaMallocHost block mapped from memory the server shares (null: it
-  // could not be, and the block is private).
-  void *shareHostLocked(size_t size);
-  // The shared region that holds [p, p+n), if any, and p's offset in it.
-  bool sharedHostRangeLocked(const void *p, size_t n, uint64_t *region,
-                             uint64_t *offset) const;
+  std::map<uint64_t, size_t> allocs_;   // device address -> size
+  std::map<uint64_t, int> allocDevice_; // ... -> its device
+  HostMemory hostMemory_; // cudaMallocHost blocks, cudaHostRegister ranges
+  // A cudaMallocHost block mapped from memory the server shares, and its
+  // region (null: it could not be, and the block is private).
+  void *shareHostLocked(size_t size, uint64_t *sharedRegion);
   // (device, variable id) -> addr: each device has its own copy.
   std::map<std::pair<int, uint64_t>, uint64_t> symbolAddrs_;
   std::map<uint64_t, size_t> symbolRanges_; // addr -> size
@@ -444,9 +440,8 @@ private:
   GraphState graphs_; // captures, graphs and execs (client-side)
 
   std::unordered_map<uint64_t, cudaFuncAttributes> funcAttrs_; // kernel id
-  std::map<uintptr_t, size_t> hostRegistered_; // cudaHostRegister ranges
-  std::map<uint64_t, size_t> vmmMapped_;       // cuMemMap'd ranges
-  uint64_t nextVmmHandle_ = 1;                 // cuMemCreate handles
+  std::map<uint64_t, size_t> vmmMapped_; // cuMemMap'd ranges
+  uint64_t nextVmmHandle_ = 1;           // cuMemCreate handles
 
   // The session's upload ring (HelloReply.upload_ring): pieces are placed
   // one after another, never wrapping; `written` and `released` are running

@@ -21,22 +21,16 @@ cudaError_t Runtime::hostRegister(void *ptr, size_t size, unsigned flags) {
   if (!ptr || size == 0 || (flags & ~known))
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  uintptr_t a = uintptr_t(ptr);
-  auto next = hostRegistered_.lower_bound(a);
-  if (next != hostRegistered_.end() && next->first < a + size)
-    return cudaErrorHostMemoryAlreadyRegistered;
-  if (next != hostRegistered_.begin() &&
-      std::prev(next)->first + std::prev(next)->second > a)
-    return cudaErrorHostMemoryAlreadyRegistered;
-  hostRegistered_[a] = size;
-  return cudaSuccess;
+  return hostMemory_.registerRange(ptr, size)
+             ? cudaSuccess
+             : cudaErrorHostMemoryAlreadyRegistered;
 }
 
 cudaError_t Runtime::hostUnregister(void *ptr) {
   if (!ptr)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (!hostRegistered_.erase(uintptr_t(ptr)))
+  if (!hostMemory_.unregisterRange(ptr))
     return cudaErrorHostMemoryNotRegistered;
   return cudaSuccess;
 }

@@ -43,7 +43,7 @@ void *mapServerFile(const char *name, size_t size, int *why) {
 }
 } // namespace
 
-void *Runtime::shareHostLocked(size_t size) {
+void *Runtime::shareHostLocked(size_t size, uint64_t *sharedRegion) {
   if (!opts_.sharedHostMin || size < opts_.sharedHostMin ||
       ensureConnectedLocked() != cudaSuccess || !conn_->sameHost())
     return nullptr;
@@ -80,7 +80,7 @@ void *Runtime::shareHostLocked(size_t size) {
     afterAppendLocked();
     return nullptr;
   }
-  hostShared_[uintptr_t(p)] = region;
+  *sharedRegion = region;
   return p;
 }
 
@@ -106,21 +106,6 @@ void Runtime::useUploadRingLocked(const wire::RemoteMemory &ring) {
   size_t size = ring_.size;
   ring_.mapped.reset(static_cast<uint8_t *>(p),
                      [size](uint8_t *q) { munmap(q, size); });
-}
-
-bool Runtime::sharedHostRangeLocked(const void *p, size_t n, uint64_t *region,
-                                    uint64_t *offset) const {
-  auto it = hostShared_.upper_bound(uintptr_t(p));
-  if (it == hostShared_.begin())
-    return false;
-  --it;
-  size_t size = hostAllocs_.at(it->first);
-  uintptr_t begin = it->first, a = uintptr_t(p);
-  if (a - begin > size || n > size - (a - begin))
-    return false;
-  *region = it->second;
-  *offset = a - begin;
-  return true;
 }
 
 } // namespace rc::rt

@@ -74,10 +74,11 @@ cudaError_t Runtime::mallocHost(void **ptr, size_t size) {
   if (!ptr)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  void *p = shareHostLocked(size);
+  uint64_t region = 0;
+  void *p = shareHostLocked(size, &region);
   if (!p && posix_memalign(&p, 4096, size ? size : 1) != 0)
     return cudaErrorMemoryAllocation;
-  hostAllocs_[uintptr_t(p)] = size;
+  hostMemory_.addBlock(p, size, region);
   *ptr = p;
   return cudaSuccess;
 }
@@ -86,26 +87,23 @@ cudaError_t Runtime::freeHost(void *ptr) {
   if (!ptr)
     return cudaSuccess;
   std::lock_guard<std::mutex> lock(mu_);
-  auto block = hostAllocs_.find(uintptr_t(ptr));
-  if (block == hostAllocs_.end())
+  size_t size = 0;
+  uint64_t region = 0;
+  if (!hostMemory_.removeBlock(ptr, &size, &region))
     return cudaErrorInvalidValue;
-  auto shared = hostShared_.find(uintptr_t(ptr));
-  if (shared == hostShared_.end()) {
+  if (!region) {
     std::free(ptr);
   } else {
-    munmap(ptr, block->second);
+    munmap(ptr, size);
     // The server keeps its own mapping until it replays this, after every
     // read-back already sent into the block.
     if (unavailableLocked() == cudaSuccess) {
-      appendLocked(
-          wire::Command::HostUnshare,
-          wire::CreateHostUnshare(batch_.fbb(), shared->second).Union(),
-          {"cudaFreeHost", 0});
+      appendLocked(wire::Command::HostUnshare,
+                   wire::CreateHostUnshare(batch_.fbb(), region).Union(),
+                   {"cudaFreeHost", 0});
       afterAppendLocked();
     }
-    hostShared_.erase(shared);
   }
-  hostAllocs_.erase(block);
   return cudaSuccess;
 }
 
@@ -174,14 +172,10 @@ cudaError_t Runtime::pointerAttributes(cudaPointerAttributes *attr,
     attr->devicePointer = const_cast<void *>(p);
     return cudaSuccess;
   }
-  for (const auto *pinned : {&hostAllocs_, &hostRegistered_}) {
-    auto it = pinned->upper_bound(uintptr_t(p));
-    if (it != pinned->begin() &&
-        uintptr_t(p) < std::prev(it)->first + std::prev(it)->second) {
-      attr->type = cudaMemoryTypeHost;
-      attr->hostPointer = const_cast<void *>(p);
-      return cudaSuccess;
-    }
+  if (hostMemory_.isPinned(p)) {
+    attr->type = cudaMemoryTypeHost;
+    attr->hostPointer = const_cast<void *>(p);
+    return cudaSuccess;
   }
   attr->type = cudaMemoryTypeUnregistered; // like cudart >= 11
   return cudaSuccess;
@@ -301,7 +295,7 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     size_t n = std::min(opts_.chunkBytes, count - off);
     transport::RemoteRegion region;
     uint64_t shared = 0, sharedOffset = 0;
-    bool direct = sharedHostRangeLocked(out + off, n, &shared, &sharedOffset);
+    bool direct = hostMemory_.sharedRange(out + off, n, &shared, &sharedOffset);
     bool rma = !direct && opts_.rmaReadbackMin && n >= opts_.rmaReadbackMin &&
                conn_->exposeForWrite(out + off, n, &region);
     Sink sink;
