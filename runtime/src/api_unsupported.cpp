@@ -12,6 +12,13 @@
 
 extern "C" {
 
+// The generated stubs (runtime/gen_unsupported_stubs.py) of every other
+// runtime function the headers declare and this library lacks.
+__attribute__((visibility("default"))) int
+__rc_runtime_unsupported(const char *call) {
+  return rc::rt::record(rc::rt::reportUnsupported(call));
+}
+
 RC_UNSUPPORTED(cudaMallocManaged, void **, size_t, unsigned int)
 RC_UNSUPPORTED(cudaHostGetDevicePointer, void **, void *, unsigned int)
 RC_UNSUPPORTED(cudaMemAdvise, const void *, size_t, cudaMemoryAdvise, int)

@@ -1,9 +1,13 @@
 // librc_cublas.so and librc_cuda.so, linked as an application links them,
-// with no server: cuBLAS and driver calls fail like the runtime's.
+// with no server: cuBLAS and driver calls fail like the runtime's; and the
+// calls no library serves yet.
 #include <cublas_v2.h>
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 // Without a server cublasCreate fails as cuBLAS does without a usable CUDA
 // runtime; calls on a handle that does not exist are refused; status strings
@@ -40,4 +44,36 @@ TEST(RuntimeLibs, DriverCallsWithoutServer) {
   testing::internal::CaptureStderr();
   EXPECT_EQ(cuDeviceGet(&d, 0), CUDA_ERROR_NO_DEVICE);
   testing::internal::GetCapturedStderr();
+}
+
+// Every function the CUDA headers declare links, also the ones remote-clang
+// does not serve yet (runtime/gen_unsupported_stubs.py): they fail at the
+// call, naming themselves, with each library's "not supported" status, and
+// the runtime's also becomes the thread's last error.
+TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cudaDeviceSetLimit(cudaLimitStackSize, 4096),
+            cudaErrorNotSupported);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
+  CUmodule module = nullptr;
+  EXPECT_EQ(cuModuleLoad(&module, "kernels.cubin"), CUDA_ERROR_NOT_SUPPORTED);
+  float x[4] = {};
+  EXPECT_EQ(cublasSetVector(4, sizeof(float), x, 1, x, 1),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  std::string err = testing::internal::GetCapturedStderr();
+  for (const char *line :
+       {"remote-clang: cudaDeviceSetLimit is not supported by the remote "
+        "runtime",
+        "remote-clang: cuModuleLoad is not supported by the remote driver "
+        "library",
+        "remote-clang: cublasSetVector is not supported by the remote cuBLAS"})
+    EXPECT_NE(err.find(line), std::string::npos) << line << " in:\n" << err;
+}
+
+// A declared function with no status to fail through stops the program at
+// the call, named.
+TEST(RuntimeLibsDeathTest, CallsNotServedYetWithoutAStatusStopNamed) {
+  EXPECT_DEATH(cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat),
+               "remote-clang: cudaCreateChannelDesc is not supported by the "
+               "remote runtime");
 }
