@@ -16,9 +16,11 @@ die() { echo "setup.sh: error: $*" >&2; exit 1; }
 say() { echo "setup.sh: $*"; }
 
 # libclang-rt-19-dev: the sanitizer runtimes of the sanitizer build
-# (scripts/sanitize.sh); clang-19 only recommends it.
+# (scripts/sanitize.sh); clang-19 only recommends it. libomp-19-dev: host
+# OpenMP in CUDA programs (-fopenmp, -Xcompiler -fopenmp, FindOpenMP;
+# docs/compatibility.md).
 APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools lld-19
-  libclang-rt-19-dev
+  libclang-rt-19-dev libomp-19-dev
   libfabric-dev libfabric-bin flatbuffers-compiler libflatbuffers-dev
   googletest libgtest-dev cmake ninja-build ccache python3-venv
   binutils file xz-utils
