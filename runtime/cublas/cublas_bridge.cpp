@@ -1,6 +1,6 @@
 // librc_cudart's side of the cuBLAS ABI (rc_cublas_abi.h): serializes each
 // cuBLAS call into a Cublas* wire command of the runtime's batch.
-#include "global.h"
+#include "api/global.h"
 #include "rc_cublas_abi.h"
 
 namespace {

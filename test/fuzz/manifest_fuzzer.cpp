@@ -4,7 +4,7 @@
 // runtime's kernel index, and `rc-manifest verify` against the fatbins'
 // cubins. rc-server loads manifests an operator names; clients load the
 // one beside their binary.
-#include "kernel_index.h"
+#include "manifests/kernel_index.h"
 #include "rc/kernel_id.h"
 #include "rc/manifest_file.h"
 #include "rc/server/host_backend.h"

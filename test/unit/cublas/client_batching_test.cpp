@@ -2,8 +2,8 @@
 // the in-process fake server: cuBLAS commands join the batch in program
 // order with the other async work and cost no message of their own; an
 // unknown stream fails at the call.
+#include "api/global.h"
 #include "fake_server.h"
-#include "global.h"
 #include "rc_cublas_abi.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The exported C API over an installed runtime: last-error semantics,
 // unsupported calls, the no-server path, and stub-pointer launches.
+#include "api/global.h"
 #include "fake_server.h"
-#include "global.h"
 #include "rc/fatbin.h"
 #include "rc/kernel_id.h"
 

@@ -5,9 +5,9 @@
 #ifndef RC_TEST_FAKE_SERVER_H
 #define RC_TEST_FAKE_SERVER_H
 
+#include "core/runtime.h"
 #include "rc/manifest_file.h"
 #include "rc/transport.h"
-#include "runtime.h"
 
 #include <condition_variable>
 #include <deque>

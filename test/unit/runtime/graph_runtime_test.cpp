@@ -2,10 +2,10 @@
 // session on the host test device (graphs replay their node list there):
 // capture, instantiate, repeated launches, updates that send only what
 // changed, topology checks decided locally, illegal calls during capture.
+#include "core/runtime.h"
 #include "rc/server/host_backend.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
-#include "runtime.h"
 #include "server_test_util.h"
 
 #include <gtest/gtest.h>

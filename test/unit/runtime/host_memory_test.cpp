@@ -1,6 +1,6 @@
 // HostMemory: the client's record of cudaMallocHost blocks (private or
 // shared with the server) and cudaHostRegister ranges.
-#include "host_memory.h"
+#include "core/host_memory.h"
 
 #include <gtest/gtest.h>
 

@@ -4,10 +4,10 @@
 #ifndef RC_TEST_IN_PROCESS_RUNTIME_H
 #define RC_TEST_IN_PROCESS_RUNTIME_H
 
+#include "core/runtime.h"
 #include "rc/server/host_backend.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
-#include "runtime.h"
 #include "server_test_util.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // RC_EMULATE_RTT_US / RC_EMULATE_GBPS: a reply is never used before the
 // emulated link could have carried it. Only lower bounds are checked (a busy
 // machine can make anything slower, nothing faster).
+#include "core/link_emulation.h"
 #include "fake_server.h"
-#include "link_emulation.h"
 
 #include <gtest/gtest.h>
 

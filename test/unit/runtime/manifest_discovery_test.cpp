@@ -3,7 +3,7 @@
 // the link step wrote it; and a manifest beside an object is used only if
 // it is that object's build.
 #include "fake_server.h"
-#include "kernel_index.h"
+#include "manifests/kernel_index.h"
 #include "rc/build_id.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 // (cuda_occupancy.h, header-only). Hand cases use H100 numbers: 2048
 // threads, 32 blocks, 64 K registers (4 sub-partitions of 16 K) and 228 KiB
 // of shared memory per SM, 1 KiB reserved per block, 227 KiB opt-in.
-#include "occupancy.h"
+#include "core/occupancy.h"
 
 // CUDA's own header-only occupancy calculator, the reference.
 #include <cuda_occupancy.h>

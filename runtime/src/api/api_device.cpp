@@ -1,0 +1,99 @@
+// Exported device / error / version calls. Answered locally from the
+// handshake snapshot, except the two synchronizations.
+#include "api/global.h"
+#include "api/unsupported.h"
+
+using rc::rt::record;
+using rc::rt::runtime;
+
+extern "C" {
+
+cudaError_t cudaGetDeviceCount(int *count) {
+  return record(runtime().deviceCount(count));
+}
+
+cudaError_t cudaGetDevice(int *device) {
+  return record(runtime().getDevice(device));
+}
+
+cudaError_t cudaSetDevice(int device) {
+  return record(runtime().setDevice(device));
+}
+
+// cuda_runtime_api.h (12.x) #defines cudaGetDeviceProperties to the _v2
+// name, so this defines cudaGetDeviceProperties_v2 (the 12.x layout).
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
+  return record(runtime().deviceProperties(prop, device));
+}
+#undef cudaGetDeviceProperties
+// The unsuffixed symbol is what code compiled against CUDA 11 or CUDA 13
+// headers calls; both use a cudaDeviceProp layout other than 12.4's (13's is
+// 1008 bytes, 12.4's 1032), so writing ours would overrun the caller's
+// struct. Refuse clearly instead of corrupting its stack.
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *, int) {
+  __rc_report_unsupported(
+      "cudaGetDeviceProperties without the _v2 suffix (the program was "
+      "compiled against CUDA headers other than 12.x, e.g. CUDA 13 from "
+      "/usr/local/include; rebuild it with remote-clang's CUDA 12.4 headers)",
+      "runtime");
+  return record(cudaErrorNotSupported);
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr,
+                                   int device) {
+  return record(runtime().deviceAttribute(value, int(attr), device));
+}
+
+cudaError_t cudaGetLastError(void) {
+  cudaError_t e = rc::rt::lastError();
+  rc::rt::lastError() = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return rc::rt::lastError(); }
+
+cudaError_t cudaRuntimeGetVersion(int *version) {
+  if (!version)
+    return record(cudaErrorInvalidValue);
+  *version = CUDART_VERSION; // 12040: the headers we implement
+  return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *version) {
+  if (!version)
+    return record(cudaErrorInvalidValue);
+  // The remote driver is at least as new as the runtime we implement.
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+// Scheduling / cache hints: accepted, they do not change results.
+cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
+cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
+  if (!flags)
+    return record(cudaErrorInvalidValue);
+  *flags = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache *config) {
+  if (!config)
+    return record(cudaErrorInvalidValue);
+  *config = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+  return record(runtime().deviceSynchronize());
+}
+
+cudaError_t cudaDeviceReset(void) { return record(runtime().deviceReset()); }
+
+cudaError_t cudaMemGetInfo(size_t *freeBytes, size_t *totalBytes) {
+  return record(runtime().memGetInfo(freeBytes, totalBytes));
+}
+
+} // extern "C"

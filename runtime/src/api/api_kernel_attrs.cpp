@@ -1,0 +1,41 @@
+// Exported function-attribute and occupancy calls: the stub pointer names the
+// kernel (registration table + manifest); the answers are local.
+#include "api/global.h"
+
+using rc::rt::record;
+using rc::rt::runtime;
+
+extern "C" {
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func) {
+  uint64_t id;
+  if (cudaError_t err = runtime().stubToId(func, &id))
+    return record(err);
+  return record(runtime().funcGetAttributes(attr, id));
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr,
+                                 int value) {
+  uint64_t id;
+  if (cudaError_t err = runtime().stubToId(func, &id))
+    return record(err);
+  return record(runtime().funcSetAttribute(id, attr, value));
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize,
+    unsigned int flags) {
+  uint64_t id;
+  if (cudaError_t err = runtime().stubToId(func, &id))
+    return record(err);
+  return record(runtime().occupancyMaxActiveBlocks(numBlocks, id, blockSize,
+                                                   dynamicSMemSize, flags));
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+      numBlocks, func, blockSize, dynamicSMemSize, cudaOccupancyDefault);
+}
+
+} // extern "C"

@@ -1,0 +1,90 @@
+// Exported memory and symbol calls.
+#include "api/global.h"
+#include "api/unsupported.h"
+
+using rc::rt::record;
+using rc::rt::runtime;
+
+extern "C" {
+
+cudaError_t cudaMalloc(void **ptr, size_t size) {
+  return record(runtime().malloc(ptr, size));
+}
+
+cudaError_t cudaFree(void *ptr) { return record(runtime().free(ptr)); }
+
+cudaError_t cudaMallocHost(void **ptr, size_t size) {
+  return record(runtime().mallocHost(ptr, size));
+}
+
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags) {
+  // Mapped memory would need the GPU to reach this host: refused by name.
+  if (flags & cudaHostAllocMapped)
+    return record(
+        rc::rt::reportUnsupported("cudaHostAlloc(cudaHostAllocMapped)"));
+  return record(runtime().mallocHost(ptr, size));
+}
+
+cudaError_t cudaFreeHost(void *ptr) { return record(runtime().freeHost(ptr)); }
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+                       cudaMemcpyKind kind) {
+  return record(runtime().memcpy(dst, src, count, kind, nullptr, false, false));
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+                            cudaMemcpyKind kind, cudaStream_t stream) {
+  return record(runtime().memcpy(dst, src, count, kind, stream, true, false));
+}
+
+cudaError_t cudaMemset(void *dst, int value, size_t count) {
+  return record(runtime().memset(dst, value, count, nullptr, false));
+}
+
+cudaError_t cudaMemsetAsync(void *dst, int value, size_t count,
+                            cudaStream_t stream) {
+  return record(runtime().memset(dst, value, count, stream, false));
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr,
+                                     const void *ptr) {
+  return record(runtime().pointerAttributes(attr, ptr));
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
+                               size_t count, size_t offset,
+                               cudaMemcpyKind kind) {
+  return record(runtime().memcpyToSymbol(symbol, src, count, offset, kind,
+                                         nullptr, false, false));
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                 size_t offset, cudaMemcpyKind kind) {
+  return record(runtime().memcpyFromSymbol(dst, symbol, count, offset, kind,
+                                           nullptr, false, false));
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
+                                    size_t count, size_t offset,
+                                    cudaMemcpyKind kind, cudaStream_t stream) {
+  return record(runtime().memcpyToSymbol(symbol, src, count, offset, kind,
+                                         stream, true, false));
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
+                                      size_t count, size_t offset,
+                                      cudaMemcpyKind kind,
+                                      cudaStream_t stream) {
+  return record(runtime().memcpyFromSymbol(dst, symbol, count, offset, kind,
+                                           stream, true, false));
+}
+
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
+  return record(runtime().symbolAddress(devPtr, symbol));
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
+  return record(runtime().symbolSize(size, symbol));
+}
+
+} // extern "C"

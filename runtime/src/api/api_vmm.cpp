@@ -1,0 +1,38 @@
+// The runtime side of librc_cuda's VMM calls (runtime_vmm.cpp). librc_cuda
+// converts the driver-API types and errors; these entry points are exported
+// from librc_cudart as __rc_* so the two libraries share one connection.
+#include "api/global.h"
+
+#include <vector>
+
+using rc::rt::runtime;
+
+extern "C" {
+
+cudaError_t __rc_vmm_address_reserve(uint64_t *addr, size_t size,
+                                     size_t alignment) {
+  return runtime().vmmAddressReserve(addr, size, alignment);
+}
+cudaError_t __rc_vmm_address_free(uint64_t addr, size_t size) {
+  return runtime().vmmAddressFree(addr, size);
+}
+cudaError_t __rc_vmm_create(uint64_t *handle, size_t size, int device) {
+  return runtime().vmmCreate(handle, size, device);
+}
+cudaError_t __rc_vmm_release(uint64_t handle) {
+  return runtime().vmmRelease(handle);
+}
+cudaError_t __rc_vmm_map(uint64_t addr, size_t size, size_t offset,
+                         uint64_t handle) {
+  return runtime().vmmMap(addr, size, offset, handle);
+}
+cudaError_t __rc_vmm_unmap(uint64_t addr, size_t size) {
+  return runtime().vmmUnmap(addr, size);
+}
+cudaError_t __rc_vmm_set_access(uint64_t addr, size_t size, const int *devices,
+                                size_t count) {
+  return runtime().vmmSetAccess(addr, size,
+                                std::vector<int>(devices, devices + count));
+}
+
+} // extern "C"

@@ -1,0 +1,84 @@
+#include "core/client_auth.h"
+
+#include <algorithm>
+
+namespace rc::rt {
+
+bool ClientAuth::load(const std::string &keyFile, std::string *error) {
+  file_ = keyFile;
+  if (keyFile.empty())
+    return true;
+  std::vector<auth::Key> keys;
+  if (!auth::loadKeyFile(keyFile, &keys, error)) {
+    *error += " (RC_AUTH_KEY_FILE)";
+    return false;
+  }
+  key_ = keys.front();
+  transcript_.keyId = key_.id;
+  if (!auth::randomBytes(transcript_.clientNonce.data(),
+                         transcript_.clientNonce.size())) {
+    *error = "no random bytes from the system for the handshake";
+    return false;
+  }
+  return true;
+}
+
+std::vector<uint8_t> ClientAuth::nonce() const {
+  return {transcript_.clientNonce.begin(), transcript_.clientNonce.end()};
+}
+
+bool ClientAuth::answer(const wire::AuthChallenge &challenge,
+                        const uint8_t *hello, size_t helloSize,
+                        std::vector<uint8_t> *response, std::string *error) {
+  if (!hasKey()) {
+    *error = "it requires authentication: set RC_AUTH_KEY_FILE to a copy of "
+             "its key file (rc-server --auth-key-file)";
+    return false;
+  }
+  const auto *serverNonce = challenge.server_nonce();
+  if (!serverNonce || serverNonce->size() != auth::kNonceBytes) {
+    *error = "its challenge is malformed (server_nonce of " +
+             std::to_string(serverNonce ? serverNonce->size() : 0) +
+             " bytes, expected " + std::to_string(auth::kNonceBytes) + ")";
+    return false;
+  }
+  std::copy(serverNonce->begin(), serverNonce->end(),
+            transcript_.serverNonce.begin());
+  transcript_.sessionId = challenge.session_id();
+  transcript_.helloDigest = auth::sha256(hello, helloSize);
+  auth::Proof proof;
+  if (!auth::clientProof(key_, transcript_, &proof)) {
+    *error = "computing the answer to its challenge failed (libcrypto)";
+    return false;
+  }
+  flatbuffers::FlatBufferBuilder fbb;
+  auto body = wire::CreateAuthResponse(
+      fbb, fbb.CreateVector(proof.data(), proof.size()));
+  wire::FinishMessageBuffer(
+      fbb, wire::CreateMessage(fbb, wire::Body::AuthResponse, body.Union()));
+  response->assign(fbb.GetBufferPointer(),
+                   fbb.GetBufferPointer() + fbb.GetSize());
+  answered_ = true;
+  return true;
+}
+
+bool ClientAuth::checkServer(const wire::HelloReply &reply,
+                             std::string *error) const {
+  if (!hasKey())
+    return true;
+  auth::Proof expected;
+  if (answered_ && reply.auth_proof() &&
+      auth::serverProof(key_, transcript_, &expected) &&
+      auth::sameProof(reply.auth_proof()->data(), reply.auth_proof()->size(),
+                      expected))
+    return true;
+  *error = answered_ ? "it did not prove that it holds key '" + key_.id +
+                           "' of " + file_ + ": it is not the server you meant"
+                     : "it did not ask for key '" + key_.id + "' of " + file_ +
+                           " (it runs without --auth-key-file, or is not the "
+                           "server you meant); unset RC_AUTH_KEY_FILE to use a "
+                           "server without authentication";
+  return false;
+}
+
+} // namespace rc::rt

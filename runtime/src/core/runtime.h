@@ -1,0 +1,489 @@
+// The client runtime core: one connection to rc-server, local state (device
+// snapshot, allocation table, stream/event handles) and the batch that async
+// work is appended to. The exported CUDA API (api_*.cpp) is a thin layer over
+// one global instance; tests build their own with an injected connection.
+//
+// Locking: every public method takes mu_; private helpers named *Locked or
+// documented as such expect it held.
+#ifndef RC_RT_RUNTIME_H
+#define RC_RT_RUNTIME_H
+
+#include "core/batch.h"
+#include "core/host_memory.h"
+#include "core/link_emulation.h"
+#include "core/traffic_stats.h"
+#include "graphs/graph_state.h"
+#include "manifests/kernel_index.h"
+#include "rc/transport.h"
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace rc::rt {
+
+// The cudaError_t a code from the server stands for: a code CUDA 12.4
+// defines, else cudaErrorUnknown (a cudaError_t holding any other number is
+// undefined behaviour, and the server is another process). error_strings.cpp.
+cudaError_t errorFromWire(int32_t code);
+
+struct Options {
+  size_t maxCommands = 512;    // a batch leaves when it holds this many
+  size_t maxBytes = 1 << 20;   // ... or this many bytes
+  int64_t batchAgeUs = 50;     // ... or its first command is this old
+  size_t chunkBytes = 4 << 20; // H2D command / D2H reply size limit
+  int connectTimeoutMs = 5000; // reaching the server (transport connect)
+  // The server's answer to Hello: it creates the session's CUDA context and
+  // loads its modules first, which the driver serializes when many clients
+  // start at once (25 test processes on one H100: some waited over 5 s).
+  int helloTimeoutMs = 60000;
+  bool flusherThread = true; // background age flush
+  // cudaStreamSynchronize / cudaDeviceSynchronize with only uploads since
+  // the last wait: the sync travels as a server-side barrier, no round trip
+  // (docs/runtime-api.md, "Sync elision"). RC_SYNC_ELISION=0 turns it off.
+  bool elideSyncs = true;
+  // RMA for large copies (docs/transport.md, "RMA copies"); RC_RMA=0 turns
+  // both directions off. Device-to-host copies of at least rmaReadbackMin
+  // bytes ask the server to write them straight into the destination
+  // (RC_RMA_READBACK_MIN); host-to-device copies of at least rmaUploadMin
+  // bytes are written into the session's upload ring of uploadRingBytes on
+  // the server (RC_RMA_UPLOAD_MIN). 0: that direction off.
+  static constexpr size_t kRmaMinBytes = 64 << 10;
+  size_t rmaReadbackMin = kRmaMinBytes;
+  size_t rmaUploadMin = kRmaMinBytes;
+  uint64_t uploadRingBytes = 32 << 20;
+  // Uploads through the ring go in pieces of this size, each sent in a
+  // batch of its own as soon as it is written: the server copies one piece
+  // to the device while the next crosses the link, and the GPU waits for
+  // the last piece's copy only, not the whole upload's (a prompt's 8 MiB of
+  // embeddings). RC_RING_PIECE_BYTES; 0: pieces of chunkBytes that wait
+  // in the batch like other commands (the behaviour before, for A/B).
+  size_t ringPieceBytes = 1 << 20;
+  // cudaMallocHost blocks of at least this size are shared with a server on
+  // the same machine (shm transport: docs/transport.md, "Pinned memory
+  // shared with the server"), so read-backs into them copy nothing on
+  // either side. RC_SHARED_HOST_MIN; RC_SHARED_HOST=0 (or 0 here): off.
+  size_t sharedHostMin = 64 << 10;
+  // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
+  int64_t emulateRttUs = 0;
+  double emulateGbps = 0;
+  // RC_AUTH_KEY_FILE: the key the client proves it holds at the handshake,
+  // and that the server must prove it holds too (docs/security.md); empty:
+  // no key, for servers that require none.
+  std::string authKeyFile;
+  bool authTokenSet = false; // RC_AUTH_TOKEN: no longer used, warned about
+  std::string serverUrl;     // RC_SERVER
+  std::vector<std::string> manifests; // RC_MANIFEST, `:`-separated
+  std::string stats;                  // RC_STATS: where the exit summary goes
+  // Why a variable's value was refused (rc::EnvReader's rule, also the
+  // transport's RC_TRANSPORT_*): the runtime then fails every call that
+  // needs the device, naming it. Empty: all valid.
+  std::string settingsError;
+  // Every RC_* variable of the client (docs/environment.md), read once,
+  // when the first CUDA call creates the runtime.
+  static Options fromEnv();
+};
+
+// Opens the connection; null + *error (a sentence) on failure.
+using Connector = std::function<std::unique_ptr<transport::Connection>(
+    int timeoutMs, std::string *error)>;
+using ManifestLoader = std::function<void(KernelIndex &)>;
+
+// The default connector: Options::serverUrl through rc::transport::connect.
+Connector urlConnector(std::string url);
+
+class Runtime {
+public:
+  Runtime(Connector connect, ManifestLoader manifests, Options opts);
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  // ---- connection -------------------------------------------------------
+  cudaError_t ensureConnected();
+  void shutdown(); // flush, Goodbye, stop the flusher; later calls fail
+  // shutdown() for the exit handler: gives up, sending nothing, when the
+  // runtime lock stays taken for kExitLockWait. exit() may run inside a
+  // signal handler that interrupted the thread holding the lock, or while
+  // another thread is inside a call; the server sees the connection close
+  // either way. True when it shut down; *stats then holds the totals.
+  bool shutdownAtExit(TrafficStats *stats);
+  static constexpr std::chrono::milliseconds kExitLockWait{250};
+
+  // ---- device (answered locally) ---------------------------------------
+  cudaError_t deviceCount(int *count);
+  cudaError_t deviceProperties(cudaDeviceProp *prop, int device);
+  cudaError_t deviceAttribute(int *value, int attr, int device);
+  cudaError_t setDevice(int device);
+  cudaError_t getDevice(int *device);
+  cudaError_t deviceSynchronize();
+  cudaError_t deviceReset();
+
+  // ---- memory -----------------------------------------------------------
+  cudaError_t malloc(void **ptr, size_t size);
+  cudaError_t free(void *ptr);
+  cudaError_t mallocHost(void **ptr, size_t size);
+  cudaError_t freeHost(void *ptr);
+  cudaError_t memcpy(void *dst, const void *src, size_t count,
+                     cudaMemcpyKind kind, cudaStream_t stream, bool async,
+                     bool perThread);
+  cudaError_t memset(void *dst, int value, size_t count, cudaStream_t stream,
+                     bool perThread);
+  cudaError_t memGetInfo(size_t *freeBytes, size_t *totalBytes);
+  cudaError_t pointerAttributes(cudaPointerAttributes *attr, const void *p);
+
+  // ---- symbols ----------------------------------------------------------
+  cudaError_t symbolAddress(void **devPtr, const void *symbol);
+  cudaError_t symbolSize(size_t *size, const void *symbol);
+  cudaError_t memcpyToSymbol(const void *symbol, const void *src, size_t count,
+                             size_t offset, cudaMemcpyKind kind,
+                             cudaStream_t stream, bool async, bool perThread);
+  cudaError_t memcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                               size_t offset, cudaMemcpyKind kind,
+                               cudaStream_t stream, bool async, bool perThread);
+
+  // ---- streams and events ----------------------------------------------
+  cudaError_t streamCreate(cudaStream_t *stream, unsigned flags, int priority);
+  cudaError_t streamDestroy(cudaStream_t stream);
+  cudaError_t streamSynchronize(cudaStream_t stream, bool perThread);
+  cudaError_t streamQuery(cudaStream_t stream, bool perThread);
+  cudaError_t streamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                              unsigned flags, bool perThread);
+  cudaError_t eventCreate(cudaEvent_t *event, unsigned flags);
+  cudaError_t eventDestroy(cudaEvent_t event);
+  cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream,
+                          bool perThread);
+  cudaError_t eventSynchronize(cudaEvent_t event);
+  cudaError_t eventQuery(cudaEvent_t event);
+  cudaError_t eventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+
+  // ---- launches ---------------------------------------------------------
+  cudaError_t launch(uint64_t id, dim3 grid, dim3 block, void **args,
+                     size_t shmem, cudaStream_t stream, bool perThread);
+  cudaError_t launchStub(const void *stub, dim3 grid, dim3 block, void **args,
+                         size_t shmem, cudaStream_t stream, bool perThread);
+  cudaError_t launchEx(const cudaLaunchConfig_t *cfg, uint64_t id, void **args,
+                       bool perThread);
+  cudaError_t stubToId(const void *stub, uint64_t *id);
+
+  // ---- graphs (graph_runtime.cpp, docs/graphs.md) ----------------------
+  cudaError_t streamBeginCapture(cudaStream_t stream,
+                                 cudaStreamCaptureMode mode, bool perThread);
+  cudaError_t streamEndCapture(cudaStream_t stream, cudaGraph_t *graph,
+                               bool perThread);
+  cudaError_t streamIsCapturing(cudaStream_t stream,
+                                cudaStreamCaptureStatus *status,
+                                unsigned long long *id, bool perThread);
+  cudaError_t graphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph);
+  cudaError_t graphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                              cudaGraphExecUpdateResultInfo *info);
+  cudaError_t graphLaunch(cudaGraphExec_t exec, cudaStream_t stream,
+                          bool perThread);
+  cudaError_t graphDestroy(cudaGraph_t graph);
+  cudaError_t graphExecDestroy(cudaGraphExec_t exec);
+
+  // ---- kernels: attributes, occupancy (runtime_kernel_attrs.cpp) ------
+  // From HelloReply.kernel_attributes: answered locally.
+  cudaError_t funcGetAttributes(cudaFuncAttributes *attr, uint64_t id);
+  // Updates the local copy and batches FuncSetAttribute.
+  cudaError_t funcSetAttribute(uint64_t id, cudaFuncAttribute attr, int value);
+  cudaError_t occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
+                                       int blockSize, size_t dynamicSmem,
+                                       unsigned flags);
+  // cudaLaunchCooperativeKernel / __rc_launch_cooperative_kernel.
+  cudaError_t launchCooperative(uint64_t id, dim3 grid, dim3 block, void **args,
+                                size_t shmem, cudaStream_t stream,
+                                bool perThread);
+
+  // ---- 2D and peer copies (runtime_copy2d.cpp) --------------------------
+  cudaError_t memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                       size_t width, size_t height, cudaMemcpyKind kind,
+                       cudaStream_t stream, bool async, bool perThread);
+  // cudaDeviceCanAccessPeer (from the handshake) and Enable/Disable.
+  cudaError_t canAccessPeer(int *canAccess, int device, int peer);
+  cudaError_t setPeerAccess(int peer, bool enable);
+  cudaError_t memcpyPeer(void *dst, int dstDevice, const void *src,
+                         int srcDevice, size_t count, cudaStream_t stream,
+                         bool async, bool perThread);
+
+  // ---- host memory and host functions (runtime_host.cpp) ---------------
+  cudaError_t hostRegister(void *ptr, size_t size, unsigned flags);
+  cudaError_t hostUnregister(void *ptr);
+  // After the stream's prior work: a stream synchronization, then `fn` on
+  // the calling thread (see docs/runtime-api.md).
+  cudaError_t launchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *data,
+                             bool perThread);
+  cudaError_t streamAddCallback(cudaStream_t stream,
+                                cudaStreamCallback_t callback, void *data,
+                                unsigned flags, bool perThread);
+
+  // ---- driver VMM for librc_cuda (runtime_vmm.cpp) ----------------------
+  cudaError_t vmmAddressReserve(uint64_t *addr, size_t size, size_t alignment);
+  cudaError_t vmmAddressFree(uint64_t addr, size_t size);
+  cudaError_t vmmCreate(uint64_t *handle, size_t size, int device);
+  cudaError_t vmmRelease(uint64_t handle);
+  cudaError_t vmmMap(uint64_t addr, size_t size, size_t offset,
+                     uint64_t handle);
+  cudaError_t vmmUnmap(uint64_t addr, size_t size);
+  cudaError_t vmmSetAccess(uint64_t addr, size_t size,
+                           const std::vector<int> &devices);
+
+  // ---- commands of libraries on top (librc_cublas) ---------------------
+  // runtime_append.cpp. Appends the command `build` serializes into the
+  // batch (given the wire id of `stream`); no round trip. `call` (a string
+  // literal) names it in error messages. On a capturing stream a
+  // `graphable` command becomes a graph node (`build` is kept: it must own
+  // what it serializes); any other is refused.
+  using CommandBuilder = LibraryCommand;
+  cudaError_t appendCommand(wire::Command type, const char *call,
+                            cudaStream_t stream, const CommandBuilder &build,
+                            bool graphable = false);
+
+  // ---- observability (tests, RC_STATS) ---------------------------------
+  uint64_t messagesSent();
+  uint64_t roundTrips();
+  TrafficStats trafficStats();
+
+private:
+  struct OpDesc {
+    const char *call;  // API call that produced the command
+    uint64_t kernelId; // launches: the kernel, for the error message
+  };
+  // Where a reply's Result for one command goes.
+  struct Sink {
+    uint32_t index = 0;
+    void *payload = nullptr;
+    size_t payloadSize = 0;
+    bool rma = false;    // the server may write `payload` by RMA instead
+    bool shared = false; // ... or it is memory the server shares
+    // With rma (not shared): the exposure, released when the reply is in.
+    transport::RemoteRegion exposure;
+    // Set: any payload up to payloadSize bytes is right; its size goes here.
+    size_t *payloadGot = nullptr;
+    uint64_t *addr = nullptr;
+    double *value = nullptr;
+    int *code = nullptr;
+    bool *filled = nullptr;
+  };
+  struct ServerError {
+    uint64_t seq;
+    uint32_t index;
+    cudaError_t code;
+  };
+  enum class State { NotTried, Connected, Failed, Lost, ShutDown };
+
+  // runtime_connect.cpp
+  cudaError_t ensureConnectedLocked();
+  cudaError_t handshakeLocked(std::string *error);
+  void shutdownLocked();
+  // Receives the next handshake message into *msg and opens it (*out);
+  // false with *error when none came in time or it does not open.
+  bool recvHandshakeLocked(std::vector<uint8_t> *msg, const wire::Message **out,
+                           std::string *error);
+  cudaError_t unavailableLocked() const;
+  void loseConnectionLocked(const std::string &why);
+
+  // runtime_flusher.cpp
+  void flusherMain();
+  void armFlusherLocked();
+  void disarmFlusherLocked() { workPendingSinceNs_.store(0); }
+  // Stops and joins the flusher. With a deadline it gives up (false) when
+  // the flusher's lock stays taken until then (see shutdownAtExit).
+  bool stopFlusher(std::chrono::steady_clock::time_point lockDeadline =
+                       std::chrono::steady_clock::time_point::max());
+  // Takes `lock`'s mutex, polling until `deadline` (max: blocking): a
+  // try_lock by the thread that holds it fails at once (POSIX), where
+  // lock() would wait forever.
+  static bool lockBefore(std::unique_lock<std::mutex> &lock,
+                         std::chrono::steady_clock::time_point deadline);
+
+  // runtime_sync.cpp
+  uint32_t appendLocked(wire::Command type, flatbuffers::Offset<void> cmd,
+                        OpDesc desc);
+  void afterAppendLocked();
+  cudaError_t sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
+                              uint64_t *seqOut);
+  cudaError_t waitSeqLocked(uint64_t seq, bool all);
+  cudaError_t recvOneLocked(int timeoutMs);
+  void handleReplyLocked(const std::vector<uint8_t> &msg);
+  // Round trip for the current batch (plus sinks of its last commands);
+  // `sync` waits for every outstanding reply and returns pending errors.
+  cudaError_t roundTripLocked(std::vector<Sink> sinks, bool sync);
+  // RC_STATS: one wait for the server, caused by API call `call`.
+  void countRoundTripLocked(const char *call);
+  // A sync the host need not wait for: nothing but uploads (and barriers)
+  // since the last sync round trip, no read-back or error outstanding.
+  bool syncElidableLocked() const;
+  // Appends the barrier `type` for the server and returns without waiting.
+  cudaError_t elideSyncLocked(wire::Command type, flatbuffers::Offset<void> cmd,
+                              const char *call);
+  // A stream sync right after a read-back on that stream, with nothing
+  // issued since: the read-back's reply already means the stream drained
+  // (the server waits for it before copying), so wait for that reply
+  // instead of sending a second batch and waiting for its reply too.
+  bool syncFoldsIntoReadbackLocked(uint64_t stream) const;
+  cudaError_t waitForReadbackLocked(const char *call);
+  cudaError_t takePendingErrorLocked();
+  std::string describeOpLocked(uint64_t seq, uint32_t index);
+  std::string opNameLocked(uint64_t seq, uint32_t index);
+
+  // runtime_streams.cpp
+  cudaError_t wireStreamLocked(cudaStream_t s, bool perThread, uint64_t *out);
+  cudaError_t wireEventLocked(cudaEvent_t e, uint64_t *out);
+  void ensureDeviceLocked();
+
+  // runtime_memory.cpp
+  bool isDevicePointerLocked(const void *p) const;
+  // cudaErrorInvalidValue, with a message naming `call` and the range,
+  // unless [p, p + n) lies inside one allocation, one symbol or mappings
+  // made back to back: every device address the application holds came
+  // from this runtime, so a range outside them cannot be valid, and a
+  // huge one must fail before anything is sent or copied.
+  cudaError_t checkDeviceRangeLocked(const char *call, const char *role,
+                                     const void *p, size_t n) const;
+  cudaError_t variableLocked(const void *symbol,
+                             const manifest::Variable **var);
+  cudaError_t symbolAddressLocked(const manifest::Variable *var,
+                                  uint64_t *addr);
+  // Device address of [offset, offset+count) of `symbol`, checked.
+  cudaError_t symbolRangeLocked(const void *symbol, size_t count, size_t offset,
+                                uint64_t *addr);
+  cudaError_t memcpyLocked(void *dst, const void *src, size_t count,
+                           cudaMemcpyKind kind, cudaStream_t stream, bool async,
+                           bool perThread, const char *call);
+  // Whether an upload of n bytes is large enough for the upload ring (the
+  // session has one, RMA uploads are on).
+  bool ringUploadLocked(size_t n) const;
+  // One host-to-device piece through the upload ring: written there by RMA
+  // and its MemcpyH2DRing appended (and sent, with ringPieceBytes); false
+  // (nothing appended) when the ring has no room now or the write failed,
+  // and the piece goes inline.
+  bool uploadThroughRingLocked(uint64_t dst, const uint8_t *src, size_t n,
+                               uint64_t stream, const char *call);
+
+  // graph_runtime.cpp. While `stream` captures, async work becomes a node
+  // instead of a command: *captured tells the caller not to append it.
+  cudaError_t captureLocked(uint64_t stream, GraphNode node, bool *captured);
+  // Calls that CUDA forbids on a capturing stream (syncs, host copies):
+  // cudaErrorStreamCaptureUnsupported, and the capture is invalidated.
+  cudaError_t refuseInCaptureLocked(uint64_t stream, const char *call);
+
+  // runtime_launch.cpp. `flags`: kLaunchCooperative | kLaunchPdl.
+  static constexpr unsigned kLaunchCooperative = 1, kLaunchPdl = 2;
+  cudaError_t launchLocked(uint64_t id, dim3 grid, dim3 block, void **args,
+                           size_t shmem, cudaStream_t stream, bool perThread,
+                           const char *call, unsigned flags = 0);
+
+  // runtime_kernel_attrs.cpp: from the handshake reply.
+  void storeKernelAttributesLocked(const wire::HelloReply &reply);
+  // cudaErrorCooperativeLaunchTooLarge at the call when the grid cannot be
+  // co-resident (occupancy x SM count), as cudart reports it.
+  cudaError_t checkCooperativeLocked(uint64_t id, dim3 grid, dim3 block,
+                                     size_t shmem);
+  // runtime_streams.cpp: StreamQuery / EventQuery round trip.
+  cudaError_t queryLocked(wire::Command type, flatbuffers::Offset<void> cmd,
+                          const char *call);
+
+  Connector connector_;
+  ManifestLoader manifestLoader_;
+  Options opts_;
+
+public:
+  const Options &options() const { return opts_; }
+
+private:
+  std::mutex mu_;
+  State state_ = State::NotTried;
+  std::unique_ptr<transport::Connection> conn_;
+  KernelIndex index_;
+  std::vector<cudaDeviceProp> props_;
+  std::vector<std::vector<int32_t>> attrs_;
+  std::vector<std::vector<bool>> canAccessPeer_; // [device][peer]
+  std::set<std::pair<int, int>> peerEnabled_;    // (device, peer)
+  std::string serverName_;
+
+  BatchBuilder batch_;
+  std::vector<OpDesc> batchOps_;
+  uint64_t nextSeq_ = 1;
+  std::map<uint64_t, std::vector<OpDesc>> sentOps_; // until answered
+  std::map<uint64_t, std::vector<Sink>> sinks_;     // reply-wanted batches
+  std::vector<ServerError> errors_;                 // not yet reported
+  std::string lastErrorLine_;                       // printed last
+  int sentDevice_ = 0;
+
+  std::map<uint64_t, size_t> allocs_;   // device address -> size
+  std::map<uint64_t, int> allocDevice_; // ... -> its device
+  HostMemory hostMemory_; // cudaMallocHost blocks, cudaHostRegister ranges
+  // A cudaMallocHost block mapped from memory the server shares, and its
+  // region (null: it could not be, and the block is private).
+  void *shareHostLocked(size_t size, uint64_t *sharedRegion);
+  // (device, variable id) -> addr: each device has its own copy.
+  std::map<std::pair<int, uint64_t>, uint64_t> symbolAddrs_;
+  std::map<uint64_t, size_t> symbolRanges_; // addr -> size
+  uint64_t nextHandle_ = 0x100;
+  std::map<uint64_t, unsigned> streams_; // id -> flags
+  std::map<uint64_t, unsigned> events_;  // id -> flags
+  // cudaStreamPerThread of (thread, device): each device has its own.
+  std::map<std::pair<std::thread::id, int>, uint64_t> perThreadStreams_;
+
+  GraphState graphs_; // captures, graphs and execs (client-side)
+
+  std::unordered_map<uint64_t, cudaFuncAttributes> funcAttrs_; // kernel id
+  std::map<uint64_t, size_t> vmmMapped_; // cuMemMap'd ranges
+  uint64_t nextVmmHandle_ = 1;           // cuMemCreate handles
+
+  // The session's upload ring (HelloReply.upload_ring): pieces are placed
+  // one after another, never wrapping; `written` and `released` are running
+  // byte counts (the server reports `released` in every reply). A piece
+  // goes by RMA to addr/key, or, with a server on this machine, is stored
+  // into `mapped`, the ring's shared file mapped here.
+  struct UploadRing {
+    uint64_t addr = 0, key = 0, size = 0; // size 0: no ring
+    uint64_t written = 0, released = 0;
+    std::shared_ptr<uint8_t> mapped; // unmapped with the last copy
+  } ring_;
+  // Takes the ring the server granted (mapping its file if it has one);
+  // without one that works, large uploads travel inline.
+  void useUploadRingLocked(const wire::RemoteMemory &ring);
+  uint64_t batchRmaBytes_ = 0; // uploaded by RMA for the batch being built
+
+  TrafficStats stats_;
+  LinkEmulation link_{0, 0}; // set from opts_ at connect
+  // Device work (anything but uploads and barriers) appended since the last
+  // synchronizing round trip: a sync after it must wait (kernel timing).
+  bool workSinceSync_ = false;
+  // The last thing sent was a read-back on this wire stream (cleared by the
+  // next appended command).
+  bool readbackIsLast_ = false;
+  uint64_t readbackStream_ = 0;
+
+  // The flusher (runtime_flusher.cpp) sends a batch whose device work has
+  // waited batchAgeUs while the application does host work. It never takes
+  // mu_ blocking and is woken only when device work enters an empty batch:
+  // a thread woken while a multi-threaded application computes on every
+  // core delays that application by a scheduler slice.
+  std::atomic<int64_t> workPendingSinceNs_{0}; // 0: no device work waits
+  std::mutex flusherMu_;                       // guards the two below
+  std::condition_variable flusherCv_;
+  bool flusherIdle_ = false; // in its untimed wait: needs a notify
+  bool stopFlusher_ = false;
+  std::thread flusher_;
+};
+
+// The current thread's device (cudaSetDevice is per host thread).
+int &threadDevice();
+
+} // namespace rc::rt
+
+#endif

@@ -1,0 +1,46 @@
+// Commands of the libraries layered on the runtime (librc_cublas): they go
+// into the same batch as launches, in program order, with no round trip, or
+// into the graph a stream is capturing (docs/graphs.md).
+#include "core/runtime.h"
+#include "rc/command_table.h"
+
+#include <string>
+
+namespace rc::rt {
+
+cudaError_t Runtime::appendCommand(wire::Command type, const char *call,
+                                   cudaStream_t stream,
+                                   const CommandBuilder &build,
+                                   bool graphable) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  uint64_t sid = 0;
+  if (cudaError_t err = wireStreamLocked(stream, /*perThread=*/false, &sid))
+    return err;
+  if (graphable && wire::commandInfo(type)->graphNode &&
+      graphs_.capturing(sid)) {
+    GraphNode node;
+    node.type = type;
+    node.library = build;
+    flatbuffers::FlatBufferBuilder fbb(256);
+    fbb.Finish(wire::CreateCommandEntry(fbb, type, build(fbb, 0)));
+    node.libraryBytes.assign(fbb.GetBufferPointer(),
+                             fbb.GetBufferPointer() + fbb.GetSize());
+    bool captured;
+    return captureLocked(sid, std::move(node), &captured);
+  }
+  // Refuse rather than run it outside the graph being captured.
+  std::string why = std::string(call) +
+                    " (only cuBLAS GEMMs without device pointer arrays can "
+                    "be captured into graphs)";
+  if (cudaError_t err = refuseInCaptureLocked(sid, why.c_str()))
+    return err;
+  ensureDeviceLocked();
+  flatbuffers::Offset<void> cmd = build(batch_.fbb(), sid);
+  appendLocked(type, cmd, {call, 0});
+  afterAppendLocked();
+  return cudaSuccess;
+}
+
+} // namespace rc::rt

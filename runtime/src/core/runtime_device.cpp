@@ -1,0 +1,121 @@
+// Device queries, answered from the handshake snapshot without a round trip.
+#include "core/device_props.h"
+#include "core/runtime.h"
+
+namespace rc::rt {
+
+cudaError_t Runtime::deviceCount(int *count) {
+  if (!count)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  cudaError_t err = ensureConnectedLocked();
+  *count = err == cudaSuccess ? int(props_.size()) : 0;
+  return err;
+}
+
+cudaError_t Runtime::deviceProperties(cudaDeviceProp *prop, int device) {
+  if (!prop)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  if (device < 0 || size_t(device) >= props_.size())
+    return cudaErrorInvalidDevice;
+  *prop = props_[device];
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::deviceAttribute(int *value, int attr, int device) {
+  if (!value)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  if (device < 0 || size_t(device) >= props_.size())
+    return cudaErrorInvalidDevice;
+  // cudaDeviceAttr numbers equal CUdevice_attribute's for every attribute
+  // both APIs have, so the server's array is indexed directly.
+  if (attr <= 0 || size_t(attr) >= attrs_[device].size())
+    return cudaErrorInvalidValue;
+  *value = attrs_[device][attr];
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::setDevice(int device) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  if (device < 0 || size_t(device) >= props_.size())
+    return cudaErrorInvalidDevice;
+  threadDevice() =
+      device; // SetDevice is sent before this thread's next command
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::getDevice(int *device) {
+  if (!device)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  *device = threadDevice();
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::memGetInfo(size_t *freeBytes, size_t *totalBytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  // The protocol has no memory-info command yet: total from the snapshot,
+  // free = total minus what this client allocated (other tenants unseen).
+  int device = threadDevice();
+  size_t total = props_[device].totalGlobalMem, used = 0;
+  for (const auto &a : allocs_)
+    if (allocDevice_[a.first] == device)
+      used += a.second;
+  if (freeBytes)
+    *freeBytes = used < total ? total - used : 0;
+  if (totalBytes)
+    *totalBytes = total;
+  return cudaSuccess;
+}
+
+// Frees everything this client owns on the device and waits for it; the
+// session (and its connection) stays.
+cudaError_t Runtime::deviceReset() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  ensureDeviceLocked();
+  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+  appendLocked(wire::Command::DeviceSynchronize,
+               wire::CreateDeviceSynchronize(fbb).Union(),
+               {"cudaDeviceReset", 0});
+  for (const auto &s : streams_)
+    appendLocked(wire::Command::StreamDestroy,
+                 wire::CreateStreamDestroy(fbb, s.first).Union(),
+                 {"cudaDeviceReset", 0});
+  for (const auto &s : perThreadStreams_)
+    appendLocked(wire::Command::StreamDestroy,
+                 wire::CreateStreamDestroy(fbb, s.second).Union(),
+                 {"cudaDeviceReset", 0});
+  for (const auto &e : events_)
+    appendLocked(wire::Command::EventDestroy,
+                 wire::CreateEventDestroy(fbb, e.first).Union(),
+                 {"cudaDeviceReset", 0});
+  for (const auto &a : allocs_)
+    appendLocked(wire::Command::Free, wire::CreateFree(fbb, a.first).Union(),
+                 {"cudaDeviceReset", 0});
+  streams_.clear();
+  perThreadStreams_.clear();
+  events_.clear();
+  allocs_.clear();
+  allocDevice_.clear();
+  symbolAddrs_.clear();
+  symbolRanges_.clear();
+  cudaError_t err = roundTripLocked({}, /*sync=*/true);
+  errors_.clear(); // a reset clears sticky state
+  return err == cudaErrorDevicesUnavailable ? err : cudaSuccess;
+}
+
+} // namespace rc::rt

@@ -1,0 +1,524 @@
+// Memory: allocation table, copies in every direction (chunked; H2D data
+// inline in the batch, D2H payloads in replies), memset, symbols.
+#include "core/runtime.h"
+#include "manifests/startup_registry.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/mman.h>
+
+namespace rc::rt {
+
+namespace {
+uint64_t addrOf(const void *p) { return uint64_t(uintptr_t(p)); }
+} // namespace
+
+cudaError_t Runtime::malloc(void **ptr, size_t size) {
+  if (!ptr)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  *ptr = nullptr;
+  if (size == 0)
+    return cudaSuccess; // cudart returns a null pointer, successfully
+  // More than the device has never succeeds: fail as cudart does, at once,
+  // instead of asking the server to try.
+  if (size > props_[size_t(threadDevice())].totalGlobalMem)
+    return cudaErrorMemoryAllocation;
+  ensureDeviceLocked();
+  uint64_t addr = 0;
+  bool filled = false;
+  Sink sink;
+  sink.index = appendLocked(wire::Command::Malloc,
+                            wire::CreateMalloc(batch_.fbb(), size).Union(),
+                            {"cudaMalloc", 0});
+  sink.addr = &addr;
+  sink.filled = &filled;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  if (!filled || !addr)
+    return cudaErrorMemoryAllocation;
+  allocs_[addr] = size;
+  allocDevice_[addr] = threadDevice();
+  *ptr = reinterpret_cast<void *>(uintptr_t(addr));
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::free(void *ptr) {
+  if (!ptr)
+    return cudaSuccess;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = unavailableLocked())
+    return err;
+  if (!allocs_.erase(addrOf(ptr)))
+    return cudaErrorInvalidValue; // not the start of a cudaMalloc block
+  allocDevice_.erase(addrOf(ptr));
+  ensureDeviceLocked();
+  // Batched: the server frees in order, after the work that uses it.
+  appendLocked(wire::Command::Free,
+               wire::CreateFree(batch_.fbb(), addrOf(ptr)).Union(),
+               {"cudaFree", 0});
+  afterAppendLocked();
+  return cudaSuccess;
+}
+
+// "Pinned" host memory is plain aligned host memory, whose copies go
+// through the wire; with a server on the same machine, large blocks are
+// memory the server shares instead (runtime_host_share.cpp), which it reads
+// back into directly.
+cudaError_t Runtime::mallocHost(void **ptr, size_t size) {
+  if (!ptr)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t region = 0;
+  void *p = shareHostLocked(size, &region);
+  if (!p && posix_memalign(&p, 4096, size ? size : 1) != 0)
+    return cudaErrorMemoryAllocation;
+  hostMemory_.addBlock(p, size, region);
+  *ptr = p;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::freeHost(void *ptr) {
+  if (!ptr)
+    return cudaSuccess;
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t size = 0;
+  uint64_t region = 0;
+  if (!hostMemory_.removeBlock(ptr, &size, &region))
+    return cudaErrorInvalidValue;
+  if (!region) {
+    std::free(ptr);
+  } else {
+    munmap(ptr, size);
+    // The server keeps its own mapping until it replays this, after every
+    // read-back already sent into the block.
+    if (unavailableLocked() == cudaSuccess) {
+      appendLocked(wire::Command::HostUnshare,
+                   wire::CreateHostUnshare(batch_.fbb(), region).Union(),
+                   {"cudaFreeHost", 0});
+      afterAppendLocked();
+    }
+  }
+  return cudaSuccess;
+}
+
+namespace {
+bool inRanges(const std::map<uint64_t, size_t> &ranges, uint64_t a) {
+  auto it = ranges.upper_bound(a);
+  if (it == ranges.begin())
+    return false;
+  --it;
+  return a < it->first + std::max<size_t>(it->second, 1);
+}
+
+// Whether [a, a + n) (n > 0) lies inside one of `ranges` (address ->
+// size), or with `adjoining`, inside ranges that follow each other without
+// a gap: VMM mappings made back to back (ggml grows its pool so) are one.
+bool covered(const std::map<uint64_t, size_t> &ranges, uint64_t a, uint64_t n,
+             bool adjoining) {
+  auto it = ranges.upper_bound(a);
+  if (it == ranges.begin())
+    return false;
+  --it;
+  uint64_t end = it->first + it->second; // covered so far
+  if (a >= end)
+    return false;
+  while (end - a < n) {
+    auto next = adjoining ? ranges.find(end) : ranges.end();
+    if (next == ranges.end() || next->second == 0)
+      return false;
+    end += next->second;
+  }
+  return true;
+}
+} // namespace
+
+// Device addresses are known: they come from cudaMalloc or symbol lookups.
+bool Runtime::isDevicePointerLocked(const void *p) const {
+  return inRanges(allocs_, addrOf(p)) || inRanges(symbolRanges_, addrOf(p)) ||
+         inRanges(vmmMapped_, addrOf(p));
+}
+
+cudaError_t Runtime::checkDeviceRangeLocked(const char *call, const char *role,
+                                            const void *p, size_t n) const {
+  uint64_t a = addrOf(p);
+  if (covered(allocs_, a, n, false) || covered(symbolRanges_, a, n, false) ||
+      covered(vmmMapped_, a, n, true))
+    return cudaSuccess;
+  std::fprintf(stderr,
+               "remote-clang: %s: %s range 0x%" PRIx64 " + %zu bytes is not "
+               "inside one device allocation (cudaErrorInvalidValue)\n",
+               call, role, a, n);
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t Runtime::pointerAttributes(cudaPointerAttributes *attr,
+                                       const void *p) {
+  if (!attr)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::memset(attr, 0, sizeof *attr);
+  attr->device = threadDevice();
+  auto owner = allocDevice_.upper_bound(addrOf(p));
+  if (owner != allocDevice_.begin() && inRanges(allocs_, addrOf(p)))
+    attr->device = std::prev(owner)->second;
+  if (isDevicePointerLocked(p)) {
+    attr->type = cudaMemoryTypeDevice;
+    attr->devicePointer = const_cast<void *>(p);
+    return cudaSuccess;
+  }
+  if (hostMemory_.isPinned(p)) {
+    attr->type = cudaMemoryTypeHost;
+    attr->hostPointer = const_cast<void *>(p);
+    return cudaSuccess;
+  }
+  attr->type = cudaMemoryTypeUnregistered; // like cudart >= 11
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::memcpy(void *dst, const void *src, size_t count,
+                            cudaMemcpyKind kind, cudaStream_t stream,
+                            bool async, bool perThread) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return memcpyLocked(dst, src, count, kind, stream, async, perThread,
+                      async ? "cudaMemcpyAsync" : "cudaMemcpy");
+}
+
+cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
+                                  cudaMemcpyKind kind, cudaStream_t stream,
+                                  bool async, bool perThread,
+                                  const char *call) {
+  if (count == 0)
+    return cudaSuccess;
+  if (!dst || !src)
+    return cudaErrorInvalidValue;
+  if (kind == cudaMemcpyDefault) {
+    // Resolvable because every device address came from our cudaMalloc.
+    bool d = isDevicePointerLocked(dst), s = isDevicePointerLocked(src);
+    kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+             : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  }
+  if (kind == cudaMemcpyHostToHost) {
+    std::memmove(dst, src, count);
+    return cudaSuccess;
+  }
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost &&
+      kind != cudaMemcpyDeviceToDevice)
+    return cudaErrorInvalidMemcpyDirection;
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  if (kind != cudaMemcpyHostToDevice)
+    if (cudaError_t err = checkDeviceRangeLocked(call, "source", src, count))
+      return err;
+  if (kind != cudaMemcpyDeviceToHost)
+    if (cudaError_t err =
+            checkDeviceRangeLocked(call, "destination", dst, count))
+      return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  if (graphs_.capturing(sid)) {
+    // Device copies become graph nodes; host copies would have to read or
+    // write host memory when the graph runs, which the wire cannot do.
+    if (kind != cudaMemcpyDeviceToDevice)
+      return refuseInCaptureLocked(
+          sid, (std::string(call) + (kind == cudaMemcpyHostToDevice
+                                         ? " (host to device)"
+                                         : " (device to host)"))
+                   .c_str());
+    GraphNode node;
+    node.type = wire::Command::MemcpyD2D;
+    node.dst = addrOf(dst);
+    node.src = addrOf(src);
+    node.size = count;
+    bool captured;
+    return captureLocked(sid, std::move(node), &captured);
+  }
+  ensureDeviceLocked();
+  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+
+  if (kind == cudaMemcpyDeviceToDevice) {
+    // No host-side effect: batched even for cudaMemcpy (cudart does not
+    // block the host for D2D either).
+    appendLocked(
+        wire::Command::MemcpyD2D,
+        wire::CreateMemcpyD2D(fbb, addrOf(dst), addrOf(src), count, sid)
+            .Union(),
+        {call, 0});
+    afterAppendLocked();
+    return cudaSuccess;
+  }
+
+  if (kind == cudaMemcpyHostToDevice) {
+    // Data is copied into the batch (or written into the upload ring) now,
+    // so the caller may reuse `src`.
+    const auto *bytes = static_cast<const uint8_t *>(src);
+    bool pieces = ringUploadLocked(count) && opts_.ringPieceBytes;
+    size_t step = pieces ? std::min(opts_.ringPieceBytes, opts_.chunkBytes)
+                         : opts_.chunkBytes;
+    for (size_t off = 0, n = 0; off < count; off += n) {
+      n = std::min(step, count - off);
+      // A tail too small for the ring rides with the last piece, as long as
+      // that stays a chunk (the piece goes inline when the ring is full).
+      if (pieces && count - off - n < opts_.rmaUploadMin &&
+          count - off <= opts_.chunkBytes)
+        n = count - off;
+      if (uploadThroughRingLocked(addrOf(dst) + off, bytes + off, n, sid, call))
+        continue;
+      auto data = batch_.fbb().CreateVector(bytes + off, n);
+      appendLocked(
+          wire::Command::MemcpyH2D,
+          wire::CreateMemcpyH2D(batch_.fbb(), addrOf(dst) + off, data, sid)
+              .Union(),
+          {call, 0});
+      stats_.bytesUpH2dData += n;
+      afterAppendLocked();
+    }
+    if (async)
+      return cudaSuccess;
+    // Synchronous cudaMemcpy reports errors of earlier work: round trip.
+    return roundTripLocked({}, /*sync=*/true);
+  }
+
+  // Device to host: one reply-wanted batch per chunk. The payload lands in
+  // `dst` when the reply is read: now for cudaMemcpy, at the latest at the
+  // next synchronization for cudaMemcpyAsync. Large chunks ask the server to
+  // write `dst` directly (RMA) before it replies: no reply payload, no copy
+  // out of it here.
+  auto *out = static_cast<uint8_t *>(dst);
+  for (size_t off = 0; off < count; off += opts_.chunkBytes) {
+    size_t n = std::min(opts_.chunkBytes, count - off);
+    transport::RemoteRegion region;
+    uint64_t shared = 0, sharedOffset = 0;
+    bool direct = hostMemory_.sharedRange(out + off, n, &shared, &sharedOffset);
+    bool rma = !direct && opts_.rmaReadbackMin && n >= opts_.rmaReadbackMin &&
+               conn_->exposeForWrite(out + off, n, &region);
+    Sink sink;
+    sink.index = appendLocked(
+        wire::Command::MemcpyD2H,
+        wire::CreateMemcpyD2H(batch_.fbb(), addrOf(src) + off, n, sid, rma,
+                              region.addr, region.key, shared, sharedOffset)
+            .Union(),
+        {call, 0});
+    sink.payload = out + off;
+    sink.payloadSize = n;
+    sink.rma = rma || direct;
+    sink.shared = direct;
+    sink.exposure = region;
+    if (cudaError_t err = sendBatchLocked(true, {sink}, nullptr))
+      return err;
+  }
+  readbackIsLast_ = true;
+  readbackStream_ = sid;
+  if (async)
+    return cudaSuccess;
+  countRoundTripLocked(call);
+  if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
+    return err;
+  return takePendingErrorLocked();
+}
+
+bool Runtime::ringUploadLocked(size_t n) const {
+  return ring_.size && opts_.rmaUploadMin && n >= opts_.rmaUploadMin;
+}
+
+bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
+                                      size_t n, uint64_t stream,
+                                      const char *call) {
+  if (!ringUploadLocked(n) || n > ring_.size)
+    return false;
+  // A piece never wraps: one that does not fit before the end of the ring
+  // starts at its beginning, and the tail stays unused this round.
+  uint64_t pos = ring_.written % ring_.size;
+  uint64_t skip = pos + n > ring_.size ? ring_.size - pos : 0;
+  uint64_t offset = skip ? 0 : pos;
+  uint64_t end = ring_.written + skip + n;
+  if (end - ring_.released > ring_.size)
+    return false; // the server is still copying from that space
+  if (ring_.mapped)
+    std::memcpy(ring_.mapped.get() + offset, src, n);
+  else if (conn_->writeRemote(src, n, {ring_.addr + offset, ring_.key}) !=
+           transport::Status::Ok)
+    return false;
+  ring_.written = end;
+  appendLocked(
+      wire::Command::MemcpyH2DRing,
+      wire::CreateMemcpyH2DRing(batch_.fbb(), dst, stream, offset, n, end)
+          .Union(),
+      {call, 0});
+  stats_.bytesUpRma += n;
+  batchRmaBytes_ += n;
+  if (opts_.ringPieceBytes)
+    sendBatchLocked(false, {}, nullptr); // its copy can start now
+  else
+    afterAppendLocked();
+  return true;
+}
+
+cudaError_t Runtime::memset(void *dst, int value, size_t count,
+                            cudaStream_t stream, bool perThread) {
+  if (count == 0)
+    return cudaSuccess;
+  if (!dst)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  if (cudaError_t err =
+          checkDeviceRangeLocked("cudaMemset", "destination", dst, count))
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
+    GraphNode node;
+    node.type = wire::Command::Memset;
+    node.dst = addrOf(dst);
+    node.value = uint8_t(value);
+    node.size = count;
+    bool captured;
+    return captureLocked(sid, std::move(node), &captured);
+  }
+  ensureDeviceLocked();
+  appendLocked(
+      wire::Command::Memset,
+      wire::CreateMemset(batch_.fbb(), addrOf(dst), uint8_t(value), count, sid)
+          .Union(),
+      {"cudaMemset", 0});
+  afterAppendLocked();
+  return cudaSuccess;
+}
+
+// ---- symbols --------------------------------------------------------------
+
+cudaError_t Runtime::variableLocked(const void *symbol,
+                                    const manifest::Variable **var) {
+  uint64_t moduleHash;
+  std::string name;
+  if (!symbol ||
+      !StartupRegistry::instance().variable(symbol, &moduleHash, &name))
+    return cudaErrorInvalidSymbol;
+  *var = index_.variableFor(moduleHash, name);
+  if (!*var) {
+    std::fprintf(stderr,
+                 "remote-clang: device variable %s is registered but no "
+                 "loaded manifest describes it (is <program>.rcm beside the "
+                 "binary, or in RC_MANIFEST?)\n",
+                 name.c_str());
+    return cudaErrorInvalidSymbol;
+  }
+  return cudaSuccess;
+}
+
+// One round trip per variable per session; the address is then cached and
+// symbol copies become plain device copies.
+cudaError_t Runtime::symbolAddressLocked(const manifest::Variable *var,
+                                         uint64_t *addr) {
+  auto key = std::make_pair(threadDevice(), var->id());
+  auto it = symbolAddrs_.find(key);
+  if (it != symbolAddrs_.end()) {
+    *addr = it->second;
+    return cudaSuccess;
+  }
+  ensureDeviceLocked();
+  bool filled = false;
+  Sink sink;
+  sink.index =
+      appendLocked(wire::Command::SymbolAddress,
+                   wire::CreateSymbolAddress(batch_.fbb(), var->id()).Union(),
+                   {"cudaGetSymbolAddress", 0});
+  sink.addr = addr;
+  sink.filled = &filled;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  if (!filled || !*addr)
+    return cudaErrorInvalidSymbol;
+  symbolAddrs_[key] = *addr;
+  symbolRanges_[*addr] = var->size();
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::symbolAddress(void **devPtr, const void *symbol) {
+  if (!devPtr)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  const manifest::Variable *var;
+  if (cudaError_t err = variableLocked(symbol, &var))
+    return err;
+  uint64_t addr = 0;
+  if (cudaError_t err = symbolAddressLocked(var, &addr))
+    return err;
+  *devPtr = reinterpret_cast<void *>(uintptr_t(addr));
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::symbolSize(size_t *size, const void *symbol) {
+  if (!size)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  const manifest::Variable *var;
+  if (cudaError_t err = variableLocked(symbol, &var))
+    return err;
+  *size = var->size();
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::symbolRangeLocked(const void *symbol, size_t count,
+                                       size_t offset, uint64_t *addr) {
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  const manifest::Variable *var;
+  if (cudaError_t err = variableLocked(symbol, &var))
+    return err;
+  if (offset > var->size() || count > var->size() - offset)
+    return cudaErrorInvalidValue;
+  if (cudaError_t err = symbolAddressLocked(var, addr))
+    return err;
+  *addr += offset;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::memcpyToSymbol(const void *symbol, const void *src,
+                                    size_t count, size_t offset,
+                                    cudaMemcpyKind kind, cudaStream_t stream,
+                                    bool async, bool perThread) {
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
+      kind != cudaMemcpyDefault)
+    return cudaErrorInvalidMemcpyDirection;
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t addr;
+  if (cudaError_t err = symbolRangeLocked(symbol, count, offset, &addr))
+    return err;
+  // cudaMemcpyDefault resolves in memcpyLocked (the symbol is device memory).
+  return memcpyLocked(reinterpret_cast<void *>(uintptr_t(addr)), src, count,
+                      kind, stream, async, perThread,
+                      async ? "cudaMemcpyToSymbolAsync" : "cudaMemcpyToSymbol");
+}
+
+cudaError_t Runtime::memcpyFromSymbol(void *dst, const void *symbol,
+                                      size_t count, size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream,
+                                      bool async, bool perThread) {
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
+      kind != cudaMemcpyDefault)
+    return cudaErrorInvalidMemcpyDirection;
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t addr;
+  if (cudaError_t err = symbolRangeLocked(symbol, count, offset, &addr))
+    return err;
+  return memcpyLocked(dst, reinterpret_cast<void *>(uintptr_t(addr)), count,
+                      kind, stream, async, perThread,
+                      async ? "cudaMemcpyFromSymbolAsync"
+                            : "cudaMemcpyFromSymbol");
+}
+
+} // namespace rc::rt
