@@ -1,6 +1,7 @@
 // librc_cublas end to end: rc-server --test-device over shm and a plain C++
 // program linked to librc_cudart + librc_cublas (programs/cublas_calls.cpp).
 // Every wait is bounded; the server is killed by pid when the test ends.
+#include "child_process.h"
 #include "manifest_generated.h"
 #include "rc/manifest_file.h"
 
@@ -17,48 +18,8 @@
 
 namespace {
 
-std::string readFile(const std::string &path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Forks `argv` with stdout+stderr into `out`; returns its pid.
-pid_t spawn(const std::vector<std::string> &argv,
-            const std::vector<std::string> &env, const std::string &out) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    for (const std::string &e : env)
-      putenv(strdup(e.c_str()));
-    FILE *f = freopen(out.c_str(), "w", stdout);
-    (void)f;
-    dup2(fileno(stdout), 2);
-    std::vector<char *> args;
-    for (const std::string &a : argv)
-      args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// Waits up to `seconds` for `pid`; kills it after that. Exit code or -1.
-int waitBounded(pid_t pid, int seconds) {
-  auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using rc::test::readFile;
+using rc::test::waitBounded;
 
 TEST(CublasIntegration, GgmlCallShapesOverShm) {
   char tmpl[] = "/tmp/rc-cublas-itest-XXXXXX";
@@ -77,7 +38,7 @@ TEST(CublasIntegration, GgmlCallShapesOverShm) {
       << error;
 
   std::string url = "shm://rc-cublas-" + std::to_string(getpid());
-  pid_t server = spawn(
+  pid_t server = rc::test::startChild(
       {RC_SERVER_BIN, "--test-device", "--listen", url, "--manifest", manifest},
       {}, dir + "/server.log");
   bool ready = false;
@@ -88,7 +49,8 @@ TEST(CublasIntegration, GgmlCallShapesOverShm) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (ready) {
-    pid_t prog = spawn({RC_CUBLAS_PROG}, {"RC_SERVER=" + url}, dir + "/out");
+    pid_t prog = rc::test::startChild({RC_CUBLAS_PROG}, {"RC_SERVER=" + url},
+                                      dir + "/out");
     int status = waitBounded(prog, 60);
     std::string out = readFile(dir + "/out");
     EXPECT_EQ(status, 0) << out;

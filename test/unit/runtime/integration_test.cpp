@@ -1,6 +1,7 @@
 // End to end on one machine: a real rc-server (--test-device) over shm and
 // tcp, and plain C++ programs linked to librc_cudart.so. Every wait is
 // bounded; the server is killed by pid when a test ends.
+#include "child_process.h"
 #include "key_dir.h"
 #include "programs/test_module.h"
 #include "rc/fatbin.h"
@@ -93,84 +94,17 @@ std::string writeManifest(const std::string &dir,
   return path;
 }
 
-int freeTcpPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
-
 // tcp://127.0.0.1:<a port nobody listens on now>.
 std::string loopbackTcpUrl() {
-  int port = freeTcpPort();
+  int port = rc::test::freeLoopbackPort();
   EXPECT_GT(port, 0) << "no free tcp port";
   return "tcp://127.0.0.1:" + std::to_string(port);
 }
 
-std::string readFile(const std::string &path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-struct ChildResult {
-  int status = -1; // exit code, or -1 when killed for time
-  std::string output;
-};
-
-// Starts `argv` with extra environment, stdout+stderr into outPath.
-pid_t startChild(const std::vector<std::string> &argv,
-                 const std::vector<std::string> &env,
-                 const std::string &outPath) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    for (const std::string &e : env)
-      putenv(strdup(e.c_str()));
-    FILE *f = freopen(outPath.c_str(), "w", stdout);
-    (void)f;
-    dup2(fileno(stdout), 2);
-    std::vector<char *> args;
-    for (const std::string &a : argv)
-      args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// Runs `argv` with extra environment, stdout+stderr captured, killed after
-// timeoutS.
-ChildResult runChild(const std::vector<std::string> &argv,
-                     const std::vector<std::string> &env,
-                     const std::string &outPath, int timeoutS) {
-  pid_t pid = startChild(argv, env, outPath);
-  ChildResult r;
-  auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(timeoutS);
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      r.output = readFile(outPath) + "\n[killed after " +
-                 std::to_string(timeoutS) + " s]";
-      return r;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.output = readFile(outPath);
-  return r;
-}
+using rc::test::ChildResult;
+using rc::test::readFile;
+using rc::test::runChild;
+using rc::test::startChild;
 
 class Server {
 public:

@@ -2,6 +2,7 @@
 // ServerCore's board and in the --metrics file with the exact command counts
 // by type and the exact bytes each way (no timing is asserted: only that
 // time was accounted to the command types that ran).
+#include "child_process.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
 #include "server_test_util.h"
@@ -21,12 +22,7 @@ using namespace rc::server::test;
 
 namespace {
 
-std::string readFile(const std::string &path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using rc::test::readFile;
 
 // Polls the file until `pred` holds on its content (the writer runs about
 // once a second); returns the last content read.

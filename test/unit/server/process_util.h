@@ -3,6 +3,8 @@
 #ifndef RC_SERVER_PROCESS_UTIL_H
 #define RC_SERVER_PROCESS_UTIL_H
 
+#include "child_process.h"
+
 #include <arpa/inet.h>
 #include <chrono>
 #include <csignal>
@@ -94,17 +96,7 @@ struct Child {
   }
 };
 
-inline int freePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
+inline int freePort() { return rc::test::freeLoopbackPort(); }
 
 } // namespace rc::server::test
 

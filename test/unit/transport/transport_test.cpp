@@ -3,6 +3,7 @@
 // addresses, and peer death. Every wait is bounded.
 #include "rc/transport.h"
 
+#include "child_process.h"
 #include "connection.h" // the doorbell's counts
 #include "test_support.h"
 
@@ -26,18 +27,8 @@ using namespace rc::transport::test;
 
 namespace {
 
-// A port nobody listens on: bind an ephemeral port, then release it.
-int unusedPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
+// A port nobody listens on.
+int unusedPort() { return rc::test::freeLoopbackPort(); }
 
 // Echoes every message back until the peer closes or 30 s pass.
 void echo(Connection *c) {
