@@ -613,7 +613,7 @@ Status FabricConnection::send(const void *data, size_t size) {
   // its buffer on return.
   const bool zeroCopy = ep_->iovLimit() >= 2;
   return postPieces(
-      size, "send", zeroCopy ? "fi_sendv" : "fi_send",
+      size, "send", zeroCopy ? "fi_sendv" : "fi_send", StallBound::LivePeer,
       [&](SendSlot *slot, uint64_t off, size_t len) {
         FrameHeader fh = h;
         fh.offset = off;
@@ -632,7 +632,7 @@ Status FabricConnection::send(const void *data, size_t size) {
 }
 
 Status FabricConnection::postPieces(
-    uint64_t size, const char *what, const char *call,
+    uint64_t size, const char *what, const char *call, StallBound bound,
     const std::function<long(SendSlot *, uint64_t, size_t)> &post) {
   uint64_t errorsBefore = ep_->sendErrors();
   std::vector<SendSlot *> inFlight;
@@ -650,17 +650,16 @@ Status FabricConnection::postPieces(
     inFlight.push_back(slot);
     off += len;
   }
-  return waitSlotsDone(inFlight, errorsBefore, what);
+  return waitSlotsDone(inFlight, errorsBefore, what, bound);
 }
 
 Status FabricConnection::waitSlotsDone(const std::vector<SendSlot *> &inFlight,
-                                       uint64_t errorsBefore,
-                                       const char *what) {
+                                       uint64_t errorsBefore, const char *what,
+                                       StallBound bound) {
   auto idleSince = Clock::now();
-  // A live peer completes a piece well within the liveness window; one
-  // that never completes (shm: a write naming memory the peer never
-  // exposed, which a hostile client can ask for) would hold this thread
-  // forever, so the connection ends instead.
+  // A piece that never completes would hold this thread forever (shm: a
+  // write naming memory the peer never exposed, which a hostile client can
+  // ask for), so the connection ends after a bound (StallBound says which).
   auto progressSince = idleSince;
   size_t busyBefore = inFlight.size() + 1;
   for (;;) {
@@ -677,14 +676,18 @@ Status FabricConnection::waitSlotsDone(const std::vector<SendSlot *> &inFlight,
     auto now = Clock::now();
     int stalled = msSince(progressSince, now);
     // A peer that said within the liveness window that it holds back
-    // (its owner is busy, its queue full) gets the longer bound.
+    // (its owner is busy, its queue full), or any live peer for a send,
+    // gets the longer bound.
     bool heldBack =
         peerHeldBack_ && msSince(peerHeldBackAt_, now) <= tuning().deadMs;
-    if (!gone_ && stalled > (heldBack ? tuning().heldBackMs : tuning().deadMs))
+    bool alive = msSince(lastHeard_, now) <= tuning().deadMs;
+    bool patient = heldBack || (bound == StallBound::LivePeer && alive);
+    if (!gone_ && stalled > (patient ? tuning().heldBackMs : tuning().deadMs))
       markGone(std::string(what) + " to " + peerDesc_ + " made no progress " +
                "for " + std::to_string(stalled) + " ms " +
-               (heldBack ? "(the peer holds back what it receives)"
-                         : "(the peer refused it or stopped reading)"));
+               (heldBack  ? "(the peer holds back what it receives)"
+                : patient ? "(the peer is alive but reads nothing)"
+                          : "(the peer refused it or stopped reading)"));
     if (gone_)
       return failSend(std::string(what) + ": " + goneReason_);
     idleWait(idleSince);
@@ -745,7 +748,7 @@ Status FabricConnection::writeRemote(const void *data, size_t size,
   lastSent_ = Clock::now();
   const auto *bytes = static_cast<const uint8_t *>(data);
   // Pieces of one fragment's size: within every provider's RMA limit.
-  return postPieces(size, "write", "fi_write",
+  return postPieces(size, "write", "fi_write", StallBound::Liveness,
                     [&](SendSlot *slot, uint64_t off, size_t len) {
                       return ep_->write(peer_, slot, bytes + off, len,
                                         dst.addr + off, dst.key);

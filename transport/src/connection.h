@@ -97,16 +97,28 @@ private:
   // Posts one frame, retrying -FI_EAGAIN while progressing. 0 or neg errno.
   long postWithRetry(const std::function<long()> &post);
   SendSlot *waitFreeSlot();
+  // How long a transfer of which no piece completes may wait (docs/
+  // transport.md, "Liveness"): Liveness, the liveness window unless the
+  // peer says it holds back (then RC_TRANSPORT_HELD_BACK_MS); LivePeer,
+  // that long while the peer is heard from at all. Sends wait for a live
+  // peer: a busy or starved one reads slowly but does read (a 4 GiB copy
+  // to rc-server on a loaded 2-core machine stalled 2.5 s and more and
+  // then completed). RMA writes keep the short bound: over shm, one naming
+  // memory the peer never exposed never completes while the peer lives.
+  enum class StallBound { Liveness, LivePeer };
   // Posts `size` bytes in fragment-sized pieces, post(slot, offset, length)
   // for each (retried on -FI_EAGAIN), then waits for all of them; `what`
   // ("send", "write") and `call` name the operation in errors.
   Status
   postPieces(uint64_t size, const char *what, const char *call,
+             StallBound bound,
              const std::function<long(SendSlot *, uint64_t, size_t)> &post);
   // Waits until every slot in `inFlight` completed; Ok unless the peer went
-  // away or a completion reported an error (`what` names the operation).
+  // away, stalled past `bound`, or a completion reported an error (`what`
+  // names the operation).
   Status waitSlotsDone(const std::vector<SendSlot *> &inFlight,
-                       uint64_t errorsBefore, const char *what);
+                       uint64_t errorsBefore, const char *what,
+                       StallBound bound);
   void idleWait(Clock::time_point idleSince);
   // recv's idle wait on a sleeper's doorbell: after doorbellSpinUs idle,
   // sleeps until rung (at most until `until`). >0 if messages arrived.
