@@ -748,7 +748,12 @@ Status FabricConnection::writeRemote(const void *data, size_t size,
   lastSent_ = Clock::now();
   const auto *bytes = static_cast<const uint8_t *>(data);
   // Pieces of one fragment's size: within every provider's RMA limit.
-  return postPieces(size, "write", "fi_write", StallBound::Liveness,
+  // Over shm a write naming memory the peer never exposed never completes
+  // while the peer lives; over tcp it completes (the peer drops it), so a
+  // tcp write may wait for a live peer like a send.
+  StallBound bound = ep_->provider() == Provider::Shm ? StallBound::Liveness
+                                                      : StallBound::LivePeer;
+  return postPieces(size, "write", "fi_write", bound,
                     [&](SendSlot *slot, uint64_t off, size_t len) {
                       return ep_->write(peer_, slot, bytes + off, len,
                                         dst.addr + off, dst.key);

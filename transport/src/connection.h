@@ -103,7 +103,7 @@ private:
   // that long while the peer is heard from at all. Sends wait for a live
   // peer: a busy or starved one reads slowly but does read (a 4 GiB copy
   // to rc-server on a loaded 2-core machine stalled 2.5 s and more and
-  // then completed). RMA writes keep the short bound: over shm, one naming
+  // then completed). RMA writes over shm keep the short bound: one naming
   // memory the peer never exposed never completes while the peer lives.
   enum class StallBound { Liveness, LivePeer };
   // Posts `size` bytes in fragment-sized pieces, post(slot, offset, length)
