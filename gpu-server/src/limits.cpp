@@ -23,18 +23,6 @@ void ServerLimits::read(EnvReader &env) {
                                0, tib / mib, mib);
 }
 
-bool ServerLimits::fromEnv(ServerLimits *out, std::string *error) {
-  EnvReader env;
-  ServerLimits l;
-  l.read(env);
-  if (!env.ok()) {
-    *error = env.error();
-    return false;
-  }
-  *out = l;
-  return true;
-}
-
 bool ByteBudget::take(uint64_t bytes) {
   uint64_t used = used_.load();
   do {

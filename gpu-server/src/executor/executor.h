@@ -51,8 +51,7 @@ public:
   // session's).
   Executor(const Registry &registry, Backend &backend,
            std::unique_ptr<DeviceContext> first,
-           std::vector<bool> allowedManifests,
-           const SessionSettings &settings = SessionSettings());
+           std::vector<bool> allowedManifests, const SessionSettings &settings);
   ~Executor(); // gives back what it took from the shared budgets
   // The session's bounds (limits.h): read-back bytes in one batch's reply,
   // pinned memory shared with the client; and the budgets all sessions

@@ -281,18 +281,19 @@ TEST_F(SessionBounds, NoUploadRingWhenThePinnedTotalIsUsedUp) {
 }
 
 TEST(ServerLimitsFromEnv, BadValuesAreNamedAndGoodOnesApplied) {
-  ServerLimits l;
+  ServerSettings s;
+  const ServerLimits &l = s.limits;
   std::string err;
   setenv("RC_SERVER_MAX_QUEUED_MIB", "12", 1);
   setenv("RC_SERVER_MAX_PENDING", "3", 1);
-  EXPECT_TRUE(ServerLimits::fromEnv(&l, &err)) << err;
+  EXPECT_TRUE(ServerSettings::fromEnv(&s, &err)) << err;
   EXPECT_EQ(l.queuedBytes, 12u << 20);
   EXPECT_EQ(l.maxPending, 3);
   setenv("RC_SERVER_MAX_REPLY_MIB", "4096", 1); // past a flatbuffer's reach
-  EXPECT_FALSE(ServerLimits::fromEnv(&l, &err));
+  EXPECT_FALSE(ServerSettings::fromEnv(&s, &err));
   EXPECT_NE(err.find("RC_SERVER_MAX_REPLY_MIB=4096"), std::string::npos) << err;
   setenv("RC_SERVER_MAX_REPLY_MIB", "12x", 1);
-  EXPECT_FALSE(ServerLimits::fromEnv(&l, &err));
+  EXPECT_FALSE(ServerSettings::fromEnv(&s, &err));
   unsetenv("RC_SERVER_MAX_QUEUED_MIB");
   unsetenv("RC_SERVER_MAX_PENDING");
   unsetenv("RC_SERVER_MAX_REPLY_MIB");

@@ -34,11 +34,9 @@ struct ServerLimits {
   uint64_t pinnedTotalBytes = 16ull << 30; // RC_SERVER_PINNED_TOTAL_MIB
 
   // Applies every RC_SERVER_* variable above that is set (rc::EnvReader's
-  // rule: a value outside its range is the reader's error).
+  // rule: a value outside its range is the reader's error). rc-server reads
+  // them with the rest of its settings (ServerSettings::fromEnv).
   void read(EnvReader &env);
-  // The defaults with the environment applied; false with *error naming
-  // each refused value.
-  static bool fromEnv(ServerLimits *out, std::string *error);
 };
 
 // Bytes shared by all sessions: take() refuses what would pass the total,
