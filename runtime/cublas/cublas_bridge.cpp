@@ -9,10 +9,9 @@ using rc::rt::runtime;
 namespace wire = rc::wire;
 
 int append(wire::Command type, const char *call, void *stream,
-           const rc::rt::Runtime::CommandBuilder &build,
-           bool graphable = false) {
+           const rc::rt::Runtime::CommandBuilder &build) {
   return runtime().appendCommand(type, call, static_cast<cudaStream_t>(stream),
-                                 build, graphable);
+                                 build);
 }
 
 wire::CublasOperand operand(const RcCublasOperand &o) {
@@ -48,24 +47,19 @@ int __rc_cublas_set_workspace(uint64_t handle, uint64_t addr, uint64_t size) {
 int __rc_cublas_gemm(const RcCublasGemm *call) {
   // By value: in a capture the serializer is kept as the graph node.
   RcCublasGemm g = *call;
-  // rc-server reads pointer arrays to check them when the call runs; in a
-  // graph they would be used unchecked at every launch.
-  bool graphable = g.api != int32_t(wire::CublasGemmApi::SgemmBatched) &&
-                   g.api != int32_t(wire::CublasGemmApi::GemmBatchedEx);
-  return append(
-      wire::Command::CublasGemm, g.call, g.stream,
-      [g](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
-        auto alpha = fbb.CreateVector(g.alpha, g.scalarSize);
-        auto beta = fbb.CreateVector(g.beta, g.scalarSize);
-        wire::CublasOperand a = operand(g.a), b = operand(g.b),
-                            c = operand(g.c);
-        return wire::CreateCublasGemm(fbb, wire::CublasGemmApi(g.api), g.handle,
-                                      stream, g.mathMode, g.transA, g.transB,
-                                      g.m, g.n, g.k, alpha, beta, &a, &b, &c,
-                                      g.batchCount, g.computeType, g.algo)
-            .Union();
-      },
-      graphable);
+  return append(wire::Command::CublasGemm, g.call, g.stream,
+                [g](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
+                  auto alpha = fbb.CreateVector(g.alpha, g.scalarSize);
+                  auto beta = fbb.CreateVector(g.beta, g.scalarSize);
+                  wire::CublasOperand a = operand(g.a), b = operand(g.b),
+                                      c = operand(g.c);
+                  return wire::CreateCublasGemm(
+                             fbb, wire::CublasGemmApi(g.api), g.handle, stream,
+                             g.mathMode, g.transA, g.transB, g.m, g.n, g.k,
+                             alpha, beta, &a, &b, &c, g.batchCount,
+                             g.computeType, g.algo)
+                      .Union();
+                });
 }
 
 int __rc_cublas_trsm_batched(const RcCublasTrsm *t) {

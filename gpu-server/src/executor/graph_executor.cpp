@@ -1,13 +1,14 @@
 // Executable graphs of a session (docs/graphs.md). The client captured the
 // graph and sends its node list once (GraphInstantiate); nodes are Launch,
-// Memset, MemcpyD2D and CublasGemm (strided or single) commands, each after
-// the previous one. Every node is validated like the batched command it is.
-// On a backend with real graphs (CUDA) the nodes are replayed into a
-// capturing stream and instantiated (cuBLAS captures its own kernels);
-// GraphExecUpdate sets the parameters of the changed nodes in place, or,
-// when a GEMM changed, captures the whole graph again; GraphLaunch is one
-// cuGraphLaunch. The host test device has no graphs: a
-// launch replays the node list through the ordinary command path.
+// Memset, MemcpyD2D and CublasGemm commands, each after the previous one.
+// Every node is validated like the batched command it is. On a backend with
+// real graphs (CUDA) the nodes are replayed into a capturing stream and
+// instantiated (cuBLAS captures its own kernels); GraphExecUpdate sets the
+// parameters of the changed nodes in place, or, when a GEMM changed,
+// captures the whole graph again; GraphLaunch is one cuGraphLaunch. A graph
+// with a GEMM of device pointer arrays, and every graph on the host test
+// device, is replayed instead: a launch runs the node list through the
+// ordinary command path, where those arrays are read and checked.
 #include "backend/graph_device.h"
 #include "executor/executor.h"
 #include "rc/command_table.h"
@@ -109,6 +110,9 @@ struct Executor::CheckedNode {
   std::vector<uint8_t> args; // 16 bytes of slack, like argBuffer_
   uint64_t dst = 0, src = 0, size = 0;
   uint8_t value = 0;
+  // A GEMM of device pointer arrays: the nodes before it write the arrays,
+  // so only a replay, which reads and checks them, may run it.
+  bool pointerArrays = false;
 };
 
 OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
@@ -156,14 +160,8 @@ OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
   }
   case Command::CublasGemm: {
     const wire::CublasGemm &c = *node->cmd_as_CublasGemm();
-    // rc-server reads pointer arrays when the call runs, to check them; a
-    // graph would use whatever they hold at each launch, unchecked.
-    if (c.api() == wire::CublasGemmApi::SgemmBatched ||
-        c.api() == wire::CublasGemmApi::GemmBatchedEx)
-      return fail(kErrNotSupported,
-                  "node " + std::to_string(i) +
-                      ": a cuBLAS call with device pointer arrays cannot be "
-                      "a graph node");
+    out->pointerArrays = c.api() == wire::CublasGemmApi::SgemmBatched ||
+                         c.api() == wire::CublasGemmApi::GemmBatchedEx;
     // The ordinary checks on the graph's stream, without the call itself.
     OnDevice none{0, bound_};
     streamOverride_ = &none;
@@ -233,16 +231,18 @@ OpStatus Executor::handle(const wire::GraphInstantiate &c, Answer &) {
     return fail(kErrInvalidValue, "graph exec handle " + hexAddress(c.exec()) +
                                       " is reserved or already in use");
   const auto *nodes = c.nodes();
+  bool replayed = !ctx_->graphs();
   for (uint32_t i = 0; nodes && i < nodes->size(); ++i) {
     CheckedNode checked;
     OpStatus st = checkNode(nodes->Get(i), i, &checked);
     if (!st.ok())
       return st;
+    replayed = replayed || checked.pointerArrays;
   }
   auto g = std::make_shared<GraphExec>();
   g->device = bound_;
   g->store(nodes, {});
-  if (ctx_->graphs()) {
+  if (!replayed) {
     OpStatus st = buildCudaGraph(*g);
     if (!st.ok())
       return st;
@@ -285,9 +285,19 @@ OpStatus Executor::handle(const wire::GraphExecUpdate &c, Answer &) {
                                         "incompatible (re-instantiate)");
     changes[i] = nodes->Get(j);
   }
-  bool gemmChanged = false;
-  for (const CheckedNode &k : checked)
+  bool gemmChanged = false, pointerArrays = false;
+  for (const CheckedNode &k : checked) {
     gemmChanged = gemmChanged || k.type == wire::Command::CublasGemm;
+    pointerArrays = pointerArrays || k.pointerArrays;
+  }
+  if (g.native && pointerArrays) {
+    // A GEMM now takes pointer arrays: from here on the graph is replayed.
+    OpStatus st = ctx_->graphs()->destroy(g.native);
+    if (!st.ok())
+      return st;
+    g.native = 0;
+    g.nodes.clear();
+  }
   if (g.native && gemmChanged) {
     // cuBLAS picked a GEMM's kernels when it was captured: capture the whole
     // graph again with the new nodes; on failure the old one stays.
@@ -350,7 +360,7 @@ OpStatus Executor::handle(const wire::GraphLaunch &c, Answer &) {
                 std::to_string(g.size()) + " nodes)";
   if (g.native)
     return ctx_->graphs()->launch(g.native, s);
-  // No real graphs: replay the nodes, in order, on the launch's stream.
+  // Replayed: the nodes, in order, on the launch's stream.
   std::shared_ptr<GraphExec> keep = it->second;
   std::vector<ResultData> unused;
   const auto *list = g.list();

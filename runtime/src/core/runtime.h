@@ -242,13 +242,12 @@ public:
   // ---- commands of libraries on top (librc_cublas) ---------------------
   // runtime_append.cpp. Appends the command `build` serializes into the
   // batch (given the wire id of `stream`); no round trip. `call` (a string
-  // literal) names it in error messages. On a capturing stream a
-  // `graphable` command becomes a graph node (`build` is kept: it must own
-  // what it serializes); any other is refused.
+  // literal) names it in error messages. On a capturing stream a command
+  // the command table marks as a graph node becomes one (`build` is kept:
+  // it must own what it serializes); any other is refused.
   using CommandBuilder = LibraryCommand;
   cudaError_t appendCommand(wire::Command type, const char *call,
-                            cudaStream_t stream, const CommandBuilder &build,
-                            bool graphable = false);
+                            cudaStream_t stream, const CommandBuilder &build);
 
   // ---- observability (tests, RC_STATS) ---------------------------------
   uint64_t messagesSent();

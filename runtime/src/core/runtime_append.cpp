@@ -10,16 +10,14 @@ namespace rc::rt {
 
 cudaError_t Runtime::appendCommand(wire::Command type, const char *call,
                                    cudaStream_t stream,
-                                   const CommandBuilder &build,
-                                   bool graphable) {
+                                   const CommandBuilder &build) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
   uint64_t sid = 0;
   if (cudaError_t err = wireStreamLocked(stream, /*perThread=*/false, &sid))
     return err;
-  if (graphable && wire::commandInfo(type)->graphNode &&
-      graphs_.capturing(sid)) {
+  if (wire::commandInfo(type)->graphNode && graphs_.capturing(sid)) {
     GraphNode node;
     node.type = type;
     node.library = build;
@@ -32,8 +30,8 @@ cudaError_t Runtime::appendCommand(wire::Command type, const char *call,
   }
   // Refuse rather than run it outside the graph being captured.
   std::string why = std::string(call) +
-                    " (only cuBLAS GEMMs without device pointer arrays can "
-                    "be captured into graphs)";
+                    " (of the cuBLAS calls only GEMMs can be captured into "
+                    "graphs)";
   if (cudaError_t err = refuseInCaptureLocked(sid, why.c_str()))
     return err;
   ensureDeviceLocked();

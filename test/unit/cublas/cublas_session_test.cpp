@@ -200,6 +200,7 @@ wire::CublasOperand op(uint64_t p, int64_t ld, int type, int64_t stride = 0) {
 // first command to run) and the expected C.
 struct PointerArrayCase {
   Gemm g;
+  std::vector<uint64_t> ptrs; // the arrays' contents: A, B, C
   Cmd upload;
   uint64_t c = 0;
   std::vector<float> C;
@@ -373,9 +374,9 @@ PointerArrayCase CublasSession::pointerArrayCase(int seed) {
   uint64_t a = upload(A, kR16F), b = upload(B, kR16F);
   pc.c = alloc(pc.C.size() * 4);
   uint64_t arrays = alloc(6 * 8);
-  std::vector<uint64_t> ptrs = {
+  pc.ptrs = {
       a, a, b, b + uint64_t(k * n) * 2, pc.c, pc.c + uint64_t(m * n) * 4};
-  pc.upload = cH2D(arrays, u64s(ptrs));
+  pc.upload = cH2D(arrays, u64s(pc.ptrs));
   Gemm &g = pc.g;
   g.api = wire::CublasGemmApi::GemmBatchedEx;
   g.ta = kOpT, g.m = m, g.n = n, g.k = k, g.batch = 2;
@@ -631,19 +632,65 @@ TEST_F(CublasSession, GemmIsAGraphNode) {
   expectNear(runAndRead({cGraphLaunch(7)}, c, C.size(), kR32F), C2);
 }
 
-// Pointer arrays are read and checked when the call runs; a graph would use
-// their contents at every launch unchecked, so such a node is refused.
-TEST_F(CublasSession, PointerArrayGemmIsNoGraphNode) {
-  uint64_t p = alloc(4096);
-  ASSERT_EQ(run({cCreate(1)}), "");
-  Gemm g;
-  g.api = wire::CublasGemmApi::GemmBatchedEx;
-  g.m = g.n = g.k = 2;
-  g.a = g.b = g.c = op(p, 2, kR32F);
-  std::string e = run({cGraphInstantiate(8, {cGemm(g)})});
-  EXPECT_NE(e.find("device pointer arrays cannot be a graph node"),
-            std::string::npos)
-      << e;
+// ggml's batched GEMMs with device pointer arrays are captured too, behind
+// the kernel that writes the arrays. Their contents exist only when the
+// graph runs, so rc-server replays such a graph (docs/graphs.md): each launch
+// reads and checks the arrays as the batched call does. Instantiation
+// checks only that the arrays themselves lie inside allocations.
+TEST_F(CublasSession, PointerArrayGemmIsAReplayedGraphNode) {
+  PointerArrayCase pc = pointerArrayCase(30);
+  const Gemm &g = pc.g;
+  uint64_t arrays = g.a.ptr(), c = pc.c, cBytes = pc.C.size() * 4;
+  // The arrays are written by the graph's first node, from a copy made now;
+  // the arrays themselves hold zeros until then.
+  uint64_t source = alloc(6 * 8);
+  ASSERT_EQ(run({pc.upload, cD2D(source, arrays, 6 * 8),
+                 cMemset(arrays, 0, 6 * 8), cCreate(1)}),
+            "");
+
+  // Instantiated first as the strided call with the same matrices (A
+  // repeated: stride 0), then updated to the pointer-array call.
+  Gemm strided = g;
+  strided.api = wire::CublasGemmApi::GemmStridedBatchedEx;
+  const std::vector<uint64_t> &ptrs = pc.ptrs;
+  const int m = g.m, n = g.n, k = g.k;
+  strided.a = op(ptrs[0], k, kR16F, 0);
+  strided.b = op(ptrs[2], k, kR16F, int64_t(k) * n);
+  strided.c = op(ptrs[4], m, kR32F, int64_t(m) * n);
+  auto nodes = [&](const Gemm &gemm) {
+    return std::vector<Cmd>{cD2D(arrays, source, 6 * 8),
+                            cMemset(c, 0xFF, cBytes), cGemm(gemm)};
+  };
+  ASSERT_EQ(run({cGraphInstantiate(9, nodes(strided))}), "");
+  expectNear(runAndRead({cGraphLaunch(9)}, c, pc.C.size(), kR32F), pc.C);
+
+  Gemm twice = g;
+  twice.alpha = 2;
+  std::vector<float> C2 = pc.C;
+  for (float &v : C2)
+    v *= 2;
+  ASSERT_EQ(run({cGraphUpdate(9, {2}, {cGemm(twice)})}), "");
+  expectNear(runAndRead({cGraphLaunch(9)}, c, pc.C.size(), kR32F), C2);
+  // Instantiated with pointer arrays from the start.
+  ASSERT_EQ(run({cGraphInstantiate(10, nodes(g))}), "");
+  expectNear(runAndRead({cGraphLaunch(10)}, c, pc.C.size(), kR32F), pc.C);
+
+  // An array entry outside the session's allocations is refused when the
+  // graph runs, naming the node; the session goes on.
+  std::vector<uint64_t> wild = ptrs;
+  wild[1] = 0x1234;
+  ASSERT_EQ(run({cH2D(source, u64s(wild))}), "");
+  std::string e = run({cGraphLaunch(10), cDeviceSync()});
+  EXPECT_NE(e.find("node 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("A[1] = 0x1234"), std::string::npos) << e;
+  ASSERT_EQ(run({cH2D(source, u64s(ptrs))}), "");
+  expectNear(runAndRead({cGraphLaunch(10)}, c, pc.C.size(), kR32F), pc.C);
+
+  // The arrays themselves must lie inside an allocation.
+  Gemm outside = g;
+  outside.b = op(arrays + 6 * 8 - 8, k, kR16F);
+  e = run({cGraphInstantiate(11, nodes(outside))});
+  EXPECT_NE(e.find("B pointer array"), std::string::npos) << e;
 }
 
 } // namespace

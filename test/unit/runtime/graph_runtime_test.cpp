@@ -383,8 +383,8 @@ TEST_F(GraphRuntimeTest, ServerValidatesNodesAtInstantiate) {
 }
 
 // A cuBLAS GEMM issued on a capturing stream (ggml captures its whole compute
-// graph) becomes a node and runs at every launch; a call the runtime cannot
-// put in a graph is refused and invalidates the capture, as CUDA does.
+// graph) becomes a node and runs at every launch; a call that is no graph
+// node is refused and invalidates the capture, as CUDA does.
 TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   // C (2x2) = A (2x3) * B (3x2), column-major, on the host test device.
   const float A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 2, 1, 0, 1};
@@ -418,7 +418,7 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   cudaGraph_t g = capture([&] {
     EXPECT_EQ(rt->memset(c, 0xFF, 16, s, false), cudaSuccess);
     EXPECT_EQ(rt->appendCommand(rc::wire::Command::CublasGemm, "cublasSgemm", s,
-                                gemm(2), /*graphable=*/true),
+                                gemm(2)),
               cudaSuccess);
   });
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
@@ -438,9 +438,19 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
 
   ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
             cudaSuccess);
-  EXPECT_EQ(rt->appendCommand(rc::wire::Command::CublasGemm, "cublasSgemm", s,
-                              gemm(1)),
+  // TRSM is no graph node (the command table's graphNode column).
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(rt->appendCommand(
+                rc::wire::Command::CublasTrsmBatched, "cublasStrsmBatched", s,
+                [](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
+                  return rc::wire::CreateCublasTrsmBatched(
+                             fbb, 1, stream, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0,
+                             1, 0)
+                      .Union();
+                }),
             cudaErrorStreamCaptureUnsupported);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cublasStrsmBatched"), std::string::npos) << err;
   cudaGraph_t invalid = nullptr;
   EXPECT_EQ(rt->streamEndCapture(s, &invalid, false),
             cudaErrorStreamCaptureInvalidated);
