@@ -52,22 +52,56 @@ bool emitted(const manifest::Variable &v, bool known,
          (v.name() && symbols.count(v.name()->str()));
 }
 
-// Rebuilds the one-module fragment with the fatbin filled in.
+// Rebuilds the one-module fragment with the fatbin filled in. Relocatable
+// device code keeps its fatbin in the object, for the device link (nvlink
+// reads it there); the fragment only names it.
+// With -fgpu-rdc clang gives a static kernel or variable the host names a
+// unique name, <name>__static__<hash>, so the host can find it in the
+// device-linked image; the plugin saw the plain one.
+bool externalizedName(const std::string &plain,
+                      const std::map<std::string, uint64_t> &symbols,
+                      std::string *out) {
+  if (symbols.count(plain))
+    return false;
+  std::string prefix = plain + "__static__";
+  auto it = symbols.lower_bound(prefix);
+  if (it == symbols.end() || it->first.compare(0, prefix.size(), prefix) != 0)
+    return false;
+  *out = it->first;
+  return true;
+}
+
+enum class CodeKind { Whole, Relocatable, DeviceLinked };
+
 std::vector<uint8_t> fillFragment(const manifest::Manifest &frag,
-                                  const uint8_t *fatbin, uint64_t size) {
+                                  const uint8_t *fatbin, uint64_t size,
+                                  CodeKind kind) {
   std::map<std::string, uint64_t> symbols;
   bool known = cubinSymbols(fatbin, size, symbols);
   flatbuffers::FlatBufferBuilder b(size + 4096);
-  auto module = tools::makeModule(b, *frag.modules()->Get(0), fatbin, size,
-                                  rc::fatbinHash(fatbin, size));
+  bool relocatable = kind == CodeKind::Relocatable;
+  auto module = tools::makeModule(
+      b, *frag.modules()->Get(0), relocatable ? nullptr : fatbin,
+      relocatable ? 0 : size, rc::fatbinHash(fatbin, size), relocatable,
+      kind == CodeKind::DeviceLinked);
   std::vector<flatbuffers::Offset<manifest::Kernel>> kernels;
+  std::string name;
+  auto renamed = [&](bool internal, const flatbuffers::String *n) {
+    return relocatable && internal && n &&
+                   externalizedName(n->str(), symbols, &name)
+               ? &name
+               : nullptr;
+  };
   if (frag.kernels())
     for (const manifest::Kernel *k : *frag.kernels())
-      kernels.push_back(tools::copyKernel(b, *k, 0));
+      kernels.push_back(
+          tools::copyKernel(b, *k, 0, {}, renamed(k->internal(), k->name())));
   std::vector<flatbuffers::Offset<manifest::Variable>> vars;
   if (frag.variables())
     for (const manifest::Variable *v : *frag.variables())
-      if (emitted(*v, known, symbols))
+      if (const std::string *n = renamed(v->internal(), v->name()))
+        vars.push_back(tools::copyVariable(b, *v, 0, n));
+      else if (emitted(*v, known, symbols))
         vars.push_back(tools::copyVariable(b, *v, 0));
   auto root = manifest::CreateManifest(
       b, frag.format_version(), b.CreateVector(&module, 1),
@@ -104,6 +138,40 @@ bool earlierFatbin(const std::vector<uint8_t> &obj,
   return true;
 }
 
+// Adds the framed fragment as the object's RC_FRAGMENT_SECTION, replacing
+// one embedded before.
+int addFragmentSection(const std::string &object,
+                       const std::vector<tools::ElfSection> &sections,
+                       const std::vector<uint8_t> &framed) {
+  std::string err, tmp = object + ".rcfrag.tmp";
+  if (!writeFile(tmp, framed.data(), framed.size(), &err))
+    return fail(err);
+  std::vector<std::string> cmd = {tools::objcopyPath()};
+  if (tools::findSection(sections, RC_FRAGMENT_SECTION))
+    cmd.push_back("--remove-section=" RC_FRAGMENT_SECTION);
+  cmd.push_back("--add-section=" RC_FRAGMENT_SECTION "=" + tmp);
+  cmd.push_back(object);
+  int rc = tools::runCommand(cmd, &err);
+  unlink(tmp.c_str());
+  return rc == 0 ? 0 : fail(object + ": cannot add section: " + err);
+}
+
+// An object of relocatable device code: its fragment joins the object and
+// the device code stays where the device link finds it.
+int embedRelocatable(const std::string &object, const manifest::Manifest &m,
+                     const std::vector<uint8_t> &obj,
+                     const std::vector<tools::ElfSection> &sections,
+                     const tools::ElfSection &rel) {
+  const uint8_t *fatbin = obj.data() + rel.offset;
+  uint64_t size = rc::fatbinSize(fatbin, rel.size);
+  if (size == 0)
+    return fail(object +
+                ": __nv_relfatbin does not start with a fatbin header");
+  return addFragmentSection(object, sections,
+                            tools::frameFragment(fillFragment(
+                                m, fatbin, size, CodeKind::Relocatable)));
+}
+
 } // namespace
 
 int embedFragment(const std::string &object, const std::string &fragment) {
@@ -124,6 +192,11 @@ int embedFragment(const std::string &object, const std::string &fragment) {
   if (!tools::readElfSections(obj.data(), obj.size(), sections, &err))
     return fail(object + ": " + err);
   const tools::ElfSection *fb = tools::findSection(sections, ".nv_fatbin");
+  // -fgpu-rdc puts the device code in __nv_relfatbin instead.
+  const tools::ElfSection *rel =
+      fb ? nullptr : tools::findSection(sections, "__nv_relfatbin");
+  if (rel)
+    return embedRelocatable(object, m, obj, sections, *rel);
   if (!fb) {
     // No device code. The fragment may still list kernels and variables the
     // AST instantiated but no emitted code reaches (cub's EmptyKernel<void>
@@ -159,36 +232,32 @@ int embedFragment(const std::string &object, const std::string &fragment) {
     fatbin = earlier.data();
     size = earlier.size();
   }
-  std::vector<uint8_t> filled = fillFragment(m, fatbin, size);
+  // The device-link object (driver/link_stub.cpp) holds the linked image.
+  std::vector<tools::ElfSymbol> syms;
+  if (!tools::readElfSymbols(obj.data(), obj.size(), sections, syms, &err))
+    return fail(object + ": " + err);
+  CodeKind kind = CodeKind::Whole;
+  for (const tools::ElfSymbol &s : syms)
+    if (s.size > 0 && s.name.rfind("__cudaRegisterLinkedBinary", 0) == 0)
+      kind = CodeKind::DeviceLinked;
+  std::vector<uint8_t> filled = fillFragment(m, fatbin, size, kind);
   std::vector<uint8_t> framed = tools::frameFragment(filled);
 
-  std::string tmp = object + ".rcfrag.tmp";
   std::string stubTmp = object + ".rcstub.tmp";
   rc::RemoteFatbinStub stub = rc::makeRemoteStub(rc::fatbinHash(fatbin, size));
-  if (!writeFile(tmp, framed.data(), framed.size(), &err) ||
-      !writeFile(stubTmp, &stub, sizeof stub, &err)) {
-    unlink(tmp.c_str());
-    unlink(stubTmp.c_str());
+  if (!writeFile(stubTmp, &stub, sizeof stub, &err))
     return fail(err);
-  }
   // Re-embedding replaces an earlier fragment instead of adding a second.
-  std::vector<std::string> cmd = {tools::objcopyPath()};
-  if (tools::findSection(sections, RC_FRAGMENT_SECTION))
-    cmd.push_back("--remove-section=" RC_FRAGMENT_SECTION);
-  cmd.push_back("--add-section=" RC_FRAGMENT_SECTION "=" + tmp);
-  cmd.push_back(object);
-  int rc = tools::runCommand(cmd, &err);
+  if (int rc = addFragmentSection(object, sections, framed)) {
+    unlink(stubTmp.c_str());
+    return rc;
+  }
   // The client never loads device code: keep only the stub that names the
   // module (rc/fatbin.h), so the device code is stored once, in the .rcm.
-  int stubRc =
-      rc != 0 ? 0
-              : tools::runCommand({tools::gnuObjcopyPath(), "--update-section",
-                                   ".nv_fatbin=" + stubTmp, object},
-                                  &err);
-  unlink(tmp.c_str());
+  int stubRc = tools::runCommand({tools::gnuObjcopyPath(), "--update-section",
+                                  ".nv_fatbin=" + stubTmp, object},
+                                 &err);
   unlink(stubTmp.c_str());
-  if (rc != 0)
-    return fail(object + ": cannot add section: " + err);
   if (stubRc != 0)
     return fail(object + ": cannot replace .nv_fatbin by its stub: " + err);
   return 0;

@@ -1,6 +1,7 @@
 #include "merge.h"
 
 #include "common/elf_sections.h"
+#include "common/fatbin_images.h"
 #include "common/fragments.h"
 #include "common/kernel_names.h"
 #include "common/manifest_copy.h"
@@ -62,11 +63,68 @@ struct VarRef {
   uint32_t module;
 };
 
+constexpr uint32_t kRelocated = UINT32_MAX;
+
+using ModuleList =
+    std::vector<std::pair<const fbm::Manifest *, const fbm::Module *>>;
+
+// Names the cubins of a fatbin define (kernels, variables).
+std::map<std::string, uint64_t> cubinNames(const fbm::Module &mod) {
+  std::map<std::string, uint64_t> names;
+  std::vector<tools::FatbinImage> images;
+  std::string err;
+  if (!mod.fatbin() || !tools::parseFatbin(mod.fatbin()->data(),
+                                           mod.fatbin()->size(), images, &err))
+    return names;
+  for (const tools::FatbinImage &img : images)
+    if (img.kind == 2 && !img.compressed)
+      tools::readCubinSymbols(img.data, img.size, names, &err);
+  return names;
+}
+
+// Relocatable device code runs from the binary's device-linked module: each
+// kernel and variable of an -rdc fragment moves to the device-linked module
+// that defines its name (nvlink kept it under that name).
+bool placeRelocated(const ModuleList &modules,
+                    std::map<uint64_t, KernelRef> &kernels,
+                    std::map<uint64_t, VarRef> &vars, std::string *error) {
+  std::vector<std::pair<uint32_t, std::map<std::string, uint64_t>>> linked;
+  auto where = [&](const std::string &name, uint32_t *out) {
+    if (linked.empty())
+      for (uint32_t i = 0; i < modules.size(); ++i)
+        if (modules[i].second->device_linked())
+          linked.push_back({i, cubinNames(*modules[i].second)});
+    for (const auto &[i, names] : linked)
+      if (names.count(name)) {
+        *out = i;
+        return true;
+      }
+    return false;
+  };
+  auto unplaced = [&](const char *what, const std::string &name,
+                      const fbm::Manifest &frag) {
+    if (error)
+      *error = std::string(what) + " '" + name + "' of " + sourceOf(frag, 0) +
+               " is relocatable device code (-rdc), but no device-linked "
+               "module of this binary defines it: device-link its objects "
+               "(CMake's CUDA_SEPARABLE_COMPILATION, or nvcc -dlink)";
+    return false;
+  };
+  for (auto &[id, ref] : kernels)
+    if (ref.module == kRelocated &&
+        !where(ref.kernel->name()->str(), &ref.module))
+      return unplaced("kernel", ref.kernel->name()->str(), *ref.frag);
+  for (auto &[id, ref] : vars)
+    if (ref.module == kRelocated && !where(ref.var->name()->str(), &ref.module))
+      return unplaced("variable", ref.var->name()->str(), *ref.frag);
+  return true;
+}
+
 } // namespace
 
 bool mergeFragments(const std::vector<std::vector<uint8_t>> &fragments,
                     std::vector<uint8_t> &out, std::string *error) {
-  std::vector<std::pair<const fbm::Manifest *, const fbm::Module *>> modules;
+  ModuleList modules;
   std::map<uint64_t, KernelRef> kernels; // ordered: the merged order is by ID
   std::map<uint64_t, VarRef> vars;
   // Modules are numbered by (source, fatbin hash), not by link order, so the
@@ -83,14 +141,22 @@ bool mergeFragments(const std::vector<std::vector<uint8_t>> &fragments,
   for (const std::vector<uint8_t> *frag : ordered) {
     const std::vector<uint8_t> &bytes = *frag;
     const fbm::Manifest *m = fbm::GetManifest(bytes.data());
-    uint32_t base = modules.size();
+    // Merged index of each of the fragment's modules; relocatable ones are
+    // left out (kRelocated) until the device-linked module is known.
+    std::vector<uint32_t> index;
     if (m->modules())
-      for (const fbm::Module *mod : *m->modules())
-        modules.push_back({m, mod});
+      for (const fbm::Module *mod : *m->modules()) {
+        index.push_back(mod->relocatable() ? kRelocated : modules.size());
+        if (!mod->relocatable())
+          modules.push_back({m, mod});
+      }
+    auto merged = [&](uint32_t i) {
+      return i < index.size() ? index[i] : kRelocated;
+    };
     if (m->kernels())
       for (const fbm::Kernel *k : *m->kernels()) {
         auto [it, fresh] = kernels.try_emplace(
-            k->id(), KernelRef{m, k, base + k->module_index(), {}});
+            k->id(), KernelRef{m, k, merged(k->module_index()), {}});
         if (fresh)
           continue;
         const fbm::Kernel *old = it->second.kernel;
@@ -112,7 +178,7 @@ bool mergeFragments(const std::vector<std::vector<uint8_t>> &fragments,
     if (m->variables())
       for (const fbm::Variable *v : *m->variables()) {
         auto [it, fresh] =
-            vars.try_emplace(v->id(), VarRef{m, v, base + v->module_index()});
+            vars.try_emplace(v->id(), VarRef{m, v, merged(v->module_index())});
         if (!fresh && it->second.var->name()->str() != v->name()->str()) {
           if (error)
             *error =
@@ -126,6 +192,9 @@ bool mergeFragments(const std::vector<std::vector<uint8_t>> &fragments,
         }
       }
   }
+
+  if (!placeRelocated(modules, kernels, vars, error))
+    return false;
 
   flatbuffers::FlatBufferBuilder b(1 << 20);
   std::vector<flatbuffers::Offset<fbm::Module>> mods;
