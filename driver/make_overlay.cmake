@@ -1,7 +1,8 @@
 # Makes the CUDA toolkit overlay: a CUDA 12.4 root (for clang --cuda-path and
 # CMake's CUDA support / FindCUDAToolkit) whose libraries are remote-clang's.
-#   cmake -DOVERLAY=.. -DCUDA_ROOT=.. -DLIBDIR=.. -DDRIVER=.. -P make_overlay.cmake
-foreach(v OVERLAY CUDA_ROOT LIBDIR DRIVER)
+#   cmake -DOVERLAY=.. -DCUDA_ROOT=.. -DLIBDIR=.. -DDRIVER=.. -DLINK_STUB=..
+#         -P make_overlay.cmake
+foreach(v OVERLAY CUDA_ROOT LIBDIR DRIVER LINK_STUB)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "make_overlay.cmake: -D${v}= is required")
   endif()
@@ -21,6 +22,11 @@ link("${CUDA_ROOT}/include" include)
 link("${CUDA_ROOT}/nvvm/libdevice" nvvm/libdevice)
 link("${CUDA_ROOT}/bin/ptxas" bin/ptxas)
 link("${CUDA_ROOT}/bin/fatbinary" bin/fatbinary)
+link("${CUDA_ROOT}/bin/nvlink" bin/nvlink)
+# CMake's device link of a Clang CUDA target compiles bin/crt/link.stub
+# (remote-clang's own, driver/link.stub).
+file(MAKE_DIRECTORY "${OVERLAY}/bin/crt")
+file(COPY_FILE "${LINK_STUB}" "${OVERLAY}/bin/crt/link.stub")
 file(COPY "${CUDA_ROOT}/version.json" "${CUDA_ROOT}/version.txt"
      DESTINATION "${OVERLAY}")
 
@@ -68,7 +74,7 @@ endforeach()
 file(WRITE "${OVERLAY}/lib64/libcudart_static.a" "INPUT(${LIBDIR}/librc_cudart.so)\n")
 file(WRITE "${OVERLAY}/lib64/libcublas_static.a" "INPUT(${LIBDIR}/librc_cublas.so)\n")
 file(WRITE "${OVERLAY}/lib64/libcublasLt_static.a" "INPUT(${LIBDIR}/librc_cublas.so)\n")
-# Device runtime (needed only for -rdc, which remote-clang rejects) and
-# cudart_static's helper: empty archives.
+# Device runtime (device-side launches, which remote-clang does not serve)
+# and cudart_static's helper: empty archives.
 file(WRITE "${OVERLAY}/lib64/libcudadevrt.a" "!<arch>\n")
 file(WRITE "${OVERLAY}/lib64/libculibos.a" "!<arch>\n")
