@@ -92,10 +92,11 @@ FATBIN13="$SITE/nvidia/cu13/bin/fatbinary"
 sed "s|@FATBINARY@|$FATBIN13|" "$ROOT/scripts/fatbinary-wrapper.sh.in" > "$CUDA_ROOT/bin/fatbinary"
 chmod +x "$CUDA_ROOT/bin/fatbinary"
 # The device linker of relocatable device code (-rdc): CUDA 13's nvlink
-# links clang 19 + ptxas 12.4 relocatable sm_90 cubins (docs/compatibility.md).
+# links clang 19 + ptxas 12.4 relocatable sm_90 cubins (docs/manifest.md).
 NVLINK13="$(dirname "$FATBIN13")/nvlink"
 [ -x "$NVLINK13" ] || die "nvlink not found beside $FATBIN13"
-ln -sfn "$NVLINK13" "$CUDA_ROOT/bin/nvlink"
+sed "s|@NVLINK@|$NVLINK13|" "$ROOT/scripts/nvlink-wrapper.sh.in" > "$CUDA_ROOT/bin/nvlink"
+chmod +x "$CUDA_ROOT/bin/nvlink"
 
 ptxas_ver="$("$CUDA_ROOT/bin/ptxas" --version 2>&1 || true)"
 [[ "$ptxas_ver" == *V12.4* ]] || die "ptxas in $CUDA_ROOT is not 12.4: $ptxas_ver"
