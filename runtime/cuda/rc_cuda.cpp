@@ -2,6 +2,8 @@
 // queries reuse the runtime's handshake snapshot through the exported
 // runtime API (the runtime's attribute numbering equals CUdevice_attribute's).
 #include <cuda.h>
+#include <cudaProfiler.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
 #include <cstring>
@@ -48,6 +50,10 @@ CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attr,
 CUresult cuDriverGetVersion(int *version) {
   return fromRuntime(cudaDriverGetVersion(version));
 }
+
+// Profile collection by a profiler attached to rc-server, as the runtime's.
+CUresult cuProfilerStart(void) { return fromRuntime(cudaProfilerStart()); }
+CUresult cuProfilerStop(void) { return fromRuntime(cudaProfilerStop()); }
 
 CUresult cuGetErrorString(CUresult error, const char **str) {
   if (!str)

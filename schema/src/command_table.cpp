@@ -93,6 +93,8 @@ constexpr CommandInfo kCommands[] = {
      nullptr, kNone, false, true},
     {Command::HostUnshare, "cudaFreeHost (memory shared with the server)",
      nullptr, kNone, false, true},
+    {Command::ProfilerControl, "cudaProfilerStart", nullptr, kNone, false,
+     true},
 };
 
 constexpr bool inSchemaOrder() {

@@ -82,6 +82,8 @@ OpStatus DeviceContext::copyPeer(uint64_t, DeviceContext &, uint64_t,
                                  DeviceContext &, uint64_t, NativeHandle) {
   return unsupported("cudaMemcpyPeerAsync");
 }
+OpStatus DeviceContext::setProfiling(bool) { return OpStatus::success(); }
+
 OpStatus DeviceContext::setPeerAccess(DeviceContext &, bool) {
   return unsupported("cudaDeviceEnablePeerAccess");
 }

@@ -640,6 +640,11 @@ OpStatus Executor::handle(const wire::PeerAccess &c, Answer &a) {
   return doPeerAccess(c);
 }
 
+OpStatus Executor::handle(const wire::ProfilerControl &c, Answer &a) {
+  *a.what = c.start() ? "cudaProfilerStart" : "cudaProfilerStop";
+  return ctx_->setProfiling(c.start());
+}
+
 OpStatus Executor::handle(const wire::Goodbye &, Answer &) {
   goodbye_ = true;
   return OpStatus::success();

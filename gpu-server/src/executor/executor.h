@@ -156,6 +156,7 @@ private:
   OpStatus handle(const wire::CublasGemm &c, Answer &a);
   OpStatus handle(const wire::CublasTrsmBatched &c, Answer &a);
   OpStatus handle(const wire::PeerAccess &c, Answer &a);
+  OpStatus handle(const wire::ProfilerControl &c, Answer &a);
   OpStatus handle(const wire::MemcpyH2DRing &c, Answer &a);
   OpStatus handle(const wire::HostShare &c, Answer &a);
   OpStatus handle(const wire::HostUnshare &c, Answer &a);

@@ -130,6 +130,8 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_HostShare(), a);
   case Command::HostUnshare:
     return handle(*entry.cmd_as_HostUnshare(), a);
+  case Command::ProfilerControl:
+    return handle(*entry.cmd_as_ProfilerControl(), a);
   }
   return OpStatus::fail(kErrInvalidValue,
                         "empty or unknown command type " +

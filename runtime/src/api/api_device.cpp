@@ -92,6 +92,14 @@ cudaError_t cudaDeviceSynchronize(void) {
 
 cudaError_t cudaDeviceReset(void) { return record(runtime().deviceReset()); }
 
+// cuda_profiler_api.h
+cudaError_t cudaProfilerStart(void) {
+  return record(runtime().setProfiling(true));
+}
+cudaError_t cudaProfilerStop(void) {
+  return record(runtime().setProfiling(false));
+}
+
 cudaError_t cudaMemGetInfo(size_t *freeBytes, size_t *totalBytes) {
   return record(runtime().memGetInfo(freeBytes, totalBytes));
 }

@@ -129,6 +129,8 @@ public:
   cudaError_t getDevice(int *device);
   cudaError_t deviceSynchronize();
   cudaError_t deviceReset();
+  // cudaProfilerStart / Stop, batched: a profiler attached to rc-server.
+  cudaError_t setProfiling(bool start);
 
   // ---- memory -----------------------------------------------------------
   cudaError_t malloc(void **ptr, size_t size);

@@ -41,6 +41,18 @@ cudaError_t Runtime::deviceAttribute(int *value, int attr, int device) {
   return cudaSuccess;
 }
 
+cudaError_t Runtime::setProfiling(bool start) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  ensureDeviceLocked();
+  appendLocked(wire::Command::ProfilerControl,
+               wire::CreateProfilerControl(batch_.fbb(), start).Union(),
+               {start ? "cudaProfilerStart" : "cudaProfilerStop", 0});
+  afterAppendLocked();
+  return cudaSuccess;
+}
+
 cudaError_t Runtime::setDevice(int device) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())

@@ -1,7 +1,10 @@
 // Two streams, each: async H2D from pinned memory, kernel, async D2H; an
 // event orders stream 1 after stream 0's kernel; elapsed time is measured.
+// The work is bracketed by cudaProfilerStart/Stop, as NVIDIA's samples do
+// (rc-server passes them to a profiler attached to it).
 #include "check.h"
 #include <cstring>
+#include <cuda_profiler_api.h>
 
 __global__ void square_plus(float *data, int n, float add) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -18,6 +21,7 @@ __global__ void add_from(float *dst, const float *src, int n) {
 int main() {
   const int n = 1 << 18;
   const size_t bytes = n * sizeof(float);
+  CHECK(cudaProfilerStart());
   float *h0, *h1, *d0, *d1;
   CHECK(cudaMallocHost(&h0, bytes));
   CHECK(cudaMallocHost(&h1, bytes));
@@ -78,5 +82,6 @@ int main() {
   CHECK(cudaFreeHost(h1));
   CHECK(cudaFree(d0));
   CHECK(cudaFree(d1));
+  CHECK(cudaProfilerStop());
   return finish("streams_events", bad);
 }

@@ -43,6 +43,19 @@ TEST_F(RuntimeExtTest, FunctionAttributesAreLocalAndSettable) {
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
+// cudaProfilerStart / Stop reach the server (a profiler attached to
+// rc-server collects between them) in the batch, with no round trip of
+// their own; the server accepts them where no profiler is attached.
+TEST_F(RuntimeExtTest, ProfilerStartAndStopAreBatched) {
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  uint64_t trips = rt->roundTrips(), sent = rt->messagesSent();
+  ASSERT_EQ(rt->setProfiling(true), cudaSuccess);
+  ASSERT_EQ(rt->setProfiling(false), cudaSuccess);
+  EXPECT_EQ(rt->messagesSent(), sent) << "batched, not sent at once";
+  EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(rt->roundTrips(), trips + 1) << "only the sync's";
+}
+
 TEST_F(RuntimeExtTest, OccupancyFollowsTheAttributes) {
   int n = -1;
   ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 256, 0, 0),

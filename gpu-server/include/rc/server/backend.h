@@ -111,6 +111,10 @@ public:
   // cudaDeviceEnablePeerAccess / Disable: this device's kernels may access
   // memory of `peer`'s device. Default: fails.
   virtual OpStatus setPeerAccess(DeviceContext &peer, bool enable);
+  // cudaProfilerStart / Stop: collection by a profiling tool attached to
+  // the server, for this context. Default: succeeds, doing nothing, as
+  // CUDA does where no tool is attached.
+  virtual OpStatus setProfiling(bool start);
   virtual OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                           NativeHandle stream) = 0;
   // `args` holds kernel.argsSize bytes, aligned to 16.

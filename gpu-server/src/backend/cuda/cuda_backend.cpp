@@ -68,6 +68,7 @@ public:
                     DeviceContext &srcCtx, uint64_t size,
                     NativeHandle s) override;
   OpStatus setPeerAccess(DeviceContext &peer, bool enable) override;
+  OpStatus setProfiling(bool start) override;
   OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                   NativeHandle s) override;
   OpStatus launch(const KernelInfo &kernel, const LaunchConfig &cfg,
@@ -651,6 +652,10 @@ OpStatus CudaContext::copyPeer(uint64_t dst, DeviceContext &dstCtx,
   CUcontext d = static_cast<CudaContext &>(dstCtx).ctx_;
   CUcontext from = static_cast<CudaContext &>(srcCtx).ctx_;
   return check(drv().cuMemcpyPeerAsync(dst, d, src, from, size, toStream(s)));
+}
+
+OpStatus CudaContext::setProfiling(bool start) {
+  return check(start ? drv().cuProfilerStart() : drv().cuProfilerStop());
 }
 
 OpStatus CudaContext::setPeerAccess(DeviceContext &peer, bool enable) {

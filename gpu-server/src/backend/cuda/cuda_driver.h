@@ -29,6 +29,8 @@ namespace rc::server {
   X(cuCtxSynchronize, 2000, (void))                                            \
   X(cuCtxEnablePeerAccess, 4000, (CUcontext, unsigned int))                    \
   X(cuCtxDisablePeerAccess, 4000, (CUcontext))                                 \
+  X(cuProfilerStart, 4000, ())                                                 \
+  X(cuProfilerStop, 4000, ())                                                  \
   X(cuDeviceCanAccessPeer, 4000, (int *, CUdevice, CUdevice))                  \
   X(cuLibraryLoadData, 12000,                                                  \
     (CUlibrary *, const void *, CUjit_option *, void **, unsigned int,         \
