@@ -71,5 +71,73 @@ RC_REDUX_DECL(reduce_xor_sync, unsigned)
 #define tanf(x) __tanf(x)
 #endif
 
+// nan() and nanf() in device code: clang's wrappers declare them (static,
+// __device__) but define neither, so a call left an unresolved
+// `_ZL3nanPKc` for ptxas or nvlink (cuda-samples' interval). libdevice has
+// both.
+static __device__ __inline__ __attribute__((always_inline)) double
+nan(const char *__tagp) {
+  return __nv_nan((const signed char *)__tagp);
+}
+static __device__ __inline__ __attribute__((always_inline)) float
+nanf(const char *__tagp) {
+  return __nv_nanf((const signed char *)__tagp);
+}
+
+// Host min() and max(): CUDA's math_functions.hpp gives nvcc host and
+// device overloads of both for every pair of integer and floating types;
+// clang's wrappers give device ones only, so host code such as cuda-samples'
+// `max(32.0f / cores, 1.0f)` failed with "no matching function for call to
+// 'max'". These are nvcc's host overloads (clang keeps its device ones, and
+// picks by the side being compiled: a same-side candidate beats a
+// wrong-side exact match, so __host__ __device__ code keeps the device ones
+// in the device pass). Declared in both passes: the device pass checks host
+// functions' calls too.
+#define RC_HOST_MINMAX(R, A, B)                                                \
+  static inline __host__ R min(const A __a, const B __b) {                     \
+    return (R)__a < (R)__b ? (R)__a : (R)__b;                                  \
+  }                                                                            \
+  static inline __host__ R max(const A __a, const B __b) {                     \
+    return (R)__a > (R)__b ? (R)__a : (R)__b;                                  \
+  }
+RC_HOST_MINMAX(int, int, int)
+RC_HOST_MINMAX(unsigned int, unsigned int, unsigned int)
+RC_HOST_MINMAX(unsigned int, int, unsigned int)
+RC_HOST_MINMAX(unsigned int, unsigned int, int)
+RC_HOST_MINMAX(long, long, long)
+RC_HOST_MINMAX(unsigned long, unsigned long, unsigned long)
+RC_HOST_MINMAX(unsigned long, long, unsigned long)
+RC_HOST_MINMAX(unsigned long, unsigned long, long)
+RC_HOST_MINMAX(long long, long long, long long)
+RC_HOST_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+RC_HOST_MINMAX(unsigned long long, long long, unsigned long long)
+RC_HOST_MINMAX(unsigned long long, unsigned long long, long long)
+#undef RC_HOST_MINMAX
+// Floating point: fminf/fmax semantics (a NaN loses), as nvcc's.
+static inline __host__ float min(const float __a, const float __b) {
+  return __builtin_fminf(__a, __b);
+}
+static inline __host__ float max(const float __a, const float __b) {
+  return __builtin_fmaxf(__a, __b);
+}
+static inline __host__ double min(const double __a, const double __b) {
+  return __builtin_fmin(__a, __b);
+}
+static inline __host__ double max(const double __a, const double __b) {
+  return __builtin_fmax(__a, __b);
+}
+static inline __host__ double min(const float __a, const double __b) {
+  return __builtin_fmin(__a, __b);
+}
+static inline __host__ double max(const float __a, const double __b) {
+  return __builtin_fmax(__a, __b);
+}
+static inline __host__ double min(const double __a, const float __b) {
+  return __builtin_fmin(__a, __b);
+}
+static inline __host__ double max(const double __a, const float __b) {
+  return __builtin_fmax(__a, __b);
+}
+
 #endif
 #endif
