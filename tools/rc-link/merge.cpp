@@ -55,12 +55,14 @@ struct KernelRef {
   const fbm::Kernel *kernel;
   uint32_t module; // merged index
   std::vector<const fbm::LaunchSite *> extraSites;
+  std::string placedName = {}; // the device-linked name, where it differs
 };
 
 struct VarRef {
   const fbm::Manifest *frag;
   const fbm::Variable *var;
   uint32_t module;
+  std::string placedName = {};
 };
 
 constexpr uint32_t kRelocated = UINT32_MAX;
@@ -89,16 +91,29 @@ bool placeRelocated(const ModuleList &modules,
                     std::map<uint64_t, KernelRef> &kernels,
                     std::map<uint64_t, VarRef> &vars, std::string *error) {
   std::vector<std::pair<uint32_t, std::map<std::string, uint64_t>>> linked;
-  auto where = [&](const std::string &name, uint32_t *out) {
+  // An internal name may be clang's <name>__static__<hash> there (embed
+  // renames it when it can read the object's cubin; a compressed one hides
+  // it).
+  auto where = [&](const std::string &name, bool internal, uint32_t *out,
+                   std::string *placed) {
     if (linked.empty())
       for (uint32_t i = 0; i < modules.size(); ++i)
         if (modules[i].second->device_linked())
           linked.push_back({i, cubinNames(*modules[i].second)});
-    for (const auto &[i, names] : linked)
+    std::string prefix = name + "__static__";
+    for (const auto &[i, names] : linked) {
       if (names.count(name)) {
         *out = i;
         return true;
       }
+      auto it = names.lower_bound(prefix);
+      if (internal && it != names.end() &&
+          it->first.compare(0, prefix.size(), prefix) == 0) {
+        *out = i;
+        *placed = it->first;
+        return true;
+      }
+    }
     return false;
   };
   auto unplaced = [&](const char *what, const std::string &name,
@@ -112,10 +127,13 @@ bool placeRelocated(const ModuleList &modules,
   };
   for (auto &[id, ref] : kernels)
     if (ref.module == kRelocated &&
-        !where(ref.kernel->name()->str(), &ref.module))
+        !where(ref.kernel->name()->str(), ref.kernel->internal(), &ref.module,
+               &ref.placedName))
       return unplaced("kernel", ref.kernel->name()->str(), *ref.frag);
   for (auto &[id, ref] : vars)
-    if (ref.module == kRelocated && !where(ref.var->name()->str(), &ref.module))
+    if (ref.module == kRelocated &&
+        !where(ref.var->name()->str(), ref.var->internal(), &ref.module,
+               &ref.placedName))
       return unplaced("variable", ref.var->name()->str(), *ref.frag);
   return true;
 }
@@ -205,10 +223,14 @@ bool mergeFragments(const std::vector<std::vector<uint8_t>> &fragments,
   }
   std::vector<flatbuffers::Offset<fbm::Kernel>> ks;
   for (auto &[id, ref] : kernels)
-    ks.push_back(tools::copyKernel(b, *ref.kernel, ref.module, ref.extraSites));
+    ks.push_back(
+        tools::copyKernel(b, *ref.kernel, ref.module, ref.extraSites,
+                          ref.placedName.empty() ? nullptr : &ref.placedName));
   std::vector<flatbuffers::Offset<fbm::Variable>> vs;
   for (auto &[id, ref] : vars)
-    vs.push_back(tools::copyVariable(b, *ref.var, ref.module));
+    vs.push_back(tools::copyVariable(b, *ref.var, ref.module,
+                                     ref.placedName.empty() ? nullptr
+                                                            : &ref.placedName));
   // Already in ID order (std::map), which LookupByKey relies on.
   // The binary's stubs name the same modules: the build's identity.
   auto root =
