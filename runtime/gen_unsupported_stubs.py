@@ -4,8 +4,9 @@ runtime's libraries does not define, so that a program calling it links
 and fails at the call, naming it, instead of failing to link with a bare
 "undefined reference".
 
-    gen_unsupported_stubs.py --library cudart|cuda|cublas --clang CLANG
-        --include DIR --header HEADER [--header ...] --out FILE OBJECT...
+    gen_unsupported_stubs.py --library cudart|cuda|cublas|curand
+        --clang CLANG --include DIR --header HEADER [--header ...]
+        --out FILE [OBJECT...]
 
 The declared functions come from clang's AST of each header (after the
 preprocessor: cuda.h's `#define cuMemAlloc cuMemAlloc_v2` gives the real
@@ -29,6 +30,9 @@ LIBRARIES = {
     "cudart": ("cuda", "cudaError_t", 801, "runtime"),
     "cuda": ("cu", "CUresult", 801, "driver library"),
     "cublas": ("cublas", "cublasStatus_t", 15, "cuBLAS"),
+    # cuRAND has no "not supported" status: CURAND_STATUS_INTERNAL_ERROR.
+    # Its device API (curand_kernel.h) is header-only and runs remotely.
+    "curand": ("curand", "curandStatus_t", 999, "cuRAND host API"),
 }
 
 
@@ -60,6 +64,8 @@ def declared_functions(clang, include, header, prefix):
 
 
 def defined_functions(objects):
+    if not objects:
+        return set()
     run = subprocess.run(["nm", "--defined-only", "--extern-only"] + objects,
                          capture_output=True, text=True, check=True)
     return {line.split()[-1] for line in run.stdout.splitlines()
@@ -107,7 +113,8 @@ def main():
     ap.add_argument("--include", required=True)
     ap.add_argument("--header", action="append", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("objects", nargs="+")
+    # The library's own objects; none for a library of stubs only.
+    ap.add_argument("objects", nargs="*")
     args = ap.parse_args()
     prefix = LIBRARIES[args.library][0]
     declared = {}

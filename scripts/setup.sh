@@ -57,6 +57,7 @@ PIP_PINS=(lit==18.1.8
   nvidia-cuda-cccl-cu12==12.4.127.post1
   nvidia-cublas-cu12==12.4.5.8
   nvidia-cuda-profiler-api-cu12==12.4.127
+  nvidia-curand-cu12==10.3.5.147
   nvidia-cuda-nvcc==13.0.88
   numpy==2.2.6 PyYAML==6.0.2)  # llama-integration: llama.cpp's gguf-py
 # Capture whole outputs before matching: under pipefail, `cmd | grep -q` fails
@@ -64,6 +65,7 @@ PIP_PINS=(lit==18.1.8
 frozen="$("$VENV/bin/python" -m pip freeze 2>/dev/null || true)"
 if ! grep -qx 'nvidia-cuda-nvcc==13.0.88' <<<"$frozen" ||
    ! grep -qx 'nvidia-cuda-profiler-api-cu12==12.4.127' <<<"$frozen" ||
+   ! grep -qx 'nvidia-curand-cu12==10.3.5.147' <<<"$frozen" ||
    ! grep -qx 'numpy==2.2.6' <<<"$frozen" ||
    ! grep -qx 'lit==18.1.8' <<<"$frozen"; then
   say "installing pinned wheels into $VENV"
@@ -77,7 +79,7 @@ NV="$SITE/nvidia"
 say "assembling $CUDA_ROOT"
 rm -rf "$CUDA_ROOT"
 mkdir -p "$CUDA_ROOT/bin" "$CUDA_ROOT/include" "$CUDA_ROOT/lib64" "$CUDA_ROOT/nvvm"
-for d in cuda_runtime cuda_nvcc cuda_cccl cublas cuda_profiler_api; do
+for d in cuda_runtime cuda_nvcc cuda_cccl cublas cuda_profiler_api curand; do
   [ -d "$NV/$d/include" ] || continue
   for f in "$NV/$d/include"/*; do ln -sfn "$f" "$CUDA_ROOT/include/$(basename "$f")"; done
 done

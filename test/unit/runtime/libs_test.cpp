@@ -1,9 +1,10 @@
-// librc_cublas.so and librc_cuda.so, linked as an application links them,
-// with no server: cuBLAS and driver calls fail like the runtime's; and the
-// calls no library serves yet.
+// librc_cublas.so, librc_cuda.so and librc_curand.so, linked as an
+// application links them, with no server: cuBLAS and driver calls fail like
+// the runtime's; and the calls no library serves yet.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <curand.h>
 
 #include <gtest/gtest.h>
 
@@ -60,13 +61,19 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   float x[4] = {};
   EXPECT_EQ(cublasSetVector(4, sizeof(float), x, 1, x, 1),
             CUBLAS_STATUS_NOT_SUPPORTED);
+  // cuRAND's host API: a library of stubs only (its device API is headers).
+  curandGenerator_t gen = nullptr;
+  EXPECT_EQ(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT),
+            CURAND_STATUS_INTERNAL_ERROR);
   std::string err = testing::internal::GetCapturedStderr();
   for (const char *line :
        {"remote-clang: cudaDeviceSetLimit is not supported by the remote "
         "runtime",
         "remote-clang: cuModuleLoad is not supported by the remote driver "
         "library",
-        "remote-clang: cublasSetVector is not supported by the remote cuBLAS"})
+        "remote-clang: cublasSetVector is not supported by the remote cuBLAS",
+        "remote-clang: curandCreateGenerator is not supported by the remote "
+        "cuRAND host API"})
     EXPECT_NE(err.find(line), std::string::npos) << line << " in:\n" << err;
 }
 
