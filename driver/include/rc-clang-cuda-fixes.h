@@ -112,32 +112,20 @@ RC_HOST_MINMAX(long long, long long, long long)
 RC_HOST_MINMAX(unsigned long long, unsigned long long, unsigned long long)
 RC_HOST_MINMAX(unsigned long long, long long, unsigned long long)
 RC_HOST_MINMAX(unsigned long long, unsigned long long, long long)
+// Floating point: fmin/fmax semantics (a NaN loses), as nvcc's.
+#define RC_HOST_FMINMAX(R, A, B, fmin, fmax)                                   \
+  static inline __host__ R min(const A __a, const B __b) {                     \
+    return fmin(__a, __b);                                                     \
+  }                                                                            \
+  static inline __host__ R max(const A __a, const B __b) {                     \
+    return fmax(__a, __b);                                                     \
+  }
+RC_HOST_FMINMAX(float, float, float, __builtin_fminf, __builtin_fmaxf)
+RC_HOST_FMINMAX(double, double, double, __builtin_fmin, __builtin_fmax)
+RC_HOST_FMINMAX(double, float, double, __builtin_fmin, __builtin_fmax)
+RC_HOST_FMINMAX(double, double, float, __builtin_fmin, __builtin_fmax)
+#undef RC_HOST_FMINMAX
 #undef RC_HOST_MINMAX
-// Floating point: fminf/fmax semantics (a NaN loses), as nvcc's.
-static inline __host__ float min(const float __a, const float __b) {
-  return __builtin_fminf(__a, __b);
-}
-static inline __host__ float max(const float __a, const float __b) {
-  return __builtin_fmaxf(__a, __b);
-}
-static inline __host__ double min(const double __a, const double __b) {
-  return __builtin_fmin(__a, __b);
-}
-static inline __host__ double max(const double __a, const double __b) {
-  return __builtin_fmax(__a, __b);
-}
-static inline __host__ double min(const float __a, const double __b) {
-  return __builtin_fmin(__a, __b);
-}
-static inline __host__ double max(const float __a, const double __b) {
-  return __builtin_fmax(__a, __b);
-}
-static inline __host__ double min(const double __a, const float __b) {
-  return __builtin_fmin(__a, __b);
-}
-static inline __host__ double max(const double __a, const float __b) {
-  return __builtin_fmax(__a, __b);
-}
 
 #endif
 #endif
