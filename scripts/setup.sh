@@ -85,8 +85,10 @@ for d in cuda_runtime cuda_nvcc cuda_cccl cublas cuda_profiler_api curand; do
 done
 ln -sfn "$NV/cuda_nvcc/bin/ptxas" "$CUDA_ROOT/bin/ptxas"
 ln -sfn "$NV/cuda_nvcc/nvvm/libdevice" "$CUDA_ROOT/nvvm/libdevice"
-# clang's CUDA wrapper headers include this one; the wheels do not ship it.
-: > "$CUDA_ROOT/include/curand_mtgp32_kernel.h"
+# clang's CUDA wrapper headers include this one; without the cuRAND wheel
+# there is none (never truncate the wheel's own through its link).
+[ -e "$CUDA_ROOT/include/curand_mtgp32_kernel.h" ] ||
+  : > "$CUDA_ROOT/include/curand_mtgp32_kernel.h"
 echo "CUDA Version 12.4.131" > "$CUDA_ROOT/version.txt"
 printf '{ "cuda" : { "name" : "CUDA SDK", "version" : "12.4.1" } }\n' > "$CUDA_ROOT/version.json"
 # The cu12 nvcc wheel lacks fatbinary; CUDA 13's speaks a newer flag dialect.
