@@ -5,9 +5,9 @@
 // (cudaLaunchKernelEx) see the stub as a constant too. Running twice is
 // harmless: rewritten calls no longer match.
 //
-// In device modules, RdcStaticNamesPass runs first at pipeline start (the
-// module is as clang emitted it; only -fgpu-rdc modules have anything to
-// do), then ThreadLocalAsmPass, before the
+// In device modules, RdcStaticNamesPass and PureVirtualTrapPass run first
+// at pipeline start (the module is as clang emitted it; most have nothing
+// for them to do), then ThreadLocalAsmPass, before the
 // inliner copies __dp4a's asm into the loops the unroller looks at, and
 // ArrayIndexSelectPass, LoopRematPass, HalfPairPass and WideCopyPass at the
 // end, after the last LICM has hoisted what LoopRematPass undoes and the
@@ -25,6 +25,7 @@
 #include "HalfPairPass.h"
 #include "LaunchRewritePass.h"
 #include "LoopRematPass.h"
+#include "PureVirtualTrapPass.h"
 #include "RdcStaticNamesPass.h"
 #include "ThreadLocalAsmPass.h"
 #include "WideCopyPass.h"
@@ -45,6 +46,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                     mpm.addPass(rcplugin::ThreadLocalAsmPass());
                   else if (name == "rc-rdc-static-names")
                     mpm.addPass(rcplugin::RdcStaticNamesPass());
+                  else if (name == "rc-pure-virtual-trap")
+                    mpm.addPass(rcplugin::PureVirtualTrapPass());
                   else
                     return false;
                   return true;
@@ -69,6 +72,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
             pb.registerPipelineStartEPCallback(
                 [](ModulePassManager &mpm, OptimizationLevel) {
                   mpm.addPass(rcplugin::RdcStaticNamesPass());
+                  mpm.addPass(rcplugin::PureVirtualTrapPass());
                   mpm.addPass(rcplugin::ThreadLocalAsmPass());
                   mpm.addPass(rcplugin::LaunchRewritePass());
                 });

@@ -71,6 +71,12 @@ RC_REDUX_DECL(reduce_xor_sync, unsigned)
 #define tanf(x) __tanf(x)
 #endif
 
+// new and delete in device code: nvcc declares the device operators in
+// every translation unit; clang only where <new> is included (its
+// cuda_wrappers/new), so `new T` in a kernel of a file that does not include
+// it left _Znwm unresolved for ptxas.
+#include <new>
+
 // nan() and nanf() in device code: clang's wrappers declare them (static,
 // __device__) but define neither, so a call left an unresolved
 // `_ZL3nanPKc` for ptxas or nvlink (cuda-samples' interval). libdevice has
