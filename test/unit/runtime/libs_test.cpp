@@ -1,6 +1,8 @@
 // librc_cublas.so, librc_cuda.so and librc_curand.so, linked as an
 // application links them, with no server: cuBLAS and driver calls fail like
 // the runtime's; and the calls no library serves yet.
+#include <cublasLt.h>
+#include <cublasXt.h>
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -61,6 +63,11 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   float x[4] = {};
   EXPECT_EQ(cublasSetVector(4, sizeof(float), x, 1, x, 1),
             CUBLAS_STATUS_NOT_SUPPORTED);
+  // cublasXt and cublasLt (cuda-samples' simpleCUBLASXT) link too.
+  cublasXtHandle_t xt = nullptr;
+  EXPECT_EQ(cublasXtCreate(&xt), CUBLAS_STATUS_NOT_SUPPORTED);
+  cublasLtHandle_t lt = nullptr;
+  EXPECT_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_NOT_SUPPORTED);
   // cuRAND's host API: a library of stubs only (its device API is headers).
   curandGenerator_t gen = nullptr;
   EXPECT_EQ(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT),
@@ -72,6 +79,8 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
         "remote-clang: cuModuleLoad is not supported by the remote driver "
         "library",
         "remote-clang: cublasSetVector is not supported by the remote cuBLAS",
+        "remote-clang: cublasXtCreate is not supported by the remote cuBLAS",
+        "remote-clang: cublasLtCreate is not supported by the remote cuBLAS",
         "remote-clang: curandCreateGenerator is not supported by the remote "
         "cuRAND host API"})
     EXPECT_NE(err.find(line), std::string::npos) << line << " in:\n" << err;
