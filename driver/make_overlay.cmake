@@ -65,18 +65,25 @@ link("${LIBDIR}/librc_cublas.so" lib64/libcublasLt.so.12)
 link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so)
 link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so.1)
 link("${LIBDIR}/librc_cuda.so" lib64/stubs/libcuda.so)
-link("${LIBDIR}/librc_curand.so" lib64/libcurand.so)
-link("${LIBDIR}/librc_curand.so" lib64/libcurand.so.10)
+# Libraries of stubs only (runtime/CMakeLists.txt, rc_stub_library), with
+# the sonames CUDA 12.4's have.
+foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11)
+  string(REPLACE ":" ";" parts ${lib_so})
+  list(GET parts 0 lib)
+  list(GET parts 1 so)
+  link("${LIBDIR}/librc_${lib}.so" lib64/lib${lib}.so)
+  link("${LIBDIR}/librc_${lib}.so" lib64/lib${lib}.so.${so})
+  file(WRITE "${OVERLAY}/lib64/lib${lib}_static.a" "INPUT(${LIBDIR}/librc_${lib}.so)\n")
+endforeach()
 # The runtime's own names too: binaries linked through the links above
 # record these sonames, and CMake's build RPATH names this directory.
-foreach(lib rc_cudart rc_cublas rc_cuda rc_curand)
+foreach(lib rc_cudart rc_cublas rc_cuda rc_curand rc_cufft rc_cusparse rc_cusolver)
   link("${LIBDIR}/lib${lib}.so" lib64/lib${lib}.so)
 endforeach()
 # Static names as GNU ld / lld linker scripts naming the shared runtime.
 file(WRITE "${OVERLAY}/lib64/libcudart_static.a" "INPUT(${LIBDIR}/librc_cudart.so)\n")
 file(WRITE "${OVERLAY}/lib64/libcublas_static.a" "INPUT(${LIBDIR}/librc_cublas.so)\n")
 file(WRITE "${OVERLAY}/lib64/libcublasLt_static.a" "INPUT(${LIBDIR}/librc_cublas.so)\n")
-file(WRITE "${OVERLAY}/lib64/libcurand_static.a" "INPUT(${LIBDIR}/librc_curand.so)\n")
 # Device runtime (device-side launches, which remote-clang does not serve)
 # and cudart_static's helper: empty archives.
 file(WRITE "${OVERLAY}/lib64/libcudadevrt.a" "!<arch>\n")

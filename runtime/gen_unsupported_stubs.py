@@ -4,7 +4,7 @@ runtime's libraries does not define, so that a program calling it links
 and fails at the call, naming it, instead of failing to link with a bare
 "undefined reference".
 
-    gen_unsupported_stubs.py --library cudart|cuda|cublas|curand
+    gen_unsupported_stubs.py --library cudart|cuda|cublas|curand|cufft|...
         --clang CLANG --include DIR --header HEADER [--header ...]
         --out FILE [OBJECT...]
 
@@ -33,6 +33,9 @@ LIBRARIES = {
     # cuRAND has no "not supported" status: CURAND_STATUS_INTERNAL_ERROR.
     # Its device API (curand_kernel.h) is header-only and runs remotely.
     "curand": ("curand", "curandStatus_t", 999, "cuRAND host API"),
+    "cufft": ("cufft", "cufftResult", 16, "cuFFT"),
+    "cusparse": ("cusparse", "cusparseStatus_t", 10, "cuSPARSE"),
+    "cusolver": ("cusolver", "cusolverStatus_t", 9, "cuSOLVER"),
 }
 
 

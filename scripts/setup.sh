@@ -73,15 +73,36 @@ if ! grep -qx 'nvidia-cuda-nvcc==13.0.88' <<<"$frozen" ||
 fi
 SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 NV="$SITE/nvidia"
+
+# Headers only, of the CUDA 12.4 libraries remote-clang has stubs for
+# (runtime/CMakeLists.txt): programs include them, nothing runs their code
+# here. Their wheels hold 1.5 GB of libraries: keep just include/.
+HEADER_PINS=(nvidia-cufft-cu12==11.2.1.3 nvidia-cusparse-cu12==12.3.1.170
+  nvidia-cusolver-cu12==11.6.1.9)
+HEADERS="$ROOT/.cuda-headers"
+if [ "$(cat "$HEADERS/PINS" 2>/dev/null)" != "${HEADER_PINS[*]}" ]; then
+  say "unpacking the headers of ${HEADER_PINS[*]} into $HEADERS"
+  rm -rf "$HEADERS" "$HEADERS.download"
+  "$VENV/bin/python" -m pip download -q --no-deps -d "$HEADERS.download" "${HEADER_PINS[@]}"
+  "$VENV/bin/python" - "$HEADERS" "$HEADERS.download"/*.whl <<'PYEOF'
+import sys, zipfile
+for wheel in sys.argv[2:]:
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(sys.argv[1], [n for n in z.namelist() if "/include/" in n])
+PYEOF
+  rm -rf "$HEADERS.download"
+  echo "${HEADER_PINS[*]}" > "$HEADERS/PINS"
+fi
 [ -d "$NV/cuda_nvcc" ] || die "CUDA 12.4 nvcc wheel missing under $NV"
 
 # Assemble the CUDA root clang reads with --cuda-path: symlinks into the wheels.
 say "assembling $CUDA_ROOT"
 rm -rf "$CUDA_ROOT"
 mkdir -p "$CUDA_ROOT/bin" "$CUDA_ROOT/include" "$CUDA_ROOT/lib64" "$CUDA_ROOT/nvvm"
-for d in cuda_runtime cuda_nvcc cuda_cccl cublas cuda_profiler_api curand; do
-  [ -d "$NV/$d/include" ] || continue
-  for f in "$NV/$d/include"/*; do ln -sfn "$f" "$CUDA_ROOT/include/$(basename "$f")"; done
+for inc in "$NV"/{cuda_runtime,cuda_nvcc,cuda_cccl,cublas,cuda_profiler_api,curand}/include \
+           "$HEADERS"/nvidia/{cufft,cusparse,cusolver}/include; do
+  [ -d "$inc" ] || continue
+  for f in "$inc"/*; do ln -sfn "$f" "$CUDA_ROOT/include/$(basename "$f")"; done
 done
 ln -sfn "$NV/cuda_nvcc/bin/ptxas" "$CUDA_ROOT/bin/ptxas"
 ln -sfn "$NV/cuda_nvcc/nvvm/libdevice" "$CUDA_ROOT/nvvm/libdevice"

@@ -1,12 +1,16 @@
-// librc_cublas.so, librc_cuda.so and librc_curand.so, linked as an
-// application links them, with no server: cuBLAS and driver calls fail like
-// the runtime's; and the calls no library serves yet.
+// librc_cublas.so, librc_cuda.so and the libraries of stubs (cuRAND,
+// cuFFT, cuSPARSE, cuSOLVER), linked as an application links them, with no
+// server: cuBLAS and driver calls fail like the runtime's; and the calls no
+// library serves yet.
 #include <cublasLt.h>
 #include <cublasXt.h>
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <cufft.h>
 #include <curand.h>
+#include <cusolverDn.h>
+#include <cusparse.h>
 
 #include <gtest/gtest.h>
 
@@ -72,6 +76,13 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   curandGenerator_t gen = nullptr;
   EXPECT_EQ(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT),
             CURAND_STATUS_INTERNAL_ERROR);
+  // cuFFT, cuSPARSE, cuSOLVER: libraries of stubs only so far.
+  cufftHandle plan = 0;
+  EXPECT_EQ(cufftPlan1d(&plan, 64, CUFFT_C2C, 1), CUFFT_NOT_SUPPORTED);
+  cusparseHandle_t sparse = nullptr;
+  EXPECT_EQ(cusparseCreate(&sparse), CUSPARSE_STATUS_NOT_SUPPORTED);
+  cusolverDnHandle_t dense = nullptr;
+  EXPECT_EQ(cusolverDnCreate(&dense), CUSOLVER_STATUS_NOT_SUPPORTED);
   std::string err = testing::internal::GetCapturedStderr();
   for (const char *line :
        {"remote-clang: cudaDeviceSetLimit is not supported by the remote "
@@ -82,7 +93,11 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
         "remote-clang: cublasXtCreate is not supported by the remote cuBLAS",
         "remote-clang: cublasLtCreate is not supported by the remote cuBLAS",
         "remote-clang: curandCreateGenerator is not supported by the remote "
-        "cuRAND host API"})
+        "cuRAND host API",
+        "remote-clang: cufftPlan1d is not supported by the remote cuFFT",
+        "remote-clang: cusparseCreate is not supported by the remote cuSPARSE",
+        "remote-clang: cusolverDnCreate is not supported by the remote "
+        "cuSOLVER"})
     EXPECT_NE(err.find(line), std::string::npos) << line << " in:\n" << err;
 }
 
