@@ -5,9 +5,9 @@
 // (cudaLaunchKernelEx) see the stub as a constant too. Running twice is
 // harmless: rewritten calls no longer match.
 //
-// In device modules, RdcStaticNamesPass and PureVirtualTrapPass run first
-// at pipeline start (the module is as clang emitted it; most have nothing
-// for them to do), then ThreadLocalAsmPass, before the
+// In device modules, RdcStaticNamesPass, PureVirtualTrapPass and
+// UsedExternalPass run first at pipeline start (the module is as clang emitted
+// it; most have nothing for them to do), then ThreadLocalAsmPass, before the
 // inliner copies __dp4a's asm into the loops the unroller looks at, and
 // ArrayIndexSelectPass, LoopRematPass, HalfPairPass and WideCopyPass at the
 // end, after the last LICM has hoisted what LoopRematPass undoes and the
@@ -28,6 +28,7 @@
 #include "PureVirtualTrapPass.h"
 #include "RdcStaticNamesPass.h"
 #include "ThreadLocalAsmPass.h"
+#include "UsedExternalPass.h"
 #include "WideCopyPass.h"
 
 #include "llvm/Passes/PassBuilder.h"
@@ -48,6 +49,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                     mpm.addPass(rcplugin::RdcStaticNamesPass());
                   else if (name == "rc-pure-virtual-trap")
                     mpm.addPass(rcplugin::PureVirtualTrapPass());
+                  else if (name == "rc-used-external")
+                    mpm.addPass(rcplugin::UsedExternalPass());
                   else
                     return false;
                   return true;
@@ -73,6 +76,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                 [](ModulePassManager &mpm, OptimizationLevel) {
                   mpm.addPass(rcplugin::RdcStaticNamesPass());
                   mpm.addPass(rcplugin::PureVirtualTrapPass());
+                  mpm.addPass(rcplugin::UsedExternalPass());
                   mpm.addPass(rcplugin::ThreadLocalAsmPass());
                   mpm.addPass(rcplugin::LaunchRewritePass());
                 });
