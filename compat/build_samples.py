@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Builds NVIDIA's cuda-samples with remote-clang, each sample through its
+own CMakeLists.txt with only the compilers changed (the toolchain file),
+and writes what built and what stopped each one that did not.
+
+    compat/build_samples.py --samples DIR --tag v12.9 --out FILE.json
+        [--toolchain BUILD/remote-clang-toolchain.cmake] [--work DIR]
+        [--only REGEX] [--timeout SECONDS]
+
+The samples are a yardstick fetched at test time (docs/compatibility.md):
+nothing of theirs is kept in this repository. Rows follow the results
+format of docs/compatibility.md; the run columns (remote_tcp, remote_shm,
+local) are filled on the GPU machine by compat/run_samples.py and stay
+null here. Python 3 stdlib only.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+# Samples skipped, with the reason the issue allows: graphics interop,
+# MPI, multi-process IPC, hardware this machine class lacks. Matched on the
+# sample's CMakeLists.txt and sources.
+SKIP_RULES = [
+    (re.compile(r"\b(OpenGL|GLUT|GLEW|glfw|GLFW|Vulkan|EGL|D3D1[12]|X11|NvSci|nvsci)\b"),
+     "graphics interop (OpenGL, Vulkan, EGL, Direct3D or NvSci)"),
+    (re.compile(r"\bMPI\b"), "MPI"),
+    (re.compile(r"\b(cudaIpcOpenMemHandle|cuIpcOpenMemHandle|cuMemImportFromShareableHandle"
+                r"|cudaMemPoolImportFromShareableHandle|ipcOpenSocket)\s*\("),
+     "multi-process IPC"),
+]
+HARDWARE_DIRS = ("8_Platform_Specific",)
+
+
+def sample_dirs(root):
+    """Leaf sample folders: a CMakeLists.txt that adds an executable."""
+    samples = os.path.join(root, "Samples")
+    for dirpath, dirnames, filenames in os.walk(samples):
+        dirnames.sort()
+        if "CMakeLists.txt" not in filenames:
+            continue
+        with open(os.path.join(dirpath, "CMakeLists.txt"), errors="replace") as f:
+            text = f.read()
+        if "add_executable" in text:
+            rel = os.path.relpath(dirpath, samples)
+            yield rel.split(os.sep)[0], os.path.basename(dirpath), dirpath, text
+
+
+def skip_reason(category, path, cmake_text):
+    if category in HARDWARE_DIRS:
+        return "hardware: platform-specific (Tegra / DRIVE)"
+    texts = [cmake_text]
+    for f in sorted(os.listdir(path)):
+        if f.endswith((".cu", ".cpp", ".h", ".cuh")):
+            with open(os.path.join(path, f), errors="replace") as fh:
+                texts.append(fh.read())
+    blob = "\n".join(texts)
+    for pattern, reason in SKIP_RULES:
+        if pattern.search(cmake_text if reason != "multi-process IPC" else blob):
+            return reason
+    return ""
+
+
+def first_error(log):
+    """The line that says why: a compiler, linker or CMake error."""
+    for pattern in (r"(?m)^.*undefined reference.*$",
+                    r"(?m)^(?!.*linker command failed).*\berror\b.*$",
+                    r"(?m)^CMake Error.*$", r"(?m)^.*fatal.*$"):
+        m = re.search(pattern, log)
+        if m:
+            return m.group(0).strip()[:400]
+    return log.strip().splitlines()[-1][:400] if log.strip() else ""
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout, text=True, errors="replace")
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return 124, out + "\n(timed out after %d s)" % timeout
+
+
+def build(path, work, toolchain, timeout):
+    """(builds, error, log): configure and build one sample, from scratch
+    (ninja does not know that the toolchain changed)."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
+    rc, log = run(["cmake", "-S", path, "-B", work, "-G", "Ninja",
+                   "-DCMAKE_TOOLCHAIN_FILE=" + toolchain], timeout)
+    if rc != 0:
+        return False, "configure: " + first_error(log), log
+    # A sample that finds a dependency missing adds no target and says so.
+    skipped = re.search(r"(?m)^-- (.*will not build sample.*)$", log)
+    rc, blog = run(["cmake", "--build", work, "-j", str(os.cpu_count() or 2)], timeout)
+    log += blog
+    if rc != 0:
+        return False, first_error(blog), log
+    if skipped:
+        return False, "configure: " + skipped.group(1), log
+    return True, "", log
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", required=True, help="cuda-samples checkout")
+    ap.add_argument("--tag", required=True, help="its tag, for the record")
+    ap.add_argument("--out", required=True, help="results JSON")
+    ap.add_argument("--toolchain", default=os.path.join(REPO, "build", "remote-clang-toolchain.cmake"))
+    ap.add_argument("--work", default="/tmp/rc-compat-build")
+    ap.add_argument("--only", default="", help="regex on category/sample")
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--rerun-failed", action="store_true",
+                    help="keep --out's rows that built (and, with --only, "
+                         "those not selected); build the others again")
+    args = ap.parse_args()
+    earlier = {}
+    if args.rerun_failed and os.path.isfile(args.out):
+        with open(args.out) as f:
+            earlier = {r["category"] + "/" + r["sample"]: r for r in json.load(f)["rows"]}
+    if not os.path.isfile(args.toolchain):
+        sys.exit("build_samples.py: no toolchain file %s (build remote-clang first)" % args.toolchain)
+    rows = []
+    for category, name, path, text in sample_dirs(args.samples):
+        if args.only and not re.search(args.only, category + "/" + name):
+            if category + "/" + name in earlier:  # kept as it was
+                rows.append(earlier[category + "/" + name])
+            continue
+        row = {"sample": name, "category": category, "builds": None, "build_error": "",
+               "remote_tcp": None, "remote_shm": None, "local": None,
+               "skip_reason": skip_reason(category, path, text)}
+        before = earlier.get(category + "/" + name)
+        if before and before["builds"] and not row["skip_reason"]:
+            row["builds"] = True
+        elif not row["skip_reason"]:
+            ok, err, log = build(path, os.path.join(args.work, name), args.toolchain, args.timeout)
+            row["builds"], row["build_error"] = ok, err
+            with open(os.path.join(args.work, name + ".log"), "w") as f:
+                f.write(log)
+        rows.append(row)
+        state = "skip" if row["skip_reason"] else ("ok" if row["builds"] else "FAIL")
+        print("%-5s %s/%s %s" % (state, category, name,
+                                 row["skip_reason"] or row["build_error"]), flush=True)
+        with open(args.out, "w") as f:  # after each sample: a partial run is kept
+            json.dump({"tag": args.tag, "date": datetime.date.today().isoformat(),
+                       "rows": rows}, f, indent=1)
+    tried = [r for r in rows if not r["skip_reason"]]
+    built = sum(1 for r in tried if r["builds"])
+    summary = "built %d of %d samples tried (%d skipped)" % (built, len(tried), len(rows) - len(tried))
+    print(summary)
+    with open(os.path.splitext(args.out)[0] + ".md", "w") as f:
+        f.write(markdown(args.tag, rows, summary))
+
+
+def markdown(tag, rows, summary):
+    """The results as the table docs/compatibility.md shows."""
+    out = ["# cuda-samples %s with remote-clang: builds" % tag, "", summary + ".", "",
+           "| sample | category | builds | why not / skipped because |",
+           "|---|---|---|---|"]
+    for r in rows:
+        state = "skipped" if r["skip_reason"] else ("yes" if r["builds"] else "**no**")
+        why = r["skip_reason"] or r["build_error"]
+        out.append("| %s | %s | %s | %s |" % (r["sample"], r["category"], state,
+                                           why.replace("|", "\\|")))
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    main()
