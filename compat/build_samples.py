@@ -38,6 +38,23 @@ SKIP_RULES = [
 ]
 HARDWARE_DIRS = ("8_Platform_Specific",)
 
+# Build failures nvcc shares on a machine like this one (the reason is not
+# the compiler): a dependency the sample's CMakeLists looks for and does not
+# find, or CMake 3.25's FindThreads in a project that enables only CUDA.
+NOT_THE_COMPILER = [
+    (re.compile(r"FreeImage not found"), "FreeImage is not installed"),
+    (re.compile(r"NvSCI not found"), "NvSci is not installed"),
+    (re.compile(r"FindThreads\.cmake"),
+     "CMake 3.25's FindThreads needs C or C++ enabled (project enables CUDA only)"),
+]
+
+
+def fails_with_nvcc_too(error):
+    for pattern, reason in NOT_THE_COMPILER:
+        if pattern.search(error or ""):
+            return reason
+    return ""
+
 
 def sample_dirs(root):
     """Leaf sample folders: a CMakeLists.txt that adds an executable."""
@@ -118,10 +135,15 @@ def main():
     ap.add_argument("--work", default="/tmp/rc-compat-build")
     ap.add_argument("--only", default="", help="regex on category/sample")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--report", action="store_true",
+                    help="only rewrite --out's summary and table")
     ap.add_argument("--rerun-failed", action="store_true",
                     help="keep --out's rows that built (and, with --only, "
                          "those not selected); build the others again")
     args = ap.parse_args()
+    if args.report:
+        with open(args.out) as f:
+            return report(args.out, args.tag, json.load(f)["rows"])
     earlier = {}
     if args.rerun_failed and os.path.isfile(args.out):
         with open(args.out) as f:
@@ -152,12 +174,29 @@ def main():
         with open(args.out, "w") as f:  # after each sample: a partial run is kept
             json.dump({"tag": args.tag, "date": datetime.date.today().isoformat(),
                        "rows": rows}, f, indent=1)
+    report(args.out, args.tag, rows)
+
+
+def report(out, tag, rows):
+    """The summary line, and the JSON and markdown table with it."""
+    for r in rows:
+        r["fails_with_nvcc_too"] = "" if r["builds"] else fails_with_nvcc_too(r["build_error"])
     tried = [r for r in rows if not r["skip_reason"]]
     built = sum(1 for r in tried if r["builds"])
-    summary = "built %d of %d samples tried (%d skipped)" % (built, len(tried), len(rows) - len(tried))
+    theirs = sum(1 for r in tried if r["fails_with_nvcc_too"])
+    counted = len(tried) - theirs
+    summary = ("built %d of %d samples tried (%d skipped); %d fail for a reason nvcc "
+               "shares here, so %d of %d = %.1f %%" %
+               (built, len(tried), len(rows) - len(tried), theirs, built, counted,
+                100.0 * built / max(counted, 1)))
     print(summary)
-    with open(os.path.splitext(args.out)[0] + ".md", "w") as f:
-        f.write(markdown(args.tag, rows, summary))
+    with open(out) as f:
+        data = json.load(f)
+    data.update({"rows": rows, "summary": summary})
+    with open(out, "w") as f:
+        json.dump(data, f, indent=1)
+    with open(os.path.splitext(out)[0] + ".md", "w") as f:
+        f.write(markdown(tag, rows, summary))
 
 
 def markdown(tag, rows, summary):
@@ -168,6 +207,9 @@ def markdown(tag, rows, summary):
     for r in rows:
         state = "skipped" if r["skip_reason"] else ("yes" if r["builds"] else "**no**")
         why = r["skip_reason"] or r["build_error"]
+        if r.get("fails_with_nvcc_too"):
+            state = "no (nvcc too)"
+            why = r["fails_with_nvcc_too"] + ": " + why
         out.append("| %s | %s | %s | %s |" % (r["sample"], r["category"], state,
                                            why.replace("|", "\\|")))
     return "\n".join(out) + "\n"
