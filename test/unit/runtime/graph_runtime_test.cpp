@@ -443,9 +443,9 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   EXPECT_EQ(rt->appendCommand(
                 rc::wire::Command::CublasTrsmBatched, "cublasStrsmBatched", s,
                 [](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
-                  return rc::wire::CreateCublasTrsmBatched(
-                             fbb, 1, stream, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0,
-                             1, 0)
+                  return rc::wire::CreateCublasTrsmBatched(fbb, 1, stream, 0, 0,
+                                                           0, 0, 0, 1, 1, 1, 0,
+                                                           1, 0, 1, 0)
                       .Union();
                 }),
             cudaErrorStreamCaptureUnsupported);
