@@ -52,9 +52,6 @@ bool emitted(const manifest::Variable &v, bool known,
          (v.name() && symbols.count(v.name()->str()));
 }
 
-// Rebuilds the one-module fragment with the fatbin filled in. Relocatable
-// device code keeps its fatbin in the object, for the device link (nvlink
-// reads it there); the fragment only names it.
 // With -fgpu-rdc clang gives a static kernel or variable the host names a
 // unique name, <name>__static__<hash>, so the host can find it in the
 // device-linked image; the plugin saw the plain one.
@@ -73,6 +70,9 @@ bool externalizedName(const std::string &plain,
 
 enum class CodeKind { Whole, Relocatable, DeviceLinked };
 
+// Rebuilds the one-module fragment with the fatbin filled in. Relocatable
+// device code keeps its fatbin in the object, for the device link (nvlink
+// reads it there); the fragment only names it.
 std::vector<uint8_t> fillFragment(const manifest::Manifest &frag,
                                   const uint8_t *fatbin, uint64_t size,
                                   CodeKind kind) {
@@ -232,7 +232,7 @@ int embedFragment(const std::string &object, const std::string &fragment) {
     fatbin = earlier.data();
     size = earlier.size();
   }
-  // The device-link object (driver/link_stub.cpp) holds the linked image.
+  // The device-link object (driver/link.stub) holds the linked image.
   std::vector<tools::ElfSymbol> syms;
   if (!tools::readElfSymbols(obj.data(), obj.size(), sections, syms, &err))
     return fail(object + ": " + err);
