@@ -67,7 +67,7 @@ link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so.1)
 link("${LIBDIR}/librc_cuda.so" lib64/stubs/libcuda.so)
 # Libraries of stubs only (runtime/CMakeLists.txt, rc_stub_library), with
 # the sonames CUDA 12.4's have.
-foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11)
+foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11 nvjpeg:12 nvJitLink:12)
   string(REPLACE ":" ";" parts ${lib_so})
   list(GET parts 0 lib)
   list(GET parts 1 so)
@@ -77,7 +77,8 @@ foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11)
 endforeach()
 # The runtime's own names too: binaries linked through the links above
 # record these sonames, and CMake's build RPATH names this directory.
-foreach(lib rc_cudart rc_cublas rc_cuda rc_curand rc_cufft rc_cusparse rc_cusolver)
+foreach(lib rc_cudart rc_cublas rc_cuda rc_curand rc_cufft rc_cusparse rc_cusolver
+    rc_nvjpeg rc_nvJitLink)
   link("${LIBDIR}/lib${lib}.so" lib64/lib${lib}.so)
 endforeach()
 # Static names as GNU ld / lld linker scripts naming the shared runtime.

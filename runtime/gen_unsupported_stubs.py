@@ -26,7 +26,8 @@ import subprocess
 import sys
 
 LIBRARIES = {
-    # prefix of its functions, status type, "not supported" value, name
+    # prefix of its functions (or a tuple of them), status type, "not
+    # supported" value, name
     "cudart": ("cuda", "cudaError_t", 801, "runtime"),
     "cuda": ("cu", "CUresult", 801, "driver library"),
     "cublas": ("cublas", "cublasStatus_t", 15, "cuBLAS"),
@@ -36,7 +37,18 @@ LIBRARIES = {
     "cufft": ("cufft", "cufftResult", 16, "cuFFT"),
     "cusparse": ("cusparse", "cusparseStatus_t", 10, "cuSPARSE"),
     "cusolver": ("cusolver", "cusolverStatus_t", 9, "cuSOLVER"),
+    "nvjpeg": ("nvjpeg", "nvjpegStatus_t", 9, "nvJPEG"),
+    # No "not supported" status either: NVJITLINK_ERROR_INTERNAL. Its calls
+    # are inline functions calling versioned ones (__nvJitLinkCreate_12_4).
+    "nvJitLink": (("nvJitLink", "__nvJitLink"), "nvJitLinkResult", 6,
+                  "nvJitLink"),
 }
+
+
+def prefixes(prefix):
+    """A library's name prefixes (one, or a tuple), the first one a part of
+    every name."""
+    return prefix if isinstance(prefix, tuple) else (prefix,)
 
 
 def declared_functions(clang, include, header, prefix):
@@ -44,7 +56,7 @@ def declared_functions(clang, include, header, prefix):
     whose name starts with `prefix`."""
     cmd = [clang, "-x", "c++", "-fsyntax-only", "-I", include,
            "-DCUBLASAPI=", "-Xclang", "-ast-dump=json",
-           "-Xclang", "-ast-dump-filter=" + prefix, header]
+           "-Xclang", "-ast-dump-filter=" + prefixes(prefix)[0], header]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("gen_unsupported_stubs: clang failed on %s:\n%s" %
@@ -61,7 +73,7 @@ def declared_functions(clang, include, header, prefix):
             node, at = decoder.raw_decode(part, at)
             name = node.get("name", "")
             if (node.get("kind") == "FunctionDecl" and not node.get("inline")
-                    and name.startswith(prefix)):
+                    and name.startswith(prefixes(prefix))):
                 found[name] = node["type"]["qualType"].split("(")[0].strip()
     return found
 
@@ -73,6 +85,14 @@ def defined_functions(objects):
                          capture_output=True, text=True, check=True)
     return {line.split()[-1] for line in run.stdout.splitlines()
             if len(line.split()) == 3}
+
+
+def called_as(fn):
+    """The name a program calls: nvJitLink.h's inline nvJitLinkCreate calls
+    the versioned __nvJitLinkCreate_12_4."""
+    if fn.startswith("__"):
+        return re.sub(r"_\d+_\d+$", "", fn.lstrip("_"))
+    return fn
 
 
 def stubs(library, missing):
@@ -98,11 +118,13 @@ def stubs(library, missing):
             # Also the thread's last error, as any failing runtime call.
             lines.append('  return __rc_runtime_unsupported("%s");' % fn)
         elif ret == status:
-            lines.append('  __rc_report_unsupported("%s", "%s");' % (fn, name))
+            lines.append('  __rc_report_unsupported("%s", "%s");'
+                         % (called_as(fn), name))
             lines.append("  return %d;" % value)
         else:
             # No status to return the refusal through: stop here, named.
-            lines.append('  __rc_report_unsupported("%s", "%s");' % (fn, name))
+            lines.append('  __rc_report_unsupported("%s", "%s");'
+                         % (called_as(fn), name))
             lines.append("  std::abort(); // returns %s" % ret)
         lines.append("}")
     lines.append('} // extern "C"')

@@ -78,7 +78,8 @@ NV="$SITE/nvidia"
 # (runtime/CMakeLists.txt): programs include them, nothing runs their code
 # here. Their wheels hold 1.5 GB of libraries: keep just include/.
 HEADER_PINS=(nvidia-cufft-cu12==11.2.1.3 nvidia-cusparse-cu12==12.3.1.170
-  nvidia-cusolver-cu12==11.6.1.9)
+  nvidia-cusolver-cu12==11.6.1.9 nvidia-nvjpeg-cu12==12.3.1.117
+  nvidia-nvjitlink-cu12==12.4.127)
 HEADERS="$ROOT/.cuda-headers"
 if [ "$(cat "$HEADERS/PINS" 2>/dev/null)" != "${HEADER_PINS[*]}" ]; then
   say "unpacking the headers of ${HEADER_PINS[*]} into $HEADERS"
@@ -100,7 +101,7 @@ say "assembling $CUDA_ROOT"
 rm -rf "$CUDA_ROOT"
 mkdir -p "$CUDA_ROOT/bin" "$CUDA_ROOT/include" "$CUDA_ROOT/lib64" "$CUDA_ROOT/nvvm"
 for inc in "$NV"/{cuda_runtime,cuda_nvcc,cuda_cccl,cublas,cuda_profiler_api,curand}/include \
-           "$HEADERS"/nvidia/{cufft,cusparse,cusolver}/include; do
+           "$HEADERS"/nvidia/{cufft,cusparse,cusolver,nvjpeg,nvjitlink}/include; do
   [ -d "$inc" ] || continue
   for f in "$inc"/*; do ln -sfn "$f" "$CUDA_ROOT/include/$(basename "$f")"; done
 done

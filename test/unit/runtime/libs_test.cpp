@@ -11,6 +11,8 @@
 #include <curand.h>
 #include <cusolverDn.h>
 #include <cusparse.h>
+#include <nvJitLink.h>
+#include <nvjpeg.h>
 
 #include <gtest/gtest.h>
 
@@ -83,6 +85,12 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   EXPECT_EQ(cusparseCreate(&sparse), CUSPARSE_STATUS_NOT_SUPPORTED);
   cusolverDnHandle_t dense = nullptr;
   EXPECT_EQ(cusolverDnCreate(&dense), CUSOLVER_STATUS_NOT_SUPPORTED);
+  nvjpegHandle_t jpeg = nullptr;
+  EXPECT_EQ(nvjpegCreateSimple(&jpeg),
+            NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED);
+  nvJitLinkHandle link = nullptr;
+  const char *opts[] = {"-arch=sm_90"};
+  EXPECT_EQ(nvJitLinkCreate(&link, 1, opts), NVJITLINK_ERROR_INTERNAL);
   std::string err = testing::internal::GetCapturedStderr();
   for (const char *line :
        {"remote-clang: cudaDeviceSetLimit is not supported by the remote "
@@ -97,7 +105,11 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
         "remote-clang: cufftPlan1d is not supported by the remote cuFFT",
         "remote-clang: cusparseCreate is not supported by the remote cuSPARSE",
         "remote-clang: cusolverDnCreate is not supported by the remote "
-        "cuSOLVER"})
+        "cuSOLVER",
+        "remote-clang: nvjpegCreateSimple is not supported by the remote "
+        "nvJPEG",
+        "remote-clang: nvJitLinkCreate is not supported by the remote "
+        "nvJitLink"})
     EXPECT_NE(err.find(line), std::string::npos) << line << " in:\n" << err;
 }
 
