@@ -127,4 +127,21 @@ bool readCubinSymbols(const uint8_t *data, size_t size,
   return true;
 }
 
+bool readFatbinSymbols(const uint8_t *fatbin, size_t size,
+                       std::map<std::string, uint64_t> &out) {
+  std::vector<FatbinImage> images;
+  std::string err;
+  if (!parseFatbin(fatbin, size, images, &err))
+    return false;
+  bool any = false, all = true;
+  for (const FatbinImage &img : images) {
+    if (img.kind != 2)
+      continue;
+    any = true;
+    all = !img.compressed && readCubinSymbols(img.data, img.size, out, &err) &&
+          all;
+  }
+  return any && all;
+}
+
 } // namespace rc::tools

@@ -56,6 +56,11 @@ bool readCubinKernels(const uint8_t *data, size_t size,
 bool readCubinSymbols(const uint8_t *data, size_t size,
                       std::map<std::string, uint64_t> &out, std::string *error);
 
+// The named symbols of every cubin in a fatbin that can be read (not
+// compressed). True when there was at least one cubin and all were read.
+bool readFatbinSymbols(const uint8_t *fatbin, size_t size,
+                       std::map<std::string, uint64_t> &out);
+
 } // namespace rc::tools
 
 #endif

@@ -13,6 +13,19 @@ std::string hexId(uint64_t id) {
   return buf;
 }
 
+bool externalizedName(const std::string &plain,
+                      const std::map<std::string, uint64_t> &names,
+                      std::string *out) {
+  if (names.count(plain))
+    return false;
+  std::string prefix = plain + "__static__";
+  auto it = names.lower_bound(prefix);
+  if (it == names.end() || it->first.compare(0, prefix.size(), prefix) != 0)
+    return false;
+  *out = it->first;
+  return true;
+}
+
 std::string displayName(const rc::manifest::Kernel &k) {
   if (k.demangled() && k.demangled()->size())
     return k.demangled()->str();

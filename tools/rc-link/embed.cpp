@@ -3,6 +3,7 @@
 #include "common/elf_sections.h"
 #include "common/fatbin_images.h"
 #include "common/fragments.h"
+#include "common/kernel_names.h"
 #include "common/manifest_copy.h"
 #include "common/run_command.h"
 #include "rc/fatbin.h"
@@ -28,44 +29,10 @@ int fail(const std::string &msg) {
 // is not in the cubin, so internal variables are kept only if some cubin
 // has the symbol. `known` is false when a cubin cannot be read (compressed):
 // then every variable is kept, as before.
-bool cubinSymbols(const uint8_t *fatbin, uint64_t size,
-                  std::map<std::string, uint64_t> &symbols) {
-  std::vector<tools::FatbinImage> images;
-  std::string err;
-  if (!tools::parseFatbin(fatbin, size, images, &err))
-    return false;
-  bool any = false;
-  for (const tools::FatbinImage &img : images) {
-    if (img.kind != 2)
-      continue;
-    if (img.compressed ||
-        !tools::readCubinSymbols(img.data, img.size, symbols, &err))
-      return false;
-    any = true;
-  }
-  return any;
-}
-
 bool emitted(const manifest::Variable &v, bool known,
              const std::map<std::string, uint64_t> &symbols) {
   return !known || !v.internal() ||
          (v.name() && symbols.count(v.name()->str()));
-}
-
-// With -fgpu-rdc clang gives a static kernel or variable the host names a
-// unique name, <name>__static__<hash>, so the host can find it in the
-// device-linked image; the plugin saw the plain one.
-bool externalizedName(const std::string &plain,
-                      const std::map<std::string, uint64_t> &symbols,
-                      std::string *out) {
-  if (symbols.count(plain))
-    return false;
-  std::string prefix = plain + "__static__";
-  auto it = symbols.lower_bound(prefix);
-  if (it == symbols.end() || it->first.compare(0, prefix.size(), prefix) != 0)
-    return false;
-  *out = it->first;
-  return true;
 }
 
 enum class CodeKind { Whole, Relocatable, DeviceLinked };
@@ -77,7 +44,7 @@ std::vector<uint8_t> fillFragment(const manifest::Manifest &frag,
                                   const uint8_t *fatbin, uint64_t size,
                                   CodeKind kind) {
   std::map<std::string, uint64_t> symbols;
-  bool known = cubinSymbols(fatbin, size, symbols);
+  bool known = tools::readFatbinSymbols(fatbin, size, symbols);
   flatbuffers::FlatBufferBuilder b(size + 4096);
   bool relocatable = kind == CodeKind::Relocatable;
   auto module = tools::makeModule(
@@ -88,7 +55,7 @@ std::vector<uint8_t> fillFragment(const manifest::Manifest &frag,
   std::string name;
   auto renamed = [&](bool internal, const flatbuffers::String *n) {
     return relocatable && internal && n &&
-                   externalizedName(n->str(), symbols, &name)
+                   tools::externalizedName(n->str(), symbols, &name)
                ? &name
                : nullptr;
   };

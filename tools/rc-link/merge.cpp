@@ -73,14 +73,8 @@ using ModuleList =
 // Names the cubins of a fatbin define (kernels, variables).
 std::map<std::string, uint64_t> cubinNames(const fbm::Module &mod) {
   std::map<std::string, uint64_t> names;
-  std::vector<tools::FatbinImage> images;
-  std::string err;
-  if (!mod.fatbin() || !tools::parseFatbin(mod.fatbin()->data(),
-                                           mod.fatbin()->size(), images, &err))
-    return names;
-  for (const tools::FatbinImage &img : images)
-    if (img.kind == 2 && !img.compressed)
-      tools::readCubinSymbols(img.data, img.size, names, &err);
+  if (mod.fatbin())
+    tools::readFatbinSymbols(mod.fatbin()->data(), mod.fatbin()->size(), names);
   return names;
 }
 
@@ -100,20 +94,12 @@ bool placeRelocated(const ModuleList &modules,
       for (uint32_t i = 0; i < modules.size(); ++i)
         if (modules[i].second->device_linked())
           linked.push_back({i, cubinNames(*modules[i].second)});
-    std::string prefix = name + "__static__";
-    for (const auto &[i, names] : linked) {
-      if (names.count(name)) {
+    for (const auto &[i, names] : linked)
+      if (names.count(name) ||
+          (internal && tools::externalizedName(name, names, placed))) {
         *out = i;
         return true;
       }
-      auto it = names.lower_bound(prefix);
-      if (internal && it != names.end() &&
-          it->first.compare(0, prefix.size(), prefix) == 0) {
-        *out = i;
-        *placed = it->first;
-        return true;
-      }
-    }
     return false;
   };
   auto unplaced = [&](const char *what, const std::string &name,
