@@ -66,19 +66,19 @@ link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so)
 link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so.1)
 link("${LIBDIR}/librc_cuda.so" lib64/stubs/libcuda.so)
 # Libraries of stubs only (runtime/CMakeLists.txt, rc_stub_library), with
-# the sonames CUDA 12.4's have.
+# the sonames CUDA 12.4's have, and their own (see below).
 foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11 nvjpeg:12 nvJitLink:12)
   string(REPLACE ":" ";" parts ${lib_so})
   list(GET parts 0 lib)
   list(GET parts 1 so)
   link("${LIBDIR}/librc_${lib}.so" lib64/lib${lib}.so)
   link("${LIBDIR}/librc_${lib}.so" lib64/lib${lib}.so.${so})
+  link("${LIBDIR}/librc_${lib}.so" lib64/librc_${lib}.so)
   file(WRITE "${OVERLAY}/lib64/lib${lib}_static.a" "INPUT(${LIBDIR}/librc_${lib}.so)\n")
 endforeach()
 # The runtime's own names too: binaries linked through the links above
 # record these sonames, and CMake's build RPATH names this directory.
-foreach(lib rc_cudart rc_cublas rc_cuda rc_curand rc_cufft rc_cusparse rc_cusolver
-    rc_nvjpeg rc_nvJitLink)
+foreach(lib rc_cudart rc_cublas rc_cuda)
   link("${LIBDIR}/lib${lib}.so" lib64/lib${lib}.so)
 endforeach()
 # Static names as GNU ld / lld linker scripts naming the shared runtime.
