@@ -27,13 +27,14 @@ REPO = os.path.dirname(HERE)
 
 # Samples skipped, with the reason the issue allows: graphics interop,
 # MPI, multi-process IPC, hardware this machine class lacks. Matched on the
-# sample's CMakeLists.txt and sources.
+# sample's CMakeLists.txt (the libraries it finds) or, for IPC, its sources
+# (the calls it makes).
 SKIP_RULES = [
-    (re.compile(r"\b(OpenGL|GLUT|GLEW|glfw|GLFW|Vulkan|EGL|D3D1[12]|X11|NvSci|nvsci)\b"),
+    ("cmake", re.compile(r"\b(OpenGL|GLUT|GLEW|glfw|GLFW|Vulkan|EGL|D3D1[12]|X11|NvSci|nvsci)\b"),
      "graphics interop (OpenGL, Vulkan, EGL, Direct3D or NvSci)"),
-    (re.compile(r"\bMPI\b"), "MPI"),
-    (re.compile(r"\b(cudaIpcOpenMemHandle|cuIpcOpenMemHandle|cuMemImportFromShareableHandle"
-                r"|cudaMemPoolImportFromShareableHandle|ipcOpenSocket)\s*\("),
+    ("cmake", re.compile(r"\bMPI\b"), "MPI"),
+    ("sources", re.compile(r"\b(cudaIpcOpenMemHandle|cuIpcOpenMemHandle|cuMemImportFromShareableHandle"
+                           r"|cudaMemPoolImportFromShareableHandle|ipcOpenSocket)\s*\("),
      "multi-process IPC"),
 ]
 HARDWARE_DIRS = ("8_Platform_Specific",)
@@ -73,14 +74,14 @@ def sample_dirs(root):
 def skip_reason(category, path, cmake_text):
     if category in HARDWARE_DIRS:
         return "hardware: platform-specific (Tegra / DRIVE)"
-    texts = [cmake_text]
+    sources = []
     for f in sorted(os.listdir(path)):
         if f.endswith((".cu", ".cpp", ".h", ".cuh")):
             with open(os.path.join(path, f), errors="replace") as fh:
-                texts.append(fh.read())
-    blob = "\n".join(texts)
-    for pattern, reason in SKIP_RULES:
-        if pattern.search(cmake_text if reason != "multi-process IPC" else blob):
+                sources.append(fh.read())
+    texts = {"cmake": cmake_text, "sources": "\n".join(sources)}
+    for where, pattern, reason in SKIP_RULES:
+        if pattern.search(texts[where]):
             return reason
     return ""
 
