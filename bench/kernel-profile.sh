@@ -6,7 +6,7 @@
 # what is left is each kernel's own code, clang 19's against nvcc's.
 #
 #   bash bench/kernel-profile.sh        (on the GPU machine, after
-#                                        device-run.sh unpack ref models)
+#                                        scripts/device-run.sh unpack ref models)
 #
 #   MODEL=7b:q4_0  N=4 (decode tokens)  WORK (as device-run.sh)
 #   P=512 N=0: one prompt step of 512 tokens instead (prefill's kernels)
@@ -21,7 +21,7 @@
 # per-kernel table (largest local time first) and the totals.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WORK="${WORK:-$REPO/.device-llama}"
+WORK="${WORK:-$REPO/.device-work}"
 MODEL="${MODEL:-7b:q4_0}"
 N="${N:-4}"
 P="${P:-0}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where a remote decode token's time goes, on the GPU machine (carry
-# .bundle-llama and .bundle-llama-src, as for bench/run.sh; needs no nvcc
+# .bundle, .bundle-llama and .bundle-llama-src, as for bench/run.sh; needs no nvcc
 # reference build):
 #
 #   bash bench/profile-decode.sh
@@ -20,7 +20,7 @@
 #            difference of the server's counters (exactly REPS steps)
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WORK="${WORK:-$REPO/.device-llama}"
+WORK="${WORK:-$REPO/.device-work}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 N="${N:-128}"
 REPS="${REPS:-3}"
@@ -35,7 +35,7 @@ export WORK MODELS
 steps=()
 [[ -x "$WORK/llama/bin/llama-bench" ]] || steps+=(unpack)
 steps+=(models)
-bash "$REPO/llama-integration/device-run.sh" "${steps[@]}" > "$RESULTS/setup.log" 2>&1 ||
+bash "$REPO/scripts/device-run.sh" "${steps[@]}" > "$RESULTS/setup.log" 2>&1 ||
   { tail -20 "$RESULTS/setup.log"; echo "profile: setup failed"; exit 1; }
 
 RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"

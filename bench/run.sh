@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The performance harness, run on the GPU machine from the repository root
-# with .bundle-llama carried (llama-integration/pack-device-bundle.sh):
+# with .bundle and .bundle-llama carried (scripts/pack-device-bundle.sh rc llama):
 #
 #   bash bench/run.sh
 #
 # llama-bench pp512 and tg128 with random-weight Q4_0 models, configurations
 # interleaved in one session, each repetition its own process:
-#   local   llama.cpp built with nvcc here (device-run.sh's ref step)
+#   local   llama.cpp built with nvcc here (scripts/device-run.sh's ref step)
 #   shm     the remote-clang build through rc-server over shm
 #   tcp     the same over tcp (loopback)
 #   tcp25   tcp with 25 us of emulated extra round-trip time (RC_EMULATE_RTT_US)
@@ -20,12 +20,12 @@
 #
 # One device call may not fit all repetitions (10 minutes a call): split them
 # over calls on the same machine with the same BENCH_OUT, e.g.
-#   BENCH_OUT=.device-llama/bench REPS=3 STATS=0 bash bench/run.sh
-#   BENCH_OUT=.device-llama/bench REPS=2 REP_FROM=4 bash bench/run.sh
+#   BENCH_OUT=.device-work/bench REPS=3 STATS=0 bash bench/run.sh
+#   BENCH_OUT=.device-work/bench REPS=2 REP_FROM=4 bash bench/run.sh
 # (REP_FROM > 1 appends to raw.jsonl; STATS=0 skips the traffic runs).
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WORK="${WORK:-$REPO/.device-llama}"
+WORK="${WORK:-$REPO/.device-work}"
 REPS="${REPS:-5}"
 REP_FROM="${REP_FROM:-1}"
 # Runs of each test inside one llama-bench process (its -r; it reports their
@@ -44,7 +44,7 @@ steps=()
 [[ -x "$WORK/llama/bin/llama-bench" ]] || steps+=(unpack)
 [[ -x "$WORK/ref/bin/llama-bench" && -x "$WORK/ref/bin/ggml-rpc-server" ]] || steps+=(ref)
 steps+=(models)
-bash "$REPO/llama-integration/device-run.sh" "${steps[@]}" || { echo "bench: setup failed"; exit 1; }
+bash "$REPO/scripts/device-run.sh" "${steps[@]}" || { echo "bench: setup failed"; exit 1; }
 
 RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"; REF_BIN="$WORK/ref/bin"
 MANIFESTS=(); while read -r m; do MANIFESTS+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')

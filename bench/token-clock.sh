@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A decode token, local vs remote, by one clock (on the GPU machine, with
-# .bundle-llama carried as for bench/run.sh; builds the nvcc reference if
+# .bundle and .bundle-llama carried as for bench/run.sh; builds the nvcc reference if
 # it is not there yet):
 #
 #   bash bench/token-clock.sh
@@ -33,7 +33,7 @@
 # printed.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WORK="${WORK:-$REPO/.device-llama}"
+WORK="${WORK:-$REPO/.device-work}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 N="${N:-128}"
 INNER="${INNER:-3}"
@@ -51,7 +51,7 @@ steps=()
 [[ -x "$WORK/llama/bin/llama-bench" ]] || steps+=(unpack)
 [[ " $CONFIGS " != *" local "* || -x "$WORK/ref/bin/llama-bench" ]] || steps+=(ref)
 steps+=(models)
-bash "$REPO/llama-integration/device-run.sh" "${steps[@]}" > "$RESULTS/setup.log" 2>&1 ||
+bash "$REPO/scripts/device-run.sh" "${steps[@]}" > "$RESULTS/setup.log" 2>&1 ||
   { tail -20 "$RESULTS/setup.log"; echo "token-clock: setup failed"; exit 1; }
 
 SHIM="$WORK/token_clock.so"

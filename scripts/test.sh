@@ -2,7 +2,7 @@
 # The project's test command: build everything, then run every CTest suite
 # (lit + FileCheck toolchain tests, GoogleTest suites, the sample project built
 # with remote-clang++, brief live fuzzing). GPU tests (label `gpu`) skip with
-# a message when this machine has no GPU; scripts/device-test.sh runs them on
+# a message when this machine has no GPU; scripts/device-run.sh runs them on
 # one.
 #
 # Then the sanitizer build (build-sanitize/, ASan + UBSan, docs/sanitizers.md):

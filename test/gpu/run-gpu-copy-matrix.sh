@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # $1 rc-server, $2 the copy_sizes sample, $3 run-copy-matrix.sh
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "SKIP: no GPU on this machine; run scripts/device-test.sh on a GPU machine" \
+  echo "SKIP: no GPU on this machine; run scripts/device-run.sh on a GPU machine" \
        "(see README, 'GPU tests')"
   exit 77
 fi

@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, from the repository root, with .bundle-llama-src
-# or .bundle-llama carried (llama-integration/pack-device-bundle.sh made
-# them; one per call: together they pass the carry limit). Compares
-# llama.cpp built with remote-clang (its GPU work through rc-server) with
-# the same commit built locally by nvcc.
+# The one runner on the GPU machine (device tool), from the repository root,
+# with the folders scripts/pack-device-bundle.sh made carried: `.bundle`
+# (remote-clang) for every step, `.bundle-llama` (llama.cpp built by
+# remote-clang) with it for the llama.cpp steps, `.bundle-llama-src` (or a
+# prebuilt `.bundle-ref`) in a call of its own for the nvcc reference.
 #
-#   bash llama-integration/device-run.sh [STEP...]
+#   bash scripts/device-run.sh [STEP...]     (default: unpack samples gtests copies)
 #
-# Steps (default: all, in this order); each fits the 10-minute limit of one
-# device call, and the reference build resumes where it stopped:
+# Each step fits the 10-minute limit of one device call; what unpack and ref
+# leave under $WORK stays while the machine stays warm.
 #   unpack    unpack what was carried under $WORK
+#   samples   every sample through rc-server on the GPU, over each of
+#             $RC_TRANSPORTS
+#   gtests    rc-server's and cuBLAS's GoogleTest suites against the GPU(s);
+#             the tests named Zz* (they fault the GPU on purpose, which
+#             poisons the process: CUDA's rule) in a process of their own
+#   copies    the copy_sizes sample at every size, transport and RMA setting
+#             (scripts/run-copy-matrix.sh)
+#   transport the transport's own numbers (docs/transport.md, "Numbers"):
+#             round trips, echo throughput, RMA read-backs of llama.cpp's
+#             logits sizes next to a plain loopback socket ($ITERS, 2000)
 #   ref       build llama.cpp with nvcc (sm_90) in $WORK/ref; nothing to do
 #             where unpack found a prebuilt one (.bundle-ref, made by
 #             llama-integration/pack-ref-bundle.sh)
-#   models    random models ($MODELS, e.g. "1b:q4_0 7b:q4_0"; needs numpy;
-#             else the bundle's tiny model only)
+#   models    random models ($MODELS, e.g. "1b:q4_0 7b:q4_0"; needs numpy)
 #   ops       test-backend-ops test -b CUDA0, remote and local: every test
 #             that passes locally must pass remotely ($OPS: an -o filter,
 #             default all; $OPS_JOBS processes in parallel, default 1;
@@ -29,27 +38,30 @@
 #   bench     llama-bench pp/tg, remote and local
 #   multigpu  with two or more GPUs: greedy generation split by layer over
 #             every GPU (-sm layer), remote vs local, graphs on and off
-#   servertests  rc-server's GPU test suites (scripts/run-gpu-gtests.sh)
 #   kernels   test-backend-ops perf, nvcc build vs remote-clang build, op by
 #             op ($KERNEL_OPS, $KERNEL_PARAMS: its -o and -p filters): the
 #             kernels' own time (clang vs nvcc code), round trips amortised
 #
-#   WORK=DIR (default <repo>/.device-llama: kept between calls of one machine)
-#   RC_TRANSPORT=shm|tcp (default shm)   RC_DEVICE_TIMEOUT=s per command (540)
+#   WORK=DIR (default <repo>/.device-work)   RC_DEVICE_TIMEOUT=s per command (540)
+#   RC_TRANSPORTS (default "shm tcp"): samples and copies run over each, the
+#   llama.cpp steps over the first. Logs: $OUT (the device tool brings it
+#   back) for gtests, else $WORK/out.
 set -uo pipefail
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO="$(cd "$HERE/.." && pwd)"
-BUNDLE="$REPO/.bundle-llama"
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+LLAMA_SCRIPTS="$REPO/llama-integration"
+BUNDLE_RC="$REPO/.bundle"
+BUNDLE_LLAMA="$REPO/.bundle-llama"
 BUNDLE_SRC="$REPO/.bundle-llama-src"
 BUNDLE_REF="$REPO/.bundle-ref"
-WORK="${WORK:-$REPO/.device-llama}"
+WORK="${WORK:-$REPO/.device-work}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 OPS="${OPS:-all}"
 N_PREDICT="${N_PREDICT:-128}"
 PROMPT="${PROMPT:-The capital of France is}"
 TMO="${RC_DEVICE_TIMEOUT:-540}"
+TRANSPORTS="${RC_TRANSPORTS:-shm tcp}"
 STEPS=("$@")
-[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(unpack ref models ops generate server bench)
+[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(unpack samples gtests copies)
 RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"; REF_BIN="$WORK/ref/bin"
 mkdir -p "$WORK/out"
 status=0
@@ -72,10 +84,13 @@ step_unpack() {
       tar -C "$WORK/src" -xJf "$BUNDLE_SRC/llama-src.tar.xz" || { fail "unpack: source"; return; }
     any=1
   fi
-  if [[ -f "$BUNDLE/llama-rc.tar.xz" && -f "$BUNDLE/rc.tar.xz" ]]; then
-    rm -rf "$WORK/llama" "$WORK/rc"
-    tar -C "$WORK" -xJf "$BUNDLE/llama-rc.tar.xz" && tar -C "$WORK" -xJf "$BUNDLE/rc.tar.xz" ||
-      { fail "unpack: remote-clang build"; return; }
+  if [[ -f "$BUNDLE_RC/rc.tar.xz" ]]; then
+    rm -rf "$WORK/rc" && tar -C "$WORK" -xJf "$BUNDLE_RC/rc.tar.xz" || { fail "unpack: remote-clang"; return; }
+    any=1
+  fi
+  if [[ -f "$BUNDLE_LLAMA/llama.tar.xz" ]]; then
+    rm -rf "$WORK/llama" && tar -C "$WORK" -xJf "$BUNDLE_LLAMA/llama.tar.xz" ||
+      { fail "unpack: llama.cpp built by remote-clang"; return; }
     export RC_MANIFEST="$(manifests | tr '\n' ':')"
     ls "$LL_BIN"
     any=1
@@ -89,10 +104,59 @@ step_unpack() {
       say "unpack: WARNING: the prebuilt reference's nvcc differs from this machine's: $(cat "$WORK/ref/PREBUILT")"
     any=1
   fi
-  [[ $any -eq 1 ]] || fail "unpack: neither $BUNDLE_SRC, $BUNDLE nor $BUNDLE_REF was carried"
+  [[ $any -eq 1 ]] || fail "unpack: none of $BUNDLE_RC, $BUNDLE_LLAMA, $BUNDLE_SRC, $BUNDLE_REF was carried"
   nvidia-smi -L; nvcc --version | tail -2
 }
 
+# --- remote-clang's own GPU tests (.bundle)
+need_rc() { [[ -x "$RC_BIN/rc-server" ]] || { fail "$1: no $RC_BIN/rc-server (carry .bundle, run unpack)"; return 1; }; }
+# The samples carry their own manifests; llama.cpp's (RC_MANIFEST) are not theirs.
+rc_env() ( unset RC_MANIFEST; export LD_LIBRARY_PATH="$WORK/rc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; "$@" )
+
+step_samples() {
+  need_rc samples || return
+  rc_env bash "$REPO/scripts/run-samples.sh" --server "$RC_BIN/rc-server" \
+    --samples "$WORK/rc/samples" --transports "$TRANSPORTS" || fail "samples"
+}
+
+step_gtests() {
+  need_rc gtests || return
+  local logs="${OUT:-$WORK/out}" t part filter log ran=0
+  for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests; do
+    [[ -x "$RC_BIN/$t" ]] || continue
+    ran=1
+    for part in main poison; do
+      filter='-*Zz*'; [[ $part == poison ]] && filter='*Zz*'
+      log="$logs/$t.$part.log"
+      echo "== $t --gtest_filter=$filter"
+      RC_TEST_FATBIN="$RC_BIN/gpu_kernels.fatbin" RC_SERVER_BIN="$RC_BIN/rc-server" \
+        rc_env "$RC_BIN/$t" --gtest_filter="$filter" > "$log" 2>&1 ||
+        { fail "gtests: $t ($part, $log)"; grep -B5 -A25 'Failure' "$log" | head -80; }
+      grep -E '^\[==========\] .* ran|^\[  (PASSED|FAILED|SKIPPED)  \]|^[0-9]+ devices' "$log"
+    done
+  done
+  [[ $ran -eq 1 ]] || fail "gtests: no test binaries in $RC_BIN"
+}
+
+step_copies() {
+  need_rc copies || return
+  rc_env bash "$REPO/scripts/run-copy-matrix.sh" --server "$RC_BIN/rc-server" \
+    --program "$WORK/rc/samples/copy_sizes" --transports "$TRANSPORTS" || fail "copies"
+}
+
+step_transport() {
+  need_rc transport || return
+  local t bytes
+  for t in $TRANSPORTS; do
+    rc_env "$RC_BIN/rc_transport_bench" "$t" 20000 || fail "transport: $t round trips"
+    for bytes in 131072 525312 4194304; do
+      rc_env "$RC_BIN/rc_transport_bench" "$t" readback "$bytes" "${ITERS:-2000}" ||
+        fail "transport: $t read-back of $bytes bytes"
+    done
+  done
+}
+
+# --- llama.cpp built by remote-clang (.bundle-llama) against the nvcc build
 step_ref() {
   if [[ -f "$WORK/ref/PREBUILT" ]]; then
     say "ref: prebuilt, unpacked from .bundle-ref: $(head -1 "$WORK/ref/PREBUILT")"
@@ -123,7 +187,7 @@ step_models() {
     local shape="${m%%:*}" type="${m##*:}"
     local out="$WORK/models/$shape-$type.gguf"
     [[ -f "$out" ]] && continue
-    PYTHONPATH="$WORK/src/llama.cpp/gguf-py" python3 "$HERE/make-random-model.py" \
+    PYTHONPATH="$WORK/src/llama.cpp/gguf-py" python3 "$LLAMA_SCRIPTS/make-random-model.py" \
       --llama-src "$WORK/src/llama.cpp" --shape "$shape" --type "$type" --out "$out.tmp" &&
       mv "$out.tmp" "$out" || fail "models: $m"
   done
@@ -132,7 +196,7 @@ step_models() {
 
 SERVER_PID=""
 start_server() {
-  case "${RC_TRANSPORT:-shm}" in
+  case "${TRANSPORTS%% *}" in
     shm) export RC_SERVER="shm://rc-llama-$$" ;;
     tcp) export RC_SERVER="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))" ;;
   esac
@@ -201,7 +265,7 @@ step_ops() {
   start_server || return
   remote run_ops "$LL_BIN" remote
   stop_server
-  python3 "$HERE/ops-summary.py" --runs "$runs" "$WORK/out/ops-local.log" "$WORK/out/ops-remote.log" ||
+  python3 "$LLAMA_SCRIPTS/ops-summary.py" --runs "$runs" "$WORK/out/ops-local.log" "$WORK/out/ops-remote.log" ||
     fail "ops: remote test-backend-ops (log $WORK/out/ops-remote.log)"
 }
 
@@ -256,7 +320,7 @@ serve() { # $1 binary dir, $2 model, $3 label
   "$1/llama-server" -m "$2" -ngl 99 -np 4 -c 4096 --port "$port" --host 127.0.0.1 \
     --temp 0 --seed 1 --no-warmup > "$WORK/out/server-$3.log" 2>&1 &
   local pid=$!
-  python3 "$HERE/server-check.py" --url "http://127.0.0.1:$port" --requests 8 \
+  python3 "$LLAMA_SCRIPTS/server-check.py" --url "http://127.0.0.1:$port" --requests 8 \
     --n-predict 64 --out "$WORK/out/server-$3.json"
   local rc=$?
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
@@ -273,7 +337,7 @@ step_server() {
   remote serve "$LL_BIN" "$m" remote || fail "server: remote requests"
   stop_server
   serve "$REF_BIN" "$m" local || fail "server: local requests"
-  python3 "$HERE/server-check.py" --compare "$WORK/out/server-local.json" "$WORK/out/server-remote.json" ||
+  python3 "$LLAMA_SCRIPTS/server-check.py" --compare "$WORK/out/server-local.json" "$WORK/out/server-remote.json" ||
     fail "server: remote answers differ from local"
 }
 
@@ -291,10 +355,6 @@ step_multigpu() {
   echo "      $split of $sessions remote session(s) used devices 0 and 1"
   [[ $sessions -gt 0 && $split -eq $sessions ]] || fail "multigpu: a remote session did not use both GPUs"
   grep "closed:" "$WORK/out/server.log" | sed 's/^/      /'
-}
-
-step_servertests() {
-  bash "$REPO/scripts/run-gpu-gtests.sh" "$WORK/rc" || fail "servertests"
 }
 
 step_bench() {
@@ -339,7 +399,7 @@ step_kernels() {
 for s in "${STEPS[@]}"; do
   say "$s"
   case "$s" in
-    unpack|ref|models|ops|generate|server|bench|multigpu|servertests|kernels) "step_$s" ;;
+    unpack|samples|gtests|copies|transport|ref|models|ops|generate|server|bench|multigpu|kernels) "step_$s" ;;
     *) echo "device-run: unknown step $s" >&2; exit 2 ;;
   esac
 done

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Packs what must run on the GPU machine (no clang, no network) into folders
+# the device tool carries, one per part; scripts/device-run.sh unpacks them.
+#
+#   bash scripts/pack-device-bundle.sh [PART...]      (default: rc)
+#
+# Parts:
+#   rc         .bundle/rc.tar.xz (~5 MiB): rc-server, the runtime libraries,
+#              the sample binaries with their manifests, the server's and
+#              cuBLAS's GoogleTest suites, the transport bench, the stress
+#              programs, libfabric and libcrypto with their dependencies
+#   llama      .bundle-llama/llama.tar.xz (~50 MiB): llama.cpp built by
+#              llama-integration/build-llama.sh, every .so with its .rcm
+#   llama-src  .bundle-llama-src/llama-src.tar.xz: the same llama.cpp
+#              source, for the local nvcc reference build (device-run.sh ref)
+#
+# A device call carries 64 MiB: `.bundle` with `.bundle-llama` fits, the
+# source goes in a call of its own (the GPU machine keeps what device-run.sh
+# unpacked while it stays warm). A folder over RC_BUNDLE_MAX_MIB (60) fails.
+# Binaries lose their debug info only (.nv_fatbin must stay: the
+# registration code points at it).
+#
+#   RC_BUILD_DIR=DIR (default <repo>/build)   LLAMA_BUILD=DIR (default <repo>/build-llama)
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RC_BUILD="${RC_BUILD_DIR:-$REPO/build}"
+LLAMA_BUILD="${LLAMA_BUILD:-$REPO/build-llama}"
+MAX_MIB="${RC_BUNDLE_MAX_MIB:-60}"
+PARTS=("$@")
+[[ ${#PARTS[@]} -gt 0 ]] || PARTS=(rc)
+STAGE="$(mktemp -d)"
+trap 'rm -rf "$STAGE"' EXIT
+
+strip_debug() { strip --strip-debug "$@" 2>/dev/null || true; }
+
+pack_rc() {
+  local out="$REPO/.bundle" rc="$STAGE/rc" t b lib fabric
+  rm -rf "$out" && mkdir -p "$out" "$rc/bin" "$rc/lib" "$rc/samples"
+  cp "$RC_BUILD/bin/rc-server" "$rc/bin/"
+  for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_transport_bench \
+    rc_stress_client rc_stress_peers rc_rt_prog_copy_stress; do
+    [[ -x "$RC_BUILD/bin/$t" ]] && cp "$RC_BUILD/bin/$t" "$rc/bin/"
+  done
+  [[ -f "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" ]] &&
+    cp "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" "$rc/bin/"
+  cp -L "$RC_BUILD"/lib/librc_*.so* "$rc/lib/"
+  for b in "$RC_BUILD"/samples/*; do
+    [[ -f "$b.rcm" ]] && cp "$b" "$b.rcm" "$rc/samples/"
+  done
+  # glibc and libstdc++ are newer on the GPU machine (Ubuntu 24.04), so those
+  # stay behind. libfabric is loaded at run time (docs/transport.md), so ldd
+  # does not list it: named here with its own dependencies.
+  fabric="$(pkg-config --variable=libdir libfabric)/libfabric.so.1"
+  for lib in "$fabric" $(ldd "$RC_BUILD/bin/rc-server" "$RC_BUILD"/lib/librc_*.so "$fabric" |
+                         awk '/=>/ {print $3}' | sort -u); do
+    case "$(basename "$lib")" in
+      libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libstdc++.so*|libgcc_s.so*|ld-linux*) ;;
+      *) cp -L "$lib" "$rc/lib/" ;;
+    esac
+  done
+  strip_debug "$rc"/bin/* "$rc"/lib/* "$rc"/samples/*
+  tar -C "$STAGE" -cf - rc | xz -T2 -6 > "$out/rc.tar.xz"
+}
+
+pack_llama() {
+  local out="$REPO/.bundle-llama" bin="$STAGE/llama/bin" t n=0 f rcms
+  rm -rf "$out" && mkdir -p "$out" "$bin"
+  for t in llama-bench llama-cli llama-completion llama-server test-backend-ops; do
+    if [[ -x "$LLAMA_BUILD/bin/$t" ]]; then
+      cp "$LLAMA_BUILD/bin/$t" "$bin/"; n=$((n + 1))
+      [[ -f "$LLAMA_BUILD/bin/$t.rcm" ]] && cp "$LLAMA_BUILD/bin/$t.rcm" "$bin/"
+    else
+      echo "pack-device-bundle: warning: $t not built (bash llama-integration/build-llama.sh)" >&2
+    fi
+  done
+  [[ $n -gt 0 ]] || { echo "pack-device-bundle: no llama.cpp binaries in $LLAMA_BUILD/bin" >&2; exit 1; }
+  # Shared libraries keep their soname symlinks (-a); manifests beside them.
+  cp -a "$LLAMA_BUILD"/bin/*.so* "$bin/"
+  for f in "$bin"/*; do
+    [[ -L "$f" || "$f" == *.rcm ]] || strip_debug "$f"
+  done
+  rcms=("$bin"/*.rcm)
+  [[ -e "${rcms[0]}" ]] || { echo "pack-device-bundle: no .rcm manifests in $LLAMA_BUILD/bin" >&2; exit 1; }
+  # The ~140 fatbins in libggml-cuda's .rcm are template instances of the same
+  # kernels; a dictionary as large as the manifest lets xz match across all of
+  # them (measured: the .rcm alone is 52 MB with xz -6, the whole tarball with
+  # this setting 56 MB).
+  tar -C "$STAGE" --sort=name -cf - llama | xz -T1 --lzma2=preset=9,dict=192MiB > "$out/llama.tar.xz"
+}
+
+# docs/, vocab files other than Llama's, the web UI assets and ggml's other
+# GPU backends are left out: the nvcc reference build needs none of them.
+pack_llama_src() {
+  local out="$REPO/.bundle-llama-src" src
+  src="$(bash "$REPO/llama-integration/fetch-llama.sh")"
+  rm -rf "$out" && mkdir -p "$out"
+  tar -C "$(dirname "$src")" -cf - \
+    --exclude='llama.cpp/.git' --exclude='llama.cpp/docs' --exclude='llama.cpp/media' \
+    --exclude='llama.cpp/tools/ui/*.gz' --exclude='llama.cpp/tools/ui/public' \
+    --exclude='llama.cpp/models/ggml-vocab-[!l]*' --exclude='llama.cpp/models/ggml-vocab-llama-*.inp' \
+    --exclude='llama.cpp/models/ggml-vocab-llama-*.out' --exclude='llama.cpp/models/*.gguf.*' \
+    --exclude='llama.cpp/ggml/src/ggml-'{cann,et,hexagon,metal,musa,opencl,openvino,sycl,virtgpu,vulkan,webgpu,zdnn,zendnn} \
+    --exclude='llama.cpp/benches' --exclude='llama.cpp/tools/ui/tests' --exclude='llama.cpp/tools/mtmd/*.mp4' \
+    llama.cpp | xz -T2 -9 > "$out/llama-src.tar.xz"
+}
+
+status=0
+for part in "${PARTS[@]}"; do
+  case "$part" in
+    rc) pack_rc; dir="$REPO/.bundle" ;;
+    llama) pack_llama; dir="$REPO/.bundle-llama" ;;
+    llama-src) pack_llama_src; dir="$REPO/.bundle-llama-src" ;;
+    *) echo "pack-device-bundle: unknown part '$part' (rc, llama, llama-src)" >&2; exit 2 ;;
+  esac
+  total=$(du -cm "$dir"/* | tail -1 | cut -f1)
+  echo "pack-device-bundle: $dir: $total MiB ($(ls "$dir"))"
+  if [[ $total -gt $MAX_MIB ]]; then
+    echo "pack-device-bundle: error: $dir is over $MAX_MIB MiB" >&2
+    status=1
+  fi
+done
+# The llama steps carry both folders in one call.
+if [[ -d "$REPO/.bundle" && -d "$REPO/.bundle-llama" ]]; then
+  total=$(du -cm "$REPO"/.bundle/* "$REPO"/.bundle-llama/* | tail -1 | cut -f1)
+  echo "pack-device-bundle: .bundle + .bundle-llama: $total MiB"
+  [[ $total -le 64 ]] || { echo "pack-device-bundle: error: .bundle + .bundle-llama pass the device tool's 64 MiB" >&2; status=1; }
+fi
+exit $status
