@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <random>
+#include <thread>
 
 namespace rc::transport {
 
@@ -20,6 +21,32 @@ namespace {
 // Receive buffers per connection: enough fragments in flight to keep a
 // large transfer streaming.
 constexpr size_t kConnRecvSlots = 16;
+
+// A server refuses connections while it is not listening yet or restarts
+// (rc-server reopens its listener after a lost GPU within a second): the
+// client knocks again at this interval until its deadline instead of
+// failing at once. Nothing listening at all then fails at the deadline.
+constexpr auto kKnockInterval = std::chrono::milliseconds(20);
+
+long msLeft(Clock::time_point deadline) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                               Clock::now())
+      .count();
+}
+
+// attempt(&refused) until it succeeds, fails for another reason than a
+// refusal, or the deadline passes.
+template <class Attempt>
+bool knockUntil(Clock::time_point deadline, Attempt attempt) {
+  for (;;) {
+    bool refused = false;
+    if (attempt(&refused))
+      return true;
+    if (!refused || Clock::now() + kKnockInterval >= deadline)
+      return false;
+    std::this_thread::sleep_for(kKnockInterval);
+  }
+}
 } // namespace
 
 std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
@@ -47,10 +74,11 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
     if (!resolveIpv4(u.host, u.port, &server, &err) ||
         !localAddressFor(server, &localIp, &err))
       return fail(err);
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - Clock::now())
-                    .count();
-    if (!probeTcp(server, static_cast<int>(std::max<long>(left, 1)), &err))
+    if (!knockUntil(deadline, [&](bool *refused) {
+          return probeTcp(server,
+                          static_cast<int>(std::max(msLeft(deadline), 1L)),
+                          &err, refused);
+        }))
       return fail(err);
     // Bind to the interface that reaches the server, so the address we
     // advertise in the handshake is one the server can connect back to.
@@ -65,8 +93,10 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
     return conn;
   }
   // shm: handshake over a Unix socket (see unix_rendezvous.h).
-  int fd = unixConnect(u.shmName, &err);
-  if (fd < 0)
+  int fd = -1;
+  if (!knockUntil(deadline, [&](bool *refused) {
+        return (fd = unixConnect(u.shmName, &err, refused)) >= 0;
+      }))
     return fail(err);
   removeStaleShmRegions(); // e.g. those of a server that was killed
   ep = Endpoint::open(u.provider, "", "", kConnRecvSlots,
@@ -97,13 +127,11 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
                    (uint64_t(std::random_device{}()) << 32) ^
                    uint64_t(getpid());
   Hello server;
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  deadline - Clock::now())
-                  .count();
   bool ok = sendHello(fd, FrameType::Connect, conn->ownHello(nonce), &err,
                       bell ? bell->fd() : -1) &&
             recvHello(fd, FrameType::Accept,
-                      static_cast<int>(std::max<long>(left, 0)), &server, &err);
+                      static_cast<int>(std::max(msLeft(deadline), 0L)), &server,
+                      &err);
   uint32_t listenerPid = unixPeerPid(fd);
   close(fd); // before the endpoint: the listener checks this (listener.cpp)
   if (!ok && listenerPid == static_cast<uint32_t>(getpid()))

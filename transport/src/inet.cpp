@@ -49,7 +49,8 @@ bool localAddressFor(const sockaddr_in &to, std::string *ip,
   return ok;
 }
 
-bool probeTcp(const sockaddr_in &to, int timeoutMs, std::string *error) {
+bool probeTcp(const sockaddr_in &to, int timeoutMs, std::string *error,
+              bool *refused) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     *error = std::string("socket: ") + std::strerror(errno);
@@ -68,6 +69,8 @@ bool probeTcp(const sockaddr_in &to, int timeoutMs, std::string *error) {
     }
   }
   close(fd);
+  if (refused)
+    *refused = err == ECONNREFUSED;
   if (err == 0)
     return true;
   *error = err == ETIMEDOUT

@@ -19,7 +19,9 @@ bool localAddressFor(const sockaddr_in &to, std::string *ip,
 // Plain TCP connect to the listener's port, to turn "nothing there" into a
 // prompt "connection refused" (libfabric's rxm keeps retrying instead).
 // The probe connection is closed at once; the listener's provider drops it.
-bool probeTcp(const sockaddr_in &to, int timeoutMs, std::string *error);
+// *refused (if given): nothing listens there now (worth trying again).
+bool probeTcp(const sockaddr_in &to, int timeoutMs, std::string *error,
+              bool *refused = nullptr);
 std::string ipText(const sockaddr_in &a);
 std::vector<uint8_t> rawAddress(const sockaddr_in &a);
 

@@ -185,7 +185,9 @@ int unixAcceptNow(int listenFd, uint32_t *pid, std::string *error) {
   }
 }
 
-int unixConnect(const std::string &name, std::string *error) {
+int unixConnect(const std::string &name, std::string *error, bool *refused) {
+  if (refused)
+    *refused = false;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     *error = sysError("socket");
@@ -194,6 +196,9 @@ int unixConnect(const std::string &name, std::string *error) {
   sockaddr_un a;
   socklen_t len = abstractAddress(name, &a);
   if (::connect(fd, reinterpret_cast<sockaddr *>(&a), len) != 0) {
+    // EAGAIN: a listener whose backlog is full, busy rather than absent.
+    if (refused)
+      *refused = errno == ECONNREFUSED || errno == ENOENT || errno == EAGAIN;
     *error = errno == ECONNREFUSED || errno == ENOENT
                  ? "nothing is listening there (no shm listener named '" +
                        name + "' on this host)"

@@ -30,8 +30,10 @@ int unixListen(const std::string &name, std::string *error);
 // or -1 when none waits (*error empty) or on failure (*error set). *pid is
 // the client's pid.
 int unixAcceptNow(int listenFd, uint32_t *pid, std::string *error);
-// Connects to NAME; -1 with *error when nobody listens there.
-int unixConnect(const std::string &name, std::string *error);
+// Connects to NAME; -1 with *error when nobody listens there (then
+// *refused, if given, is true: worth trying again) or on another failure.
+int unixConnect(const std::string &name, std::string *error,
+                bool *refused = nullptr);
 
 // The pid of the process at the other end of a connected socket.
 uint32_t unixPeerPid(int fd);

@@ -571,6 +571,36 @@ TEST_P(TransportTest, ClientNoticesKilledServer) {
     EXPECT_TRUE(listen(url, &err)) << err;
 }
 
+// A client that arrives before its server listens (or while it restarts)
+// knocks until the listener is there, within its connect timeout.
+TEST_P(TransportTest, ClientWaitsForAListenerThatComesLate) {
+  listener_.reset(); // this test's listener comes late
+  std::string url = GetParam() == "tcp"
+                        ? "tcp://127.0.0.1:" + std::to_string(unusedPort())
+                        : listenUrl("shm");
+  std::atomic<bool> listening{false};
+  Joiner server([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    std::string err;
+    auto l = listen(url, &err);
+    ASSERT_TRUE(l) << err;
+    listening = true;
+    auto c = l->accept(10000);
+    ASSERT_TRUE(c);
+    echo(c.get());
+  });
+  auto start = Clock::now();
+  std::string err;
+  auto c = connect(url, 10000, &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_TRUE(listening);
+  EXPECT_GE(msSince(start), 350);
+  ASSERT_EQ(c->send("late", 4), Status::Ok) << c->lastError();
+  std::vector<uint8_t> m;
+  ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+  EXPECT_EQ(std::string(m.begin(), m.end()), "late");
+}
+
 // shm: the server's thread sleeps on the client's doorbell once it has
 // been idle 10 ms, and every message (small, or large enough to need the
 // server's progress while it moves) wakes it: none of its sleeps ends by
