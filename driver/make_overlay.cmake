@@ -19,7 +19,9 @@ function(link target name)
 endfunction()
 
 link("${CUDA_ROOT}/include" include)
-link("${CUDA_ROOT}/nvvm/libdevice" nvvm/libdevice)
+foreach(d libdevice include lib64)
+  link("${CUDA_ROOT}/nvvm/${d}" nvvm/${d})
+endforeach()
 link("${CUDA_ROOT}/bin/ptxas" bin/ptxas)
 link("${CUDA_ROOT}/bin/fatbinary" bin/fatbinary)
 link("${CUDA_ROOT}/bin/nvlink" bin/nvlink)
@@ -75,6 +77,13 @@ foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11 nvjpeg:12 nvJitLink:12
   link("${LIBDIR}/librc_${lib}.so" lib64/lib${lib}.so.${so})
   link("${LIBDIR}/librc_${lib}.so" lib64/librc_${lib}.so)
   file(WRITE "${OVERLAY}/lib64/lib${lib}_static.a" "INPUT(${LIBDIR}/librc_${lib}.so)\n")
+endforeach()
+# NPP: eleven libraries, one library of stubs.
+link("${LIBDIR}/librc_npp.so" lib64/librc_npp.so)
+foreach(lib nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps)
+  link("${LIBDIR}/librc_npp.so" lib64/lib${lib}.so)
+  link("${LIBDIR}/librc_npp.so" lib64/lib${lib}.so.12)
+  file(WRITE "${OVERLAY}/lib64/lib${lib}_static.a" "INPUT(${LIBDIR}/librc_npp.so)\n")
 endforeach()
 # The runtime's own names too: binaries linked through the links above
 # record these sonames, and CMake's build RPATH names this directory.

@@ -42,6 +42,8 @@ LIBRARIES = {
     # are inline functions calling versioned ones (__nvJitLinkCreate_12_4).
     "nvJitLink": (("nvJitLink", "__nvJitLink"), "nvJitLinkResult", 6,
                   "nvJitLink"),
+    # NPP's eleven libraries (nppc, nppial, ..., npps) in one.
+    "npp": ("npp", "NppStatus", -9999, "NPP"),
 }
 
 

@@ -79,7 +79,7 @@ NV="$SITE/nvidia"
 # here. Their wheels hold 1.5 GB of libraries: keep just include/.
 HEADER_PINS=(nvidia-cufft-cu12==11.2.1.3 nvidia-cusparse-cu12==12.3.1.170
   nvidia-cusolver-cu12==11.6.1.9 nvidia-nvjpeg-cu12==12.3.1.117
-  nvidia-nvjitlink-cu12==12.4.127)
+  nvidia-nvjitlink-cu12==12.4.127 nvidia-npp-cu12==12.2.5.30)
 HEADERS="$ROOT/.cuda-headers"
 if [ "$(cat "$HEADERS/PINS" 2>/dev/null)" != "${HEADER_PINS[*]}" ]; then
   say "unpacking the headers of ${HEADER_PINS[*]} into $HEADERS"
@@ -101,12 +101,16 @@ say "assembling $CUDA_ROOT"
 rm -rf "$CUDA_ROOT"
 mkdir -p "$CUDA_ROOT/bin" "$CUDA_ROOT/include" "$CUDA_ROOT/lib64" "$CUDA_ROOT/nvvm"
 for inc in "$NV"/{cuda_runtime,cuda_nvcc,cuda_cccl,cublas,cuda_profiler_api,curand}/include \
-           "$HEADERS"/nvidia/{cufft,cusparse,cusolver,nvjpeg,nvjitlink}/include; do
+           "$HEADERS"/nvidia/{cufft,cusparse,cusolver,nvjpeg,nvjitlink,npp}/include; do
   [ -d "$inc" ] || continue
   for f in "$inc"/*; do ln -sfn "$f" "$CUDA_ROOT/include/$(basename "$f")"; done
 done
 ln -sfn "$NV/cuda_nvcc/bin/ptxas" "$CUDA_ROOT/bin/ptxas"
-ln -sfn "$NV/cuda_nvcc/nvvm/libdevice" "$CUDA_ROOT/nvvm/libdevice"
+# libNVVM (NVVM IR to PTX) runs on the host: programs that compile their
+# own device code with it (cuda-samples' 7_libNVVM) link the real library.
+for d in libdevice include lib64; do
+  ln -sfn "$NV/cuda_nvcc/nvvm/$d" "$CUDA_ROOT/nvvm/$d"
+done
 # clang's CUDA wrapper headers include this one; without the cuRAND wheel
 # there is none (never truncate the wheel's own through its link).
 [ -e "$CUDA_ROOT/include/curand_mtgp32_kernel.h" ] ||

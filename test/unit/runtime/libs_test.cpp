@@ -1,7 +1,7 @@
 // librc_cublas.so, librc_cuda.so and the libraries of stubs (cuRAND,
-// cuFFT, cuSPARSE, cuSOLVER), linked as an application links them, with no
-// server: cuBLAS and driver calls fail like the runtime's; and the calls no
-// library serves yet.
+// cuFFT, cuSPARSE, cuSOLVER, nvJPEG, nvJitLink, NPP), linked as an application
+// links them, with no server: cuBLAS and driver calls fail like the runtime's;
+// and the calls no library serves yet.
 #include <cublasLt.h>
 #include <cublasXt.h>
 #include <cublas_v2.h>
@@ -11,6 +11,7 @@
 #include <curand.h>
 #include <cusolverDn.h>
 #include <cusparse.h>
+#include <npp.h>
 #include <nvJitLink.h>
 #include <nvjpeg.h>
 
@@ -61,8 +62,7 @@ TEST(RuntimeLibs, DriverCallsWithoutServer) {
 // the runtime's also becomes the thread's last error.
 TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   testing::internal::CaptureStderr();
-  EXPECT_EQ(cudaDeviceSetLimit(cudaLimitStackSize, 4096),
-            cudaErrorNotSupported);
+  EXPECT_EQ(cudaDeviceGraphMemTrim(0), cudaErrorNotSupported);
   EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
   CUmodule module = nullptr;
   EXPECT_EQ(cuModuleLoad(&module, "kernels.cubin"), CUDA_ERROR_NOT_SUPPORTED);
@@ -91,9 +91,15 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   nvJitLinkHandle link = nullptr;
   const char *opts[] = {"-arch=sm_90"};
   EXPECT_EQ(nvJitLinkCreate(&link, 1, opts), NVJITLINK_ERROR_INTERNAL);
+  // NPP's eleven libraries are one of stubs (nppc and nppif here).
+  EXPECT_EQ(nppSetStream(nullptr), NPP_NOT_SUPPORTED_MODE_ERROR);
+  Npp32u bufferBytes = 0;
+  EXPECT_EQ(nppiFilterMedianGetBufferSize_8u_C1R(NppiSize{8, 8}, NppiSize{3, 3},
+                                                 &bufferBytes),
+            NPP_NOT_SUPPORTED_MODE_ERROR);
   std::string err = testing::internal::GetCapturedStderr();
   for (const char *line :
-       {"remote-clang: cudaDeviceSetLimit is not supported by the remote "
+       {"remote-clang: cudaDeviceGraphMemTrim is not supported by the remote "
         "runtime",
         "remote-clang: cuModuleLoad is not supported by the remote driver "
         "library",
@@ -109,7 +115,8 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
         "remote-clang: nvjpegCreateSimple is not supported by the remote "
         "nvJPEG",
         "remote-clang: nvJitLinkCreate is not supported by the remote "
-        "nvJitLink"})
+        "nvJitLink",
+        "remote-clang: nppSetStream is not supported by the remote NPP"})
     EXPECT_NE(err.find(line), std::string::npos) << line << " in:\n" << err;
 }
 
