@@ -55,6 +55,15 @@ CUresult cuDriverGetVersion(int *version) {
 CUresult cuProfilerStart(void) { return fromRuntime(cudaProfilerStart()); }
 CUresult cuProfilerStop(void) { return fromRuntime(cudaProfilerStop()); }
 
+// The current context's limits: the runtime's, as rc-server keeps one
+// context per device and session.
+CUresult cuCtxSetLimit(CUlimit limit, size_t value) {
+  return fromRuntime(cudaDeviceSetLimit(cudaLimit(int(limit)), value));
+}
+CUresult cuCtxGetLimit(size_t *value, CUlimit limit) {
+  return fromRuntime(cudaDeviceGetLimit(value, cudaLimit(int(limit))));
+}
+
 CUresult cuGetErrorString(CUresult error, const char **str) {
   if (!str)
     return CUDA_ERROR_INVALID_VALUE;

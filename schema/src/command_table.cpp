@@ -95,6 +95,7 @@ constexpr CommandInfo kCommands[] = {
      nullptr, kNone, false, true},
     {Command::ProfilerControl, "cudaProfilerStart", nullptr, kNone, false,
      true},
+    {Command::DeviceLimit, "cudaDeviceSetLimit", nullptr, kNone, false, true},
 };
 
 constexpr bool inSchemaOrder() {

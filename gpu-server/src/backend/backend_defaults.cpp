@@ -83,6 +83,12 @@ OpStatus DeviceContext::copyPeer(uint64_t, DeviceContext &, uint64_t,
   return unsupported("cudaMemcpyPeerAsync");
 }
 OpStatus DeviceContext::setProfiling(bool) { return OpStatus::success(); }
+OpStatus DeviceContext::setLimit(int, uint64_t) {
+  return unsupported("cudaDeviceSetLimit");
+}
+OpStatus DeviceContext::getLimit(int, uint64_t *) {
+  return unsupported("cudaDeviceGetLimit");
+}
 
 OpStatus DeviceContext::setPeerAccess(DeviceContext &, bool) {
   return unsupported("cudaDeviceEnablePeerAccess");

@@ -645,6 +645,19 @@ OpStatus Executor::handle(const wire::ProfilerControl &c, Answer &a) {
   return ctx_->setProfiling(c.start());
 }
 
+OpStatus Executor::handle(const wire::DeviceLimit &c, Answer &a) {
+  *a.what = c.set() ? "cudaDeviceSetLimit" : "cudaDeviceGetLimit";
+  OpStatus st;
+  if (c.set() && !(st = ctx_->setLimit(c.limit(), c.value())).ok())
+    return st;
+  uint64_t value = 0;
+  if (!(st = ctx_->getLimit(c.limit(), &value)).ok())
+    return st;
+  a.result.addr = value;
+  a.give();
+  return st;
+}
+
 OpStatus Executor::handle(const wire::Goodbye &, Answer &) {
   goodbye_ = true;
   return OpStatus::success();

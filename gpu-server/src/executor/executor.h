@@ -157,6 +157,7 @@ private:
   OpStatus handle(const wire::CublasTrsmBatched &c, Answer &a);
   OpStatus handle(const wire::PeerAccess &c, Answer &a);
   OpStatus handle(const wire::ProfilerControl &c, Answer &a);
+  OpStatus handle(const wire::DeviceLimit &c, Answer &a);
   OpStatus handle(const wire::MemcpyH2DRing &c, Answer &a);
   OpStatus handle(const wire::HostShare &c, Answer &a);
   OpStatus handle(const wire::HostUnshare &c, Answer &a);

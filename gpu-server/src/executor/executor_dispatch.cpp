@@ -132,6 +132,8 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_HostUnshare(), a);
   case Command::ProfilerControl:
     return handle(*entry.cmd_as_ProfilerControl(), a);
+  case Command::DeviceLimit:
+    return handle(*entry.cmd_as_DeviceLimit(), a);
   }
   return OpStatus::fail(kErrInvalidValue,
                         "empty or unknown command type " +

@@ -100,6 +100,13 @@ cudaError_t cudaProfilerStop(void) {
   return record(runtime().setProfiling(false));
 }
 
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  return record(runtime().deviceLimit(int(limit), &value, /*set=*/true));
+}
+cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
+  return record(runtime().deviceLimit(int(limit), value, /*set=*/false));
+}
+
 cudaError_t cudaMemGetInfo(size_t *freeBytes, size_t *totalBytes) {
   return record(runtime().memGetInfo(freeBytes, totalBytes));
 }

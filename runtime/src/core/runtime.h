@@ -131,6 +131,10 @@ public:
   cudaError_t deviceReset();
   // cudaProfilerStart / Stop, batched: a profiler attached to rc-server.
   cudaError_t setProfiling(bool start);
+  // cudaDeviceSetLimit (set) / cudaDeviceGetLimit: one round trip each, to
+  // the current device's context in the session; *value is the limit's
+  // value afterwards.
+  cudaError_t deviceLimit(int limit, size_t *value, bool set);
 
   // ---- memory -----------------------------------------------------------
   cudaError_t malloc(void **ptr, size_t size);

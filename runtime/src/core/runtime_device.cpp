@@ -53,6 +53,31 @@ cudaError_t Runtime::setProfiling(bool start) {
   return cudaSuccess;
 }
 
+cudaError_t Runtime::deviceLimit(int limit, size_t *value, bool set) {
+  if (!value)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  ensureDeviceLocked();
+  uint64_t result = 0;
+  bool filled = false;
+  Sink sink;
+  sink.index = appendLocked(
+      wire::Command::DeviceLimit,
+      wire::CreateDeviceLimit(batch_.fbb(), limit, set ? *value : 0, set)
+          .Union(),
+      {set ? "cudaDeviceSetLimit" : "cudaDeviceGetLimit", 0});
+  sink.addr = &result;
+  sink.filled = &filled;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  if (!filled)
+    return cudaErrorUnknown;
+  *value = size_t(result);
+  return cudaSuccess;
+}
+
 cudaError_t Runtime::setDevice(int device) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())

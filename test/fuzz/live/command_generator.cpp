@@ -375,6 +375,14 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
   case Command::HostUnshare:
     body = CreateHostUnshare(fbb, handle(regions_)).Union();
     break;
+  case Command::ProfilerControl:
+    body = CreateProfilerControl(fbb, chance(50)).Union();
+    break;
+  case Command::DeviceLimit:
+    body = CreateDeviceLimit(fbb, chance(80) ? small(-1, 8) : int32_t(rng_()),
+                             chance(80) ? size() : rng_(), chance(50))
+               .Union();
+    break;
   default:
     break;
   }

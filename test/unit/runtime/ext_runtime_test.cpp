@@ -56,6 +56,37 @@ TEST_F(RuntimeExtTest, ProfilerStartAndStopAreBatched) {
   EXPECT_EQ(rt->roundTrips(), trips + 1) << "only the sync's";
 }
 
+// cudaDeviceSetLimit / GetLimit reach the session's context, one round trip
+// each: what is set reads back, a limit the device lacks is refused by
+// name, and the server's refusal of a value comes back at the call.
+TEST_F(RuntimeExtTest, DeviceLimitsAreSetAndReadInTheSession) {
+  size_t value = 0;
+  ASSERT_EQ(rt->deviceLimit(cudaLimitStackSize, &value, false), cudaSuccess);
+  EXPECT_EQ(value, 1024u) << "CUDA's default stack";
+  uint64_t trips = rt->roundTrips();
+  value = 8192;
+  ASSERT_EQ(rt->deviceLimit(cudaLimitStackSize, &value, true), cudaSuccess);
+  EXPECT_EQ(rt->roundTrips(), trips + 1);
+  value = 0;
+  ASSERT_EQ(rt->deviceLimit(cudaLimitStackSize, &value, false), cudaSuccess);
+  EXPECT_EQ(value, 8192u);
+  value = 64 << 20;
+  ASSERT_EQ(rt->deviceLimit(cudaLimitMallocHeapSize, &value, true),
+            cudaSuccess);
+  EXPECT_EQ(value, size_t(64) << 20);
+  value = 1;
+  EXPECT_EQ(rt->deviceLimit(99, &value, true), cudaErrorUnsupportedLimit);
+  value = ~size_t(0);
+  EXPECT_EQ(rt->deviceLimit(cudaLimitMallocHeapSize, &value, true),
+            cudaErrorMemoryAllocation);
+  value = 0;
+  ASSERT_EQ(rt->deviceLimit(cudaLimitMallocHeapSize, &value, false),
+            cudaSuccess);
+  EXPECT_EQ(value, size_t(64) << 20) << "a refused value changes nothing";
+  EXPECT_EQ(rt->deviceLimit(cudaLimitStackSize, nullptr, false),
+            cudaErrorInvalidValue);
+}
+
 TEST_F(RuntimeExtTest, OccupancyFollowsTheAttributes) {
   int n = -1;
   ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 256, 0, 0),

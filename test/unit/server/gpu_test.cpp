@@ -118,6 +118,34 @@ TEST_F(GpuTest, StreamsEventsAndQueries) {
   EXPECT_EQ(resultAt(br, 5)->payload()->Get(0), 1);
 }
 
+// cudaDeviceSetLimit / GetLimit act on the session's own context: what one
+// session sets, it reads back (the driver may round it up), another session
+// keeps CUDA's default, and a limit the driver refuses comes back as its
+// error, naming the call.
+TEST_F(GpuTest, DeviceLimitsAreTheContexts) {
+  Client a = connect(), b = connect();
+  const int stack = 0, heap = 2; // cudaLimitStackSize, MallocHeapSize
+  Bytes r = a.roundTrip(batch(1, {cDeviceLimit(heap, 0, false),
+                                  cDeviceLimit(heap, 64 << 20, true),
+                                  cDeviceLimit(stack, 4096, true)}));
+  const wire::BatchReply *br = ok(r);
+  uint64_t defaultHeap = resultAt(br, 0)->addr();
+  std::printf("default malloc heap %llu bytes\n",
+              (unsigned long long)defaultHeap);
+  EXPECT_GT(defaultHeap, 0u);
+  EXPECT_GE(resultAt(br, 1)->addr(), uint64_t(64) << 20);
+  EXPECT_GE(resultAt(br, 2)->addr(), 4096u);
+  r = b.roundTrip(batch(1, {cDeviceLimit(heap, 0, false)}));
+  EXPECT_EQ(resultAt(ok(r), 0)->addr(), defaultHeap) << "another context";
+  r = a.roundTrip(batch(2, {cDeviceLimit(99, 1, true)}));
+  const wire::BatchReply *bad = asBatchReply(r);
+  ASSERT_TRUE(bad && bad->errors() && bad->errors()->size() == 1);
+  EXPECT_EQ(bad->errors()->Get(0)->code(), 215); // cudaErrorUnsupportedLimit
+  EXPECT_NE(bad->errors()->Get(0)->message()->str().find("cudaDeviceSetLimit"),
+            std::string::npos)
+      << bad->errors()->Get(0)->message()->str();
+}
+
 // A deferred stream sync orders later work on another stream on the GPU
 // (executor_sync.cpp): stream 11's memset, issued after the client synced
 // stream 10, lands after stream 10's slow kernel and memset, although the

@@ -243,6 +243,11 @@ Cmd cEventElapsed(uint64_t a, uint64_t b) {
     return wire::CreateEventElapsedTime(f, a, b);
   });
 }
+Cmd cDeviceLimit(int limit, uint64_t value, bool set) {
+  return entry<wire::DeviceLimit>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateDeviceLimit(f, limit, value, set);
+  });
+}
 Cmd cStreamWaitEvent(uint64_t s, uint64_t e) {
   return entry<wire::StreamWaitEvent>([=](fb::FlatBufferBuilder &f) {
     return wire::CreateStreamWaitEvent(f, s, e, 0);

@@ -89,6 +89,7 @@ Cmd cSymbolRead(uint64_t var, uint64_t offset, uint64_t size);
 Cmd cSymbolAddress(uint64_t var);
 Cmd cSetDevice(int device);
 Cmd cPeerAccess(int peer, bool enable);
+Cmd cDeviceLimit(int limit, uint64_t value, bool set);
 Cmd cGoodbye();
 
 // Argument buffers for the test kernels.

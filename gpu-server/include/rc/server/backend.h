@@ -115,6 +115,11 @@ public:
   // the server, for this context. Default: succeeds, doing nothing, as
   // CUDA does where no tool is attached.
   virtual OpStatus setProfiling(bool start);
+  // cudaDeviceSetLimit / GetLimit: a cudaLimit of this context (stack per
+  // thread, printf FIFO, device malloc heap, ...); kErrUnsupportedLimit for
+  // one the device does not have. Default: fails.
+  virtual OpStatus setLimit(int limit, uint64_t value);
+  virtual OpStatus getLimit(int limit, uint64_t *value);
   virtual OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                           NativeHandle stream) = 0;
   // `args` holds kernel.argsSize bytes, aligned to 16.

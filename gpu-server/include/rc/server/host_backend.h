@@ -47,6 +47,7 @@ public:
   std::unique_ptr<DeviceContext> createContext(int index,
                                                std::string *error) override;
   uint64_t bytesInUse() const override;
+  uint64_t totalMemory() const { return memory_; }
 
   // Every launch of every session, in order (for tests).
   std::vector<LaunchRecord> launches() const;

@@ -69,6 +69,8 @@ public:
                     NativeHandle s) override;
   OpStatus setPeerAccess(DeviceContext &peer, bool enable) override;
   OpStatus setProfiling(bool start) override;
+  OpStatus setLimit(int limit, uint64_t value) override;
+  OpStatus getLimit(int limit, uint64_t *value) override;
   OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                   NativeHandle s) override;
   OpStatus launch(const KernelInfo &kernel, const LaunchConfig &cfg,
@@ -656,6 +658,17 @@ OpStatus CudaContext::copyPeer(uint64_t dst, DeviceContext &dstCtx,
 
 OpStatus CudaContext::setProfiling(bool start) {
   return check(start ? drv().cuProfilerStart() : drv().cuProfilerStop());
+}
+
+OpStatus CudaContext::setLimit(int limit, uint64_t value) {
+  return check(drv().cuCtxSetLimit(CUlimit(limit), size_t(value)));
+}
+
+OpStatus CudaContext::getLimit(int limit, uint64_t *value) {
+  size_t v = 0;
+  OpStatus st = check(drv().cuCtxGetLimit(&v, CUlimit(limit)));
+  *value = v;
+  return st;
 }
 
 OpStatus CudaContext::setPeerAccess(DeviceContext &peer, bool enable) {

@@ -30,6 +30,8 @@ namespace rc::server {
   X(cuCtxEnablePeerAccess, 4000, (CUcontext, unsigned int))                    \
   X(cuCtxDisablePeerAccess, 4000, (CUcontext))                                 \
   X(cuProfilerStart, 4000, ())                                                 \
+  X(cuCtxSetLimit, 3010, (CUlimit, size_t))                                    \
+  X(cuCtxGetLimit, 3010, (size_t *, CUlimit))                                  \
   X(cuProfilerStop, 4000, ())                                                  \
   X(cuDeviceCanAccessPeer, 4000, (int *, CUdevice, CUdevice))                  \
   X(cuLibraryLoadData, 12000,                                                  \

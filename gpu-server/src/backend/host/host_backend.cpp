@@ -252,6 +252,33 @@ public:
     *ms = std::chrono::duration<float, std::milli>(y.when - x.when).count();
     return OpStatus::success();
   }
+  // CUDA's limits with its defaults on an H100 (cudaLimitStackSize ...
+  // cudaLimitPersistingL2CacheSize); the test device keeps what it is told,
+  // up to the device's memory for the sizes that take device memory.
+  OpStatus setLimit(int limit, uint64_t value) override {
+    uint64_t *slot = limitSlot(limit);
+    if (!slot)
+      return OpStatus::fail(kErrUnsupportedLimit,
+                            "limit " + std::to_string(limit) +
+                                " is not supported on this device");
+    if (value > backend_.totalMemory())
+      return OpStatus::fail(kErrMemoryAllocation,
+                            "limit " + std::to_string(limit) + " of " +
+                                std::to_string(value) +
+                                " bytes exceeds the device's memory");
+    *slot = value;
+    return OpStatus::success();
+  }
+  OpStatus getLimit(int limit, uint64_t *value) override {
+    uint64_t *slot = limitSlot(limit);
+    if (!slot)
+      return OpStatus::fail(kErrUnsupportedLimit,
+                            "limit " + std::to_string(limit) +
+                                " is not supported on this device");
+    *value = *slot;
+    return OpStatus::success();
+  }
+
   OpStatus streamWaitEvent(NativeHandle, NativeHandle, uint32_t) override {
     backend_.recordStreamWait();
     return OpStatus::success();
@@ -388,6 +415,13 @@ private:
 
   HostBackend &backend_;
   int device_;
+  uint64_t *limitSlot(int limit) {
+    return limit >= 0 && size_t(limit) < std::size(limits_) ? &limits_[limit]
+                                                            : nullptr;
+  }
+  // cudaLimit 0..6: stack, printf FIFO, malloc heap, device-runtime sync
+  // depth and pending launches, L2 fetch granularity, persisting L2.
+  uint64_t limits_[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
   std::map<uint64_t, Block> blocks_;
   std::unique_ptr<BlasContext> blas_; // first use of cuBLAS
   std::map<uint64_t, Block> symbols_;
