@@ -133,5 +133,8 @@ RC_HOST_FMINMAX(double, double, float, __builtin_fmin, __builtin_fmax)
 #undef RC_HOST_FMINMAX
 #undef RC_HOST_MINMAX
 
+// Surface reads and writes, which clang's headers lack.
+#include "rc-cuda-surfaces.h"
+
 #endif
 #endif
