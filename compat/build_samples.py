@@ -107,18 +107,30 @@ def run(cmd, timeout):
         return 124, out + "\n(timed out after %d s)" % timeout
 
 
-def build(path, work, toolchain, timeout):
+def project_of(path, cmake_text):
+    """(source dir, target or None): a sample is its own CMake project, or
+    (7_libNVVM's) a part of its parent's, which finds the libraries it
+    links: that project, building the sample's executable only."""
+    if re.search(r"(?m)^\s*project\s*\(", cmake_text):
+        return path, None
+    target = re.search(r"add_executable\(\s*([^\s)]+)", cmake_text)
+    return os.path.dirname(path), target.group(1) if target else None
+
+
+def build(path, cmake_text, work, toolchain, timeout):
     """(builds, error, log): configure and build one sample, from scratch
     (ninja does not know that the toolchain changed)."""
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work, exist_ok=True)
-    rc, log = run(["cmake", "-S", path, "-B", work, "-G", "Ninja",
+    source, target = project_of(path, cmake_text)
+    rc, log = run(["cmake", "-S", source, "-B", work, "-G", "Ninja",
                    "-DCMAKE_TOOLCHAIN_FILE=" + toolchain], timeout)
     if rc != 0:
         return False, "configure: " + first_error(log), log
     # A sample that finds a dependency missing adds no target and says so.
     skipped = re.search(r"(?m)^-- (.*will not build sample.*)$", log)
-    rc, blog = run(["cmake", "--build", work, "-j", str(os.cpu_count() or 2)], timeout)
+    rc, blog = run(["cmake", "--build", work, "-j", str(os.cpu_count() or 2)]
+                   + (["--target", target] if target else []), timeout)
     log += blog
     if rc != 0:
         return False, first_error(blog), log
@@ -164,7 +176,8 @@ def main():
         if before and before["builds"] and not row["skip_reason"]:
             row["builds"] = True
         elif not row["skip_reason"]:
-            ok, err, log = build(path, os.path.join(args.work, name), args.toolchain, args.timeout)
+            ok, err, log = build(path, text, os.path.join(args.work, name), args.toolchain,
+                                 args.timeout)
             row["builds"], row["build_error"] = ok, err
             with open(os.path.join(args.work, name + ".log"), "w") as f:
                 f.write(log)

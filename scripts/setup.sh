@@ -76,10 +76,12 @@ NV="$SITE/nvidia"
 
 # Headers only, of the CUDA 12.4 libraries remote-clang has stubs for
 # (runtime/CMakeLists.txt): programs include them, nothing runs their code
-# here. Their wheels hold 1.5 GB of libraries: keep just include/.
+# here. Their wheels hold 1.5 GB of libraries: keep just include/. NPP's
+# are CUDA 12.9's: its API changed since 12.4 (buffer sizes are size_t),
+# and cuda-samples 12.9 call the newer one.
 HEADER_PINS=(nvidia-cufft-cu12==11.2.1.3 nvidia-cusparse-cu12==12.3.1.170
   nvidia-cusolver-cu12==11.6.1.9 nvidia-nvjpeg-cu12==12.3.1.117
-  nvidia-nvjitlink-cu12==12.4.127 nvidia-npp-cu12==12.2.5.30)
+  nvidia-nvjitlink-cu12==12.4.127 nvidia-npp-cu12==12.4.1.87)
 HEADERS="$ROOT/.cuda-headers"
 if [ "$(cat "$HEADERS/PINS" 2>/dev/null)" != "${HEADER_PINS[*]}" ]; then
   say "unpacking the headers of ${HEADER_PINS[*]} into $HEADERS"
