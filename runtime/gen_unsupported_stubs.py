@@ -6,7 +6,7 @@ and fails at the call, naming it, instead of failing to link with a bare
 
     gen_unsupported_stubs.py --library cudart|cuda|cublas|curand|cufft|...
         --clang CLANG --include DIR --header HEADER [--header ...]
-        --out FILE [OBJECT...]
+        --out FILE [--list FILE] [OBJECT...]
 
 The declared functions come from clang's AST of each header (after the
 preprocessor: cuda.h's `#define cuMemAlloc cuMemAlloc_v2` gives the real
@@ -17,6 +17,10 @@ CUBLAS_STATUS_NOT_SUPPORTED) after `remote-clang: <call> is not supported
 by the remote <library>` once; one that returns anything else (a string,
 a struct, nothing) cannot say so through its result, so it prints the
 same line and aborts.
+
+--list writes one line per stub, `symbol<TAB>call<TAB>library`: the
+drivers name the calls a program makes that are not served yet when they
+link it (docs/compatibility.md).
 """
 
 import argparse
@@ -133,6 +137,24 @@ def stubs(library, missing):
     return "\n".join(lines) + "\n"
 
 
+def listing(library, missing):
+    name = LIBRARIES[library][3]
+    return "".join("%s\t%s\t%s\n" % (fn, called_as(fn), name)
+                   for fn in sorted(missing))
+
+
+def write_if_changed(path, text):
+    """Unchanged files keep their time: nothing downstream rebuilds."""
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--library", required=True, choices=sorted(LIBRARIES))
@@ -140,6 +162,7 @@ def main():
     ap.add_argument("--include", required=True)
     ap.add_argument("--header", action="append", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--list", help="also list the stubs here")
     # The library's own objects; none for a library of stubs only.
     ap.add_argument("objects", nargs="*")
     args = ap.parse_args()
@@ -150,15 +173,9 @@ def main():
                                            prefix))
     defined = defined_functions(args.objects)
     missing = {fn: ret for fn, ret in declared.items() if fn not in defined}
-    text = stubs(args.library, missing)
-    try:
-        with open(args.out) as f:
-            if f.read() == text:
-                return  # unchanged: nothing to recompile
-    except OSError:
-        pass
-    with open(args.out, "w") as f:
-        f.write(text)
+    write_if_changed(args.out, stubs(args.library, missing))
+    if args.list:
+        write_if_changed(args.list, listing(args.library, missing))
 
 
 if __name__ == "__main__":

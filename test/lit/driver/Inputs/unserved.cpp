@@ -1,0 +1,15 @@
+// Calls remote-clang serves (cudaMalloc, cudaDeviceSetLimit) and ones it
+// does not yet (runtime, driver, NPP).
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <npp.h>
+int main() {
+  void *p = nullptr;
+  cudaMalloc(&p, 16);
+  cudaDeviceSetLimit(cudaLimitStackSize, 4096);
+  cudaDeviceGraphMemTrim(0);
+  CUmodule module;
+  cuModuleLoad(&module, "kernels.cubin");
+  nppSetStream(nullptr);
+  return 0;
+}
