@@ -57,8 +57,8 @@ TEST_F(RuntimeExtTest, ProfilerStartAndStopAreBatched) {
 }
 
 // cudaDeviceSetLimit / GetLimit reach the session's context, one round trip
-// each: what is set reads back, a limit the device lacks is refused by
-// name, and the server's refusal of a value comes back at the call.
+// each: what is set reads back, a number that is no limit is refused, and
+// the server's refusal of a value comes back at the call.
 TEST_F(RuntimeExtTest, DeviceLimitsAreSetAndReadInTheSession) {
   size_t value = 0;
   ASSERT_EQ(rt->deviceLimit(cudaLimitStackSize, &value, false), cudaSuccess);
@@ -75,7 +75,7 @@ TEST_F(RuntimeExtTest, DeviceLimitsAreSetAndReadInTheSession) {
             cudaSuccess);
   EXPECT_EQ(value, size_t(64) << 20);
   value = 1;
-  EXPECT_EQ(rt->deviceLimit(99, &value, true), cudaErrorUnsupportedLimit);
+  EXPECT_EQ(rt->deviceLimit(99, &value, true), cudaErrorInvalidValue);
   value = ~size_t(0);
   EXPECT_EQ(rt->deviceLimit(cudaLimitMallocHeapSize, &value, true),
             cudaErrorMemoryAllocation);

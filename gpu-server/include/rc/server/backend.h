@@ -116,8 +116,8 @@ public:
   // CUDA does where no tool is attached.
   virtual OpStatus setProfiling(bool start);
   // cudaDeviceSetLimit / GetLimit: a cudaLimit of this context (stack per
-  // thread, printf FIFO, device malloc heap, ...); kErrUnsupportedLimit for
-  // one the device does not have. Default: fails.
+  // thread, printf FIFO, device malloc heap, ...); kErrInvalidValue for a
+  // number that is no limit (the driver's answer). Default: fails.
   virtual OpStatus setLimit(int limit, uint64_t value);
   virtual OpStatus getLimit(int limit, uint64_t *value);
   virtual OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,

@@ -16,7 +16,6 @@ enum CudaError : int {
   kErrInvalidDeviceFunction = 98,
   kErrNoDevice = 100,
   kErrInvalidDevice = 101,
-  kErrUnsupportedLimit = 215,
   kErrPeerAccessUnsupported = 217,
   kErrInvalidResourceHandle = 400,
   kErrNotReady = 600,

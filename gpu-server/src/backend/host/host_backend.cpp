@@ -257,10 +257,9 @@ public:
   // up to the device's memory for the sizes that take device memory.
   OpStatus setLimit(int limit, uint64_t value) override {
     uint64_t *slot = limitSlot(limit);
-    if (!slot)
-      return OpStatus::fail(kErrUnsupportedLimit,
-                            "limit " + std::to_string(limit) +
-                                " is not supported on this device");
+    if (!slot) // as the driver answers a number that is no cudaLimit
+      return OpStatus::fail(kErrInvalidValue,
+                            "no limit " + std::to_string(limit));
     if (value > backend_.totalMemory())
       return OpStatus::fail(kErrMemoryAllocation,
                             "limit " + std::to_string(limit) + " of " +
@@ -271,10 +270,9 @@ public:
   }
   OpStatus getLimit(int limit, uint64_t *value) override {
     uint64_t *slot = limitSlot(limit);
-    if (!slot)
-      return OpStatus::fail(kErrUnsupportedLimit,
-                            "limit " + std::to_string(limit) +
-                                " is not supported on this device");
+    if (!slot) // as the driver answers a number that is no cudaLimit
+      return OpStatus::fail(kErrInvalidValue,
+                            "no limit " + std::to_string(limit));
     *value = *slot;
     return OpStatus::success();
   }
