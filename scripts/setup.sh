@@ -54,7 +54,7 @@ PY=python3
 PIP_PINS=(lit==18.1.8
   nvidia-cuda-nvcc-cu12==12.4.131
   nvidia-cuda-runtime-cu12==12.4.127
-  nvidia-cuda-cccl-cu12==12.4.127.post1
+  nvidia-cuda-cccl-cu12==12.9.27  # libcu++ 12.4's cuda::barrier does not parse with clang
   nvidia-cublas-cu12==12.4.5.8
   nvidia-cuda-profiler-api-cu12==12.4.127
   nvidia-curand-cu12==10.3.5.147
@@ -63,11 +63,11 @@ PIP_PINS=(lit==18.1.8
 # Capture whole outputs before matching: under pipefail, `cmd | grep -q` fails
 # at random when grep exits early and cmd dies of SIGPIPE (seen in CI).
 frozen="$("$VENV/bin/python" -m pip freeze 2>/dev/null || true)"
-if ! grep -qx 'nvidia-cuda-nvcc==13.0.88' <<<"$frozen" ||
-   ! grep -qx 'nvidia-cuda-profiler-api-cu12==12.4.127' <<<"$frozen" ||
-   ! grep -qx 'nvidia-curand-cu12==10.3.5.147' <<<"$frozen" ||
-   ! grep -qx 'numpy==2.2.6' <<<"$frozen" ||
-   ! grep -qx 'lit==18.1.8' <<<"$frozen"; then
+missing_pins=0
+for pin in "${PIP_PINS[@]}"; do
+  grep -qx "$pin" <<<"$frozen" || missing_pins=1
+done
+if [ "$missing_pins" = 1 ]; then
   say "installing pinned wheels into $VENV"
   "$VENV/bin/python" -m pip install -q --no-deps "${PIP_PINS[@]}"
 fi
