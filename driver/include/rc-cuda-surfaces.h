@@ -23,20 +23,19 @@
 #define RC_SURF_W16 "v4.b32", "{%[v0], %[v1], %[v2], %[v3]}"
 
 #define RC_SUST_ASM(GEOM, COORDS, MODE, WIDTH, VALUE)                          \
-  asm volatile("sust.b." GEOM "." WIDTH MODE " [%[s], " COORDS "], " VALUE    \
+  asm volatile("sust.b." GEOM "." WIDTH MODE " [%[s], " COORDS "], " VALUE     \
                ";" ::[s] "l"(surf),                                            \
                [x] "r"(x), [y] "r"(y), [z] "r"(z), [layer] "r"(layer),         \
                [h] "h"(short_bits), [v0] "r"(w[0]), [v1] "r"(w[1]),            \
                [v2] "r"(w[2]), [v3] "r"(w[3])                                  \
                : "memory")
 #define RC_SULD_ASM(GEOM, COORDS, MODE, WIDTH, VALUE)                          \
-  asm volatile("suld.b." GEOM "." WIDTH MODE " " VALUE ", [%[s], " COORDS     \
-               "];"                                                            \
-               : [h] "=h"(short_bits), [v0] "=r"(w[0]), [v1] "=r"(w[1]),       \
-                 [v2] "=r"(w[2]), [v3] "=r"(w[3])                              \
-               : [s] "l"(surf), [x] "r"(x), [y] "r"(y), [z] "r"(z),            \
-                 [layer] "r"(layer)                                            \
-               : "memory")
+  asm volatile(                                                                \
+      "suld.b." GEOM "." WIDTH MODE " " VALUE ", [%[s], " COORDS "];"          \
+      : [h] "=h"(short_bits), [v0] "=r"(w[0]), [v1] "=r"(w[1]),                \
+        [v2] "=r"(w[2]), [v3] "=r"(w[3])                                       \
+      : [s] "l"(surf), [x] "r"(x), [y] "r"(y), [z] "r"(z), [layer] "r"(layer)  \
+      : "memory")
 #define RC_SURF_MODES(OP, GEOM, COORDS, WIDTH_VALUE)                           \
   switch (mode) {                                                              \
   case cudaBoundaryModeZero:                                                   \
@@ -93,8 +92,8 @@ store(Geometry geometry, unsigned long long surf, int x, int y, int z,
 }
 
 static __device__ __forceinline__ void
-load(Geometry geometry, unsigned long long surf, int x, int y, int z,
-     int layer, void *value, int bytes, cudaSurfaceBoundaryMode mode) {
+load(Geometry geometry, unsigned long long surf, int x, int y, int z, int layer,
+     void *value, int bytes, cudaSurfaceBoundaryMode mode) {
   unsigned int w[4] = {0, 0, 0, 0};
   unsigned short short_bits = 0;
   RC_SURF_GEOMETRIES(RC_SULD_ASM)
@@ -152,10 +151,9 @@ template <class T> struct texel {
 RC_SURF_API(surf1D, D1, int x, x, 0, 0, 0)
 RC_SURF_API(surf2D, D2, int x RC_COMMA int y, x, y, 0, 0)
 RC_SURF_API(surf3D, D3, int x RC_COMMA int y RC_COMMA int z, x, y, z, 0)
-RC_SURF_API(surf1DLayered, Layered1D, int x RC_COMMA int layer, x, 0, 0,
-            layer)
-RC_SURF_API(surf2DLayered, Layered2D,
-            int x RC_COMMA int y RC_COMMA int layer, x, y, 0, layer)
+RC_SURF_API(surf1DLayered, Layered1D, int x RC_COMMA int layer, x, 0, 0, layer)
+RC_SURF_API(surf2DLayered, Layered2D, int x RC_COMMA int y RC_COMMA int layer,
+            x, y, 0, layer)
 #undef RC_COMMA
 #undef RC_SURF_API
 
