@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <malloc.h>
 #include <string>
 #include <sys/prctl.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -21,8 +23,15 @@ using namespace rc::server;
 
 namespace {
 
+// SIGINT stops at once; SIGTERM drains first (serveForever); a second
+// signal of either kind ends the draining.
 std::atomic<bool> gStop{false};
-extern "C" void onSignal(int) { gStop = true; }
+std::atomic<int> gSignal{0}, gSignals{0};
+extern "C" void onSignal(int sig) {
+  gSignal = sig;
+  ++gSignals;
+  gStop = true;
+}
 
 const char kUsage[] =
     "usage: rc-server --listen URL --manifest PATH [--manifest PATH ...]\n"
@@ -143,9 +152,26 @@ int keygen(int argc, char **argv) {
 
 } // namespace
 
+// After SIGTERM: no new session (the listener is closed, so clients that
+// come meanwhile knock until their connect timeout, e.g. for a restarted
+// server), and the live ones finish within `drainMs`.
+static void drain(ServerCore &core,
+                  std::unique_ptr<rc::transport::Listener> &listener,
+                  uint64_t drainMs) {
+  listener.reset();
+  logInfo("draining: " + std::to_string(core.liveSessions()) +
+          " live sessions may finish within " + std::to_string(drainMs) +
+          " ms; no new sessions (a second signal stops at once)");
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(drainMs);
+  while (core.liveSessions() > 0 && gSignals == 1 && !core.deviceLost() &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
 // Returns 0 on a signal, 1 on errors, 3 when the GPU state was lost.
 static int serveForever(ServerCore &core, const std::string &url,
-                        const ServerLimits &limits) {
+                        const ServerLimits &limits, uint64_t drainMs) {
   std::string error;
   // Clients still in the transport's handshake: as many, as long and as
   // small as for those waiting for their Hello (docs/server.md, "Bounds").
@@ -171,6 +197,8 @@ static int serveForever(ServerCore &core, const std::string &url,
     if (conn)
       core.serve(std::move(conn));
   }
+  if (gSignal == SIGTERM && drainMs > 0)
+    drain(core, listener, drainMs);
   logInfo("shutting down: " + std::to_string(core.liveSessions()) +
           " live sessions");
   core.stop();
@@ -309,7 +337,8 @@ int main(int argc, char **argv) {
     logError("start-up failed: " + error);
     return 1;
   }
-  int rc = serveForever(core, listenUrl, options.settings.limits);
+  int rc = serveForever(core, listenUrl, options.settings.limits,
+                        options.settings.drainMs);
   if (rc == 3 && !gStop) {
     // A sticky CUDA error poisons every context of this process; a fresh
     // process (same arguments) serves new clients again.

@@ -19,6 +19,7 @@ bool ServerSettings::fromEnv(ServerSettings *out, std::string *error) {
       env.choice("RC_SERVER_GPU_WAIT", "", {"spin", "yield", "block"});
   s.cuda.cublasLibrary = env.text("RC_CUBLAS_LIBRARY");
   s.dumpable = env.onOff("RC_SERVER_DUMPABLE", false);
+  s.drainMs = env.count("RC_SERVER_DRAIN_MS", s.drainMs, 0, 86400000);
   if (!env.ok()) {
     *error = env.error();
     return false;

@@ -112,6 +112,61 @@ TEST(Cli, ServesAClientAndStopsOnSigterm) {
       << server.text;
 }
 
+// SIGTERM drains: the listener closes (a new client is refused), the live
+// session goes on and its goodbye ends the server; with RC_SERVER_DRAIN_MS
+// a session that stays is cut at that time.
+TEST(Cli, SigtermLetsLiveSessionsFinish) {
+  TestManifest m = writeTestManifest();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", m.path, "--test-device"});
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  std::string err;
+  auto c = rc::transport::connect(url, 5000, &err);
+  ASSERT_NE(c, nullptr) << err;
+  Bytes reply = roundTrip(*c, hello({m.hash}), 5000);
+  ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
+  kill(server.pid, SIGTERM);
+  ASSERT_TRUE(server.waitFor("draining: 1 live sessions", 10000))
+      << server.text;
+  EXPECT_FALSE(rc::transport::connect(url, 300, &err)) << "no new sessions";
+  reply = roundTrip(*c, batch(1, {cMalloc(64)}), 5000);
+  const rc::wire::BatchReply *br = asBatchReply(reply);
+  ASSERT_TRUE(br && resultAt(br, 0)) << "the live session is served";
+  EXPECT_NE(resultAt(br, 0)->addr(), 0u);
+  Bytes bye = batch(2, {cGoodbye()}, false);
+  ASSERT_EQ(c->send(bye.data(), bye.size()), rc::transport::Status::Ok);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  EXPECT_NE(server.text.find("shutting down: 0 live sessions"),
+            std::string::npos)
+      << server.text;
+}
+
+TEST(Cli, SigtermDrainEndsAtItsLimit) {
+  TestManifest m = writeTestManifest();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", m.path, "--test-device"},
+               serverBin(), [] { setenv("RC_SERVER_DRAIN_MS", "300", 1); });
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  std::string err;
+  auto c = rc::transport::connect(url, 5000, &err);
+  ASSERT_NE(c, nullptr) << err;
+  Bytes reply = roundTrip(*c, hello({m.hash}), 5000);
+  ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
+  auto start = std::chrono::steady_clock::now();
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::steady_clock::now() - start)
+                .count();
+  EXPECT_GE(ms, 250) << server.text;
+  EXPECT_LT(ms, 5000) << server.text;
+  EXPECT_NE(server.text.find("within 300 ms"), std::string::npos)
+      << server.text;
+  EXPECT_NE(server.text.find("shutting down: 1 live sessions"),
+            std::string::npos)
+      << server.text;
+}
+
 std::string fileText(const std::string &path) {
   std::ifstream f(path);
   std::stringstream s;

@@ -40,6 +40,9 @@ struct ServerSettings {
   SessionSettings session;
   CudaSettings cuda;
   bool dumpable = false; // RC_SERVER_DUMPABLE
+  // On SIGTERM, live sessions get this long to finish while no new one is
+  // accepted (RC_SERVER_DRAIN_MS; 0: stop at once, as on SIGINT).
+  uint64_t drainMs = 30000;
 
   // The defaults with every set variable applied; false with *error naming
   // each refused value (main.cpp adds the transport's RC_TRANSPORT_*).
