@@ -146,7 +146,7 @@ def main():
     ap.add_argument("--out", required=True, help="results JSON")
     ap.add_argument("--toolchain", default=os.path.join(REPO, "build", "remote-clang-toolchain.cmake"))
     ap.add_argument("--work", default="/tmp/rc-compat-build")
-    ap.add_argument("--only", default="", help="regex on category/sample")
+    ap.add_argument("--only", default="", help="regex on category/sample; --out's other rows are kept")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--report", action="store_true",
                     help="only rewrite --out's summary and table")
@@ -157,8 +157,8 @@ def main():
     if args.report:
         with open(args.out) as f:
             return report(args.out, args.tag, json.load(f)["rows"])
-    earlier = {}
-    if args.rerun_failed and os.path.isfile(args.out):
+    earlier = {}  # --out's rows: kept where --only does not select them
+    if (args.rerun_failed or args.only) and os.path.isfile(args.out):
         with open(args.out) as f:
             earlier = {r["category"] + "/" + r["sample"]: r for r in json.load(f)["rows"]}
     if not os.path.isfile(args.toolchain):
@@ -172,7 +172,7 @@ def main():
         row = {"sample": name, "category": category, "builds": None, "build_error": "",
                "remote_tcp": None, "remote_shm": None, "local": None,
                "skip_reason": skip_reason(category, path, text)}
-        before = earlier.get(category + "/" + name)
+        before = earlier.get(category + "/" + name) if args.rerun_failed else None
         if before and before["builds"] and not row["skip_reason"]:
             row["builds"] = True
         elif not row["skip_reason"]:
