@@ -399,6 +399,11 @@ private:
   // runtime_streams.cpp: StreamQuery / EventQuery round trip.
   cudaError_t queryLocked(wire::Command type, flatbuffers::Offset<void> cmd,
                           const char *call);
+  // One command whose answer the call returns: sent at once, its Result's
+  // addr and value (either may be null) filled in; cudaErrorUnknown when the
+  // reply lacks it.
+  cudaError_t askLocked(wire::Command type, flatbuffers::Offset<void> cmd,
+                        const char *call, uint64_t *addr, double *value);
 
   Connector connector_;
   ManifestLoader manifestLoader_;

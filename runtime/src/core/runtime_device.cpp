@@ -61,19 +61,12 @@ cudaError_t Runtime::deviceLimit(int limit, size_t *value, bool set) {
     return err;
   ensureDeviceLocked();
   uint64_t result = 0;
-  bool filled = false;
-  Sink sink;
-  sink.index = appendLocked(
-      wire::Command::DeviceLimit,
-      wire::CreateDeviceLimit(batch_.fbb(), limit, set ? *value : 0, set)
-          .Union(),
-      {set ? "cudaDeviceSetLimit" : "cudaDeviceGetLimit", 0});
-  sink.addr = &result;
-  sink.filled = &filled;
-  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+  if (cudaError_t err = askLocked(
+          wire::Command::DeviceLimit,
+          wire::CreateDeviceLimit(batch_.fbb(), limit, set ? *value : 0, set)
+              .Union(),
+          set ? "cudaDeviceSetLimit" : "cudaDeviceGetLimit", &result, nullptr))
     return err;
-  if (!filled)
-    return cudaErrorUnknown;
   *value = size_t(result);
   return cudaSuccess;
 }

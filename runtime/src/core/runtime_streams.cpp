@@ -135,6 +135,20 @@ cudaError_t Runtime::streamQuery(cudaStream_t stream, bool perThread) {
 }
 
 // A query is a round trip whose result code is cudaSuccess or
+cudaError_t Runtime::askLocked(wire::Command type,
+                               flatbuffers::Offset<void> cmd, const char *call,
+                               uint64_t *addr, double *value) {
+  bool filled = false;
+  Sink sink;
+  sink.index = appendLocked(type, cmd, {call, 0});
+  sink.addr = addr;
+  sink.value = value;
+  sink.filled = &filled;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  return filled ? cudaSuccess : cudaErrorUnknown;
+}
+
 // cudaErrorNotReady; like cudart, it also reports errors of earlier work.
 cudaError_t Runtime::queryLocked(wire::Command type,
                                  flatbuffers::Offset<void> cmd,
@@ -278,18 +292,11 @@ cudaError_t Runtime::eventElapsedTime(float *ms, cudaEvent_t start,
   if ((events_[a] | events_[b]) & cudaEventDisableTiming)
     return cudaErrorInvalidResourceHandle;
   double value = 0;
-  bool filled = false;
-  Sink sink;
-  sink.index =
-      appendLocked(wire::Command::EventElapsedTime,
-                   wire::CreateEventElapsedTime(batch_.fbb(), a, b).Union(),
-                   {"cudaEventElapsedTime", 0});
-  sink.value = &value;
-  sink.filled = &filled;
-  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+  if (cudaError_t err =
+          askLocked(wire::Command::EventElapsedTime,
+                    wire::CreateEventElapsedTime(batch_.fbb(), a, b).Union(),
+                    "cudaEventElapsedTime", nullptr, &value))
     return err;
-  if (!filled)
-    return cudaErrorUnknown;
   *ms = float(value);
   return cudaSuccess;
 }

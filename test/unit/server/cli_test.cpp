@@ -24,6 +24,19 @@ using namespace rc::server::test;
 
 namespace {
 
+// A client of the server at `url` past its Hello for manifest `m`.
+std::unique_ptr<rc::transport::Connection> helloClient(const std::string &url,
+                                                       const TestManifest &m) {
+  std::string err;
+  auto c = rc::transport::connect(url, 5000, &err);
+  EXPECT_NE(c, nullptr) << err;
+  if (!c)
+    return nullptr;
+  Bytes reply = roundTrip(*c, hello({m.hash}), 5000);
+  EXPECT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
+  return c;
+}
+
 TEST(Cli, HelpExitsZero) {
   Child c({"--help"});
   EXPECT_EQ(c.wait(), 0);
@@ -96,11 +109,8 @@ TEST(Cli, ServesAClientAndStopsOnSigterm) {
             std::string::npos)
       << server.text;
   {
-    std::string err;
-    auto c = rc::transport::connect(url, 5000, &err);
-    ASSERT_NE(c, nullptr) << err;
-    Bytes reply = roundTrip(*c, hello({m.hash}), 5000);
-    ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
+    auto c = helloClient(url, m);
+    ASSERT_NE(c, nullptr);
     Bytes b = batch(1, {cMalloc(64), cGoodbye()}, false);
     ASSERT_EQ(c->send(b.data(), b.size()), rc::transport::Status::Ok);
     EXPECT_TRUE(server.waitFor("closed: 1 batches, 2 commands", 10000))
@@ -120,16 +130,14 @@ TEST(Cli, SigtermLetsLiveSessionsFinish) {
   std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
   Child server({"--listen", url, "--manifest", m.path, "--test-device"});
   ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
-  std::string err;
-  auto c = rc::transport::connect(url, 5000, &err);
-  ASSERT_NE(c, nullptr) << err;
-  Bytes reply = roundTrip(*c, hello({m.hash}), 5000);
-  ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
+  auto c = helloClient(url, m);
+  ASSERT_NE(c, nullptr);
   kill(server.pid, SIGTERM);
   ASSERT_TRUE(server.waitFor("draining: 1 live sessions", 10000))
       << server.text;
+  std::string err;
   EXPECT_FALSE(rc::transport::connect(url, 300, &err)) << "no new sessions";
-  reply = roundTrip(*c, batch(1, {cMalloc(64)}), 5000);
+  Bytes reply = roundTrip(*c, batch(1, {cMalloc(64)}), 5000);
   const rc::wire::BatchReply *br = asBatchReply(reply);
   ASSERT_TRUE(br && resultAt(br, 0)) << "the live session is served";
   EXPECT_NE(resultAt(br, 0)->addr(), 0u);
@@ -147,11 +155,8 @@ TEST(Cli, SigtermDrainEndsAtItsLimit) {
   Child server({"--listen", url, "--manifest", m.path, "--test-device"},
                serverBin(), [] { setenv("RC_SERVER_DRAIN_MS", "300", 1); });
   ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
-  std::string err;
-  auto c = rc::transport::connect(url, 5000, &err);
-  ASSERT_NE(c, nullptr) << err;
-  Bytes reply = roundTrip(*c, hello({m.hash}), 5000);
-  ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
+  auto c = helloClient(url, m);
+  ASSERT_NE(c, nullptr);
   auto start = std::chrono::steady_clock::now();
   kill(server.pid, SIGTERM);
   EXPECT_EQ(server.wait(), 0) << server.text;
@@ -185,11 +190,8 @@ TEST(Cli, MetricsFileListsAClientsSession) {
   ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
   EXPECT_NE(fileText(path).find("\"live_sessions\":0"), std::string::npos);
   {
-    std::string err;
-    auto c = rc::transport::connect(url, 5000, &err);
-    ASSERT_NE(c, nullptr) << err;
-    Bytes reply = roundTrip(*c, hello({m.hash}), 5000);
-    ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
+    auto c = helloClient(url, m);
+    ASSERT_NE(c, nullptr);
     Bytes b = batch(1, {cMalloc(64), cMalloc(64), cGoodbye()}, false);
     ASSERT_EQ(c->send(b.data(), b.size()), rc::transport::Status::Ok);
     EXPECT_TRUE(server.waitFor("closed: 1 batches, 3 commands", 10000))
