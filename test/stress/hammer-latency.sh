@@ -19,7 +19,7 @@ need "$SERVER" "$CLIENT" "$PEERS" "$MANIFEST"
 WORK="$(mktemp -d)"
 PIDS=()
 cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$WORK"
 }
@@ -63,7 +63,7 @@ run() {
   printf '  %-44s median %8s   worst %8s\n' \
     "with silent, slow and $([ "$transport" = tcp ] && echo unreachable || echo idle-socket) peers" \
     "$m1" "$w1"
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   PIDS=()
   awk -v a="$m0" -v b="$m1" 'BEGIN {exit !(b - a <= 100)}'

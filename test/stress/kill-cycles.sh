@@ -24,7 +24,7 @@ need "$SERVER" "$CLIENT" "$MANIFEST"
 WORK="$(mktemp -d)"
 SERVER_PID=""
 cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  [ -n "$SERVER_PID" ] && kill -INT "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -141,7 +141,7 @@ run() {
   ((left == 0 && own1 <= own0 && fd1 <= fd0 && th1 <= th0)) || bad=1
   ((rss1 - rss0 <= 64 * 1024)) || bad=1
   [ -z "$spin" ] || bad=1
-  kill "$SERVER_PID"
+  kill -INT "$SERVER_PID"
   wait "$SERVER_PID" || true
   SERVER_PID=""
   return $bad

@@ -116,6 +116,9 @@ public:
       if (!std::freopen(log_.c_str(), "w", stderr))
         _exit(126);
       dup2(fileno(stderr), 1);
+      // SIGTERM drains (docs/server.md, "Stopping"): briefly here, so that
+      // stop() checks the drain and the stop after it within its wait.
+      setenv("RC_SERVER_DRAIN_MS", "200", 1);
       std::vector<char *> argv;
       for (std::string &a : args)
         argv.push_back(a.data());
