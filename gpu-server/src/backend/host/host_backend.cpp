@@ -256,10 +256,9 @@ public:
   // cudaLimitPersistingL2CacheSize); the test device keeps what it is told,
   // up to the device's memory for the sizes that take device memory.
   OpStatus setLimit(int limit, uint64_t value) override {
-    uint64_t *slot = limitSlot(limit);
-    if (!slot) // as the driver answers a number that is no cudaLimit
-      return OpStatus::fail(kErrInvalidValue,
-                            "no limit " + std::to_string(limit));
+    uint64_t *slot = nullptr;
+    if (OpStatus st = limitSlot(limit, &slot); !st.ok())
+      return st;
     if (value > backend_.totalMemory())
       return OpStatus::fail(kErrMemoryAllocation,
                             "limit " + std::to_string(limit) + " of " +
@@ -269,12 +268,11 @@ public:
     return OpStatus::success();
   }
   OpStatus getLimit(int limit, uint64_t *value) override {
-    uint64_t *slot = limitSlot(limit);
-    if (!slot) // as the driver answers a number that is no cudaLimit
-      return OpStatus::fail(kErrInvalidValue,
-                            "no limit " + std::to_string(limit));
-    *value = *slot;
-    return OpStatus::success();
+    uint64_t *slot = nullptr;
+    OpStatus st = limitSlot(limit, &slot);
+    if (st.ok())
+      *value = *slot;
+    return st;
   }
 
   OpStatus streamWaitEvent(NativeHandle, NativeHandle, uint32_t) override {
@@ -413,9 +411,14 @@ private:
 
   HostBackend &backend_;
   int device_;
-  uint64_t *limitSlot(int limit) {
-    return limit >= 0 && size_t(limit) < std::size(limits_) ? &limits_[limit]
-                                                            : nullptr;
+  // Where limit `limit` is kept; a number that is no cudaLimit is an
+  // invalid value, as the driver answers it.
+  OpStatus limitSlot(int limit, uint64_t **slot) {
+    if (limit < 0 || size_t(limit) >= std::size(limits_))
+      return OpStatus::fail(kErrInvalidValue,
+                            "no limit " + std::to_string(limit));
+    *slot = &limits_[limit];
+    return OpStatus::success();
   }
   // cudaLimit 0..6: stack, printf FIFO, malloc heap, device-runtime sync
   // depth and pending launches, L2 fetch granularity, persisting L2.
