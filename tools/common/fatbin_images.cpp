@@ -12,7 +12,8 @@ namespace {
 
 constexpr uint64_t kFlagCompressed = 0x2000;
 constexpr uint8_t kFmtNval = 1, kFmtSval = 4;
-constexpr uint8_t kAttrKparamInfo = 0x17, kAttrCbankParamSize = 0x19;
+constexpr uint8_t kAttrKparamInfo = 0x17, kAttrCbankParamSize = 0x19,
+                  kAttrKparamInfoV2 = 0x45;
 
 bool parseInfo(const uint8_t *p, size_t size, CubinKernel &k,
                std::string *error) {
@@ -39,12 +40,13 @@ bool parseInfo(const uint8_t *p, size_t size, CubinKernel &k,
         *error = "truncated .nv.info attribute";
       return false;
     }
-    if (attr == kAttrKparamInfo && v >= 12) {
+    if ((attr == kAttrKparamInfo || attr == kAttrKparamInfoV2) && v >= 12) {
       const uint8_t *r = p + pos + 4;
       CubinParam cp;
       cp.ordinal = loadUnaligned<uint16_t>(r + 4);
       cp.offset = loadUnaligned<uint16_t>(r + 6);
-      cp.size = (loadUnaligned<uint32_t>(r + 8) >> 18) & 0x3fff;
+      uint32_t info = loadUnaligned<uint32_t>(r + 8);
+      cp.size = attr == kAttrKparamInfo ? (info >> 18) & 0x3fff : info;
       k.params.push_back(cp);
     }
     pos += 4 + v;

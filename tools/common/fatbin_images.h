@@ -13,6 +13,10 @@
 //   u16 offset, u32 info whose bits 18..31 are the parameter size in BYTES
 //   (bits 20..31 alone would be the size in 4-byte words; a 1-byte char
 //   parameter has info 0x5f000, so the field starts at bit 18).
+//   EIATTR_KPARAM_INFO_V2 (0x45, format 4, 12 bytes), what ptxas writes
+//   instead for a kernel whose parameters pass 4 KiB (CUDA 12.1's large
+//   kernel parameters): the same fields, but u32 info is the size in bytes
+//   (seen: 1, 2, 8, 8000, 32000).
 //   EIATTR_CBANK_PARAM_SIZE (0x19, format 3): total parameter bytes.
 #ifndef RC_TOOLS_FATBIN_IMAGES_H
 #define RC_TOOLS_FATBIN_IMAGES_H
