@@ -49,6 +49,8 @@ const char kUsage[] =
     "                     host)\n"
     "  --manifest PATH    a binary's manifest (<binary>.rcm); repeatable;\n"
     "                     clients must have been built with one of them\n"
+    "                     (without any: programs that launch no kernels of\n"
+    "                     their own, e.g. cuBLAS or driver-API only)\n"
     "  --test-device      no GPU: host memory behind fake device addresses;\n"
     "                     launches are validated and recorded, not run\n"
     "  --auth-key-file F  clients must prove they hold a key of F (made by\n"
@@ -290,8 +292,6 @@ int main(int argc, char **argv) {
   if (listenUrl.rfind("tcp://", 0) != 0 && listenUrl.rfind("shm://", 0) != 0)
     return usageError("--listen URL must start with tcp:// or shm://, got '" +
                       listenUrl + "'");
-  if (options.manifests.empty())
-    return usageError("at least one --manifest PATH is required");
   if (insecure && !options.authKeyFile.empty())
     return usageError("--insecure and --auth-key-file contradict each other: "
                       "drop --insecure to require keys");

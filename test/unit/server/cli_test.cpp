@@ -50,7 +50,6 @@ TEST(Cli, BadArgumentsExitTwoWithAMessage) {
     std::string message;
   } cases[] = {
       {{}, "--listen URL is required"},
-      {{"--listen", "tcp://127.0.0.1:1"}, "at least one --manifest"},
       {{"--listen", "udp://x", "--manifest", "a"}, "must start with tcp://"},
       {{"--bogus"}, "unknown argument '--bogus'"},
       {{"--log-level", "loud"}, "--log-level must be"},
@@ -120,6 +119,29 @@ TEST(Cli, ServesAClientAndStopsOnSigterm) {
   EXPECT_EQ(server.wait(), 0) << server.text;
   EXPECT_NE(server.text.find("shutting down"), std::string::npos)
       << server.text;
+}
+
+// A program that launches no kernels of its own (cuBLAS or driver API only,
+// like cuda-samples' deviceQuery or simpleCUBLAS) has no manifest: a server
+// without any serves it.
+TEST(Cli, ServesProgramsWithoutKernelsWithNoManifest) {
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--test-device"});
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  EXPECT_NE(server.text.find("0 manifests, 0 modules, 0 kernels"),
+            std::string::npos)
+      << server.text;
+  std::string err;
+  auto c = rc::transport::connect(url, 5000, &err);
+  ASSERT_NE(c, nullptr) << err;
+  Bytes reply = roundTrip(*c, hello({}), 5000);
+  ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok());
+  Bytes b = batch(1, {cMalloc(64), cGoodbye()}, false);
+  ASSERT_EQ(c->send(b.data(), b.size()), rc::transport::Status::Ok);
+  EXPECT_TRUE(server.waitFor("closed: 1 batches, 2 commands", 10000))
+      << server.text;
+  kill(server.pid, SIGINT);
+  EXPECT_EQ(server.wait(), 0) << server.text;
 }
 
 // SIGTERM drains: the listener closes (a new client is refused), the live
