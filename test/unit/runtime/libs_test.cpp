@@ -66,9 +66,8 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
   CUmodule module = nullptr;
   EXPECT_EQ(cuModuleLoad(&module, "kernels.cubin"), CUDA_ERROR_NOT_SUPPORTED);
-  float x[4] = {};
-  EXPECT_EQ(cublasSetVector(4, sizeof(float), x, 1, x, 1),
-            CUBLAS_STATUS_NOT_SUPPORTED);
+  float x[4] = {}, alpha = 2;
+  EXPECT_EQ(cublasSscal(nullptr, 4, &alpha, x, 1), CUBLAS_STATUS_NOT_SUPPORTED);
   // cublasXt and cublasLt (cuda-samples' simpleCUBLASXT) link too.
   cublasXtHandle_t xt = nullptr;
   EXPECT_EQ(cublasXtCreate(&xt), CUBLAS_STATUS_NOT_SUPPORTED);
@@ -103,7 +102,7 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
         "runtime",
         "remote-clang: cuModuleLoad is not supported by the remote driver "
         "library",
-        "remote-clang: cublasSetVector is not supported by the remote cuBLAS",
+        "remote-clang: cublasSscal_v2 is not supported by the remote cuBLAS",
         "remote-clang: cublasXtCreate is not supported by the remote cuBLAS",
         "remote-clang: cublasLtCreate is not supported by the remote cuBLAS",
         "remote-clang: curandCreateGenerator is not supported by the remote "

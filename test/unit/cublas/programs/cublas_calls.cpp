@@ -126,6 +126,42 @@ int main() {
             same(devRead(dC2, C2.size()), C2),
         "cublasGemmBatchedEx");
 
+  // cublasSet/GetVector with strides: every other element of x lands at
+  // every third of y; reading back with the same strides gives x's again.
+  std::vector<float> x = quarters(16, 4), yBack(16, 7.0f);
+  float *dy = devUpload(std::vector<float>(24, 0.0f));
+  bool vecOk =
+      cublasSetVector(8, 4, x.data(), 2, dy, 3) == CUBLAS_STATUS_SUCCESS &&
+      cublasGetVector(8, 4, dy, 3, yBack.data(), 2) == CUBLAS_STATUS_SUCCESS;
+  std::vector<float> dev = devRead(dy, 24);
+  for (int i = 0; i < 16; ++i)
+    vecOk = vecOk && yBack[i] == (i % 2 ? 7.0f : x[i]);
+  for (int i = 0; i < 24; ++i)
+    vecOk = vecOk && dev[i] == (i % 3 ? 0.0f : x[i / 3 * 2]);
+  check(vecOk, "cublasSetVector/GetVector strided");
+
+  // cublasSetMatrixAsync/GetMatrixAsync: a 5x3 block of a host matrix with
+  // lda 7 into a device matrix with ldb 6, and back into a third layout.
+  std::vector<float> M = quarters(7 * 3, 5), back(8 * 3, -1.0f);
+  float *dM = devUpload(std::vector<float>(6 * 3, 0.0f));
+  bool matOk = cublasSetMatrixAsync(5, 3, 4, M.data(), 7, dM, 6, stream) ==
+                   CUBLAS_STATUS_SUCCESS &&
+               cublasGetMatrixAsync(5, 3, 4, dM, 6, back.data(), 8, stream) ==
+                   CUBLAS_STATUS_SUCCESS &&
+               cudaStreamSynchronize(stream) == cudaSuccess;
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 8; ++i)
+      matOk = matOk && back[i + j * 8] == (i < 5 ? M[i + j * 7] : -1.0f);
+  check(matOk, "cublasSetMatrixAsync/GetMatrixAsync with leading dimensions");
+  check(cublasSetMatrix(5, 3, 4, M.data(), 4, dM, 6) ==
+                CUBLAS_STATUS_INVALID_VALUE &&
+            cublasSetVector(8, 4, x.data(), 0, dy, 1) ==
+                CUBLAS_STATUS_INVALID_VALUE,
+        "cublasSetMatrix lda < rows, cublasSetVector incx 0 refused");
+  check(cublasSetVector(8, 4, x.data(), 1, dy + 20, 1) ==
+            CUBLAS_STATUS_MAPPING_ERROR,
+        "cublasSetVector past the allocation is a mapping error");
+
   // Arguments cuBLAS refuses at the call.
   check(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, dA, k - 1, dB,
                     k, &zero, dC, m) == CUBLAS_STATUS_INVALID_VALUE,
