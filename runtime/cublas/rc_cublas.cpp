@@ -360,6 +360,73 @@ cublasStatus_t cublasGemmBatchedEx(
                     computeType, algo);
 }
 
+// Double and half GEMMs travel as their Ex forms with 64F / 16F types and
+// compute (a combination cublasGemmEx documents, same kernels): no wire API
+// of their own. Errors still name the call the program made.
+cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t ta,
+                              cublasOperation_t tb, int m, int n, int k,
+                              const double *alpha, const double *A, int lda,
+                              const double *B, int ldb, const double *beta,
+                              double *C, int ldc) {
+  return submitGemm(handle, "cublasDgemm_v2", kGemmEx, ta, tb, m, n, k, alpha,
+                    beta, operand(A, CUDA_R_64F, lda),
+                    operand(B, CUDA_R_64F, ldb), operand(C, CUDA_R_64F, ldc), 1,
+                    CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t
+cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t ta,
+                          cublasOperation_t tb, int m, int n, int k,
+                          const double *alpha, const double *A, int lda,
+                          long long int strideA, const double *B, int ldb,
+                          long long int strideB, const double *beta, double *C,
+                          int ldc, long long int strideC, int batchCount) {
+  return submitGemm(handle, "cublasDgemmStridedBatched", kGemmStridedBatchedEx,
+                    ta, tb, m, n, k, alpha, beta,
+                    operand(A, CUDA_R_64F, lda, strideA),
+                    operand(B, CUDA_R_64F, ldb, strideB),
+                    operand(C, CUDA_R_64F, ldc, strideC), batchCount,
+                    CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t ta,
+                                  cublasOperation_t tb, int m, int n, int k,
+                                  const double *alpha, const double *const A[],
+                                  int lda, const double *const B[], int ldb,
+                                  const double *beta, double *const C[],
+                                  int ldc, int batchCount) {
+  return submitGemm(handle, "cublasDgemmBatched", kGemmBatchedEx, ta, tb, m, n,
+                    k, alpha, beta, operand(A, CUDA_R_64F, lda),
+                    operand(B, CUDA_R_64F, ldb), operand(C, CUDA_R_64F, ldc),
+                    batchCount, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t ta,
+                           cublasOperation_t tb, int m, int n, int k,
+                           const __half *alpha, const __half *A, int lda,
+                           const __half *B, int ldb, const __half *beta,
+                           __half *C, int ldc) {
+  return submitGemm(handle, "cublasHgemm", kGemmEx, ta, tb, m, n, k, alpha,
+                    beta, operand(A, CUDA_R_16F, lda),
+                    operand(B, CUDA_R_16F, ldb), operand(C, CUDA_R_16F, ldc), 1,
+                    CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t
+cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t ta,
+                          cublasOperation_t tb, int m, int n, int k,
+                          const __half *alpha, const __half *A, int lda,
+                          long long int strideA, const __half *B, int ldb,
+                          long long int strideB, const __half *beta, __half *C,
+                          int ldc, long long int strideC, int batchCount) {
+  return submitGemm(handle, "cublasHgemmStridedBatched", kGemmStridedBatchedEx,
+                    ta, tb, m, n, k, alpha, beta,
+                    operand(A, CUDA_R_16F, lda, strideA),
+                    operand(B, CUDA_R_16F, ldb, strideB),
+                    operand(C, CUDA_R_16F, ldc, strideC), batchCount,
+                    CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
+}
+
 cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side,
                                   cublasFillMode_t uplo,
                                   cublasOperation_t trans,

@@ -34,8 +34,9 @@ namespace {
 namespace fb = flatbuffers;
 
 // cuBLAS / CUDA enum values (cublas_api.h, library_types.h).
-constexpr int kR32F = 0, kR16F = 2, kR16BF = 14;
-constexpr int kCompute16F = 64, kCompute32F = 68, kCompute32FFastTF32 = 77;
+constexpr int kR32F = 0, kR64F = 1, kR16F = 2, kR16BF = 14;
+constexpr int kCompute16F = 64, kCompute32F = 68, kCompute64F = 70,
+              kCompute32FFastTF32 = 77;
 constexpr uint32_t kDefaultMath = 0, kTF32Math = 3;
 constexpr int kOpN = 0, kOpT = 1;
 constexpr int kAlgoDefault = -1, kAlgoTensorOp = 99;
@@ -81,13 +82,16 @@ float fromBf16(uint16_t b) {
   return f;
 }
 
-size_t typeSize(int t) { return t == kR32F ? 4 : 2; }
+size_t typeSize(int t) { return t == kR64F ? 8 : t == kR32F ? 4 : 2; }
 
 Bytes encode(const std::vector<float> &v, int type) {
   Bytes out(v.size() * typeSize(type));
   for (size_t i = 0; i < v.size(); ++i) {
     if (type == kR32F) {
       std::memcpy(&out[i * 4], &v[i], 4);
+    } else if (type == kR64F) {
+      double d = v[i];
+      std::memcpy(&out[i * 8], &d, 8);
     } else {
       uint16_t h = type == kR16F ? toHalf(v[i]) : toBf16(v[i]);
       std::memcpy(&out[i * 2], &h, 2);
@@ -101,6 +105,10 @@ std::vector<float> decode(const uint8_t *p, size_t count, int type) {
   for (size_t i = 0; i < count; ++i) {
     if (type == kR32F) {
       std::memcpy(&v[i], p + i * 4, 4);
+    } else if (type == kR64F) {
+      double d;
+      std::memcpy(&d, p + i * 8, 8);
+      v[i] = float(d);
     } else {
       uint16_t h;
       std::memcpy(&h, p + i * 2, 2);
@@ -176,6 +184,10 @@ Cmd cGemm(const Gemm &g) {
       uint16_t a = toHalf(g.alpha), b = toHalf(g.beta);
       al.assign((uint8_t *)&a, (uint8_t *)&a + 2);
       be.assign((uint8_t *)&b, (uint8_t *)&b + 2);
+    } else if (g.compute == kCompute64F) {
+      double a = g.alpha, b = g.beta;
+      al.assign((uint8_t *)&a, (uint8_t *)&a + 8);
+      be.assign((uint8_t *)&b, (uint8_t *)&b + 8);
     } else {
       al.assign((const uint8_t *)&g.alpha, (const uint8_t *)&g.alpha + 4);
       be.assign((const uint8_t *)&g.beta, (const uint8_t *)&g.beta + 4);
@@ -338,6 +350,21 @@ TEST_F(CublasSession, GemmExBf16InputsF32Output) {
   g.ta = kOpT, g.m = m, g.n = n, g.k = k, g.algo = kAlgoTensorOp;
   g.a = op(a, k, kR16BF), g.b = op(b, k, kR16BF), g.c = op(c, m, kR32F);
   expectNear(runAndRead({cCreate(1), cGemm(g)}, c, C.size(), kR32F), C);
+}
+
+// librc_cublas sends cublasDgemm (and its batched forms) as cublasGemmEx
+// with 64F types and compute: the server must run it, scalars as doubles.
+TEST_F(CublasSession, GemmExDoubleAsDgemm) {
+  const int m = 9, n = 4, k = 6;
+  auto A = quarters(size_t(m) * k, 21), B = quarters(size_t(k) * n, 22);
+  std::vector<float> C = quarters(size_t(m) * n, 23);
+  uint64_t a = upload(A, kR64F), b = upload(B, kR64F), c = upload(C, kR64F);
+  refGemm(kOpN, kOpN, m, n, k, 2, A.data(), m, B.data(), k, 0.5f, C.data(), m);
+  Gemm g;
+  g.m = m, g.n = n, g.k = k, g.alpha = 2, g.beta = 0.5f;
+  g.compute = kCompute64F;
+  g.a = op(a, m, kR64F), g.b = op(b, k, kR64F), g.c = op(c, m, kR64F);
+  expectNear(runAndRead({cCreate(1), cGemm(g)}, c, C.size(), kR64F), C);
 }
 
 // Several matrices contiguous in dims 2/3: cublasGemmStridedBatchedEx, with

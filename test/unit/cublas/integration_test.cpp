@@ -44,7 +44,7 @@ TEST(CublasIntegration, GgmlCallShapesOverShm) {
     for (const char *want :
          {"ok cublasSgemm", "ok cublasGemmEx F16->F32",
           "ok cublasGemmBatchedEx", "ok lda too small refused at the call",
-          "ok cublasSetVector/GetVector strided",
+          "ok cublasDgemm", "ok cublasSetVector/GetVector strided",
           "ok cublasSetMatrixAsync/GetMatrixAsync with leading dimensions",
           "ok cublasSetMatrix lda < rows, cublasSetVector incx 0 refused",
           "ok cublasSetVector past the allocation is a mapping error",

@@ -126,6 +126,23 @@ int main() {
             same(devRead(dC2, C2.size()), C2),
         "cublasGemmBatchedEx");
 
+  // cublasDgemm_v2 (sent as a 64F cublasGemmEx): C = 2 A B + 0.5 C.
+  {
+    std::vector<double> Ad(A.begin(), A.end()), Bd(B.begin(), B.end());
+    std::vector<float> Cref = quarters(size_t(m) * n, 9);
+    std::vector<double> Cd(Cref.begin(), Cref.end());
+    refGemm(true, false, m, n, k, A.data(), k, B.data(), k, C.data(), m);
+    double *dAd = devUpload(Ad), *dBd = devUpload(Bd), *dCd = devUpload(Cd);
+    const double two = 2, half = 0.5;
+    bool ok = cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &two, dAd, k,
+                          dBd, k, &half, dCd, m) == CUBLAS_STATUS_SUCCESS;
+    std::vector<double> got(Cd.size());
+    cudaMemcpy(got.data(), dCd, got.size() * 8, cudaMemcpyDeviceToHost);
+    for (size_t i = 0; i < got.size(); ++i)
+      ok = ok && std::fabs(got[i] - (2.0 * C[i] + 0.5 * Cd[i])) < 1e-9;
+    check(ok, "cublasDgemm");
+  }
+
   // cublasSet/GetVector with strides: every other element of x lands at
   // every third of y; reading back with the same strides gives x's again.
   std::vector<float> x = quarters(16, 4), yBack(16, 7.0f);
