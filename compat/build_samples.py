@@ -6,6 +6,12 @@ and writes what built and what stopped each one that did not.
     compat/build_samples.py --samples DIR --tag v12.9 --out FILE.json
         [--toolchain BUILD/remote-clang-toolchain.cmake] [--work DIR]
         [--only REGEX] [--timeout SECONDS]
+    compat/build_samples.py --samples DIR --out FILE.json --collect DEST
+
+--collect copies what built (each sample's executables, stripped of debug
+info, with their .rcm manifests) to DEST/<category>/<sample>/ and the
+results to DEST/rows.json, for compat/run_samples.py on the GPU machine
+(scripts/pack-device-bundle.sh compat packs it).
 
 The samples are a yardstick fetched at test time (docs/compatibility.md):
 nothing of theirs is kept in this repository. Rows follow the results
@@ -22,6 +28,8 @@ import shutil
 import subprocess
 import sys
 
+import run_samples
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
@@ -30,7 +38,7 @@ REPO = os.path.dirname(HERE)
 # sample's CMakeLists.txt (the libraries it finds) or, for IPC, its sources
 # (the calls it makes).
 SKIP_RULES = [
-    ("cmake", re.compile(r"\b(OpenGL|GLUT|GLEW|glfw|GLFW|Vulkan|EGL|D3D1[12]|X11|NvSci|nvsci)\b"),
+    ("cmake", re.compile(r"\b(OpenGL|GLUT|GLEW|glfw|GLFW|Vulkan|EGL|X11|NvSci|nvsci)\b|[Dd]3[Dd]1[12]"),
      "graphics interop (OpenGL, Vulkan, EGL, Direct3D or NvSci)"),
     ("cmake", re.compile(r"\bMPI\b"), "MPI"),
     ("sources", re.compile(r"\b(cudaIpcOpenMemHandle|cuIpcOpenMemHandle|cuMemImportFromShareableHandle"
@@ -47,6 +55,8 @@ NOT_THE_COMPILER = [
     (re.compile(r"NvSCI not found"), "NvSci is not installed"),
     (re.compile(r"FindThreads\.cmake"),
      "CMake 3.25's FindThreads needs C or C++ enabled (project enables CUDA only)"),
+    (re.compile(r"Skipping the build of the cuda-c-linking sample"),
+     "off by default (ENABLE_CUDA_C_LINKING_SAMPLE; needs LLVM 7 to 14 development files)"),
 ]
 
 
@@ -132,17 +142,61 @@ def build(path, cmake_text, work, toolchain, timeout):
     rc, blog = run(["cmake", "--build", work, "-j", str(os.cpu_count() or 2)]
                    + (["--target", target] if target else []), timeout)
     log += blog
+    # A target the CMakeLists adds only where a dependency was found; the
+    # configure step said why.
+    said = re.findall(r"(?m)^-- ((?:The|Skipping the build of the) \S+ sample.*)$", log)
+    if rc != 0 and said and "unknown target" in blog:
+        return False, "configure: " + said[0], log
     if rc != 0:
         return False, first_error(blog), log
     if skipped:
         return False, "configure: " + skipped.group(1), log
+    if not executables(cmake_text, work):
+        return False, "no executable was built" + (": " + said[0] if said else ""), log
     return True, "", log
+
+
+def executables(cmake_text, work):
+    """The sample's executables in its build folder: the targets its
+    CMakeLists.txt adds, wherever the (parent's) build put them."""
+    names = set(re.findall(r"add_executable\(\s*([^\s)]+)", cmake_text))
+    found = []
+    for dirpath, dirnames, filenames in os.walk(work):
+        dirnames[:] = sorted(d for d in dirnames if d != "CMakeFiles")
+        found += [os.path.join(dirpath, f) for f in sorted(filenames)
+                  if f in names and os.access(os.path.join(dirpath, f), os.X_OK)]
+    return found
+
+
+def collect(samples, rows, work, dest):
+    """Copies each built sample's executables and manifests to dest."""
+    paths = {(c, n): (p, t) for c, n, p, t in sample_dirs(samples)}
+    copied = 0
+    for r in rows:
+        if not r["builds"] or (r["category"], r["sample"]) not in paths:
+            continue
+        _, text = paths[(r["category"], r["sample"])]
+        exes = executables(text, os.path.join(work, r["sample"]))
+        if not exes:
+            print("collect: %s built, but no executable in %s" % (r["sample"], work), file=sys.stderr)
+            continue
+        to = os.path.join(dest, r["category"], r["sample"])
+        os.makedirs(to, exist_ok=True)
+        for exe in exes:
+            shutil.copy2(exe, to)
+            subprocess.run(["strip", "--strip-debug", os.path.join(to, os.path.basename(exe))])
+            if os.path.isfile(exe + ".rcm"):
+                shutil.copy2(exe + ".rcm", to)
+        copied += 1
+    with open(os.path.join(dest, "rows.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print("collect: %d samples' executables in %s" % (copied, dest))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", required=True, help="cuda-samples checkout")
-    ap.add_argument("--tag", required=True, help="its tag, for the record")
+    ap.add_argument("--tag", help="its tag, for the record (not for --collect)")
     ap.add_argument("--out", required=True, help="results JSON")
     ap.add_argument("--toolchain", default=os.path.join(REPO, "build", "remote-clang-toolchain.cmake"))
     ap.add_argument("--work", default="/tmp/rc-compat-build")
@@ -150,6 +204,10 @@ def main():
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--report", action="store_true",
                     help="only rewrite --out's summary and table")
+    ap.add_argument("--merge-run", metavar="RUN.json",
+                    help="take the run columns of compat/run_samples.py's output into --out")
+    ap.add_argument("--collect", metavar="DEST",
+                    help="copy what built (per --out) to DEST for the GPU machine")
     ap.add_argument("--rerun-failed", action="store_true",
                     help="keep --out's rows that built (and, with --only, "
                          "those not selected); build the others again")
@@ -157,6 +215,21 @@ def main():
     if args.report:
         with open(args.out) as f:
             return report(args.out, args.tag, json.load(f)["rows"])
+    if not args.collect and not args.tag:
+        ap.error("--tag is required")
+    if args.merge_run:
+        with open(args.out) as f:
+            rows = json.load(f)["rows"]
+        with open(args.merge_run) as f:
+            run = json.load(f)
+        ran = {(r["category"], r["sample"]): r for r in run["rows"]}
+        for r in rows:
+            theirs = ran.get((r["category"], r["sample"]), {})
+            r.update({k: v for k, v in theirs.items() if k in RUN_KEYS})
+        return report(args.out, args.tag, rows, run_samples.summary(rows))
+    if args.collect:
+        with open(args.out) as f:
+            return collect(args.samples, json.load(f)["rows"], args.work, args.collect)
     earlier = {}  # --out's rows: kept where --only does not select them
     if (args.rerun_failed or args.only) and os.path.isfile(args.out):
         with open(args.out) as f:
@@ -191,8 +264,13 @@ def main():
     report(args.out, args.tag, rows)
 
 
-def report(out, tag, rows):
-    """The summary line, and the JSON and markdown table with it."""
+# What compat/run_samples.py adds to a row on the GPU machine.
+RUN_KEYS = ("remote_tcp", "remote_shm", "local", "remote_tcp_detail", "remote_shm_detail",
+            "local_detail", "run_skip_reason")
+
+
+def report(out, tag, rows, run_summary=None):
+    """The summary lines, and the JSON and markdown table with them."""
     for r in rows:
         r["fails_with_nvcc_too"] = "" if r["builds"] else fails_with_nvcc_too(r["build_error"])
     tried = [r for r in rows if not r["skip_reason"]]
@@ -206,26 +284,39 @@ def report(out, tag, rows):
     print(summary)
     with open(out) as f:
         data = json.load(f)
+    run_summary = run_summary or data.get("run_summary")
     data.update({"rows": rows, "summary": summary})
+    if run_summary:
+        data["run_summary"] = run_summary
     with open(out, "w") as f:
         json.dump(data, f, indent=1)
     with open(os.path.splitext(out)[0] + ".md", "w") as f:
-        f.write(markdown(tag, rows, summary))
+        f.write(markdown(tag or data.get("tag", ""), rows, summary, run_summary))
 
 
-def markdown(tag, rows, summary):
+def markdown(tag, rows, summary, run_summary):
     """The results as the table docs/compatibility.md shows."""
-    out = ["# cuda-samples %s with remote-clang: builds" % tag, "", summary + ".", "",
-           "| sample | category | builds | why not / skipped because |",
-           "|---|---|---|---|"]
+    out = ["# cuda-samples %s with remote-clang" % tag, "", "Build: " + summary + ".", ""]
+    if run_summary:
+        out += ["Run on the GPU machine: " + run_summary + ".", ""]
+    out += ["| sample | category | builds | local | tcp | shm | why not / skipped because |",
+            "|---|---|---|---|---|---|---|"]
     for r in rows:
         state = "skipped" if r["skip_reason"] else ("yes" if r["builds"] else "**no**")
         why = r["skip_reason"] or r["build_error"]
         if r.get("fails_with_nvcc_too"):
             state = "no (nvcc too)"
             why = r["fails_with_nvcc_too"] + ": " + why
-        out.append("| %s | %s | %s | %s |" % (r["sample"], r["category"], state,
-                                           why.replace("|", "\\|")))
+        if r.get("run_skip_reason"):
+            why = "not run: " + r["run_skip_reason"]
+        elif r.get("local") == "pass" and "fail" in (r.get("remote_tcp"), r.get("remote_shm")):
+            why = r.get("remote_shm_detail") or r.get("remote_tcp_detail") or ""
+        elif r.get("local") == "fail":
+            why = "local: " + (r.get("local_detail") or "")
+        cells = [r.get(k) or "" for k in ("local", "remote_tcp", "remote_shm")]
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            r["sample"], r["category"], state, cells[0], cells[1], cells[2],
+            why.replace("|", "\\|").replace("\n", " ")))
     return "\n".join(out) + "\n"
 
 

@@ -41,6 +41,14 @@
 #   kernels   test-backend-ops perf, nvcc build vs remote-clang build, op by
 #             op ($KERNEL_OPS, $KERNEL_PARAMS: its -o and -p filters): the
 #             kernels' own time (clang vs nvcc code), round trips amortised
+#   compat-local  build the carried cuda-samples (.bundle-compat-src) with
+#             this machine's nvcc, for its GPU's architecture only
+#             (compat/nvcc-one-arch.sh), in $WORK/compat/local; resumes
+#   compat    run what remote-clang built (.bundle-compat, or
+#             .bundle-compat-big in a call of its own) over tcp and shm
+#             and the nvcc build locally (compat/run_samples.py; $COMPAT_ONLY
+#             a regex, $COMPAT_JOBS at once, default 4); results in
+#             $OUT/compat-run.json
 #
 #   WORK=DIR (default <repo>/.device-work)   RC_DEVICE_TIMEOUT=s per command (540)
 #   RC_TRANSPORTS (default "shm tcp"): samples and copies run over each, the
@@ -53,6 +61,8 @@ BUNDLE_RC="$REPO/.bundle"
 BUNDLE_LLAMA="$REPO/.bundle-llama"
 BUNDLE_SRC="$REPO/.bundle-llama-src"
 BUNDLE_REF="$REPO/.bundle-ref"
+BUNDLE_COMPAT="$REPO/.bundle-compat"
+BUNDLE_COMPAT_SRC="$REPO/.bundle-compat-src"
 WORK="${WORK:-$REPO/.device-work}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 OPS="${OPS:-all}"
@@ -95,6 +105,22 @@ step_unpack() {
     ls "$LL_BIN"
     any=1
   fi
+  if [[ -f "$BUNDLE_COMPAT_SRC/cuda-samples.tar.xz" ]]; then
+    rm -rf "$WORK/compat/cuda-samples" && mkdir -p "$WORK/compat" &&
+      tar -C "$WORK/compat" -xJf "$BUNDLE_COMPAT_SRC/cuda-samples.tar.xz" ||
+      { fail "unpack: cuda-samples"; return; }
+    any=1
+  fi
+  # .bundle-compat-big (the samples too large to travel with the others)
+  # replaces them in a call of its own.
+  local part
+  for part in "$BUNDLE_COMPAT" "$BUNDLE_COMPAT-big"; do
+    [[ -f "$part/compat-remote.tar.xz" ]] || continue
+    rm -rf "$WORK/compat/remote" && mkdir -p "$WORK/compat" &&
+      tar -C "$WORK/compat" -xJf "$part/compat-remote.tar.xz" ||
+      { fail "unpack: cuda-samples built by remote-clang ($part)"; return; }
+    any=1
+  done
   if [[ -f "$BUNDLE_REF/ref.tar.xz" ]]; then
     rm -rf "$WORK/ref" && tar -C "$WORK" -xJf "$BUNDLE_REF/ref.tar.xz" ||
       { fail "unpack: nvcc reference build"; return; }
@@ -104,7 +130,7 @@ step_unpack() {
       say "unpack: WARNING: the prebuilt reference's nvcc differs from this machine's: $(cat "$WORK/ref/PREBUILT")"
     any=1
   fi
-  [[ $any -eq 1 ]] || fail "unpack: none of $BUNDLE_RC, $BUNDLE_LLAMA, $BUNDLE_SRC, $BUNDLE_REF was carried"
+  [[ $any -eq 1 ]] || fail "unpack: none of $BUNDLE_RC, $BUNDLE_LLAMA, $BUNDLE_SRC, $BUNDLE_REF, $BUNDLE_COMPAT, $BUNDLE_COMPAT_SRC was carried"
   nvidia-smi -L; nvcc --version | tail -2
 }
 
@@ -396,10 +422,37 @@ step_kernels() {
     "$WORK/out/kernels-local.log" "$WORK/out/kernels-remote.log"
 }
 
+# --- cuda-samples (.bundle-compat, .bundle-compat-src): docs/compatibility.md
+step_compat_local() {
+  local src="$WORK/compat/cuda-samples" build="$WORK/compat/local"
+  [[ -f "$src/CMakeLists.txt" ]] || { fail "compat-local: no $src (carry .bundle-compat-src, run unpack)"; return; }
+  if [[ ! -f "$build/build.ninja" ]]; then
+    cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_COMPILER="$REPO/compat/nvcc-one-arch.sh" > "$WORK/out/compat-configure.log" 2>&1 ||
+      { tail -30 "$WORK/out/compat-configure.log"; fail "compat-local: configure"; return; }
+  fi
+  # -k 0: a sample nvcc cannot build here is a "no-build" row, not the end.
+  timeout "$TMO" ninja -C "$build" -k 0 -j "$(nproc)" > "$WORK/out/compat-build.log" 2>&1
+  local rc=$?
+  tail -3 "$WORK/out/compat-build.log"
+  [[ $rc -eq 124 ]] && { say "compat-local: build not finished, run the step again"; status=1; return; }
+  [[ $rc -eq 0 ]] || say "compat-local: some samples do not build with nvcc here: $(grep -c '^FAILED' "$WORK/out/compat-build.log") targets"
+}
+
+step_compat() {
+  need_rc compat || return
+  [[ -f "$WORK/compat/remote/rows.json" ]] || { fail "compat: no $WORK/compat/remote (carry .bundle-compat, run unpack)"; return; }
+  python3 "$REPO/compat/run_samples.py" --samples "$WORK/compat/cuda-samples" \
+    --remote "$WORK/compat/remote" --local "$WORK/compat/local" --rc "$WORK/rc" \
+    --out "${OUT:-$WORK/out}/compat-run.json" --jobs "${COMPAT_JOBS:-4}" --only "${COMPAT_ONLY:-}" ||
+    fail "compat"
+}
+
 for s in "${STEPS[@]}"; do
   say "$s"
   case "$s" in
-    unpack|samples|gtests|copies|transport|ref|models|ops|generate|server|bench|multigpu|kernels) "step_$s" ;;
+    unpack|samples|gtests|copies|transport|ref|models|ops|generate|server|bench|multigpu|kernels|compat) "step_$s" ;;
+    compat-local) step_compat_local ;;
     *) echo "device-run: unknown step $s" >&2; exit 2 ;;
   esac
 done

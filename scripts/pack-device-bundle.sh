@@ -13,6 +13,12 @@
 #              llama-integration/build-llama.sh, every .so with its .rcm
 #   llama-src  .bundle-llama-src/llama-src.tar.xz: the same llama.cpp
 #              source, for the local nvcc reference build (device-run.sh ref)
+#   compat     .bundle-compat/compat-remote.tar.xz: the cuda-samples that
+#              compat/build_samples.py built, with their manifests
+#              (build_samples.py --collect), for device-run.sh compat; the
+#              few over 100 MB in .bundle-compat-big (a call of their own)
+#   compat-src .bundle-compat-src/cuda-samples.tar.xz (~56 MiB): the
+#              cuda-samples tree, for the nvcc build and the samples' data
 #
 # A device call carries 64 MiB: `.bundle` with `.bundle-llama` fits, the
 # source goes in a call of its own (the GPU machine keeps what device-run.sh
@@ -21,6 +27,9 @@
 # registration code points at it).
 #
 #   RC_BUILD_DIR=DIR (default <repo>/build)   LLAMA_BUILD=DIR (default <repo>/build-llama)
+#   CUDA_SAMPLES_DIR=DIR (cuda-samples checkout; compat parts)
+#   COMPAT_RESULTS=FILE (build_samples.py's results; default the newest in
+#   compat/results)   RC_COMPAT_WORK=DIR (its build folder, /tmp/rc-compat-build)
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RC_BUILD="${RC_BUILD_DIR:-$REPO/build}"
@@ -104,13 +113,58 @@ pack_llama_src() {
     llama.cpp | xz -T2 -9 > "$out/llama-src.tar.xz"
 }
 
+need_samples() {
+  [[ -n "${CUDA_SAMPLES_DIR:-}" && -f "$CUDA_SAMPLES_DIR/CMakeLists.txt" ]] ||
+    { echo "pack-device-bundle: set CUDA_SAMPLES_DIR to a cuda-samples checkout" >&2; exit 1; }
+}
+
+pack_compat() {
+  local out="$REPO/.bundle-compat" big="$REPO/.bundle-compat-big" results d
+  need_samples
+  results="${COMPAT_RESULTS:-$(ls "$REPO"/compat/results/*.json | sort | tail -1)}"
+  rm -rf "$out" "$big" && mkdir -p "$out" "$STAGE/compat" "$STAGE/compat-big/remote"
+  python3 "$REPO/compat/build_samples.py" --samples "$CUDA_SAMPLES_DIR" --out "$results" \
+    --work "${RC_COMPAT_WORK:-/tmp/rc-compat-build}" --collect "$STAGE/compat/remote"
+  # The samples ask for up to fifteen architectures; two Thrust samples'
+  # manifests (240 and 330 MB, 13 and 27 MB compressed) would push the rest
+  # past one call's 64 MiB, so samples over 100 MB travel in a call of their own.
+  while read -r d; do
+    mkdir -p "$STAGE/compat-big/remote/$(dirname "$d")"
+    mv "$STAGE/compat/remote/$d" "$STAGE/compat-big/remote/$d"
+  done < <(cd "$STAGE/compat/remote" && for d in */*/; do
+             [[ $(du -sm "$d" | cut -f1) -gt 100 ]] && echo "${d%/}"; done)
+  cp "$STAGE/compat/remote/rows.json" "$STAGE/compat-big/remote/"
+  # Manifests of template-heavy samples repeat the same cubins (reduction's
+  # is 117 MB): a large dictionary finds the repeats.
+  tar -C "$STAGE/compat" --sort=name -cf - remote |
+    xz -T1 --lzma2=preset=9,dict=192MiB > "$out/compat-remote.tar.xz"
+  if [[ -n "$(ls "$STAGE/compat-big/remote" | grep -v rows.json)" ]]; then
+    mkdir -p "$big"
+    tar -C "$STAGE/compat-big" --sort=name -cf - remote |
+      xz -T1 --lzma2=preset=9,dict=192MiB > "$big/compat-remote.tar.xz"
+  fi
+}
+
+pack_compat_src() {
+  local out="$REPO/.bundle-compat-src"
+  need_samples
+  rm -rf "$out" && mkdir -p "$out"
+  tar -C "$(dirname "$CUDA_SAMPLES_DIR")" --transform "s,^$(basename "$CUDA_SAMPLES_DIR"),cuda-samples," \
+    --exclude=.git --exclude="$(basename "$CUDA_SAMPLES_DIR")/bin" -cf - "$(basename "$CUDA_SAMPLES_DIR")" |
+    xz -T2 -6 > "$out/cuda-samples.tar.xz"
+}
+
 status=0
 for part in "${PARTS[@]}"; do
   case "$part" in
     rc) pack_rc; dir="$REPO/.bundle" ;;
     llama) pack_llama; dir="$REPO/.bundle-llama" ;;
     llama-src) pack_llama_src; dir="$REPO/.bundle-llama-src" ;;
-    *) echo "pack-device-bundle: unknown part '$part' (rc, llama, llama-src)" >&2; exit 2 ;;
+    compat) pack_compat; dir="$REPO/.bundle-compat"
+            [[ -d "$REPO/.bundle-compat-big" ]] &&
+              echo "pack-device-bundle: $REPO/.bundle-compat-big: $(du -cm "$REPO"/.bundle-compat-big/* | tail -1 | cut -f1) MiB" ;;
+    compat-src) pack_compat_src; dir="$REPO/.bundle-compat-src" ;;
+    *) echo "pack-device-bundle: unknown part '$part' (rc, llama, llama-src, compat, compat-src)" >&2; exit 2 ;;
   esac
   total=$(du -cm "$dir"/* | tail -1 | cut -f1)
   echo "pack-device-bundle: $dir: $total MiB ($(ls "$dir"))"
@@ -124,5 +178,11 @@ if [[ -d "$REPO/.bundle" && -d "$REPO/.bundle-llama" ]]; then
   total=$(du -cm "$REPO"/.bundle/* "$REPO"/.bundle-llama/* | tail -1 | cut -f1)
   echo "pack-device-bundle: .bundle + .bundle-llama: $total MiB"
   [[ $total -le 64 ]] || { echo "pack-device-bundle: error: .bundle + .bundle-llama pass the device tool's 64 MiB" >&2; status=1; }
+fi
+# The compat step carries both folders in one call.
+if [[ -d "$REPO/.bundle" && -d "$REPO/.bundle-compat" ]]; then
+  total=$(du -cm "$REPO"/.bundle/* "$REPO"/.bundle-compat/* | tail -1 | cut -f1)
+  echo "pack-device-bundle: .bundle + .bundle-compat: $total MiB"
+  [[ $total -le 64 ]] || { echo "pack-device-bundle: error: .bundle + .bundle-compat pass the device tool's 64 MiB" >&2; status=1; }
 fi
 exit $status
