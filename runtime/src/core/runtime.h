@@ -216,6 +216,15 @@ public:
   cudaError_t memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width, size_t height, cudaMemcpyKind kind,
                        cudaStream_t stream, bool async, bool perThread);
+  // ---- pitched memory (runtime_pitched.cpp) ------------------------------
+  cudaError_t mallocPitch(void **ptr, size_t *pitch, size_t width,
+                          size_t height);
+  cudaError_t memset2D(void *dst, size_t pitch, int value, size_t width,
+                       size_t height, cudaStream_t stream);
+  cudaError_t memset3D(cudaPitchedPtr p, int value, cudaExtent extent,
+                       cudaStream_t stream);
+  cudaError_t memcpy3D(const cudaMemcpy3DParms *p, cudaStream_t stream,
+                       bool async);
   // cudaDeviceCanAccessPeer (from the handshake) and Enable/Disable.
   cudaError_t canAccessPeer(int *canAccess, int device, int peer);
   cudaError_t setPeerAccess(int peer, bool enable);

@@ -172,6 +172,66 @@ TEST_F(RuntimeExtTest, Memcpy2DInEveryDirection) {
             cudaErrorInvalidPitchValue);
 }
 
+// cudaMallocPitch rounds rows to 512 bytes; cudaMemset2D fills the rows and
+// not the gaps between them; cudaMemcpy3D moves a 3 x 4 x 2 block (with
+// offsets) from a host layout into a pitched device one and back into a
+// third layout; cudaMemset3D clears one slice.
+TEST_F(RuntimeExtTest, PitchedMemoryIn2DAnd3D) {
+  void *dev = nullptr;
+  size_t pitch = 0;
+  ASSERT_EQ(rt->mallocPitch(&dev, &pitch, 100, 8), cudaSuccess);
+  EXPECT_EQ(pitch, 512u);
+  ASSERT_EQ(rt->memset(dev, 0, pitch * 8, nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->memset2D(dev, pitch, 7, 100, 8, nullptr), cudaSuccess);
+  std::vector<uint8_t> raw(pitch * 8);
+  ASSERT_EQ(rt->memcpy(raw.data(), dev, raw.size(), cudaMemcpyDeviceToHost,
+                       nullptr, false, false),
+            cudaSuccess);
+  for (size_t r = 0; r < 8; ++r) {
+    EXPECT_EQ(raw[r * pitch + 99], 7) << "row " << r;
+    EXPECT_EQ(raw[r * pitch + 100], 0) << "gap after row " << r;
+  }
+  EXPECT_EQ(rt->memset2D(dev, pitch, 1, 100, 9, nullptr),
+            cudaErrorInvalidValue)
+      << "a ninth row is past the allocation";
+  EXPECT_EQ(rt->memset2D(dev, 64, 1, 100, 2, nullptr),
+            cudaErrorInvalidPitchValue);
+
+  // Host source: 5-byte rows of a 6-row slice, block at (1, 2, 0).
+  std::vector<uint8_t> host(5 * 6 * 2);
+  std::iota(host.begin(), host.end(), uint8_t(1));
+  cudaMemcpy3DParms up = {};
+  up.srcPtr = cudaPitchedPtr{host.data(), 5, 5, 6};
+  up.srcPos = cudaPos{1, 2, 0};
+  up.dstPtr = cudaPitchedPtr{dev, pitch, 100, 4};
+  up.extent = cudaExtent{3, 4, 2};
+  up.kind = cudaMemcpyHostToDevice;
+  ASSERT_EQ(rt->memcpy3D(&up, nullptr, true), cudaSuccess);
+  std::vector<uint8_t> back(3 * 4 * 2, 0);
+  cudaMemcpy3DParms down = {};
+  down.srcPtr = up.dstPtr;
+  down.dstPtr = cudaPitchedPtr{back.data(), 3, 3, 4};
+  down.extent = up.extent;
+  down.kind = cudaMemcpyDeviceToHost;
+  ASSERT_EQ(rt->memcpy3D(&down, nullptr, false), cudaSuccess);
+  for (size_t z = 0; z < 2; ++z)
+    for (size_t y = 0; y < 4; ++y)
+      for (size_t x = 0; x < 3; ++x)
+        ASSERT_EQ(back[z * 12 + y * 3 + x],
+                  host[z * 30 + (y + 2) * 5 + (x + 1)])
+            << x << "," << y << "," << z;
+
+  ASSERT_EQ(rt->memset3D(cudaPitchedPtr{dev, pitch, 100, 4}, 0,
+                         cudaExtent{3, 4, 1}, nullptr),
+            cudaSuccess);
+  ASSERT_EQ(rt->memcpy3D(&down, nullptr, false), cudaSuccess);
+  EXPECT_EQ(back[0], 0) << "slice 0 cleared";
+  EXPECT_EQ(back[12], host[30 + 2 * 5 + 1]) << "slice 1 kept";
+  cudaMemcpy3DParms withArray = down;
+  withArray.dstArray = reinterpret_cast<cudaArray_t>(0x1);
+  EXPECT_EQ(rt->memcpy3D(&withArray, nullptr, false), cudaErrorNotSupported);
+}
+
 TEST_F(RuntimeExtTest, PeerCopiesWithinTheOneDevice) {
   auto *a = static_cast<uint8_t *>(deviceAlloc(64));
   auto *b = static_cast<uint8_t *>(deviceAlloc(64));
