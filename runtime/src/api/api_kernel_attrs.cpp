@@ -22,6 +22,13 @@ cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr,
   return record(runtime().funcSetAttribute(id, attr, value));
 }
 
+cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache config) {
+  uint64_t id;
+  if (cudaError_t err = runtime().stubToId(func, &id))
+    return record(err);
+  return record(runtime().funcSetCacheConfig(id, config));
+}
+
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize,
     unsigned int flags) {

@@ -13,6 +13,14 @@ cudaError_t cudaMalloc(void **ptr, size_t size) {
 
 cudaError_t cudaFree(void *ptr) { return record(runtime().free(ptr)); }
 
+cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream) {
+  return record(runtime().mallocAsync(ptr, size, stream));
+}
+
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream) {
+  return record(runtime().freeAsync(ptr, stream));
+}
+
 cudaError_t cudaMallocHost(void **ptr, size_t size) {
   return record(runtime().mallocHost(ptr, size));
 }

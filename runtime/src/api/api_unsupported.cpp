@@ -22,8 +22,6 @@ __rc_runtime_unsupported(const char *call) {
 RC_UNSUPPORTED(cudaMallocManaged, void **, size_t, unsigned int)
 RC_UNSUPPORTED(cudaHostGetDevicePointer, void **, void *, unsigned int)
 RC_UNSUPPORTED(cudaMemAdvise, const void *, size_t, cudaMemoryAdvise, int)
-RC_UNSUPPORTED(cudaMallocAsync, void **, size_t, cudaStream_t)
-RC_UNSUPPORTED(cudaFreeAsync, void *, cudaStream_t)
 RC_UNSUPPORTED(cudaGetDriverEntryPoint, const char *, void **,
                unsigned long long, cudaDriverEntryPointQueryResult *)
 RC_UNSUPPORTED(cudaIpcGetMemHandle, cudaIpcMemHandle_t *, void *)

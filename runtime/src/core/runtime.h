@@ -138,6 +138,10 @@ public:
 
   // ---- memory -----------------------------------------------------------
   cudaError_t malloc(void **ptr, size_t size);
+  // cudaMallocAsync / cudaFreeAsync (runtime_memory.cpp): an allocation
+  // valid at once is valid at its point in the stream; not in a capture.
+  cudaError_t mallocAsync(void **ptr, size_t size, cudaStream_t stream);
+  cudaError_t freeAsync(void *ptr, cudaStream_t stream);
   cudaError_t free(void *ptr);
   cudaError_t mallocHost(void **ptr, size_t size);
   cudaError_t freeHost(void *ptr);
@@ -204,6 +208,9 @@ public:
   cudaError_t funcGetAttributes(cudaFuncAttributes *attr, uint64_t id);
   // Updates the local copy and batches FuncSetAttribute.
   cudaError_t funcSetAttribute(uint64_t id, cudaFuncAttribute attr, int value);
+  // cudaFuncSetCacheConfig: on GPUs where L1 and shared memory share one
+  // array (Volta and later) a preference of carveout, sent as one.
+  cudaError_t funcSetCacheConfig(uint64_t id, cudaFuncCache config);
   cudaError_t occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
                                        int blockSize, size_t dynamicSmem,
                                        unsigned flags);

@@ -96,6 +96,28 @@ cudaError_t Runtime::funcSetAttribute(uint64_t id, cudaFuncAttribute attr,
   return cudaSuccess;
 }
 
+cudaError_t Runtime::funcSetCacheConfig(uint64_t id, cudaFuncCache config) {
+  int carveout;
+  switch (config) {
+  case cudaFuncCachePreferNone:
+    carveout = cudaSharedmemCarveoutDefault;
+    break;
+  case cudaFuncCachePreferShared:
+    carveout = cudaSharedmemCarveoutMaxShared;
+    break;
+  case cudaFuncCachePreferL1:
+    carveout = cudaSharedmemCarveoutMaxL1;
+    break;
+  case cudaFuncCachePreferEqual:
+    carveout = 50;
+    break;
+  default:
+    return cudaErrorInvalidValue;
+  }
+  return funcSetAttribute(id, cudaFuncAttributePreferredSharedMemoryCarveout,
+                          carveout);
+}
+
 namespace {
 int blocksPerSM(const cudaDeviceProp &p, const cudaFuncAttributes &a,
                 int blockSize, size_t dynamicSmem) {

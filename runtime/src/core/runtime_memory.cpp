@@ -1,6 +1,8 @@
 // Memory: allocation table, copies in every direction (chunked; H2D data
 // inline in the batch, D2H payloads in replies), memset, symbols.
 #include "core/runtime.h"
+
+#include "api/unsupported.h"
 #include "manifests/startup_registry.h"
 
 #include <algorithm>
@@ -358,6 +360,38 @@ bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
   else
     afterAppendLocked();
   return true;
+}
+
+// Stream-ordered allocation without a pool: the memory comes from an
+// ordinary Malloc (one round trip) and is usable at once, so at the
+// stream's point too; the free is the ordinary one, which rc-server runs
+// after the work already sent. A capture would need graph memory nodes.
+cudaError_t Runtime::mallocAsync(void **ptr, size_t size, cudaStream_t stream) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cudaError_t err = ensureConnectedLocked())
+      return err;
+    uint64_t sid;
+    if (cudaError_t err = wireStreamLocked(stream, false, &sid))
+      return err;
+    if (graphs_.capturing(sid))
+      return reportUnsupported("cudaMallocAsync in a stream capture");
+  }
+  return malloc(ptr, size);
+}
+
+cudaError_t Runtime::freeAsync(void *ptr, cudaStream_t stream) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cudaError_t err = ensureConnectedLocked())
+      return err;
+    uint64_t sid;
+    if (cudaError_t err = wireStreamLocked(stream, false, &sid))
+      return err;
+    if (graphs_.capturing(sid))
+      return reportUnsupported("cudaFreeAsync in a stream capture");
+  }
+  return free(ptr);
 }
 
 cudaError_t Runtime::memset(void *dst, int value, size_t count,

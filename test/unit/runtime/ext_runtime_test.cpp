@@ -39,6 +39,17 @@ TEST_F(RuntimeExtTest, FunctionAttributesAreLocalAndSettable) {
   EXPECT_EQ(rt->funcSetAttribute(
                 m.scaleId, cudaFuncAttributePreferredSharedMemoryCarveout, 101),
             cudaErrorInvalidValue);
+  // cudaFuncSetCacheConfig is a carveout preference.
+  ASSERT_EQ(rt->funcSetCacheConfig(m.scaleId, cudaFuncCachePreferL1),
+            cudaSuccess);
+  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  EXPECT_EQ(a.preferredShmemCarveout, 0);
+  ASSERT_EQ(rt->funcSetCacheConfig(m.scaleId, cudaFuncCachePreferShared),
+            cudaSuccess);
+  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  EXPECT_EQ(a.preferredShmemCarveout, 100);
+  EXPECT_EQ(rt->funcSetCacheConfig(m.scaleId, cudaFuncCache(7)),
+            cudaErrorInvalidValue);
   // The batched FuncSetAttribute commands were accepted by the server.
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
@@ -230,6 +241,22 @@ TEST_F(RuntimeExtTest, PitchedMemoryIn2DAnd3D) {
   cudaMemcpy3DParms withArray = down;
   withArray.dstArray = reinterpret_cast<cudaArray_t>(0x1);
   EXPECT_EQ(rt->memcpy3D(&withArray, nullptr, false), cudaErrorNotSupported);
+}
+
+// cudaMallocAsync is an ordinary allocation, usable at once; neither it
+// nor cudaFreeAsync may be captured (that would need graph memory nodes).
+TEST_F(RuntimeExtTest, StreamOrderedAllocationOutsideCaptures) {
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(rt->streamCreate(&s, cudaStreamNonBlocking, 0), cudaSuccess);
+  void *p = nullptr;
+  ASSERT_EQ(rt->mallocAsync(&p, 256, s), cudaSuccess);
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(rt->memset(p, 1, 256, s, false), cudaSuccess);
+  ASSERT_EQ(rt->freeAsync(p, s), cudaSuccess);
+  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeGlobal, false),
+            cudaSuccess);
+  EXPECT_EQ(rt->mallocAsync(&p, 256, s), cudaErrorNotSupported);
 }
 
 TEST_F(RuntimeExtTest, PeerCopiesWithinTheOneDevice) {

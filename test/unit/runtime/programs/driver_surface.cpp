@@ -181,6 +181,38 @@ int main() {
   CU_OK(cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &text));
   CHECK(text && std::strcmp(text, "out of memory") == 0);
 
+  // Stream-ordered allocation and the default pool (streamOrderedAllocation).
+  cudaMemPool_t memPool = nullptr, current = nullptr;
+  CUDA_OK(cudaDeviceGetDefaultMemPool(&memPool, 0));
+  CUDA_OK(cudaDeviceGetMemPool(&current, 0));
+  CHECK(memPool && memPool == current);
+  uint64_t threshold = UINT64_MAX, readBack = 0;
+  CUDA_OK(cudaMemPoolSetAttribute(memPool, cudaMemPoolAttrReleaseThreshold,
+                                  &threshold));
+  CUDA_OK(cudaMemPoolGetAttribute(memPool, cudaMemPoolAttrReleaseThreshold,
+                                  &readBack));
+  CHECK(readBack == UINT64_MAX);
+  float *async = nullptr, *fromPool = nullptr;
+  CUDA_OK(cudaMallocAsync(reinterpret_cast<void **>(&async), 4096, s));
+  CUDA_OK(cudaMallocFromPoolAsync(reinterpret_cast<void **>(&fromPool), 4096,
+                                  memPool, s));
+  CUDA_OK(cudaMemcpyAsync(async, in.data(), 4096, cudaMemcpyHostToDevice, s));
+  CUDA_OK(cudaMemcpyAsync(fromPool, async, 4096, cudaMemcpyDeviceToDevice, s));
+  std::vector<float> pooled(1024, -1);
+  CUDA_OK(cudaMemcpyAsync(pooled.data(), fromPool, 4096, cudaMemcpyDefault, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CHECK(pooled == in);
+  uint64_t used = 0;
+  CUDA_OK(cudaMemPoolGetAttribute(memPool, cudaMemPoolAttrUsedMemCurrent,
+                                  &used));
+  CHECK(used >= 8192);
+  CUDA_OK(cudaFreeAsync(async, s));
+  CUDA_OK(cudaFreeAsync(fromPool, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CHECK(cudaMemPoolSetAttribute(reinterpret_cast<cudaMemPool_t>(&threshold),
+                                cudaMemPoolAttrReleaseThreshold,
+                                &threshold) == cudaErrorInvalidValue);
+
   // Still refused by name.
   void *managed = nullptr;
   CHECK(cudaMallocManaged(&managed, 64, cudaMemAttachGlobal) ==
