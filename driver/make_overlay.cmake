@@ -19,9 +19,21 @@ function(link target name)
 endfunction()
 
 link("${CUDA_ROOT}/include" include)
-foreach(d libdevice include lib64)
+foreach(d libdevice include)
   link("${CUDA_ROOT}/nvvm/${d}" nvvm/${d})
 endforeach()
+# libNVVM, a host library, is the toolkit's own. The wheel ships only
+# libnvvm.so, whose soname is libnvvm.so.4: programs linked to it look for
+# that name at run time, in the folder CMake puts in their RUNPATH.
+file(MAKE_DIRECTORY "${OVERLAY}/nvvm/lib64")
+file(GLOB nvvm_libs "${CUDA_ROOT}/nvvm/lib64/libnvvm.so*")
+foreach(lib ${nvvm_libs})
+  get_filename_component(name "${lib}" NAME)
+  link("${lib}" nvvm/lib64/${name})
+endforeach()
+if(NOT EXISTS "${OVERLAY}/nvvm/lib64/libnvvm.so.4")
+  link("${CUDA_ROOT}/nvvm/lib64/libnvvm.so" nvvm/lib64/libnvvm.so.4)
+endif()
 link("${CUDA_ROOT}/bin/ptxas" bin/ptxas)
 link("${CUDA_ROOT}/bin/fatbinary" bin/fatbinary)
 link("${CUDA_ROOT}/bin/nvlink" bin/nvlink)
