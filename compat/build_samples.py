@@ -9,8 +9,9 @@ and writes what built and what stopped each one that did not.
     compat/build_samples.py --samples DIR --out FILE.json --collect DEST
 
 --collect copies what built (each sample's executables, stripped of debug
-info, with their .rcm manifests) to DEST/<category>/<sample>/ and the
-results to DEST/rows.json, for compat/run_samples.py on the GPU machine
+info, with their .rcm manifests) to DEST/<category>/<sample>/, the
+non-system libraries they load to DEST/lib, and the results to
+DEST/rows.json, for compat/run_samples.py on the GPU machine
 (scripts/pack-device-bundle.sh compat packs it).
 
 The samples are a yardstick fetched at test time (docs/compatibility.md):
@@ -168,7 +169,21 @@ def executables(cmake_text, work):
     return found
 
 
-def collect(samples, rows, work, dest):
+def client_libraries(exe, dest, overlay):
+    """Copies the shared libraries a client machine has where it built the
+    program and the GPU machine lacks to dest/lib: clang's (libomp) and the
+    toolkit overlay's libNVVM (this machine's ldd may name another copy)."""
+    out = subprocess.run(["ldd", exe], stdout=subprocess.PIPE, text=True).stdout
+    os.makedirs(os.path.join(dest, "lib"), exist_ok=True)
+    for name, path in re.findall(r"(\S+) => (/\S+)", out):
+        if name.startswith("libnvvm.so"):
+            path = os.path.join(overlay, "nvvm", "lib64", name)
+        elif not path.startswith("/usr/lib/llvm-"):
+            continue
+        shutil.copy2(path, os.path.join(dest, "lib", name))
+
+
+def collect(samples, rows, work, dest, overlay):
     """Copies each built sample's executables and manifests to dest."""
     paths = {(c, n): (p, t) for c, n, p, t in sample_dirs(samples)}
     copied = 0
@@ -187,6 +202,7 @@ def collect(samples, rows, work, dest):
             subprocess.run(["strip", "--strip-debug", os.path.join(to, os.path.basename(exe))])
             if os.path.isfile(exe + ".rcm"):
                 shutil.copy2(exe + ".rcm", to)
+            client_libraries(exe, dest, overlay)
         copied += 1
     with open(os.path.join(dest, "rows.json"), "w") as f:
         json.dump(rows, f, indent=1)
@@ -229,7 +245,8 @@ def main():
         return report(args.out, args.tag, rows, run_samples.summary(rows))
     if args.collect:
         with open(args.out) as f:
-            return collect(args.samples, json.load(f)["rows"], args.work, args.collect)
+            return collect(args.samples, json.load(f)["rows"], args.work, args.collect,
+                           os.path.join(os.path.dirname(args.toolchain), "cuda-overlay"))
     earlier = {}  # --out's rows: kept where --only does not select them
     if (args.rerun_failed or args.only) and os.path.isfile(args.out):
         with open(args.out) as f:

@@ -189,7 +189,8 @@ def main():
                     # Several samples and their servers at once share the
                     # CPUs: a connect may wait longer than the default 5 s.
                     env = dict(os.environ, RC_SERVER=server.url,
-                               LD_LIBRARY_PATH=os.path.join(args.rc, "lib"))
+                               LD_LIBRARY_PATH=os.path.join(args.rc, "lib") + ":" +
+                               os.path.join(args.remote, "lib"))
                     env.setdefault("RC_CONNECT_TIMEOUT_MS", "30000")
                     state, detail, out = run_config(remote_exes, cwd, env, test_args,
                                                     args.timeout)

@@ -136,8 +136,9 @@ step_unpack() {
 
 # --- remote-clang's own GPU tests (.bundle)
 need_rc() { [[ -x "$RC_BIN/rc-server" ]] || { fail "$1: no $RC_BIN/rc-server (carry .bundle, run unpack)"; return 1; }; }
-# The samples carry their own manifests; llama.cpp's (RC_MANIFEST) are not theirs.
-rc_env() ( unset RC_MANIFEST; export LD_LIBRARY_PATH="$WORK/rc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; "$@" )
+# The samples carry their own manifests; llama.cpp's (RC_MANIFEST) are not
+# theirs, nor is the llama.cpp steps' server (RC_SERVER).
+rc_env() ( unset RC_MANIFEST RC_SERVER; export LD_LIBRARY_PATH="$WORK/rc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; "$@" )
 
 step_samples() {
   need_rc samples || return
