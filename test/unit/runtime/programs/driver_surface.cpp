@@ -181,6 +181,41 @@ int main() {
   CU_OK(cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &text));
   CHECK(text && std::strcmp(text, "out of memory") == 0);
 
+  // Driver-API initialization and device queries (deviceQueryDrv).
+  CU_OK(cuInit(0));
+  CHECK(cuInit(1) == CUDA_ERROR_INVALID_VALUE);
+  int cuCount = 0, major = 0, minor = 0;
+  CU_OK(cuDeviceGetCount(&cuCount));
+  CHECK(cuCount >= 1);
+  char cuName[256] = {};
+  CU_OK(cuDeviceGetName(cuName, sizeof cuName, 0));
+  cudaDeviceProp rtProps;
+  CUDA_OK(cudaGetDeviceProperties(&rtProps, 0));
+  CHECK(std::strcmp(cuName, rtProps.name) == 0);
+  size_t cuTotal = 0;
+  CU_OK(cuDeviceTotalMem(&cuTotal, 0));
+  CHECK(cuTotal == rtProps.totalGlobalMem);
+  // Deprecated in cuda.h, still called by deviceQueryDrv-era programs.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  CU_OK(cuDeviceComputeCapability(&major, &minor, 0));
+#pragma GCC diagnostic pop
+  CHECK(major == rtProps.major && minor == rtProps.minor);
+  CHECK(cuDeviceGetName(cuName, sizeof cuName, cuCount) ==
+        CUDA_ERROR_INVALID_DEVICE);
+  CUdevice ctxDevice = -1;
+  CU_OK(cuCtxGetDevice(&ctxDevice));
+  CHECK(ctxDevice == 0);
+  const char *errName = nullptr;
+  CU_OK(cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &errName));
+  CHECK(errName && std::strcmp(errName, "CUDA_ERROR_INVALID_VALUE") == 0);
+  CU_OK(cuGetErrorName(CUDA_ERROR_OUT_OF_MEMORY, &errName));
+  CHECK(errName && std::strcmp(errName, "CUDA_ERROR_OUT_OF_MEMORY") == 0);
+  CU_OK(cuGetErrorName(CUDA_ERROR_INVALID_DEVICE, &errName));
+  CHECK(errName && std::strcmp(errName, "CUDA_ERROR_INVALID_DEVICE") == 0);
+  CHECK(cuGetErrorName(CUresult(123456), &errName) ==
+        CUDA_ERROR_INVALID_VALUE);
+
   // Stream-ordered allocation and the default pool (streamOrderedAllocation).
   cudaMemPool_t memPool = nullptr, current = nullptr;
   CUDA_OK(cudaDeviceGetDefaultMemPool(&memPool, 0));
