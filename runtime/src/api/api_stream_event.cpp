@@ -25,8 +25,22 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
   if (least)
     *least = 0;
   if (greatest)
-    *greatest = -5;
+    *greatest = rc::rt::kGreatestStreamPriority;
   return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {
+  int priority;
+  if (!flags)
+    return record(cudaErrorInvalidValue);
+  return record(runtime().streamFlagsAndPriority(stream, flags, &priority));
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority) {
+  unsigned flags;
+  if (!priority)
+    return record(cudaErrorInvalidValue);
+  return record(runtime().streamFlagsAndPriority(stream, &flags, priority));
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {

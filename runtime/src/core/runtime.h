@@ -33,6 +33,10 @@
 
 namespace rc::rt {
 
+// The highest stream priority of every current GPU (0 is the lowest):
+// cudaDeviceGetStreamPriorityRange's answer; priorities are clamped to it.
+constexpr int kGreatestStreamPriority = -5;
+
 // The cudaError_t a code from the server stands for: a code CUDA 12.4
 // defines, else cudaErrorUnknown (a cudaError_t holding any other number is
 // undefined behaviour, and the server is another process). error_strings.cpp.
@@ -165,6 +169,10 @@ public:
 
   // ---- streams and events ----------------------------------------------
   cudaError_t streamCreate(cudaStream_t *stream, unsigned flags, int priority);
+  // cudaStreamGetFlags / GetPriority: what the stream was created with
+  // (the legacy and per-thread streams: 0 and 0), answered locally.
+  cudaError_t streamFlagsAndPriority(cudaStream_t stream, unsigned *flags,
+                                     int *priority);
   cudaError_t streamDestroy(cudaStream_t stream);
   cudaError_t streamSynchronize(cudaStream_t stream, bool perThread);
   cudaError_t streamQuery(cudaStream_t stream, bool perThread);
@@ -458,8 +466,12 @@ private:
   std::map<std::pair<int, uint64_t>, uint64_t> symbolAddrs_;
   std::map<uint64_t, size_t> symbolRanges_; // addr -> size
   uint64_t nextHandle_ = 0x100;
-  std::map<uint64_t, unsigned> streams_; // id -> flags
-  std::map<uint64_t, unsigned> events_;  // id -> flags
+  struct StreamInfo {
+    unsigned flags;
+    int priority; // clamped to cudaDeviceGetStreamPriorityRange's, as CUDA does
+  };
+  std::map<uint64_t, StreamInfo> streams_;
+  std::map<uint64_t, unsigned> events_; // id -> flags
   // cudaStreamPerThread of (thread, device): each device has its own.
   std::map<std::pair<std::thread::id, int>, uint64_t> perThreadStreams_;
 

@@ -2,6 +2,7 @@
 // trip), the legacy / per-thread default stream mapping, and the sync calls.
 #include "core/runtime.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace rc::rt {
@@ -78,9 +79,26 @@ cudaError_t Runtime::streamCreate(cudaStream_t *stream, unsigned flags,
       wire::Command::StreamCreate,
       wire::CreateStreamCreate(batch_.fbb(), id, flags, priority).Union(),
       {"cudaStreamCreate", 0});
-  streams_[id] = flags;
+  streams_[id] = {flags, std::clamp(priority, kGreatestStreamPriority, 0)};
   *stream = reinterpret_cast<cudaStream_t>(uintptr_t(id));
   afterAppendLocked();
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::streamFlagsAndPriority(cudaStream_t stream,
+                                            unsigned *flags, int *priority) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t id = handleId(stream);
+  if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread) {
+    *flags = 0;
+    *priority = 0;
+    return cudaSuccess;
+  }
+  auto it = streams_.find(id);
+  if (it == streams_.end())
+    return cudaErrorInvalidResourceHandle;
+  *flags = it->second.flags;
+  *priority = it->second.priority;
   return cudaSuccess;
 }
 

@@ -202,8 +202,7 @@ TEST_F(RuntimeExtTest, PitchedMemoryIn2DAnd3D) {
     EXPECT_EQ(raw[r * pitch + 99], 7) << "row " << r;
     EXPECT_EQ(raw[r * pitch + 100], 0) << "gap after row " << r;
   }
-  EXPECT_EQ(rt->memset2D(dev, pitch, 1, 100, 9, nullptr),
-            cudaErrorInvalidValue)
+  EXPECT_EQ(rt->memset2D(dev, pitch, 1, 100, 9, nullptr), cudaErrorInvalidValue)
       << "a ninth row is past the allocation";
   EXPECT_EQ(rt->memset2D(dev, 64, 1, 100, 2, nullptr),
             cudaErrorInvalidPitchValue);
@@ -241,6 +240,29 @@ TEST_F(RuntimeExtTest, PitchedMemoryIn2DAnd3D) {
   cudaMemcpy3DParms withArray = down;
   withArray.dstArray = reinterpret_cast<cudaArray_t>(0x1);
   EXPECT_EQ(rt->memcpy3D(&withArray, nullptr, false), cudaErrorNotSupported);
+}
+
+// cudaStreamGetFlags / GetPriority answer what the stream was created
+// with, the priority clamped to the device's range; no message.
+TEST_F(RuntimeExtTest, StreamFlagsAndPriorityAreLocal) {
+  cudaStream_t hi = nullptr, lo = nullptr;
+  ASSERT_EQ(rt->streamCreate(&hi, cudaStreamNonBlocking, -99), cudaSuccess);
+  ASSERT_EQ(rt->streamCreate(&lo, 0, 0), cudaSuccess);
+  uint64_t sent = rt->messagesSent();
+  unsigned flags = 7;
+  int priority = 7;
+  ASSERT_EQ(rt->streamFlagsAndPriority(hi, &flags, &priority), cudaSuccess);
+  EXPECT_EQ(flags, unsigned(cudaStreamNonBlocking));
+  EXPECT_EQ(priority, -5);
+  ASSERT_EQ(rt->streamFlagsAndPriority(lo, &flags, &priority), cudaSuccess);
+  EXPECT_EQ(flags, 0u);
+  EXPECT_EQ(priority, 0);
+  ASSERT_EQ(rt->streamFlagsAndPriority(nullptr, &flags, &priority),
+            cudaSuccess);
+  EXPECT_EQ(rt->messagesSent(), sent);
+  ASSERT_EQ(rt->streamDestroy(lo), cudaSuccess);
+  EXPECT_EQ(rt->streamFlagsAndPriority(lo, &flags, &priority),
+            cudaErrorInvalidResourceHandle);
 }
 
 // cudaMallocAsync is an ordinary allocation, usable at once; neither it
