@@ -29,8 +29,8 @@ cublasStatus_t copy2D(void *dst, int64_t dpitch, const void *src,
                             : CUBLAS_STATUS_MAPPING_ERROR;
 }
 
-cublasStatus_t vector(int64_t n, int64_t elemSize, const void *x,
-                      int64_t incx, void *y, int64_t incy, cudaMemcpyKind kind,
+cublasStatus_t vector(int64_t n, int64_t elemSize, const void *x, int64_t incx,
+                      void *y, int64_t incy, cudaMemcpyKind kind,
                       cudaStream_t stream, bool async) {
   if (n < 0 || elemSize <= 0 || incx <= 0 || incy <= 0)
     return CUBLAS_STATUS_INVALID_VALUE;
@@ -74,15 +74,13 @@ cublasStatus_t cublasGetVector_64(int64_t n, int64_t elemSize, const void *x,
 cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr,
                                     int incx, void *devicePtr, int incy,
                                     cudaStream_t stream) {
-  return vector(n, elemSize, hostPtr, incx, devicePtr, incy, kUp, stream,
-                true);
+  return vector(n, elemSize, hostPtr, incx, devicePtr, incy, kUp, stream, true);
 }
 cublasStatus_t cublasSetVectorAsync_64(int64_t n, int64_t elemSize,
                                        const void *hostPtr, int64_t incx,
                                        void *devicePtr, int64_t incy,
                                        cudaStream_t stream) {
-  return vector(n, elemSize, hostPtr, incx, devicePtr, incy, kUp, stream,
-                true);
+  return vector(n, elemSize, hostPtr, incx, devicePtr, incy, kUp, stream, true);
 }
 cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr,
                                     int incx, void *hostPtr, int incy,

@@ -120,8 +120,7 @@ CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice device) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceCanAccessPeer(int *canAccess, CUdevice device,
-                               CUdevice peer) {
+CUresult cuDeviceCanAccessPeer(int *canAccess, CUdevice device, CUdevice peer) {
   return fromRuntime(cudaDeviceCanAccessPeer(canAccess, device, peer));
 }
 

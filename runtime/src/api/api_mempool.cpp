@@ -95,7 +95,7 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr,
   case cudaMemPoolAttrReservedMemHigh:
   case cudaMemPoolAttrUsedMemHigh: // may only be reset, to 0
     return record(*static_cast<uint64_t *>(value) == 0 ? cudaSuccess
-                                                        : cudaErrorInvalidValue);
+                                                       : cudaErrorInvalidValue);
   default:
     return record(cudaErrorInvalidValue);
   }
@@ -135,8 +135,8 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
   return record(poolOf(pool) ? cudaSuccess : cudaErrorInvalidValue);
 }
 
-cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
-                                    cudaMemPool_t pool, cudaStream_t stream) {
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t pool,
+                                    cudaStream_t stream) {
   if (!poolOf(pool))
     return record(cudaErrorInvalidValue);
   return record(runtime().mallocAsync(ptr, size, stream));

@@ -25,8 +25,8 @@ cudaError_t cudaMalloc3D(cudaPitchedPtr *pitchedDevPtr, cudaExtent extent) {
 
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
                          size_t height) {
-  return record(runtime().memset2D(devPtr, pitch, value, width, height,
-                                   nullptr));
+  return record(
+      runtime().memset2D(devPtr, pitch, value, width, height, nullptr));
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,

@@ -19,8 +19,8 @@ cudaError_t Runtime::mallocPitch(void **ptr, size_t *pitch, size_t width,
                                  size_t height) {
   if (!ptr || !pitch)
     return cudaErrorInvalidValue;
-  size_t rowBytes = (width + kPitchAlignment - 1) / kPitchAlignment *
-                    kPitchAlignment,
+  size_t rowBytes =
+             (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment,
          total;
   if (rowBytes < width || __builtin_mul_overflow(rowBytes, height, &total))
     return cudaErrorMemoryAllocation;
@@ -96,9 +96,8 @@ cudaError_t Runtime::memcpy3D(const cudaMemcpy3DParms *p, cudaStream_t stream,
   const auto *src = static_cast<const uint8_t *>(p->srcPtr.ptr) +
                     p->srcPos.z * srcSlice + p->srcPos.y * p->srcPtr.pitch +
                     p->srcPos.x;
-  auto *dst = static_cast<uint8_t *>(p->dstPtr.ptr) +
-              p->dstPos.z * dstSlice + p->dstPos.y * p->dstPtr.pitch +
-              p->dstPos.x;
+  auto *dst = static_cast<uint8_t *>(p->dstPtr.ptr) + p->dstPos.z * dstSlice +
+              p->dstPos.y * p->dstPtr.pitch + p->dstPos.x;
   // Whole slices on both sides with equal pitches: one 2D copy of all rows.
   if (e.height == p->srcPtr.ysize && e.height == p->dstPtr.ysize)
     return memcpy2D(dst, p->dstPtr.pitch, src, p->srcPtr.pitch, e.width,

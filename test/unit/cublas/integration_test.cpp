@@ -26,8 +26,8 @@ TEST(CublasIntegration, GgmlCallShapesOverShm) {
   std::string url = "shm://rc-cublas-" + std::to_string(getpid());
   pid_t server = rc::test::startChild(
       // The program has no kernels of its own: no manifest.
-      {RC_SERVER_BIN, "--test-device", "--listen", url},
-      {}, dir + "/server.log");
+      {RC_SERVER_BIN, "--test-device", "--listen", url}, {},
+      dir + "/server.log");
   bool ready = false;
   for (int i = 0; i < 500 && !ready; ++i) {
     ready =

@@ -213,8 +213,7 @@ int main() {
   CHECK(errName && std::strcmp(errName, "CUDA_ERROR_OUT_OF_MEMORY") == 0);
   CU_OK(cuGetErrorName(CUDA_ERROR_INVALID_DEVICE, &errName));
   CHECK(errName && std::strcmp(errName, "CUDA_ERROR_INVALID_DEVICE") == 0);
-  CHECK(cuGetErrorName(CUresult(123456), &errName) ==
-        CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuGetErrorName(CUresult(123456), &errName) == CUDA_ERROR_INVALID_VALUE);
 
   // Stream-ordered allocation and the default pool (streamOrderedAllocation).
   cudaMemPool_t memPool = nullptr, current = nullptr;
@@ -238,8 +237,8 @@ int main() {
   CUDA_OK(cudaStreamSynchronize(s));
   CHECK(pooled == in);
   uint64_t used = 0;
-  CUDA_OK(cudaMemPoolGetAttribute(memPool, cudaMemPoolAttrUsedMemCurrent,
-                                  &used));
+  CUDA_OK(
+      cudaMemPoolGetAttribute(memPool, cudaMemPoolAttrUsedMemCurrent, &used));
   CHECK(used >= 8192);
   CUDA_OK(cudaFreeAsync(async, s));
   CUDA_OK(cudaFreeAsync(fromPool, s));
