@@ -1,6 +1,8 @@
 // librc_cuda.so: the driver-API calls applications make directly. Device
 // queries reuse the runtime's handshake snapshot through the exported
 // runtime API (the runtime's attribute numbering equals CUdevice_attribute's).
+#include "cu_result.h"
+
 #include <cuda.h>
 #include <cudaProfiler.h>
 #include <cuda_profiler_api.h>
@@ -8,24 +10,7 @@
 
 #include <cstring>
 
-namespace {
-// cudaError_t and CUresult share their numbers for every code both have
-// (checked against driver_types.h / cuda.h; see docs/server.md), except the
-// runtime-only ones mapped below.
-CUresult fromRuntime(cudaError_t e) {
-  switch (e) {
-  case cudaErrorMemoryAllocation:
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  case cudaErrorInitializationError:
-    return CUDA_ERROR_NOT_INITIALIZED;
-  case cudaErrorInvalidPitchValue:
-  case cudaErrorInvalidMemcpyDirection:
-    return CUDA_ERROR_INVALID_VALUE;
-  default:
-    return CUresult(int(e));
-  }
-}
-} // namespace
+using rc::cu::fromRuntime;
 
 extern "C" {
 

@@ -3,6 +3,8 @@
 // runtime's handshake snapshot through the exported runtime API, like
 // cuDeviceGetAttribute (rc_cuda.cpp). cuInit connects, as the runtime's
 // first call does, so a missing server shows at cuInit.
+#include "cu_result.h"
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -12,18 +14,9 @@
 #include <mutex>
 #include <string>
 
-namespace {
+using rc::cu::fromRuntime;
 
-CUresult fromRuntime(cudaError_t e) {
-  switch (e) {
-  case cudaErrorMemoryAllocation:
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  case cudaErrorInitializationError:
-    return CUDA_ERROR_NOT_INITIALIZED;
-  default:
-    return CUresult(int(e));
-  }
-}
+namespace {
 
 CUresult properties(cudaDeviceProp *p, CUdevice device) {
   int count = 0;

@@ -5,6 +5,8 @@
 // Argument checks happen here, as the driver does them; the work goes to
 // librc_cudart's connection (__rc_vmm_*): cuMemAddressReserve is a round trip,
 // everything else is batched and its errors surface at the next sync.
+#include "cu_result.h"
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -25,23 +27,14 @@ cudaError_t __rc_vmm_set_access(uint64_t addr, size_t size, const int *devices,
 int __rc_report_unsupported(const char *call, const char *library);
 }
 
+using rc::cu::fromRuntime;
+
 namespace {
 
 // Every NVIDIA GPU since VMM appeared (Pascal through Hopper) reports 2 MiB
 // as both the minimum and the recommended granularity of device memory; no
 // device attribute carries it, so it is answered locally.
 constexpr size_t kGranularity = 2u << 20;
-
-CUresult fromRuntime(cudaError_t e) {
-  switch (e) {
-  case cudaSuccess:
-    return CUDA_SUCCESS;
-  case cudaErrorMemoryAllocation:
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  default:
-    return CUresult(int(e)); // same numbering (see rc_cuda.cpp)
-  }
-}
 
 CUresult unsupported(const char *what) {
   __rc_report_unsupported(what, "driver library");

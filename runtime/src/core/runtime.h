@@ -369,6 +369,9 @@ private:
 
   // runtime_streams.cpp
   cudaError_t wireStreamLocked(cudaStream_t s, bool perThread, uint64_t *out);
+  // A stream-ordered allocation call may go on (a known stream, not being
+  // captured); `inCapture` names the refusal.
+  cudaError_t streamOrderedLocked(cudaStream_t stream, const char *inCapture);
   cudaError_t wireEventLocked(cudaEvent_t e, uint64_t *out);
   void ensureDeviceLocked();
 

@@ -366,16 +366,22 @@ bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
 // ordinary Malloc (one round trip) and is usable at once, so at the
 // stream's point too; the free is the ordinary one, which rc-server runs
 // after the work already sent. A capture would need graph memory nodes.
+cudaError_t Runtime::streamOrderedLocked(cudaStream_t stream,
+                                         const char *inCapture) {
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, false, &sid))
+    return err;
+  return graphs_.capturing(sid) ? reportUnsupported(inCapture) : cudaSuccess;
+}
+
 cudaError_t Runtime::mallocAsync(void **ptr, size_t size, cudaStream_t stream) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (cudaError_t err = ensureConnectedLocked())
+    if (cudaError_t err =
+            streamOrderedLocked(stream, "cudaMallocAsync in a stream capture"))
       return err;
-    uint64_t sid;
-    if (cudaError_t err = wireStreamLocked(stream, false, &sid))
-      return err;
-    if (graphs_.capturing(sid))
-      return reportUnsupported("cudaMallocAsync in a stream capture");
   }
   return malloc(ptr, size);
 }
@@ -383,13 +389,9 @@ cudaError_t Runtime::mallocAsync(void **ptr, size_t size, cudaStream_t stream) {
 cudaError_t Runtime::freeAsync(void *ptr, cudaStream_t stream) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (cudaError_t err = ensureConnectedLocked())
+    if (cudaError_t err =
+            streamOrderedLocked(stream, "cudaFreeAsync in a stream capture"))
       return err;
-    uint64_t sid;
-    if (cudaError_t err = wireStreamLocked(stream, false, &sid))
-      return err;
-    if (graphs_.capturing(sid))
-      return reportUnsupported("cudaFreeAsync in a stream capture");
   }
   return free(ptr);
 }
