@@ -60,9 +60,8 @@ def argument_sets(test_args, exe):
 
 
 def run_one(exe, args, cwd, env, timeout):
-    """(exit status, output tail). A run that hangs is killed with its
-    process group; 124 as timeout(1) says."""
-    start = time.time()
+    """(exit status, output). A run that hangs is killed with its process
+    group: status 124, as timeout(1) says."""
     p = subprocess.Popen([exe] + args, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          start_new_session=True)
@@ -73,8 +72,7 @@ def run_one(exe, args, cwd, env, timeout):
         os.killpg(p.pid, signal.SIGKILL)
         out, _ = p.communicate()
         rc = 124
-    text = out.decode(errors="replace")
-    return rc, text, time.time() - start
+    return rc, out.decode(errors="replace")
 
 
 def run_config(exes, cwd, env, test_args, timeout):
@@ -82,7 +80,7 @@ def run_config(exes, cwd, env, test_args, timeout):
     output = ""
     for exe in exes:
         for args in argument_sets(test_args, exe):
-            rc, output, secs = run_one(exe, args, cwd, env, timeout)
+            rc, output = run_one(exe, args, cwd, env, timeout)
             if rc != 0:
                 tail = " | ".join(output.strip().splitlines()[-6:])
                 why = "timed out after %d s" % timeout if rc == 124 else "exit %d" % rc
