@@ -30,7 +30,7 @@ CUresult properties(cudaDeviceProp *p, CUdevice device) {
 // The driver's name of a code: the runtime's for the same number, in the
 // driver's spelling (cudaErrorInvalidValue -> CUDA_ERROR_INVALID_VALUE),
 // except where the two APIs name the condition differently.
-const char *driverName(CUresult error) {
+const char *driverName(int error) {
   switch (error) {
   case CUDA_SUCCESS:
     return "CUDA_SUCCESS";
@@ -41,7 +41,7 @@ const char *driverName(CUresult error) {
   default:
     break;
   }
-  const char *runtimeName = cudaGetErrorName(cudaError_t(int(error)));
+  const char *runtimeName = cudaGetErrorName(cudaError_t(error));
   const char *prefix = "cudaError";
   bool unknownNumber = runtimeName &&
                        std::strcmp(runtimeName, "cudaErrorUnknown") == 0 &&
@@ -52,7 +52,7 @@ const char *driverName(CUresult error) {
   static std::mutex mu;
   static std::map<int, std::string> names; // kept: callers hold the pointer
   std::lock_guard<std::mutex> lock(mu);
-  std::string &name = names[int(error)];
+  std::string &name = names[error];
   if (name.empty()) {
     name = "CUDA_ERROR";
     for (const char *c = runtimeName + 9; *c; ++c) {
@@ -132,7 +132,10 @@ CUresult cuCtxGetDevice(CUdevice *device) {
 CUresult cuGetErrorName(CUresult error, const char **str) {
   if (!str)
     return CUDA_ERROR_INVALID_VALUE;
-  *str = driverName(error);
+  // Read as a number: a program may pass one that is no CUresult.
+  int number;
+  std::memcpy(&number, &error, sizeof number);
+  *str = driverName(number);
   return *str ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 

@@ -2,6 +2,8 @@
 // kernel (registration table + manifest); the answers are local.
 #include "api/global.h"
 
+#include <cstring>
+
 using rc::rt::record;
 using rc::rt::runtime;
 
@@ -26,7 +28,10 @@ cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache config) {
   uint64_t id;
   if (cudaError_t err = runtime().stubToId(func, &id))
     return record(err);
-  return record(runtime().funcSetCacheConfig(id, config));
+  // Read as a number: a program may pass one that is no cudaFuncCache.
+  int number;
+  std::memcpy(&number, &config, sizeof number);
+  return record(runtime().funcSetCacheConfig(id, number));
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(

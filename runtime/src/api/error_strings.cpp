@@ -2,6 +2,8 @@
 // script in the runtime work; strings of common codes match cudart's wording.
 #include "api/global.h"
 
+#include <cstring>
+
 namespace {
 struct ErrorText {
   int code;
@@ -171,6 +173,11 @@ const ErrorText *find(int code) {
       return &t;
   return nullptr;
 }
+int numberOf(const cudaError_t &e) {
+  int n;
+  std::memcpy(&n, &e, sizeof n);
+  return n;
+}
 } // namespace
 
 namespace rc::rt {
@@ -181,13 +188,15 @@ cudaError_t errorFromWire(int32_t code) {
 
 extern "C" {
 
+// Programs pass any number (the driver's CUresult, their own codes): it
+// is read as one, not as a cudaError_t it may not be.
 const char *cudaGetErrorName(cudaError_t e) {
-  const ErrorText *t = find(int(e));
+  const ErrorText *t = find(numberOf(e));
   return t ? t->name : "cudaErrorUnknown";
 }
 
 const char *cudaGetErrorString(cudaError_t e) {
-  const ErrorText *t = find(int(e));
+  const ErrorText *t = find(numberOf(e));
   return t ? t->text : "unrecognized error code";
 }
 

@@ -218,7 +218,8 @@ public:
   cudaError_t funcSetAttribute(uint64_t id, cudaFuncAttribute attr, int value);
   // cudaFuncSetCacheConfig: on GPUs where L1 and shared memory share one
   // array (Volta and later) a preference of carveout, sent as one.
-  cudaError_t funcSetCacheConfig(uint64_t id, cudaFuncCache config);
+  // `config` is a cudaFuncCache as the program passed it, any number.
+  cudaError_t funcSetCacheConfig(uint64_t id, int config);
   cudaError_t occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
                                        int blockSize, size_t dynamicSmem,
                                        unsigned flags);

@@ -96,7 +96,7 @@ cudaError_t Runtime::funcSetAttribute(uint64_t id, cudaFuncAttribute attr,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::funcSetCacheConfig(uint64_t id, cudaFuncCache config) {
+cudaError_t Runtime::funcSetCacheConfig(uint64_t id, int config) {
   int carveout;
   switch (config) {
   case cudaFuncCachePreferNone:

@@ -48,8 +48,7 @@ TEST_F(RuntimeExtTest, FunctionAttributesAreLocalAndSettable) {
             cudaSuccess);
   ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
   EXPECT_EQ(a.preferredShmemCarveout, 100);
-  EXPECT_EQ(rt->funcSetCacheConfig(m.scaleId, cudaFuncCache(7)),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(rt->funcSetCacheConfig(m.scaleId, 7), cudaErrorInvalidValue);
   // The batched FuncSetAttribute commands were accepted by the server.
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
