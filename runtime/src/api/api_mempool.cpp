@@ -9,6 +9,7 @@
 #include "api/unsupported.h"
 
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 
 using rc::rt::record;
@@ -26,8 +27,44 @@ PoolState pools[kMaxDevices];
 std::mutex poolsMu;
 
 PoolState *poolOf(cudaMemPool_t pool) {
-  auto *p = reinterpret_cast<PoolState *>(pool);
-  return p >= pools && p < pools + kMaxDevices ? p : nullptr;
+  auto addr = reinterpret_cast<uintptr_t>(pool),
+       first = reinterpret_cast<uintptr_t>(&pools[0]);
+  if (addr < first || addr >= first + sizeof pools ||
+      (addr - first) % sizeof(PoolState) != 0)
+    return nullptr;
+  return &pools[(addr - first) / sizeof(PoolState)];
+}
+
+// The field of a settable attribute and its size, or null. `attr` is read
+// as a number: a program may pass one that is no cudaMemPoolAttr.
+void *storedAttribute(PoolState &p, cudaMemPoolAttr attr, size_t *size) {
+  int number;
+  std::memcpy(&number, &attr, sizeof number);
+  *size = sizeof(int);
+  switch (number) {
+  case cudaMemPoolAttrReleaseThreshold:
+    *size = sizeof p.releaseThreshold;
+    return &p.releaseThreshold;
+  case cudaMemPoolReuseFollowEventDependencies:
+    return &p.reuseFollowEvents;
+  case cudaMemPoolReuseAllowOpportunistic:
+    return &p.reuseOpportunistic;
+  case cudaMemPoolReuseAllowInternalDependencies:
+    return &p.reuseInternal;
+  default:
+    return nullptr;
+  }
+}
+
+// The used / reserved byte counts (current and high): without pooling,
+// both are this client's device memory in use.
+bool isUsageAttribute(cudaMemPoolAttr attr, bool *isHigh) {
+  int number;
+  std::memcpy(&number, &attr, sizeof number);
+  *isHigh = number == cudaMemPoolAttrReservedMemHigh ||
+            number == cudaMemPoolAttrUsedMemHigh;
+  return *isHigh || number == cudaMemPoolAttrReservedMemCurrent ||
+         number == cudaMemPoolAttrUsedMemCurrent;
 }
 
 cudaError_t defaultPool(cudaMemPool_t *pool, int device) {
@@ -79,26 +116,16 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr,
   if (!p || !value)
     return record(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> lock(poolsMu);
-  switch (attr) {
-  case cudaMemPoolAttrReleaseThreshold:
-    p->releaseThreshold = *static_cast<uint64_t *>(value);
+  size_t size;
+  if (void *field = storedAttribute(*p, attr, &size)) {
+    std::memcpy(field, value, size);
     return cudaSuccess;
-  case cudaMemPoolReuseFollowEventDependencies:
-    p->reuseFollowEvents = *static_cast<int *>(value);
-    return cudaSuccess;
-  case cudaMemPoolReuseAllowOpportunistic:
-    p->reuseOpportunistic = *static_cast<int *>(value);
-    return cudaSuccess;
-  case cudaMemPoolReuseAllowInternalDependencies:
-    p->reuseInternal = *static_cast<int *>(value);
-    return cudaSuccess;
-  case cudaMemPoolAttrReservedMemHigh:
-  case cudaMemPoolAttrUsedMemHigh: // may only be reset, to 0
-    return record(*static_cast<uint64_t *>(value) == 0 ? cudaSuccess
-                                                       : cudaErrorInvalidValue);
-  default:
-    return record(cudaErrorInvalidValue);
   }
+  bool isHigh; // a high-water mark may only be reset, to 0
+  if (isUsageAttribute(attr, &isHigh) && isHigh &&
+      *static_cast<uint64_t *>(value) == 0)
+    return cudaSuccess;
+  return record(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr,
@@ -107,28 +134,16 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr,
   if (!p || !value)
     return record(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> lock(poolsMu);
-  switch (attr) {
-  case cudaMemPoolAttrReleaseThreshold:
-    *static_cast<uint64_t *>(value) = p->releaseThreshold;
+  size_t size;
+  if (void *field = storedAttribute(*p, attr, &size)) {
+    std::memcpy(value, field, size);
     return cudaSuccess;
-  case cudaMemPoolReuseFollowEventDependencies:
-    *static_cast<int *>(value) = p->reuseFollowEvents;
-    return cudaSuccess;
-  case cudaMemPoolReuseAllowOpportunistic:
-    *static_cast<int *>(value) = p->reuseOpportunistic;
-    return cudaSuccess;
-  case cudaMemPoolReuseAllowInternalDependencies:
-    *static_cast<int *>(value) = p->reuseInternal;
-    return cudaSuccess;
-  case cudaMemPoolAttrReservedMemCurrent:
-  case cudaMemPoolAttrReservedMemHigh:
-  case cudaMemPoolAttrUsedMemCurrent:
-  case cudaMemPoolAttrUsedMemHigh:
-    *static_cast<uint64_t *>(value) = bytesInUse();
-    return cudaSuccess;
-  default:
-    return record(cudaErrorInvalidValue);
   }
+  bool isHigh;
+  if (!isUsageAttribute(attr, &isHigh))
+    return record(cudaErrorInvalidValue);
+  *static_cast<uint64_t *>(value) = bytesInUse();
+  return cudaSuccess;
 }
 
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {

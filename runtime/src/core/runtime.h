@@ -37,6 +37,10 @@ namespace rc::rt {
 // cudaDeviceGetStreamPriorityRange's answer; priorities are clamped to it.
 constexpr int kGreatestStreamPriority = -5;
 
+// The bytes `height` rows of `width` bytes, `pitch` apart, span:
+// pitch * (height - 1) + width (height > 0); false when that overflows.
+bool pitchedSpan(size_t pitch, size_t width, size_t height, size_t *span);
+
 // The cudaError_t a code from the server stands for: a code CUDA 12.4
 // defines, else cudaErrorUnknown (a cudaError_t holding any other number is
 // undefined behaviour, and the server is another process). error_strings.cpp.

@@ -14,6 +14,11 @@ namespace {
 uint64_t addrOf(const void *p) { return uint64_t(uintptr_t(p)); }
 } // namespace
 
+bool pitchedSpan(size_t pitch, size_t width, size_t height, size_t *span) {
+  return !__builtin_mul_overflow(pitch, height - 1, span) &&
+         !__builtin_add_overflow(*span, width, span);
+}
+
 cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
                               size_t spitch, size_t width, size_t height,
                               cudaMemcpyKind kind, cudaStream_t stream,
@@ -25,12 +30,9 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
     return cudaErrorInvalidValue;
   if (width > dpitch || width > spitch)
     return cudaErrorInvalidPitchValue;
-  // Each side spans pitch * (height - 1) + width bytes.
   size_t dspan, sspan;
-  if (__builtin_mul_overflow(dpitch, height - 1, &dspan) ||
-      __builtin_add_overflow(dspan, width, &dspan) ||
-      __builtin_mul_overflow(spitch, height - 1, &sspan) ||
-      __builtin_add_overflow(sspan, width, &sspan))
+  if (!pitchedSpan(dpitch, width, height, &dspan) ||
+      !pitchedSpan(spitch, width, height, &sspan))
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
   if (dpitch == width && spitch == width) // contiguous: one plain copy

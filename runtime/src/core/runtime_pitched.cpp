@@ -37,8 +37,7 @@ cudaError_t Runtime::memset2D(void *dst, size_t pitch, int value, size_t width,
   if (width > pitch)
     return cudaErrorInvalidPitchValue;
   size_t span;
-  if (__builtin_mul_overflow(pitch, height - 1, &span) ||
-      __builtin_add_overflow(span, width, &span))
+  if (!pitchedSpan(pitch, width, height, &span))
     return cudaErrorInvalidValue;
   if (pitch == width) // contiguous rows: one memset
     return memset(dst, value, span, stream, false);
