@@ -34,6 +34,29 @@ endforeach()
 if(NOT EXISTS "${OVERLAY}/nvvm/lib64/libnvvm.so.4")
   link("${CUDA_ROOT}/nvvm/lib64/libnvvm.so" nvvm/lib64/libnvvm.so.4)
 endif()
+# Headers clang needs to read differently, searched before include/ (the
+# driver's -isystem order). Made from the pinned wheels' own text.
+#
+# cuda::barrier<thread_scope_block>'s destructor invalidates the mbarrier.
+# nvcc runs no constructor or destructor of a __shared__ variable (it warns,
+# and the CUDA guide's idiom `__shared__ cuda::barrier<...> bar;` suppresses
+# that warning); clang refuses the variable outright because the destructor
+# is not empty. Defaulting it makes clang accept the idiom with nvcc's
+# meaning; the invalidation stays in the header as an unused member.
+set(barrier_header cuda/__barrier/barrier_block_scope.h)
+file(READ "${CUDA_ROOT}/include/${barrier_header}" text)
+set(destructor "_LIBCUDACXX_HIDE_FROM_ABI ~barrier()\n  {")
+string(FIND "${text}" "${destructor}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "make_overlay.cmake: ${barrier_header} of the pinned "
+          "CCCL wheel has no destructor to default (did the pin change?)")
+endif()
+string(REPLACE "${destructor}"
+       "_LIBCUDACXX_HIDE_FROM_ABI ~barrier() = default; // remote-clang\n\
+  _LIBCUDACXX_HIDE_FROM_ABI void __invalidate_as_nvcc_never_does()\n  {"
+       text "${text}")
+file(WRITE "${OVERLAY}/clang-include/${barrier_header}" "${text}")
+
 link("${CUDA_ROOT}/bin/ptxas" bin/ptxas)
 link("${CUDA_ROOT}/bin/fatbinary" bin/fatbinary)
 link("${CUDA_ROOT}/bin/nvlink" bin/nvlink)
