@@ -5,6 +5,7 @@
 #include "KernelCollector.h"
 #include "LaunchSites.h"
 #include "ManagedMacro.h"
+#include "NvccSyntaxOverrides.h"
 #include "SymbolInfo.h"
 #include "TuSalt.h"
 
@@ -71,6 +72,8 @@ private:
 
 std::unique_ptr<ASTConsumer>
 RcPluginAction::CreateASTConsumer(CompilerInstance &ci, llvm::StringRef) {
+  if (ci.getLangOpts().CUDA)
+    overrideNvccSyntax(ci);
   // The plugin is loaded into the device compiles too; the host compile sees
   // every launch and is the one that emits the stubs we rewrite.
   if (ci.getLangOpts().CUDAIsDevice || !ci.getLangOpts().CUDA)
