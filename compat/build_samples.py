@@ -242,7 +242,7 @@ def main():
         for r in rows:
             theirs = ran.get((r["category"], r["sample"]), {})
             r.update({k: v for k, v in theirs.items() if k in RUN_KEYS})
-        return report(args.out, args.tag, rows, run_samples.summary(rows))
+        return report(args.out, args.tag, rows)
     if args.collect:
         with open(args.out) as f:
             return collect(args.samples, json.load(f)["rows"], args.work, args.collect,
@@ -286,8 +286,10 @@ RUN_KEYS = ("remote_tcp", "remote_shm", "local", "remote_tcp_detail", "remote_sh
             "local_detail", "run_skip_reason")
 
 
-def report(out, tag, rows, run_summary=None):
-    """The summary lines, and the JSON and markdown table with them."""
+def report(out, tag, rows):
+    """The summary lines, and the JSON and markdown table with them. The run
+    line counts the rows that have run columns: a sample built again has
+    none until the GPU half runs it."""
     for r in rows:
         r["fails_with_nvcc_too"] = "" if r["builds"] else fails_with_nvcc_too(r["build_error"])
     tried = [r for r in rows if not r["skip_reason"]]
@@ -301,8 +303,10 @@ def report(out, tag, rows, run_summary=None):
     print(summary)
     with open(out) as f:
         data = json.load(f)
-    run_summary = run_summary or data.get("run_summary")
+    ran = any(r.get("local") or r.get("run_skip_reason") for r in rows)
+    run_summary = run_samples.summary(rows) if ran else None
     data.update({"rows": rows, "summary": summary})
+    data.pop("run_summary", None)
     if run_summary:
         data["run_summary"] = run_summary
     with open(out, "w") as f:
