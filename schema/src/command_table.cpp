@@ -96,6 +96,16 @@ constexpr CommandInfo kCommands[] = {
     {Command::ProfilerControl, "cudaProfilerStart", nullptr, kNone, false,
      true},
     {Command::DeviceLimit, "cudaDeviceSetLimit", nullptr, kNone, false, true},
+    {Command::ArrayCreate, "cudaMallocArray", nullptr, kNone, false, false},
+    {Command::ArrayDestroy, "cudaFreeArray", nullptr, kNone, false, true},
+    // The server ends an array copy before it answers (its host side is the
+    // message): host order, and work no stream's bookkeeping sees.
+    {Command::ArrayCopy, "cudaMemcpy2DToArray", nullptr, kUntracked, false,
+     true},
+    {Command::TextureCreate, "cudaCreateTextureObject", nullptr, kNone, false,
+     true},
+    {Command::TextureDestroy, "cudaDestroyTextureObject", nullptr, kNone, false,
+     true},
 };
 
 constexpr bool inSchemaOrder() {

@@ -161,6 +161,12 @@ private:
   OpStatus handle(const wire::MemcpyH2DRing &c, Answer &a);
   OpStatus handle(const wire::HostShare &c, Answer &a);
   OpStatus handle(const wire::HostUnshare &c, Answer &a);
+  // Arrays and texture/surface objects (executor_textures.cpp).
+  OpStatus handle(const wire::ArrayCreate &c, Answer &a);
+  OpStatus handle(const wire::ArrayDestroy &c, Answer &a);
+  OpStatus handle(const wire::ArrayCopy &c, Answer &a);
+  OpStatus handle(const wire::TextureCreate &c, Answer &a);
+  OpStatus handle(const wire::TextureDestroy &c, Answer &a);
 
   // Deferred stream syncs (docs/server.md, executor_sync.cpp): a
   // cudaStreamSynchronize does not wait on the host. It becomes a pending
@@ -327,6 +333,21 @@ private:
     NativeHandle native = 0;
     int device = 0;
   };
+  // CUDA arrays by client ID, and texture/surface objects by the driver's
+  // handle; both live in (and go with) their device's context.
+  struct ArrayRecord {
+    NativeHandle native = 0;
+    int device = 0;
+    uint64_t rowBytes = 0, rows = 0, slices = 0;
+    uint32_t flags = 0;
+  };
+  std::map<uint64_t, ArrayRecord> arrays_;
+  struct TextureObject {
+    int device = 0;
+    bool surface = false;
+  };
+  std::map<uint64_t, TextureObject> textureObjects_;
+  OpStatus sessionArray(uint64_t id, ArrayRecord **out);
   std::unordered_map<uint64_t, OnDevice> streams_;
   std::unordered_map<uint64_t, OnDevice> events_;
   // Driver VMM objects (vmm_table.h; the handlers in executor_ext.cpp).

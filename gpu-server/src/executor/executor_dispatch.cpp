@@ -134,6 +134,16 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_ProfilerControl(), a);
   case Command::DeviceLimit:
     return handle(*entry.cmd_as_DeviceLimit(), a);
+  case Command::ArrayCreate:
+    return handle(*entry.cmd_as_ArrayCreate(), a);
+  case Command::ArrayDestroy:
+    return handle(*entry.cmd_as_ArrayDestroy(), a);
+  case Command::ArrayCopy:
+    return handle(*entry.cmd_as_ArrayCopy(), a);
+  case Command::TextureCreate:
+    return handle(*entry.cmd_as_TextureCreate(), a);
+  case Command::TextureDestroy:
+    return handle(*entry.cmd_as_TextureDestroy(), a);
   }
   return OpStatus::fail(kErrInvalidValue,
                         "empty or unknown command type " +

@@ -61,6 +61,8 @@ class BlasContext; // src/cublas_context.h
 
 class GraphDevice; // src/graph_device.h
 
+class TextureDevice; // src/backend/texture_device.h
+
 class DeviceContext {
 public:
   virtual ~DeviceContext() = default;
@@ -170,6 +172,10 @@ public:
   // Real CUDA graphs of this context (src/graph_device.h); null (default)
   // when the backend has none: the executor then replays a graph's nodes.
   virtual GraphDevice *graphs() { return nullptr; }
+
+  // CUDA arrays and texture/surface objects of this context
+  // (src/backend/texture_device.h), created on first use.
+  virtual TextureDevice *textures() = 0;
 };
 
 class Backend {

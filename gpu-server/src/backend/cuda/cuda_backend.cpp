@@ -5,6 +5,7 @@
 #include "backend/cublas_context.h"
 #include "backend/cuda/cuda_driver.h"
 #include "backend/graph_device.h"
+#include "backend/texture_device.h"
 #include "rc/hex.h"
 #include "rc/server/backend.h"
 #include "rc/server/errors.h"
@@ -28,13 +29,7 @@ constexpr size_t kStagingSlotBytes = 1 << 20;
 constexpr size_t kPackedUploadMax = 64 << 10;
 constexpr size_t kPackedAlign = 64;
 
-CUstream toStream(NativeHandle h) {
-  if (h == 0)
-    return nullptr; // legacy default stream (entry points resolved LEGACY)
-  if (h == kPerThreadStream)
-    return CU_STREAM_PER_THREAD;
-  return reinterpret_cast<CUstream>(h);
-}
+CUstream toStream(NativeHandle h) { return cudaStreamOf(h); }
 CUevent toEvent(NativeHandle h) { return reinterpret_cast<CUevent>(h); }
 
 class CudaBackend;
@@ -100,6 +95,12 @@ public:
       graphs_ = makeCudaGraphDevice(drv(), ctx_);
     return graphs_.get();
   }
+  // Arrays and texture/surface objects (texture_cuda.cpp), on first use.
+  TextureDevice *textures() override {
+    if (!textures_)
+      textures_ = makeCudaTextureDevice(drv());
+    return textures_.get();
+  }
   OpStatus setKernelAttribute(const KernelInfo &kernel, int attribute,
                               int value) override;
   OpStatus memAddressReserve(uint64_t size, uint64_t alignment,
@@ -151,8 +152,9 @@ private:
   uint64_t readPieceBytes_ = kStagingSlotBytes;
   std::map<uint64_t, uint64_t> allocs_; // for accounting on destroy
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
-  std::unique_ptr<BlasContext> blas_;   // destroyed before the context
-  std::unique_ptr<GraphDevice> graphs_; // likewise
+  std::unique_ptr<BlasContext> blas_;       // destroyed before the context
+  std::unique_ptr<GraphDevice> graphs_;     // likewise
+  std::unique_ptr<TextureDevice> textures_; // likewise
   // VMM objects are not owned by the context: released on destruction.
   std::map<uint64_t, uint64_t> vaRanges_;     // reserved base -> size
   std::map<NativeHandle, uint64_t> physical_; // handle -> size
@@ -445,6 +447,7 @@ CudaContext::~CudaContext() {
   drv().cuCtxSetCurrent(ctx_);
   blas_.reset(); // its handles and buffers live in this context
   graphs_.reset();
+  textures_.reset();
   for (Slot &s : slots_) {
     if (s.done)
       drv().cuEventDestroy(s.done);

@@ -7,6 +7,8 @@
 #ifndef RC_SERVER_CUDA_DRIVER_H
 #define RC_SERVER_CUDA_DRIVER_H
 
+#include "rc/server/backend.h"
+
 #include <cuda.h>
 
 #include <string>
@@ -103,7 +105,25 @@ namespace rc::server {
   X(cuGraphExecMemcpyNodeSetParams, 10020,                                     \
     (CUgraphExec, CUgraphNode, const CUDA_MEMCPY3D_v2 *, CUcontext))           \
   X(cuGraphExecDestroy, 10000, (CUgraphExec))                                  \
-  X(cuGraphDestroy, 10000, (CUgraph))
+  X(cuGraphDestroy, 10000, (CUgraph))                                          \
+  X(cuArray3DCreate, 3020, (CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *))       \
+  X(cuArrayDestroy, 2000, (CUarray))                                           \
+  X(cuMemcpy3DAsync, 3020, (const CUDA_MEMCPY3D *, CUstream))                  \
+  X(cuTexObjectCreate, 5000,                                                   \
+    (CUtexObject *, const CUDA_RESOURCE_DESC *, const CUDA_TEXTURE_DESC *,     \
+     const CUDA_RESOURCE_VIEW_DESC *))                                         \
+  X(cuTexObjectDestroy, 5000, (CUtexObject))                                   \
+  X(cuSurfObjectCreate, 5000, (CUsurfObject *, const CUDA_RESOURCE_DESC *))    \
+  X(cuSurfObjectDestroy, 5000, (CUsurfObject))
+
+// The CUstream of a backend stream handle (rc/server/backend.h).
+inline CUstream cudaStreamOf(NativeHandle handle) {
+  if (handle == 0)
+    return nullptr; // legacy default stream (entry points resolved LEGACY)
+  if (handle == kPerThreadStream)
+    return CU_STREAM_PER_THREAD;
+  return reinterpret_cast<CUstream>(handle);
+}
 
 struct CudaDriver {
 #define RC_DECLARE(name, version, params)                                      \

@@ -2,6 +2,7 @@
 // session's thread, so streams are just names and events are timestamps.
 #include "rc/server/host_backend.h"
 #include "backend/cublas_context.h"
+#include "backend/texture_device.h"
 #include "rc/server/errors.h"
 
 #include <cuda.h>
@@ -311,6 +312,16 @@ public:
     return blas_.get();
   }
 
+  // Arrays and texture objects in host memory (texture_host.cpp).
+  TextureDevice *textures() override {
+    if (!textures_)
+      textures_ =
+          makeHostTextureDevice(*this, [this](uint64_t addr, uint64_t n) {
+            return resolve(addr, n);
+          });
+    return textures_.get();
+  }
+
   OpStatus setKernelAttribute(const KernelInfo &, int, int) override {
     return OpStatus::success(); // nothing executes: accepted
   }
@@ -424,7 +435,8 @@ private:
   // depth and pending launches, L2 fetch granularity, persisting L2.
   uint64_t limits_[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
   std::map<uint64_t, Block> blocks_;
-  std::unique_ptr<BlasContext> blas_; // first use of cuBLAS
+  std::unique_ptr<BlasContext> blas_;       // first use of cuBLAS
+  std::unique_ptr<TextureDevice> textures_; // first use of an array
   std::map<uint64_t, Block> symbols_;
   std::map<uint64_t, uint64_t> symbolAddr_; // variable id -> fake address
   std::map<NativeHandle, HostEvent> events_;
