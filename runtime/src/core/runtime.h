@@ -245,6 +245,36 @@ public:
                        cudaStream_t stream);
   cudaError_t memcpy3D(const cudaMemcpy3DParms *p, cudaStream_t stream,
                        bool async);
+  cudaError_t memcpy3DArray(const cudaMemcpy3DParms *p, cudaStream_t stream,
+                            bool async);
+  // ---- CUDA arrays, texture and surface objects (runtime_textures.cpp) --
+  // `extent` in elements (height 0: 1D, depth 0: 2D), as cudaMalloc3DArray.
+  cudaError_t arrayCreate(cudaArray_t *array, const cudaChannelFormatDesc *desc,
+                          cudaExtent extent, unsigned flags);
+  cudaError_t arrayFree(cudaArray_t array);
+  cudaError_t arrayInfo(cudaArray_const_t array, cudaChannelFormatDesc *desc,
+                        cudaExtent *extent, unsigned *flags);
+  // A box of `array` (x and width in bytes) to or from linear memory at
+  // `linear` (`pitch` bytes a row, `rows` rows a slice), host or device as
+  // `kind` says (cudaMemcpyDefault: as the pointer is).
+  struct ArrayBox {
+    size_t x = 0, y = 0, z = 0, width = 0, height = 1, depth = 1;
+  };
+  cudaError_t arrayCopy(cudaArray_const_t array, const ArrayBox &box,
+                        bool toArray, void *linear, size_t pitch, size_t rows,
+                        cudaMemcpyKind kind, cudaStream_t stream,
+                        const char *call);
+  // cudaMemcpyToArray / FromArray: `count` bytes from (x bytes, y) on,
+  // running on into the next rows.
+  cudaError_t arrayCopyLinear(cudaArray_const_t array, size_t x, size_t y,
+                              bool toArray, void *linear, size_t count,
+                              cudaMemcpyKind kind, cudaStream_t stream,
+                              const char *call);
+  cudaError_t textureCreate(uint64_t *object, const cudaResourceDesc *res,
+                            const cudaTextureDesc *tex,
+                            const cudaResourceViewDesc *view, bool surface);
+  cudaError_t textureDestroy(uint64_t object, bool surface);
+
   // cudaDeviceCanAccessPeer (from the handshake) and Enable/Disable.
   cudaError_t canAccessPeer(int *canAccess, int device, int peer);
   cudaError_t setPeerAccess(int peer, bool enable);
@@ -488,6 +518,17 @@ private:
   std::unordered_map<uint64_t, cudaFuncAttributes> funcAttrs_; // kernel id
   std::map<uint64_t, size_t> vmmMapped_; // cuMemMap'd ranges
   uint64_t nextVmmHandle_ = 1;           // cuMemCreate handles
+  // CUDA arrays: the cudaArray_t the application holds is the wire ID.
+  struct ArrayInfo {
+    cudaChannelFormatDesc desc{};
+    cudaExtent extent{};
+    unsigned flags = 0;
+    size_t rowBytes = 0, rows = 0, slices = 0;
+  };
+  std::map<uint64_t, ArrayInfo> arrays_;
+  uint64_t nextArray_ = 1;
+  std::map<uint64_t, bool> textureObjects_; // server handle -> is a surface
+  cudaError_t arrayLocked(cudaArray_const_t array, const ArrayInfo **out) const;
 
   // The session's upload ring (HelloReply.upload_ring): pieces are placed
   // one after another, never wrapping; `written` and `released` are running

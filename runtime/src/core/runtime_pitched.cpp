@@ -1,7 +1,8 @@
 // Pitched linear memory: cudaMallocPitch / cudaMalloc3D, cudaMemset2D / 3D
 // and cudaMemcpy3D between pitched pointers, all built on the runtime's
-// allocation, memset and 2D copy (no wire command of their own). CUDA
-// arrays (cudaMemcpy3D with srcArray / dstArray) are not served yet.
+// allocation, memset and 2D copy (no wire command of their own).
+// cudaMemcpy3D with a CUDA array goes to the array copy
+// (runtime_textures.cpp).
 #include "core/runtime.h"
 
 #include "api/unsupported.h"
@@ -80,8 +81,7 @@ cudaError_t Runtime::memcpy3D(const cudaMemcpy3DParms *p, cudaStream_t stream,
   if (!p)
     return cudaErrorInvalidValue;
   if (p->srcArray || p->dstArray)
-    return reportUnsupported(async ? "cudaMemcpy3DAsync with a CUDA array"
-                                   : "cudaMemcpy3D with a CUDA array");
+    return memcpy3DArray(p, stream, async);
   const cudaExtent &e = p->extent; // bytes wide, for linear memory
   if (e.width == 0 || e.height == 0 || e.depth == 0)
     return cudaSuccess;
@@ -107,6 +107,42 @@ cudaError_t Runtime::memcpy3D(const cudaMemcpy3DParms *p, cudaStream_t stream,
                      e.height, p->kind, stream, async, false))
       return err;
   return cudaSuccess;
+}
+
+// One side a CUDA array: the extent and that side's position count its
+// elements, the linear side's x counts bytes.
+cudaError_t Runtime::memcpy3DArray(const cudaMemcpy3DParms *p,
+                                   cudaStream_t stream, bool async) {
+  const char *call = async ? "cudaMemcpy3DAsync" : "cudaMemcpy3D";
+  if (p->srcArray && p->dstArray)
+    return reportUnsupported(async ? "cudaMemcpy3DAsync between CUDA arrays"
+                                   : "cudaMemcpy3D between CUDA arrays");
+  bool toArray = p->dstArray != nullptr;
+  cudaArray_const_t array = toArray ? p->dstArray : p->srcArray;
+  const cudaPitchedPtr &lin = toArray ? p->srcPtr : p->dstPtr;
+  const cudaPos &arrayPos = toArray ? p->dstPos : p->srcPos;
+  const cudaPos &linPos = toArray ? p->srcPos : p->dstPos;
+  cudaChannelFormatDesc desc;
+  if (cudaError_t err = arrayInfo(array, &desc, nullptr, nullptr))
+    return err;
+  size_t element = size_t(desc.x + desc.y + desc.z + desc.w) / 8;
+  const cudaExtent &e = p->extent;
+  if (e.width == 0 || e.height == 0 || e.depth == 0)
+    return cudaSuccess;
+  if (!lin.ptr)
+    return cudaErrorInvalidValue;
+  ArrayBox box;
+  box.x = arrayPos.x * element;
+  box.y = arrayPos.y;
+  box.z = arrayPos.z;
+  box.width = e.width * element;
+  box.height = e.height;
+  box.depth = e.depth;
+  size_t rows = lin.ysize ? lin.ysize : e.height;
+  auto *linear = static_cast<uint8_t *>(lin.ptr) + linPos.z * lin.pitch * rows +
+                 linPos.y * lin.pitch + linPos.x;
+  return arrayCopy(array, box, toArray, linear, lin.pitch, rows, p->kind,
+                   stream, call);
 }
 
 } // namespace rc::rt

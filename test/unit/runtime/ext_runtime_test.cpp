@@ -238,7 +238,9 @@ TEST_F(RuntimeExtTest, PitchedMemoryIn2DAnd3D) {
   EXPECT_EQ(back[12], host[30 + 2 * 5 + 1]) << "slice 1 kept";
   cudaMemcpy3DParms withArray = down;
   withArray.dstArray = reinterpret_cast<cudaArray_t>(0x1);
-  EXPECT_EQ(rt->memcpy3D(&withArray, nullptr, false), cudaErrorNotSupported);
+  EXPECT_EQ(rt->memcpy3D(&withArray, nullptr, false),
+            cudaErrorInvalidResourceHandle)
+      << "an array this runtime did not make";
 }
 
 // cudaStreamGetFlags / GetPriority answer what the stream was created
@@ -374,6 +376,220 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("cuMemMap"), std::string::npos) << err;
   EXPECT_NE(err.find("unknown allocation handle"), std::string::npos) << err;
+}
+
+// CUDA arrays on the host test device: 2D copies in and out with their
+// own pitches and offsets, a linear copy running over rows, a layered 3D
+// array through cudaMemcpy3D, device memory to an array and back; every
+// array call but the read-back costs no round trip.
+class RuntimeArrayTest : public st::InProcessRuntimeTest {};
+
+TEST_F(RuntimeArrayTest, CopiesInAndOutKeepTheBytes) {
+  cudaChannelFormatDesc f = {32, 0, 0, 0, cudaChannelFormatKindFloat};
+  cudaArray_t a = nullptr;
+  uint64_t trips = rt->roundTrips();
+  ASSERT_EQ(rt->arrayCreate(&a, &f, cudaExtent{5, 4, 0}, 0), cudaSuccess);
+  // 5 x 4 floats from a host layout of 7 floats a row.
+  std::vector<float> host(7 * 4);
+  std::iota(host.begin(), host.end(), 1.0f);
+  rc::rt::Runtime::ArrayBox box;
+  box.width = 5 * 4;
+  box.height = 4;
+  ASSERT_EQ(rt->arrayCopy(a, box, true, host.data(), 7 * 4, 4,
+                          cudaMemcpyHostToDevice, nullptr, "test"),
+            cudaSuccess);
+  EXPECT_EQ(rt->roundTrips(), trips) << "creating and filling are batched";
+  // Back into a layout of 6 floats a row.
+  std::vector<float> back(6 * 4, -1.0f);
+  ASSERT_EQ(rt->arrayCopy(a, box, false, back.data(), 6 * 4, 4,
+                          cudaMemcpyDeviceToHost, nullptr, "test"),
+            cudaSuccess);
+  for (int y = 0; y < 4; ++y) {
+    for (int x = 0; x < 5; ++x)
+      ASSERT_EQ(back[y * 6 + x], host[y * 7 + x]) << x << "," << y;
+    EXPECT_EQ(back[y * 6 + 5], -1.0f) << "the gap of row " << y << " stays";
+  }
+  // A 2 x 2 box at (3, 1), read alone.
+  rc::rt::Runtime::ArrayBox corner;
+  corner.x = 3 * 4;
+  corner.y = 1;
+  corner.width = 2 * 4;
+  corner.height = 2;
+  float four[4] = {};
+  ASSERT_EQ(rt->arrayCopy(a, corner, false, four, 8, 2, cudaMemcpyDeviceToHost,
+                          nullptr, "test"),
+            cudaSuccess);
+  EXPECT_EQ(four[0], host[1 * 7 + 3]);
+  EXPECT_EQ(four[3], host[2 * 7 + 4]);
+  // cudaMemcpyFromArray: 7 floats from (4, 0) on run through row 1 into
+  // row 2.
+  float seven[7] = {};
+  ASSERT_EQ(rt->arrayCopyLinear(a, 4 * 4, 0, false, seven, sizeof seven,
+                                cudaMemcpyDeviceToHost, nullptr, "test"),
+            cudaSuccess);
+  EXPECT_EQ(seven[0], host[4]);
+  EXPECT_EQ(seven[1], host[7]);
+  EXPECT_EQ(seven[5], host[7 + 4]);
+  EXPECT_EQ(seven[6], host[2 * 7]);
+  // Device memory into the array and back out to device memory.
+  void *dev = nullptr;
+  ASSERT_EQ(rt->malloc(&dev, 20 * 4), cudaSuccess);
+  std::vector<float> ones(20, 1.5f);
+  ASSERT_EQ(rt->memcpy(dev, ones.data(), 80, cudaMemcpyHostToDevice, nullptr,
+                       false, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->arrayCopy(a, box, true, dev, 20, 4, cudaMemcpyDefault, nullptr,
+                          "test"),
+            cudaSuccess);
+  ASSERT_EQ(rt->arrayCopy(a, corner, false, four, 8, 2, cudaMemcpyDefault,
+                          nullptr, "test"),
+            cudaSuccess);
+  EXPECT_EQ(four[0], 1.5f);
+
+  cudaChannelFormatDesc got{};
+  cudaExtent extent{};
+  ASSERT_EQ(rt->arrayInfo(a, &got, &extent, nullptr), cudaSuccess);
+  EXPECT_EQ(got.x, 32);
+  EXPECT_EQ(extent.width, 5u);
+  EXPECT_EQ(extent.height, 4u);
+  ASSERT_EQ(rt->arrayFree(a), cudaSuccess);
+  EXPECT_EQ(rt->arrayFree(a), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
+}
+
+TEST_F(RuntimeArrayTest, LayeredArrayThroughMemcpy3D) {
+  cudaChannelFormatDesc f = {8, 8, 0, 0, cudaChannelFormatKindUnsigned};
+  cudaArray_t a = nullptr;
+  ASSERT_EQ(rt->arrayCreate(&a, &f, cudaExtent{3, 2, 4}, cudaArrayLayered),
+            cudaSuccess);
+  std::vector<uint8_t> host(3 * 2 * 2 * 4); // 2-byte elements
+  std::iota(host.begin(), host.end(), uint8_t(0));
+  cudaMemcpy3DParms up = {};
+  up.srcPtr = cudaPitchedPtr{host.data(), 6, 3, 2};
+  up.dstArray = a;
+  up.extent = cudaExtent{3, 2, 4};
+  up.kind = cudaMemcpyHostToDevice;
+  ASSERT_EQ(rt->memcpy3D(&up, nullptr, false), cudaSuccess);
+  // Layer 2, element (1, 1) alone.
+  uint8_t two[2] = {};
+  cudaMemcpy3DParms down = {};
+  down.srcArray = a;
+  down.srcPos = cudaPos{1, 1, 2};
+  down.dstPtr = cudaPitchedPtr{two, 2, 1, 1};
+  down.extent = cudaExtent{1, 1, 1};
+  down.kind = cudaMemcpyDeviceToHost;
+  ASSERT_EQ(rt->memcpy3D(&down, nullptr, false), cudaSuccess);
+  size_t at = 2 * 12 + 1 * 6 + 1 * 2;
+  EXPECT_EQ(two[0], host[at]);
+  EXPECT_EQ(two[1], host[at + 1]);
+  cudaMemcpy3DParms both = down;
+  both.dstArray = a;
+  EXPECT_EQ(rt->memcpy3D(&both, nullptr, false), cudaErrorNotSupported);
+}
+
+// What the runtime refuses before anything is sent: formats arrays cannot
+// hold, boxes outside the array, device ranges outside allocations, kinds
+// that point the wrong way, unknown arrays.
+TEST_F(RuntimeArrayTest, BadArgumentsFailAtTheCall) {
+  cudaArray_t a = nullptr;
+  cudaChannelFormatDesc three = {8, 8, 8, 0, cudaChannelFormatKindUnsigned};
+  EXPECT_EQ(rt->arrayCreate(&a, &three, cudaExtent{4, 4, 0}, 0),
+            cudaErrorInvalidChannelDescriptor);
+  cudaChannelFormatDesc mixed = {8, 16, 0, 0, cudaChannelFormatKindUnsigned};
+  EXPECT_EQ(rt->arrayCreate(&a, &mixed, cudaExtent{4, 4, 0}, 0),
+            cudaErrorInvalidChannelDescriptor);
+  cudaChannelFormatDesc f = {32, 0, 0, 0, cudaChannelFormatKindSigned};
+  EXPECT_EQ(rt->arrayCreate(&a, &f, cudaExtent{0, 4, 0}, 0),
+            cudaErrorInvalidValue);
+  ASSERT_EQ(rt->arrayCreate(&a, &f, cudaExtent{4, 4, 0}, 0), cudaSuccess);
+  int buf[32] = {};
+  rc::rt::Runtime::ArrayBox box;
+  box.x = 4;
+  box.width = 16; // one element past the row
+  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 16, 1, cudaMemcpyHostToDevice,
+                          nullptr, "test"),
+            cudaErrorInvalidValue);
+  box.x = 0;
+  box.height = 5;
+  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 16, 5, cudaMemcpyHostToDevice,
+                          nullptr, "test"),
+            cudaErrorInvalidValue);
+  box.height = 4;
+  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 8, 4, cudaMemcpyHostToDevice,
+                          nullptr, "test"),
+            cudaErrorInvalidPitchValue);
+  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 16, 4, cudaMemcpyDeviceToHost,
+                          nullptr, "test"),
+            cudaErrorInvalidMemcpyDirection);
+  void *dev = nullptr;
+  ASSERT_EQ(rt->malloc(&dev, 32), cudaSuccess);
+  EXPECT_EQ(rt->arrayCopy(a, box, true, dev, 16, 4, cudaMemcpyDeviceToDevice,
+                          nullptr, "test"),
+            cudaErrorInvalidValue)
+      << "64 bytes from a 32-byte allocation";
+  EXPECT_EQ(rt->arrayCopy(reinterpret_cast<cudaArray_t>(0x999), box, true, buf,
+                          16, 4, cudaMemcpyHostToDevice, nullptr, "test"),
+            cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess) << "nothing bad was sent";
+}
+
+// Texture and surface objects: handles from the server, checked resources.
+TEST_F(RuntimeArrayTest, TextureAndSurfaceObjects) {
+  cudaChannelFormatDesc f = {32, 0, 0, 0, cudaChannelFormatKindFloat};
+  cudaArray_t plain = nullptr, writable = nullptr;
+  ASSERT_EQ(rt->arrayCreate(&plain, &f, cudaExtent{8, 8, 0}, 0), cudaSuccess);
+  ASSERT_EQ(rt->arrayCreate(&writable, &f, cudaExtent{8, 8, 0},
+                            cudaArraySurfaceLoadStore),
+            cudaSuccess);
+  cudaResourceDesc res = {};
+  res.resType = cudaResourceTypeArray;
+  res.res.array.array = plain;
+  cudaTextureDesc tex = {};
+  tex.addressMode[0] = tex.addressMode[1] = cudaAddressModeClamp;
+  tex.filterMode = cudaFilterModeLinear;
+  tex.readMode = cudaReadModeElementType;
+  tex.normalizedCoords = 1;
+  uint64_t t = 0;
+  ASSERT_EQ(rt->textureCreate(&t, &res, &tex, nullptr, false), cudaSuccess);
+  EXPECT_NE(t, 0u);
+  uint64_t s = 0;
+  EXPECT_EQ(rt->textureCreate(&s, &res, nullptr, nullptr, true),
+            cudaErrorInvalidValue)
+      << "a surface needs cudaArraySurfaceLoadStore (the server says so)";
+  res.res.array.array = writable;
+  ASSERT_EQ(rt->textureCreate(&s, &res, nullptr, nullptr, true), cudaSuccess);
+  EXPECT_NE(s, t);
+
+  // Pitch2D over session memory: 8 x 8 floats, 64-byte rows.
+  void *dev = nullptr;
+  ASSERT_EQ(rt->malloc(&dev, 64 * 8), cudaSuccess);
+  cudaResourceDesc pitched = {};
+  pitched.resType = cudaResourceTypePitch2D;
+  pitched.res.pitch2D.devPtr = dev;
+  pitched.res.pitch2D.desc = f;
+  pitched.res.pitch2D.width = 8;
+  pitched.res.pitch2D.height = 8;
+  pitched.res.pitch2D.pitchInBytes = 64;
+  uint64_t tp = 0;
+  ASSERT_EQ(rt->textureCreate(&tp, &pitched, &tex, nullptr, false),
+            cudaSuccess);
+  pitched.res.pitch2D.height = 9; // a row past the allocation
+  EXPECT_EQ(rt->textureCreate(&tp, &pitched, &tex, nullptr, false),
+            cudaErrorInvalidValue);
+  pitched.res.pitch2D.height = 8;
+  pitched.res.pitch2D.pitchInBytes = 16; // shorter than a row
+  EXPECT_EQ(rt->textureCreate(&tp, &pitched, &tex, nullptr, false),
+            cudaErrorInvalidPitchValue);
+  cudaResourceViewDesc view = {};
+  EXPECT_EQ(rt->textureCreate(&tp, &res, &tex, &view, false),
+            cudaErrorNotSupported);
+
+  EXPECT_EQ(rt->textureDestroy(t, true), cudaErrorInvalidValue)
+      << "a texture is not a surface";
+  EXPECT_EQ(rt->textureDestroy(t, false), cudaSuccess);
+  EXPECT_EQ(rt->textureDestroy(t, false), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->textureDestroy(s, true), cudaSuccess);
+  EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
 } // namespace

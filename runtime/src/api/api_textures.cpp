@@ -1,0 +1,181 @@
+// Exported CUDA array, texture and surface calls (runtime_textures.cpp).
+#include "api/global.h"
+
+using rc::rt::record;
+using rc::rt::Runtime;
+using rc::rt::runtime;
+
+namespace {
+
+cudaError_t toArray2D(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                      const void *src, size_t spitch, size_t width,
+                      size_t height, cudaMemcpyKind kind, cudaStream_t stream,
+                      const char *call) {
+  Runtime::ArrayBox box;
+  box.x = wOffset;
+  box.y = hOffset;
+  box.width = width;
+  box.height = height;
+  return record(runtime().arrayCopy(dst, box, true, const_cast<void *>(src),
+                                    spitch, height, kind, stream, call));
+}
+
+cudaError_t fromArray2D(void *dst, size_t dpitch, cudaArray_const_t src,
+                        size_t wOffset, size_t hOffset, size_t width,
+                        size_t height, cudaMemcpyKind kind, cudaStream_t stream,
+                        const char *call) {
+  Runtime::ArrayBox box;
+  box.x = wOffset;
+  box.y = hOffset;
+  box.width = width;
+  box.height = height;
+  return record(runtime().arrayCopy(src, box, false, dst, dpitch, height, kind,
+                                    stream, call));
+}
+
+} // namespace
+
+extern "C" {
+
+// A value, computed here: what the channel_descriptor.h templates call.
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                            cudaChannelFormatKind f) {
+  cudaChannelFormatDesc d;
+  d.x = x;
+  d.y = y;
+  d.z = z;
+  d.w = w;
+  d.f = f;
+  return d;
+}
+
+cudaError_t cudaMallocArray(cudaArray_t *array,
+                            const cudaChannelFormatDesc *desc, size_t width,
+                            size_t height, unsigned int flags) {
+  return record(
+      runtime().arrayCreate(array, desc, cudaExtent{width, height, 0}, flags));
+}
+
+cudaError_t cudaMalloc3DArray(cudaArray_t *array,
+                              const cudaChannelFormatDesc *desc,
+                              cudaExtent extent, unsigned int flags) {
+  return record(runtime().arrayCreate(array, desc, extent, flags));
+}
+
+cudaError_t cudaFreeArray(cudaArray_t array) {
+  return record(runtime().arrayFree(array));
+}
+
+cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc *desc, cudaExtent *extent,
+                             unsigned int *flags, cudaArray_t array) {
+  return record(runtime().arrayInfo(array, desc, extent, flags));
+}
+
+cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *desc,
+                               cudaArray_const_t array) {
+  if (!desc)
+    return record(cudaErrorInvalidValue);
+  return record(runtime().arrayInfo(array, desc, nullptr, nullptr));
+}
+
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                const void *src, size_t spitch, size_t width,
+                                size_t height, cudaMemcpyKind kind) {
+  return toArray2D(dst, wOffset, hOffset, src, spitch, width, height, kind,
+                   nullptr, "cudaMemcpy2DToArray");
+}
+
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset,
+                                     size_t hOffset, const void *src,
+                                     size_t spitch, size_t width, size_t height,
+                                     cudaMemcpyKind kind, cudaStream_t stream) {
+  return toArray2D(dst, wOffset, hOffset, src, spitch, width, height, kind,
+                   stream, "cudaMemcpy2DToArrayAsync");
+}
+
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch,
+                                  cudaArray_const_t src, size_t wOffset,
+                                  size_t hOffset, size_t width, size_t height,
+                                  cudaMemcpyKind kind) {
+  return fromArray2D(dst, dpitch, src, wOffset, hOffset, width, height, kind,
+                     nullptr, "cudaMemcpy2DFromArray");
+}
+
+cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch,
+                                       cudaArray_const_t src, size_t wOffset,
+                                       size_t hOffset, size_t width,
+                                       size_t height, cudaMemcpyKind kind,
+                                       cudaStream_t stream) {
+  return fromArray2D(dst, dpitch, src, wOffset, hOffset, width, height, kind,
+                     stream, "cudaMemcpy2DFromArrayAsync");
+}
+
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                              const void *src, size_t count,
+                              cudaMemcpyKind kind) {
+  return record(runtime().arrayCopyLinear(dst, wOffset, hOffset, true,
+                                          const_cast<void *>(src), count, kind,
+                                          nullptr, "cudaMemcpyToArray"));
+}
+
+cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset,
+                                   size_t hOffset, const void *src,
+                                   size_t count, cudaMemcpyKind kind,
+                                   cudaStream_t stream) {
+  return record(runtime().arrayCopyLinear(dst, wOffset, hOffset, true,
+                                          const_cast<void *>(src), count, kind,
+                                          stream, "cudaMemcpyToArrayAsync"));
+}
+
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src,
+                                size_t wOffset, size_t hOffset, size_t count,
+                                cudaMemcpyKind kind) {
+  return record(runtime().arrayCopyLinear(src, wOffset, hOffset, false, dst,
+                                          count, kind, nullptr,
+                                          "cudaMemcpyFromArray"));
+}
+
+cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src,
+                                     size_t wOffset, size_t hOffset,
+                                     size_t count, cudaMemcpyKind kind,
+                                     cudaStream_t stream) {
+  return record(runtime().arrayCopyLinear(src, wOffset, hOffset, false, dst,
+                                          count, kind, stream,
+                                          "cudaMemcpyFromArrayAsync"));
+}
+
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t *texObject,
+                                    const cudaResourceDesc *resDesc,
+                                    const cudaTextureDesc *texDesc,
+                                    const cudaResourceViewDesc *resViewDesc) {
+  if (!texObject)
+    return record(cudaErrorInvalidValue);
+  uint64_t handle = 0;
+  cudaError_t err =
+      runtime().textureCreate(&handle, resDesc, texDesc, resViewDesc, false);
+  if (err == cudaSuccess)
+    *texObject = handle;
+  return record(err);
+}
+
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+  return record(runtime().textureDestroy(texObject, false));
+}
+
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *surfObject,
+                                    const cudaResourceDesc *resDesc) {
+  if (!surfObject)
+    return record(cudaErrorInvalidValue);
+  uint64_t handle = 0;
+  cudaError_t err =
+      runtime().textureCreate(&handle, resDesc, nullptr, nullptr, true);
+  if (err == cudaSuccess)
+    *surfObject = handle;
+  return record(err);
+}
+
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
+  return record(runtime().textureDestroy(surfObject, true));
+}
+
+} // extern "C"
