@@ -383,6 +383,60 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
                              chance(80) ? size() : rng_(), chance(50))
                .Union();
     break;
+  case Command::ArrayCreate: {
+    uint64_t h = nextHandle_++;
+    arrays_.push_back(h);
+    int bits = chance(80) ? 8 << small(0, 2) : small(-1, 64);
+    ChannelFormat format(bits, chance(50) ? bits : 0, 0, 0,
+                         chance(80) ? small(0, 2) : int32_t(rng_()));
+    body = CreateArrayCreate(fbb, h, &format, small(0, 300),
+                             chance(80) ? small(0, 300) : rng_(),
+                             chance(80) ? small(0, 8) : rng_(),
+                             uint32_t(small(0, 15)))
+               .Union();
+    break;
+  }
+  case Command::ArrayDestroy:
+    body = CreateArrayDestroy(fbb, handle(arrays_)).Union();
+    break;
+  case Command::ArrayCopy: {
+    bool toArray = chance(50), device = chance(40);
+    uint64_t w = chance(80) ? small(0, 1200) : rng_(),
+             h = chance(80) ? small(0, 300) : rng_();
+    std::vector<uint8_t> data;
+    if (toArray && !device) { // mostly exactly the box's bytes
+      data = bytes(size_t(small(0, 4096)));
+      if (chance(80) && w * h < 65536)
+        data.resize(size_t(w * h), uint8_t(rng_()));
+    }
+    body = CreateArrayCopyDirect(
+               fbb, handle(arrays_), chance(80) ? small(0, 64) : rng_(),
+               small(0, 300), small(0, 8), w, h, chance(80) ? 1 : small(0, 9),
+               toArray, data.empty() ? nullptr : &data, device ? address() : 0,
+               size(), small(0, 300), stream())
+               .Union();
+    break;
+  }
+  case Command::TextureCreate: {
+    bool surface = chance(30);
+    std::vector<int32_t> modes = {small(-1, 4), small(-1, 4), small(-1, 4)};
+    std::vector<float> border = {0.5f, 0, 1, 0};
+    ChannelFormat format(chance(80) ? 32 : small(-1, 40), 0, 0, 0, small(0, 3));
+    body = CreateTextureCreateDirect(
+               fbb, surface, small(-1, 4), handle(arrays_), address(), &format,
+               size(), small(0, 300), size(), chance(90) ? &modes : nullptr,
+               small(-1, 2), small(-1, 2), chance(10),
+               chance(90) ? &border : nullptr, chance(50),
+               uint32_t(small(0, 17)), chance(10), chance(10))
+               .Union();
+    break;
+  }
+  case Command::TextureDestroy:
+    // Handles are the driver's: small numbers in practice.
+    body = CreateTextureDestroy(fbb, chance(80) ? small(0, 64) : rng_(),
+                                chance(30))
+               .Union();
+    break;
   default:
     break;
   }
