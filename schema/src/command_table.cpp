@@ -106,6 +106,8 @@ constexpr CommandInfo kCommands[] = {
      true},
     {Command::TextureDestroy, "cudaDestroyTextureObject", nullptr, kNone, false,
      true},
+    {Command::StreamAttribute, "cudaStreamSetAttribute", nullptr, kNone, false,
+     true},
 };
 
 constexpr bool inSchemaOrder() {

@@ -83,6 +83,11 @@ OpStatus DeviceContext::copyPeer(uint64_t, DeviceContext &, uint64_t,
   return unsupported("cudaMemcpyPeerAsync");
 }
 OpStatus DeviceContext::setProfiling(bool) { return OpStatus::success(); }
+OpStatus DeviceContext::streamSetAttribute(NativeHandle,
+                                           const StreamAttributeValue &) {
+  return unsupported("cudaStreamSetAttribute");
+}
+
 OpStatus DeviceContext::setLimit(int, uint64_t) {
   return unsupported("cudaDeviceSetLimit");
 }

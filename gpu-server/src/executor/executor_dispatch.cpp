@@ -144,6 +144,8 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_TextureCreate(), a);
   case Command::TextureDestroy:
     return handle(*entry.cmd_as_TextureDestroy(), a);
+  case Command::StreamAttribute:
+    return handle(*entry.cmd_as_StreamAttribute(), a);
   }
   return OpStatus::fail(kErrInvalidValue,
                         "empty or unknown command type " +

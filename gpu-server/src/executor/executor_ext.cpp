@@ -1,5 +1,6 @@
 // Commands of ggml-cuda's driver surface beyond the core set:
-// cudaFuncSetAttribute and the driver VMM calls (cuMemAddressReserve,
+// cudaFuncSetAttribute, cudaStreamSetAttribute, and the driver VMM calls
+// (cuMemAddressReserve,
 // cuMemCreate, cuMemMap, cuMemSetAccess, cuMemUnmap, cuMemRelease,
 // cuMemAddressFree) that ggml's memory pool makes. The executor validates
 // every range and handle against the session's own VMM state (VmmTable)
@@ -187,6 +188,48 @@ OpStatus Executor::handle(const wire::MemSetAccess &c, Answer &) {
   if (st.ok())
     vmm_.enableAccess(bases);
   return st;
+}
+
+// The attributes a stream takes. An access policy window makes L2 keep
+// lines of one range: the range must be the session's own memory.
+OpStatus Executor::handle(const wire::StreamAttribute &c, Answer &) {
+  NativeHandle s = 0;
+  OpStatus st = bindStream(c.stream(), &s);
+  if (!st.ok())
+    return st;
+  StreamAttributeValue v;
+  v.attribute = c.attribute();
+  switch (v.attribute) {
+  case CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+    v.windowBase = c.window_base();
+    v.windowBytes = c.window_bytes();
+    v.hitRatio = c.hit_ratio();
+    v.hitProperty = c.hit_property();
+    v.missProperty = c.miss_property();
+    if (!(v.hitRatio >= 0.0f && v.hitRatio <= 1.0f) || v.hitProperty < 0 ||
+        v.hitProperty > 2 || v.missProperty < 0 || v.missProperty > 2)
+      return fail(kErrInvalidValue,
+                  "access policy window: hit ratio outside [0, 1] or an "
+                  "unknown access property");
+    if (v.windowBytes &&
+        !(st = checkRange("access policy window", v.windowBase, v.windowBytes))
+             .ok())
+      return st;
+    break;
+  case CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+  case CU_STREAM_ATTRIBUTE_PRIORITY:
+  case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN:
+    v.value = c.value();
+    break;
+  case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+    v.domainDefault = c.domain_default();
+    v.domainRemote = c.domain_remote();
+    break;
+  default:
+    return fail(kErrInvalidValue, "attribute " + std::to_string(v.attribute) +
+                                      " is not one a stream takes");
+  }
+  return ctx_->streamSetAttribute(s, v);
 }
 
 } // namespace rc::server

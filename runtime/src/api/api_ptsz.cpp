@@ -4,6 +4,8 @@
 // The headers only declare them under that macro, so they are declared here.
 #include "api/global.h"
 
+#include <cstring>
+
 using rc::rt::record;
 using rc::rt::runtime;
 
@@ -55,6 +57,20 @@ cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol,
                                            cudaStream_t s) {
   return record(runtime().memcpyFromSymbol(dst, symbol, count, offset, kind, s,
                                            true, true));
+}
+
+cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
+                                        const cudaStreamAttrValue *value) {
+  int a;
+  std::memcpy(&a, &attr, sizeof a);
+  return record(runtime().streamSetAttribute(s, a, value, true));
+}
+
+cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
+                                        cudaStreamAttrValue *value) {
+  int a;
+  std::memcpy(&a, &attr, sizeof a);
+  return record(runtime().streamGetAttribute(s, a, value, true));
 }
 
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) {

@@ -1,6 +1,8 @@
 // Exported stream and event calls.
 #include "api/global.h"
 
+#include <cstring>
+
 using rc::rt::record;
 using rc::rt::runtime;
 
@@ -34,6 +36,21 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {
   if (!flags)
     return record(cudaErrorInvalidValue);
   return record(runtime().streamFlagsAndPriority(stream, flags, &priority));
+}
+
+// The attribute is read as a number: a program may pass any.
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                   const cudaStreamAttrValue *value) {
+  int a;
+  std::memcpy(&a, &attr, sizeof a);
+  return record(runtime().streamSetAttribute(stream, a, value, false));
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                   cudaStreamAttrValue *value) {
+  int a;
+  std::memcpy(&a, &attr, sizeof a);
+  return record(runtime().streamGetAttribute(stream, a, value, false));
 }
 
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority) {

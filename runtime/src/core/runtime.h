@@ -178,6 +178,13 @@ public:
   cudaError_t streamFlagsAndPriority(cudaStream_t stream, unsigned *flags,
                                      int *priority);
   cudaError_t streamDestroy(cudaStream_t stream);
+  // cudaStreamSetAttribute / GetAttribute (runtime_stream_attrs.cpp).
+  cudaError_t streamSetAttribute(cudaStream_t stream, int attribute,
+                                 const cudaLaunchAttributeValue *value,
+                                 bool perThread);
+  cudaError_t streamGetAttribute(cudaStream_t stream, int attribute,
+                                 cudaLaunchAttributeValue *value,
+                                 bool perThread);
   cudaError_t streamSynchronize(cudaStream_t stream, bool perThread);
   cudaError_t streamQuery(cudaStream_t stream, bool perThread);
   cudaError_t streamWaitEvent(cudaStream_t stream, cudaEvent_t event,
@@ -509,6 +516,8 @@ private:
     int priority; // clamped to cudaDeviceGetStreamPriorityRange's, as CUDA does
   };
   std::map<uint64_t, StreamInfo> streams_;
+  // What cudaStreamSetAttribute set, by (wire stream, attribute).
+  std::map<std::pair<uint64_t, int>, cudaLaunchAttributeValue> streamAttrs_;
   std::map<uint64_t, unsigned> events_; // id -> flags
   // cudaStreamPerThread of (thread, device): each device has its own.
   std::map<std::pair<std::thread::id, int>, uint64_t> perThreadStreams_;

@@ -437,6 +437,14 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
                                 chance(30))
                .Union();
     break;
+  case Command::StreamAttribute:
+    body =
+        CreateStreamAttribute(
+            fbb, stream(), chance(80) ? small(0, 12) : int32_t(rng_()),
+            address(), size(), chance(80) ? 0.5f : float(rng_()), small(-1, 3),
+            small(-1, 3), small(-2, 5), uint8_t(rng_()), uint8_t(rng_()))
+            .Union();
+    break;
   default:
     break;
   }

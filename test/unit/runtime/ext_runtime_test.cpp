@@ -378,6 +378,54 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
   EXPECT_NE(err.find("unknown allocation handle"), std::string::npos) << err;
 }
 
+// cudaStreamSetAttribute is batched and checked (an access policy window
+// must be the session's memory); GetAttribute answers locally.
+TEST_F(RuntimeExtTest, StreamAttributesAreSetAndReadBack) {
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  void *dev = nullptr;
+  ASSERT_EQ(rt->malloc(&dev, 4096), cudaSuccess);
+  uint64_t trips = rt->roundTrips();
+  cudaLaunchAttributeValue v = {};
+  v.accessPolicyWindow.base_ptr = dev;
+  v.accessPolicyWindow.num_bytes = 4096;
+  v.accessPolicyWindow.hitRatio = 0.6f;
+  v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  ASSERT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributeAccessPolicyWindow, &v,
+                                   false),
+            cudaSuccess);
+  cudaLaunchAttributeValue got = {};
+  ASSERT_EQ(rt->streamGetAttribute(s, cudaLaunchAttributeAccessPolicyWindow,
+                                   &got, false),
+            cudaSuccess);
+  EXPECT_EQ(got.accessPolicyWindow.base_ptr, dev);
+  EXPECT_EQ(got.accessPolicyWindow.hitRatio, 0.6f);
+  ASSERT_EQ(rt->streamGetAttribute(s, cudaLaunchAttributeSynchronizationPolicy,
+                                   &got, false),
+            cudaSuccess);
+  EXPECT_EQ(got.syncPolicy, cudaSyncPolicyAuto) << "CUDA's default";
+  EXPECT_EQ(rt->roundTrips(), trips) << "no round trip";
+  v.accessPolicyWindow.num_bytes = 8192; // past the allocation
+  EXPECT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributeAccessPolicyWindow, &v,
+                                   false),
+            cudaErrorInvalidValue);
+  v.accessPolicyWindow.num_bytes = 4096;
+  v.accessPolicyWindow.hitRatio = 1.5f;
+  EXPECT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributeAccessPolicyWindow, &v,
+                                   false),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(
+      rt->streamSetAttribute(s, cudaLaunchAttributeCooperative, &v, false),
+      cudaErrorInvalidValue)
+      << "a launch attribute, not a stream's";
+  v.priority = -3;
+  ASSERT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributePriority, &v, false),
+            cudaSuccess);
+  EXPECT_EQ(rt->streamSynchronize(s, false), cudaSuccess)
+      << "the server took both";
+}
+
 // CUDA arrays on the host test device: 2D copies in and out with their
 // own pitches and offsets, a linear copy running over rows, a layered 3D
 // array through cudaMemcpy3D, device memory to an array and back; every

@@ -1,6 +1,6 @@
-// Array and texture/surface commands on the host test device, sent as a
-// hostile or buggy client would: every box, size and handle is checked by
-// the server itself, whatever the client runtime checked first.
+// Array, texture/surface and stream attribute commands on the host test
+// device, sent as a hostile or buggy client would: every box, size and handle
+// is checked by the server itself, whatever the client runtime checked first.
 #include "ext_commands.h"
 #include "host_session_fixture.h"
 
@@ -158,6 +158,25 @@ TEST_F(TextureCommandsTest, TextureObjectsAreCheckedAndOwned) {
   bad({cTextureDestroy(tex + 1000)}, 0, kBadHandle);
   ok({cTextureDestroy(tex), cTextureDestroy(surf, true)});
   bad({cTextureDestroy(tex)}, 0, kBadHandle);
+}
+
+// cudaStreamSetAttribute: the attributes a stream takes, and an access
+// policy window only over the session's memory.
+TEST_F(TextureCommandsTest, StreamAttributesAreChecked) {
+  send1(hello({m.hash}));
+  auto attr = [](int attribute, uint64_t base, uint64_t bytes, float ratio) {
+    return entry<wire::StreamAttribute>([=](fb::FlatBufferBuilder &f) {
+      return wire::CreateStreamAttribute(f, 0, attribute, base, bytes, ratio, 2,
+                                         1, 0);
+    });
+  };
+  EXPECT_NE(bad({attr(2, 0, 0, 0)}, 0, kInvalidValue).find("not one a stream"),
+            std::string::npos);
+  EXPECT_NE(bad({attr(1, 0x5000, 4096, 0.5f)}, 0, kInvalidValue)
+                .find("not inside one allocation"),
+            std::string::npos);
+  bad({attr(1, 0, 0, 2.0f)}, 0, kInvalidValue);
+  ok({attr(1, 0, 0, 0.5f), attr(8, 0, 0, 0)});
 }
 
 } // namespace

@@ -57,6 +57,17 @@ struct LaunchConfig {
       false; // PDL: may overlap the previous kernel
 };
 
+// cudaStreamSetAttribute's value (wire::StreamAttribute says which fields
+// each attribute uses); the numbers are CUstreamAttrID's.
+struct StreamAttributeValue {
+  int attribute = 0;
+  uint64_t windowBase = 0, windowBytes = 0;
+  float hitRatio = 0;
+  int hitProperty = 0, missProperty = 0;
+  int value = 0;
+  uint8_t domainDefault = 0, domainRemote = 0;
+};
+
 class BlasContext; // src/cublas_context.h
 
 class GraphDevice; // src/graph_device.h
@@ -121,6 +132,9 @@ public:
   // thread, printf FIFO, device malloc heap, ...); kErrInvalidValue for a
   // number that is no limit (the driver's answer). Default: fails.
   virtual OpStatus setLimit(int limit, uint64_t value);
+  // cudaStreamSetAttribute (checked by the executor).
+  virtual OpStatus streamSetAttribute(NativeHandle stream,
+                                      const StreamAttributeValue &v);
   virtual OpStatus getLimit(int limit, uint64_t *value);
   virtual OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                           NativeHandle stream) = 0;

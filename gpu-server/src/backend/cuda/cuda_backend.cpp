@@ -65,6 +65,8 @@ public:
   OpStatus setPeerAccess(DeviceContext &peer, bool enable) override;
   OpStatus setProfiling(bool start) override;
   OpStatus setLimit(int limit, uint64_t value) override;
+  OpStatus streamSetAttribute(NativeHandle stream,
+                              const StreamAttributeValue &v) override;
   OpStatus getLimit(int limit, uint64_t *value) override;
   OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                   NativeHandle s) override;
@@ -665,6 +667,39 @@ OpStatus CudaContext::setProfiling(bool start) {
 
 OpStatus CudaContext::setLimit(int limit, uint64_t value) {
   return check(drv().cuCtxSetLimit(CUlimit(limit), size_t(value)));
+}
+
+OpStatus CudaContext::streamSetAttribute(NativeHandle stream,
+                                         const StreamAttributeValue &v) {
+  CUstreamAttrValue value = {};
+  switch (v.attribute) {
+  case CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+    value.accessPolicyWindow.base_ptr =
+        reinterpret_cast<void *>(uintptr_t(v.windowBase));
+    value.accessPolicyWindow.num_bytes = v.windowBytes;
+    value.accessPolicyWindow.hitRatio = v.hitRatio;
+    value.accessPolicyWindow.hitProp = CUaccessProperty(v.hitProperty);
+    value.accessPolicyWindow.missProp = CUaccessProperty(v.missProperty);
+    break;
+  case CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+    value.syncPolicy = CUsynchronizationPolicy(v.value);
+    break;
+  case CU_STREAM_ATTRIBUTE_PRIORITY:
+    value.priority = v.value;
+    break;
+  case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN:
+    value.memSyncDomain = CUlaunchMemSyncDomain(v.value);
+    break;
+  case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+    value.memSyncDomainMap.default_ = v.domainDefault;
+    value.memSyncDomainMap.remote = v.domainRemote;
+    break;
+  default:
+    return OpStatus::fail(kErrInvalidValue,
+                          "stream attribute " + std::to_string(v.attribute));
+  }
+  return check(drv().cuStreamSetAttribute(toStream(stream),
+                                          CUstreamAttrID(v.attribute), &value));
 }
 
 OpStatus CudaContext::getLimit(int limit, uint64_t *value) {

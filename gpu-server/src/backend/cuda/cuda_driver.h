@@ -114,7 +114,9 @@ namespace rc::server {
      const CUDA_RESOURCE_VIEW_DESC *))                                         \
   X(cuTexObjectDestroy, 5000, (CUtexObject))                                   \
   X(cuSurfObjectCreate, 5000, (CUsurfObject *, const CUDA_RESOURCE_DESC *))    \
-  X(cuSurfObjectDestroy, 5000, (CUsurfObject))
+  X(cuSurfObjectDestroy, 5000, (CUsurfObject))                                 \
+  X(cuStreamSetAttribute, 11000,                                               \
+    (CUstream, CUstreamAttrID, const CUstreamAttrValue *))
 
 // The CUstream of a backend stream handle (rc/server/backend.h).
 inline CUstream cudaStreamOf(NativeHandle handle) {

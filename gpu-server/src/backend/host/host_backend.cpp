@@ -256,6 +256,12 @@ public:
   // CUDA's limits with its defaults on an H100 (cudaLimitStackSize ...
   // cudaLimitPersistingL2CacheSize); the test device keeps what it is told,
   // up to the device's memory for the sizes that take device memory.
+  // Accepted (nothing executes here); the executor checked it.
+  OpStatus streamSetAttribute(NativeHandle,
+                              const StreamAttributeValue &) override {
+    return OpStatus::success();
+  }
+
   OpStatus setLimit(int limit, uint64_t value) override {
     uint64_t *slot = nullptr;
     if (OpStatus st = limitSlot(limit, &slot); !st.ok())

@@ -1,0 +1,102 @@
+// cudaStreamSetAttribute / GetAttribute. Setting one is batched (the
+// server sets it on the real stream, in order with the stream's other
+// commands); reading one answers what was set, or CUDA's default, with no
+// message.
+#include "core/runtime.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace rc::rt {
+
+namespace {
+
+bool takenByStreams(int attribute) {
+  switch (attribute) {
+  case cudaLaunchAttributeAccessPolicyWindow:
+  case cudaLaunchAttributeSynchronizationPolicy:
+  case cudaLaunchAttributePriority:
+  case cudaLaunchAttributeMemSyncDomainMap:
+  case cudaLaunchAttributeMemSyncDomain:
+    return true;
+  default:
+    return false;
+  }
+}
+
+template <class T> int asInt(const T &programEnum) {
+  int v;
+  static_assert(sizeof programEnum == sizeof v);
+  std::memcpy(&v, &programEnum, sizeof v);
+  return v;
+}
+
+} // namespace
+
+cudaError_t Runtime::streamSetAttribute(cudaStream_t stream, int attribute,
+                                        const cudaLaunchAttributeValue *value,
+                                        bool perThread) {
+  if (!value || !takenByStreams(attribute))
+    return cudaErrorInvalidValue;
+  const cudaAccessPolicyWindow &w = value->accessPolicyWindow;
+  if (attribute == cudaLaunchAttributeAccessPolicyWindow &&
+      !(w.hitRatio >= 0.0f && w.hitRatio <= 1.0f))
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  if (attribute == cudaLaunchAttributeAccessPolicyWindow && w.num_bytes)
+    if (cudaError_t err = checkDeviceRangeLocked("cudaStreamSetAttribute",
+                                                 "access policy window",
+                                                 w.base_ptr, w.num_bytes))
+      return err;
+  ensureDeviceLocked();
+  int single = attribute == cudaLaunchAttributePriority ? value->priority
+               : attribute == cudaLaunchAttributeSynchronizationPolicy
+                   ? asInt(value->syncPolicy)
+                   : asInt(value->memSyncDomain);
+  appendLocked(
+      wire::Command::StreamAttribute,
+      wire::CreateStreamAttribute(
+          batch_.fbb(), sid, attribute, uint64_t(uintptr_t(w.base_ptr)),
+          w.num_bytes, w.hitRatio, asInt(w.hitProp), asInt(w.missProp), single,
+          value->memSyncDomainMap.default_, value->memSyncDomainMap.remote)
+          .Union(),
+      {"cudaStreamSetAttribute", 0});
+  afterAppendLocked();
+  streamAttrs_[{sid, attribute}] = *value;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::streamGetAttribute(cudaStream_t stream, int attribute,
+                                        cudaLaunchAttributeValue *value,
+                                        bool perThread) {
+  if (!value || !takenByStreams(attribute))
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  auto it = streamAttrs_.find({sid, attribute});
+  if (it != streamAttrs_.end()) {
+    *value = it->second;
+    return cudaSuccess;
+  }
+  std::memset(value, 0, sizeof *value);
+  if (attribute == cudaLaunchAttributeSynchronizationPolicy)
+    value->syncPolicy = cudaSyncPolicyAuto;
+  if (attribute == cudaLaunchAttributePriority) {
+    auto s = streams_.find(sid);
+    value->priority = s != streams_.end() ? s->second.priority : 0;
+  }
+  if (attribute == cudaLaunchAttributeMemSyncDomainMap)
+    value->memSyncDomainMap.remote = 1;
+  return cudaSuccess;
+}
+
+} // namespace rc::rt
