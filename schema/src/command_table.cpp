@@ -108,6 +108,8 @@ constexpr CommandInfo kCommands[] = {
      true},
     {Command::StreamAttribute, "cudaStreamSetAttribute", nullptr, kNone, false,
      true},
+    {Command::ResetPersistingL2, "cudaCtxResetPersistingL2Cache", nullptr,
+     kNone, false, true},
 };
 
 constexpr bool inSchemaOrder() {

@@ -88,6 +88,10 @@ OpStatus DeviceContext::streamSetAttribute(NativeHandle,
   return unsupported("cudaStreamSetAttribute");
 }
 
+OpStatus DeviceContext::resetPersistingL2() {
+  return unsupported("cudaCtxResetPersistingL2Cache");
+}
+
 OpStatus DeviceContext::setLimit(int, uint64_t) {
   return unsupported("cudaDeviceSetLimit");
 }

@@ -1,5 +1,6 @@
 // Commands of ggml-cuda's driver surface beyond the core set:
-// cudaFuncSetAttribute, cudaStreamSetAttribute, and the driver VMM calls
+// cudaFuncSetAttribute, cudaStreamSetAttribute,
+// cudaCtxResetPersistingL2Cache, and the driver VMM calls
 // (cuMemAddressReserve,
 // cuMemCreate, cuMemMap, cuMemSetAccess, cuMemUnmap, cuMemRelease,
 // cuMemAddressFree) that ggml's memory pool makes. The executor validates
@@ -230,6 +231,10 @@ OpStatus Executor::handle(const wire::StreamAttribute &c, Answer &) {
                                       " is not one a stream takes");
   }
   return ctx_->streamSetAttribute(s, v);
+}
+
+OpStatus Executor::handle(const wire::ResetPersistingL2 &, Answer &) {
+  return ctx_->resetPersistingL2();
 }
 
 } // namespace rc::server

@@ -100,6 +100,10 @@ cudaError_t cudaProfilerStop(void) {
   return record(runtime().setProfiling(false));
 }
 
+cudaError_t cudaCtxResetPersistingL2Cache(void) {
+  return record(runtime().resetPersistingL2());
+}
+
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   return record(runtime().deviceLimit(int(limit), &value, /*set=*/true));
 }

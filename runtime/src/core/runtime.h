@@ -142,6 +142,8 @@ public:
   // cudaDeviceSetLimit (set) / cudaDeviceGetLimit: one round trip each, to
   // the current device's context in the session; *value is the limit's
   // value afterwards.
+  // cudaCtxResetPersistingL2Cache (runtime_device.cpp).
+  cudaError_t resetPersistingL2();
   cudaError_t deviceLimit(int limit, size_t *value, bool set);
 
   // ---- memory -----------------------------------------------------------

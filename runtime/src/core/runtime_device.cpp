@@ -71,6 +71,19 @@ cudaError_t Runtime::deviceLimit(int limit, size_t *value, bool set) {
   return cudaSuccess;
 }
 
+// Batched: the server resets the current device's context in order.
+cudaError_t Runtime::resetPersistingL2() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  ensureDeviceLocked();
+  appendLocked(wire::Command::ResetPersistingL2,
+               wire::CreateResetPersistingL2(batch_.fbb()).Union(),
+               {"cudaCtxResetPersistingL2Cache", 0});
+  afterAppendLocked();
+  return cudaSuccess;
+}
+
 cudaError_t Runtime::setDevice(int device) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())

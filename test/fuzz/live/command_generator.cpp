@@ -437,6 +437,9 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
                                 chance(30))
                .Union();
     break;
+  case Command::ResetPersistingL2:
+    body = CreateResetPersistingL2(fbb).Union();
+    break;
   case Command::StreamAttribute:
     body =
         CreateStreamAttribute(

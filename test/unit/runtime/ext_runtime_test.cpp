@@ -379,7 +379,8 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
 }
 
 // cudaStreamSetAttribute is batched and checked (an access policy window
-// must be the session's memory); GetAttribute answers locally.
+// must be the session's memory); GetAttribute answers locally;
+// cudaCtxResetPersistingL2Cache is batched.
 TEST_F(RuntimeExtTest, StreamAttributesAreSetAndReadBack) {
   cudaStream_t s = nullptr;
   ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
@@ -422,8 +423,9 @@ TEST_F(RuntimeExtTest, StreamAttributesAreSetAndReadBack) {
   v.priority = -3;
   ASSERT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributePriority, &v, false),
             cudaSuccess);
+  ASSERT_EQ(rt->resetPersistingL2(), cudaSuccess);
   EXPECT_EQ(rt->streamSynchronize(s, false), cudaSuccess)
-      << "the server took both";
+      << "the server took all three";
 }
 
 // CUDA arrays on the host test device: 2D copies in and out with their

@@ -93,8 +93,9 @@ TEST(CommandTable, ClientDeviceWorkAndGraphNodesAreTheDocumentedSets) {
   }
   using C = wire::Command;
   EXPECT_EQ(noDeviceWork,
-            (std::set<C>{C::Malloc, C::Free, C::MemcpyH2D, C::MemcpyH2DRing,
-                         C::StreamSynchronize, C::DeviceSynchronize}));
+            (std::set<C>{C::Malloc, C::Free, C::ArrayCreate, C::MemcpyH2D,
+                         C::MemcpyH2DRing, C::StreamSynchronize,
+                         C::DeviceSynchronize}));
   EXPECT_EQ(graphNodes,
             (std::set<C>{C::Launch, C::Memset, C::MemcpyD2D, C::CublasGemm}));
 }

@@ -135,6 +135,8 @@ public:
   // cudaStreamSetAttribute (checked by the executor).
   virtual OpStatus streamSetAttribute(NativeHandle stream,
                                       const StreamAttributeValue &v);
+  // cudaCtxResetPersistingL2Cache.
+  virtual OpStatus resetPersistingL2();
   virtual OpStatus getLimit(int limit, uint64_t *value);
   virtual OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                           NativeHandle stream) = 0;

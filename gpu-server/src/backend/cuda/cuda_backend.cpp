@@ -67,6 +67,9 @@ public:
   OpStatus setLimit(int limit, uint64_t value) override;
   OpStatus streamSetAttribute(NativeHandle stream,
                               const StreamAttributeValue &v) override;
+  OpStatus resetPersistingL2() override {
+    return check(drv().cuCtxResetPersistingL2Cache());
+  }
   OpStatus getLimit(int limit, uint64_t *value) override;
   OpStatus memset(uint64_t dst, uint8_t value, uint64_t size,
                   NativeHandle s) override;

@@ -116,7 +116,8 @@ namespace rc::server {
   X(cuSurfObjectCreate, 5000, (CUsurfObject *, const CUDA_RESOURCE_DESC *))    \
   X(cuSurfObjectDestroy, 5000, (CUsurfObject))                                 \
   X(cuStreamSetAttribute, 11000,                                               \
-    (CUstream, CUstreamAttrID, const CUstreamAttrValue *))
+    (CUstream, CUstreamAttrID, const CUstreamAttrValue *))                     \
+  X(cuCtxResetPersistingL2Cache, 11000, ())
 
 // The CUstream of a backend stream handle (rc/server/backend.h).
 inline CUstream cudaStreamOf(NativeHandle handle) {

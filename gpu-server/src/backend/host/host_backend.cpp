@@ -262,6 +262,8 @@ public:
     return OpStatus::success();
   }
 
+  OpStatus resetPersistingL2() override { return OpStatus::success(); }
+
   OpStatus setLimit(int limit, uint64_t value) override {
     uint64_t *slot = nullptr;
     if (OpStatus st = limitSlot(limit, &slot); !st.ok())
