@@ -238,6 +238,7 @@ def main():
             rows = json.load(f)["rows"]
         with open(args.merge_run) as f:
             run = json.load(f)
+        # A run lists the samples it ran; the others keep their columns.
         ran = {(r["category"], r["sample"]): r for r in run["rows"]}
         for r in rows:
             theirs = ran.get((r["category"], r["sample"]), {})

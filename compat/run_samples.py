@@ -204,17 +204,21 @@ def main():
     todo = [r for r in rows if r["builds"] and not r["skip_reason"]
             and os.path.isdir(os.path.join(args.remote, r["category"], r["sample"]))
             and (not args.only or re.search(args.only, r["category"] + "/" + r["sample"]))]
+    # The output lists only the rows run here: merged into a results JSON
+    # (build_samples.py --merge-run), the others keep their earlier runs.
+    done = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for row, result in pool.map(one, todo):
             row.update(result)
+            done.append(row)
             with open(args.out, "w") as f:  # after each sample: a cut-off run is kept
-                json.dump({"rows": rows, "summary": summary(todo)}, f, indent=1)
+                json.dump({"rows": done, "summary": summary(todo)}, f, indent=1)
             print("%-40s local %-8s tcp %-8s shm %-8s %s" % (
                 row["sample"], row.get("local"), row.get("remote_tcp"), row.get("remote_shm"),
                 row.get("run_skip_reason") or row.get("remote_shm_detail") or
                 row.get("remote_tcp_detail") or row.get("local_detail") or ""), flush=True)
     with open(args.out, "w") as f:
-        json.dump({"rows": rows, "summary": summary(todo)}, f, indent=1)
+        json.dump({"rows": done, "summary": summary(todo)}, f, indent=1)
     print(summary(todo))
     print("server logs: %s" % logs)
 
