@@ -204,6 +204,13 @@ def collect(samples, rows, work, dest, overlay):
                 shutil.copy2(exe + ".rcm", to)
             client_libraries(exe, dest, overlay)
         copied += 1
+    # libdevice, which libNVVM programs (ptxgen) open by the path the build
+    # gave them, the overlay's: a client machine has it there. The GPU
+    # machine's runner puts this copy at that path where it is missing.
+    shutil.copytree(os.path.join(overlay, "nvvm", "libdevice"),
+                    os.path.join(dest, "overlay", "nvvm", "libdevice"), dirs_exist_ok=True)
+    with open(os.path.join(dest, "overlay", "path"), "w") as f:
+        f.write(overlay + "\n")
     with open(os.path.join(dest, "rows.json"), "w") as f:
         json.dump(rows, f, indent=1)
     print("collect: %d samples' executables in %s" % (copied, dest))

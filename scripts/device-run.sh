@@ -443,6 +443,13 @@ step_compat_local() {
 step_compat() {
   need_rc compat || return
   [[ -f "$WORK/compat/remote/rows.json" ]] || { fail "compat: no $WORK/compat/remote (carry .bundle-compat, run unpack)"; return; }
+  # A client machine has the toolkit overlay where the samples were built:
+  # libNVVM programs open libdevice by that path.
+  local overlay
+  overlay="$(cat "$WORK/compat/remote/overlay/path" 2>/dev/null || true)"
+  if [[ -n "$overlay" && ! -e "$overlay/nvvm/libdevice" ]]; then
+    mkdir -p "$overlay/nvvm" && ln -sfn "$WORK/compat/remote/overlay/nvvm/libdevice" "$overlay/nvvm/libdevice"
+  fi
   python3 "$REPO/compat/run_samples.py" --samples "$WORK/compat/cuda-samples" \
     --remote "$WORK/compat/remote" --local "$WORK/compat/local" --rc "$WORK/rc" \
     --out "${OUT:-$WORK/out}/compat-run.json" --jobs "${COMPAT_JOBS:-4}" --only "${COMPAT_ONLY:-}" ||
