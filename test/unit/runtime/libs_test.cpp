@@ -2,6 +2,7 @@
 // cuFFT, cuSPARSE, cuSOLVER, nvJPEG, nvJitLink, NPP), linked as an application
 // links them, with no server: cuBLAS and driver calls fail like the runtime's;
 // and the calls no library serves yet.
+#include <channel_descriptor.h>
 #include <cublasLt.h>
 #include <cublasXt.h>
 #include <cublas_v2.h>
@@ -121,8 +122,23 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
 
 // A declared function with no status to fail through stops the program at
 // the call, named.
+// cudaCreateChannelDesc is a value made here, no server needed.
+TEST(RuntimeLibs, ChannelDescriptionsAreLocal) {
+  cudaChannelFormatDesc d =
+      cudaCreateChannelDesc(16, 16, 0, 0, cudaChannelFormatKindSigned);
+  EXPECT_EQ(d.x, 16);
+  EXPECT_EQ(d.y, 16);
+  EXPECT_EQ(d.z, 0);
+  EXPECT_EQ(d.f, cudaChannelFormatKindSigned);
+  cudaChannelFormatDesc f = cudaCreateChannelDesc<float4>();
+  EXPECT_EQ(f.w, 32);
+  EXPECT_EQ(f.f, cudaChannelFormatKindFloat);
+}
+
+// The runtime library has none left (cudaCreateChannelDesc was the last):
+// cuBLAS's version query returns a number.
 TEST(RuntimeLibsDeathTest, CallsNotServedYetWithoutAStatusStopNamed) {
-  EXPECT_DEATH(cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat),
-               "remote-clang: cudaCreateChannelDesc is not supported by the "
-               "remote runtime");
+  EXPECT_DEATH(cublasGetCudartVersion(),
+               "remote-clang: cublasGetCudartVersion is not supported by the "
+               "remote cuBLAS");
 }
