@@ -74,4 +74,16 @@ int __rc_cublas_trsm_batched(const RcCublasTrsm *t) {
                 });
 }
 
+int __rc_cublas_lu_batched(const RcCublasLu *lu) {
+  return append(wire::Command::CublasLuBatched, lu->call, lu->stream,
+                [&](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
+                  return wire::CreateCublasLuBatched(
+                             fbb, lu->handle, stream, lu->mathMode,
+                             lu->inverse != 0, lu->type, lu->n, lu->a, lu->lda,
+                             lu->pivots, lu->c, lu->ldc, lu->info,
+                             lu->batchCount)
+                      .Union();
+                });
+}
+
 } // extern "C"

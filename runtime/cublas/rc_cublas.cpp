@@ -454,3 +454,98 @@ cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side,
 }
 
 } // extern "C"
+
+// Batched LU (getrf) and inverse from it (getri): what cuBLAS checks at
+// the call, then one command; the server checks every matrix, the pivots
+// and the info array against the session's memory.
+namespace {
+cublasStatus_t submitLu(cublasHandle_t handle, const char *call, bool inverse,
+                        int32_t type, int n, const void *A, int lda,
+                        const int *P, void *C, int ldc, int *info,
+                        int batchSize) {
+  Handle h;
+  if (!lookup(handle, &h))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (n < 0 || lda < maxInt(1, n) || batchSize < 0 || !info ||
+      (inverse && ldc < maxInt(1, n)))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  RcCublasLu lu{};
+  lu.call = call;
+  lu.handle = h.id;
+  lu.stream = h.stream;
+  lu.mathMode = uint32_t(h.mathMode);
+  lu.inverse = inverse;
+  lu.type = type;
+  lu.n = n;
+  lu.a = reinterpret_cast<uintptr_t>(A), lu.lda = lda;
+  lu.c = reinterpret_cast<uintptr_t>(C), lu.ldc = ldc;
+  lu.pivots = reinterpret_cast<uintptr_t>(P);
+  lu.info = reinterpret_cast<uintptr_t>(info);
+  lu.batchCount = batchSize;
+  return fromCuda(__rc_cublas_lu_batched(&lu));
+}
+} // namespace
+
+extern "C" {
+
+cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n,
+                                   float *const A[], int lda, int *P, int *info,
+                                   int batchSize) {
+  return submitLu(handle, "cublasSgetrfBatched", false, CUDA_R_32F, n, A, lda,
+                  P, nullptr, 0, info, batchSize);
+}
+
+cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n,
+                                   double *const A[], int lda, int *P,
+                                   int *info, int batchSize) {
+  return submitLu(handle, "cublasDgetrfBatched", false, CUDA_R_64F, n, A, lda,
+                  P, nullptr, 0, info, batchSize);
+}
+
+cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n,
+                                   cuComplex *const A[], int lda, int *P,
+                                   int *info, int batchSize) {
+  return submitLu(handle, "cublasCgetrfBatched", false, CUDA_C_32F, n, A, lda,
+                  P, nullptr, 0, info, batchSize);
+}
+
+cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n,
+                                   cuDoubleComplex *const A[], int lda, int *P,
+                                   int *info, int batchSize) {
+  return submitLu(handle, "cublasZgetrfBatched", false, CUDA_C_64F, n, A, lda,
+                  P, nullptr, 0, info, batchSize);
+}
+
+cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n,
+                                   const float *const A[], int lda,
+                                   const int *P, float *const C[], int ldc,
+                                   int *info, int batchSize) {
+  return submitLu(handle, "cublasSgetriBatched", true, CUDA_R_32F, n, A, lda, P,
+                  const_cast<float **>(C), ldc, info, batchSize);
+}
+
+cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n,
+                                   const double *const A[], int lda,
+                                   const int *P, double *const C[], int ldc,
+                                   int *info, int batchSize) {
+  return submitLu(handle, "cublasDgetriBatched", true, CUDA_R_64F, n, A, lda, P,
+                  const_cast<double **>(C), ldc, info, batchSize);
+}
+
+cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n,
+                                   const cuComplex *const A[], int lda,
+                                   const int *P, cuComplex *const C[], int ldc,
+                                   int *info, int batchSize) {
+  return submitLu(handle, "cublasCgetriBatched", true, CUDA_C_32F, n, A, lda, P,
+                  const_cast<cuComplex **>(C), ldc, info, batchSize);
+}
+
+cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n,
+                                   const cuDoubleComplex *const A[], int lda,
+                                   const int *P, cuDoubleComplex *const C[],
+                                   int ldc, int *info, int batchSize) {
+  return submitLu(handle, "cublasZgetriBatched", true, CUDA_C_64F, n, A, lda, P,
+                  const_cast<cuDoubleComplex **>(C), ldc, info, batchSize);
+}
+
+} // extern "C"

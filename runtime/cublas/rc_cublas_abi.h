@@ -42,12 +42,27 @@ typedef struct RcCublasTrsm {
   int32_t batchCount;
 } RcCublasTrsm;
 
+typedef struct RcCublasLu {
+  const char *call; /* exported name, a string literal */
+  uint64_t handle;
+  void *stream;
+  uint32_t mathMode;
+  int32_t inverse; /* getri */
+  int32_t type;    /* cudaDataType */
+  int32_t n;
+  uint64_t a, c; /* device arrays of batchCount pointers (c: getri) */
+  int64_t lda, ldc;
+  uint64_t pivots, info; /* device memory */
+  int32_t batchCount;
+} RcCublasLu;
+
 /* Each returns a cudaError_t: cudaSuccess once the command is batched. */
 int __rc_cublas_create(uint64_t handle);
 int __rc_cublas_destroy(uint64_t handle);
 int __rc_cublas_set_workspace(uint64_t handle, uint64_t addr, uint64_t size);
 int __rc_cublas_gemm(const RcCublasGemm *g);
 int __rc_cublas_trsm_batched(const RcCublasTrsm *t);
+int __rc_cublas_lu_batched(const RcCublasLu *lu);
 
 #ifdef __cplusplus
 }

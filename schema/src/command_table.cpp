@@ -110,6 +110,9 @@ constexpr CommandInfo kCommands[] = {
      true},
     {Command::ResetPersistingL2, "cudaCtxResetPersistingL2Cache", nullptr,
      kNone, false, true},
+    // Untracked, as the other cuBLAS calls.
+    {Command::CublasLuBatched, "cublasDgetrfBatched", nullptr, kUntracked,
+     false, true},
 };
 
 constexpr bool inSchemaOrder() {

@@ -23,6 +23,8 @@ enum BlasOp : int { kOpN = 0, kOpT = 1, kOpC = 2 };
 enum BlasSide : int { kSideLeft = 0, kSideRight = 1 };
 enum BlasFill : int { kFillLower = 0, kFillUpper = 1 };
 enum BlasDiag : int { kDiagNonUnit = 0, kDiagUnit = 1 };
+// The cudaDataType numbers of the element types getrf/getri take.
+enum BlasLuType : int { kLuR32F = 0, kLuR64F = 1, kLuC32F = 4, kLuC64F = 5 };
 
 enum class GemmApi : int {
   Sgemm,
@@ -75,6 +77,19 @@ struct BlasTrsm {
   std::vector<uint64_t> aPtrs, bPtrs; // their validated contents
 };
 
+// cublas{S,D,C,Z}getrfBatched / getriBatched (wire::CublasLuBatched).
+struct BlasLu {
+  NativeHandle stream = 0;
+  uint32_t mathMode = 0;
+  bool inverse = false; // getri
+  int type = 0;         // cudaDataType: R_32F, R_64F, C_32F, C_64F
+  int n = 0;
+  int64_t lda = 0, ldc = 0;
+  uint64_t pivots = 0, info = 0; // device addresses (pivots may be 0)
+  int batchCount = 0;
+  std::vector<uint64_t> aPtrs, cPtrs; // validated contents of the arrays
+};
+
 class BlasContext {
 public:
   virtual ~BlasContext() = default;
@@ -84,6 +99,7 @@ public:
                                 uint64_t size) = 0;
   virtual OpStatus gemm(uint64_t handle, const BlasGemm &g) = 0;
   virtual OpStatus trsmBatched(uint64_t handle, const BlasTrsm &t) = 0;
+  virtual OpStatus luBatched(uint64_t handle, const BlasLu &lu) = 0;
   // `stream` is about to be destroyed: no handle may keep using it (cuBLAS's
   // own stream, the stream a scratch buffer was last used on).
   virtual void streamDestroyed(NativeHandle stream) { (void)stream; }

@@ -268,6 +268,67 @@ OpStatus Executor::handle(const wire::CublasTrsmBatched &c, Answer &) {
   return blas->trsmBatched(c.handle(), t);
 }
 
+OpStatus Executor::handle(const wire::CublasLuBatched &c, Answer &a) {
+  BlasLu lu;
+  OpStatus st = cublasHandle(c.handle(), c.stream(), &lu.stream);
+  if (!st.ok())
+    return st;
+  lu.mathMode = c.math_mode();
+  lu.inverse = c.inverse();
+  lu.type = c.type();
+  lu.n = c.n();
+  lu.lda = c.lda(), lu.ldc = c.ldc();
+  lu.pivots = c.pivots(), lu.info = c.info();
+  lu.batchCount = c.batch_count();
+  static const char *const names[2][4] = {
+      {"cublasSgetrfBatched", "cublasDgetrfBatched", "cublasCgetrfBatched",
+       "cublasZgetrfBatched"},
+      {"cublasSgetriBatched", "cublasDgetriBatched", "cublasCgetriBatched",
+       "cublasZgetriBatched"}};
+  int which = lu.type == kLuR32F   ? 0
+              : lu.type == kLuR64F ? 1
+              : lu.type == kLuC32F ? 2
+              : lu.type == kLuC64F ? 3
+                                   : -1;
+  if (which < 0)
+    return fail(kErrInvalidValue,
+                "getrf/getri of cudaDataType " + std::to_string(lu.type));
+  *a.what = names[lu.inverse][which];
+  if (!blasMathModeKnown(lu.mathMode))
+    return fail(kErrInvalidValue,
+                "unknown cublasMath_t " + std::to_string(lu.mathMode));
+  if (lu.n < 0 || lu.batchCount < 0 || lu.batchCount > kMaxBatchPointers)
+    return fail(kErrInvalidValue, "bad n or batch count");
+  if (lu.lda < std::max(1, lu.n) || (lu.inverse && lu.ldc < std::max(1, lu.n)))
+    return fail(kErrInvalidValue, "lda or ldc smaller than n");
+  if (lu.batchCount == 0)
+    return st;
+  uint64_t es = blasTypeSize(lu.type);
+  bool touched = lu.n > 0;
+  uint64_t aBytes =
+      touched ? uint64_t(matrixElems(lu.n, lu.n, lu.lda)) * es : 0;
+  uint64_t cBytes = touched && lu.inverse
+                        ? uint64_t(matrixElems(lu.n, lu.n, lu.ldc)) * es
+                        : 0;
+  uint64_t perBatch = uint64_t(lu.batchCount) * 4;
+  if (!(st = checkRange("info", lu.info, perBatch)).ok() ||
+      (lu.pivots &&
+       !(st = checkRange("pivots", lu.pivots, perBatch * uint64_t(lu.n)))
+            .ok()) ||
+      !(st = readPointerArray("A", c.a(), lu.batchCount, aBytes, lu.stream,
+                              &lu.aPtrs))
+           .ok() ||
+      (lu.inverse && !(st = readPointerArray("C", c.c(), lu.batchCount, cBytes,
+                                             lu.stream, &lu.cPtrs))
+                          .ok()))
+    return st;
+  std::string why;
+  BlasContext *blas = ctx_->blas(&why);
+  if (!blas)
+    return fail(kErrNotSupported, why);
+  return blas->luBatched(c.handle(), lu);
+}
+
 OpStatus Executor::handle(const wire::CublasCreate &c, Answer &) {
   uint64_t h = c.handle();
   if (h == 0 || cublasHandles_.count(h))

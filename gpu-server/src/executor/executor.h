@@ -155,6 +155,7 @@ private:
   OpStatus handle(const wire::CublasSetWorkspace &c, Answer &a);
   OpStatus handle(const wire::CublasGemm &c, Answer &a);
   OpStatus handle(const wire::CublasTrsmBatched &c, Answer &a);
+  OpStatus handle(const wire::CublasLuBatched &c, Answer &a);
   OpStatus handle(const wire::PeerAccess &c, Answer &a);
   OpStatus handle(const wire::ProfilerControl &c, Answer &a);
   OpStatus handle(const wire::DeviceLimit &c, Answer &a);

@@ -148,6 +148,8 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_StreamAttribute(), a);
   case Command::ResetPersistingL2:
     return handle(*entry.cmd_as_ResetPersistingL2(), a);
+  case Command::CublasLuBatched:
+    return handle(*entry.cmd_as_CublasLuBatched(), a);
   }
   return OpStatus::fail(kErrInvalidValue,
                         "empty or unknown command type " +

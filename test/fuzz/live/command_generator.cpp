@@ -368,6 +368,14 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
                address(), small(0, 64), small(-1, 8))
                .Union();
     break;
+  case Command::CublasLuBatched:
+    body = CreateCublasLuBatched(
+               fbb, handle(blas_), stream(), uint32_t(small(0, 3)), chance(50),
+               chance(80) ? small(0, 5) : int32_t(rng_()), small(-1, 32),
+               address(), small(0, 64), chance(30) ? 0 : address(), address(),
+               small(0, 64), address(), small(-1, 8))
+               .Union();
+    break;
   case Command::HostShare:
     body =
         CreateHostShare(fbb, chance(80) ? rng_() % (1 << 20) : size()).Union();

@@ -56,6 +56,11 @@ TEST_F(CublasClient, CommandsAreBatchedWithoutARoundTrip) {
   t.handle = 7, t.side = 1, t.uplo = 1, t.m = 2, t.n = 2, t.alpha = 1;
   t.lda = 2, t.ldb = 2, t.batchCount = 1;
   ASSERT_EQ(__rc_cublas_trsm_batched(&t), cudaSuccess);
+  RcCublasLu lu{};
+  lu.call = "cublasDgetrfBatched";
+  lu.handle = 7, lu.type = 1, lu.n = 4, lu.lda = 4, lu.batchCount = 2;
+  lu.a = 0x6000, lu.info = 0x7000;
+  ASSERT_EQ(__rc_cublas_lu_batched(&lu), cudaSuccess);
   ASSERT_EQ(__rc_cublas_destroy(7), cudaSuccess);
   EXPECT_EQ(runtime->messagesSent(), 0u) << "cuBLAS calls must not send";
   ASSERT_EQ(runtime->deviceSynchronize(), cudaSuccess);
@@ -67,6 +72,7 @@ TEST_F(CublasClient, CommandsAreBatchedWithoutARoundTrip) {
                                      wire::Command::CublasSetWorkspace};
   want.insert(want.end(), 50, wire::Command::CublasGemm);
   want.push_back(wire::Command::CublasTrsmBatched);
+  want.push_back(wire::Command::CublasLuBatched);
   want.push_back(wire::Command::CublasDestroy);
   want.push_back(wire::Command::DeviceSynchronize);
   EXPECT_EQ(state->commands, want);

@@ -496,6 +496,102 @@ TEST_F(CublasSession, StrsmBatchedRightUpper) {
              X);
 }
 
+// getrfBatched then getriBatched in double: P*A = L*U for a regular matrix,
+// info names the zero pivot of a singular one, and A times the inverse
+// getri makes is the identity. Checked by reconstruction, so any valid
+// choice between equal pivots passes.
+TEST_F(CublasSession, DgetrfAndGetriBatched) {
+  const int n = 4, batch = 2;
+  std::vector<float> A = quarters(size_t(n) * n * batch, 21);
+  for (int i = 0; i < n; ++i) {
+    A[size_t(i + i * n)] += 3.0f;        // matrix 0: regular
+    A[size_t(n * n + i + 2 * n)] = 0.0f; // matrix 1: column 2 is zero
+  }
+  uint64_t a = upload(A, kR64F), arrays = alloc(2 * 8),
+           pivots = alloc(uint64_t(n) * batch * 4), info = alloc(batch * 4);
+  std::vector<uint64_t> ptrs = {a, a + uint64_t(n * n) * 8};
+  auto lu = [&](bool inverse, uint64_t c, int count) -> Cmd {
+    return [=](fb::FlatBufferBuilder &fbb) {
+      return wire::CreateCommandEntry(
+          fbb, wire::Command::CublasLuBatched,
+          wire::CreateCublasLuBatched(fbb, 1, 0, kDefaultMath, inverse, kR64F,
+                                      n, arrays, n, pivots, c, n, info, count)
+              .Union());
+    };
+  };
+  std::vector<float> LU =
+      runAndRead({cH2D(arrays, u64s(ptrs)), cCreate(1), lu(false, 0, batch)}, a,
+                 A.size(), kR64F);
+  ASSERT_EQ(LU.size(), A.size());
+  auto ints = [&](uint64_t addr, size_t count) {
+    std::vector<float> raw = runAndRead({}, addr, count, kR32F);
+    std::vector<int> out(count);
+    std::memcpy(out.data(), raw.data(), count * 4);
+    return out;
+  };
+  std::vector<int> infos = ints(info, batch), piv = ints(pivots, n);
+  EXPECT_EQ(infos[0], 0);
+  EXPECT_EQ(infos[1], 3) << "U(2,2) of the singular matrix is zero";
+  // P*A from the pivots (row k exchanged with row piv[k]-1, in order).
+  std::vector<double> PA(A.begin(), A.begin() + n * n);
+  for (int k = 0; k < n; ++k) {
+    ASSERT_GE(piv[size_t(k)], k + 1);
+    ASSERT_LE(piv[size_t(k)], n);
+    for (int j = 0; j < n; ++j)
+      std::swap(PA[size_t(k + j * n)], PA[size_t(piv[size_t(k)] - 1 + j * n)]);
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int k = 0; k <= std::min(i, j); ++k)
+        sum += (k == i ? 1.0 : double(LU[size_t(i + k * n)])) *
+               double(LU[size_t(k + j * n)]);
+      EXPECT_NEAR(sum, PA[size_t(i + j * n)], 1e-4) << i << "," << j;
+    }
+
+  // getri of matrix 0 (its factors and pivots as getrf left them).
+  uint64_t inv = alloc(uint64_t(n) * n * 8), cArrays = alloc(8);
+  std::vector<float> C =
+      runAndRead({cH2D(cArrays, u64s({inv})), lu(true, cArrays, 1)}, inv,
+                 size_t(n) * n, kR64F);
+  ASSERT_EQ(C.size(), size_t(n) * n);
+  EXPECT_EQ(ints(info, 1)[0], 0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int k = 0; k < n; ++k)
+        sum += double(A[size_t(i + k * n)]) * double(C[size_t(k + j * n)]);
+      EXPECT_NEAR(sum, i == j ? 1.0 : 0.0, 1e-4) << i << "," << j;
+    }
+}
+
+// getrf/getri refuse what cuBLAS would and what lies outside the session.
+TEST_F(CublasSession, LuBatchedIsChecked) {
+  uint64_t a = alloc(4 * 4 * 8), arrays = alloc(8), info = alloc(4);
+  auto lu = [&](int type, int n, int64_t lda, uint64_t pivots,
+                uint64_t infoAt) -> Cmd {
+    return [=](fb::FlatBufferBuilder &fbb) {
+      return wire::CreateCommandEntry(
+          fbb, wire::Command::CublasLuBatched,
+          wire::CreateCublasLuBatched(fbb, 1, 0, kDefaultMath, false, type, n,
+                                      arrays, lda, pivots, 0, 0, infoAt, 1)
+              .Union());
+    };
+  };
+  ASSERT_EQ(run({cH2D(arrays, u64s({a})), cCreate(1)}), "");
+  EXPECT_NE(run({lu(kR16F, 4, 4, 0, info)}).find("cudaDataType"),
+            std::string::npos);
+  EXPECT_NE(run({lu(kR64F, 4, 3, 0, info)}).find("lda"), std::string::npos);
+  EXPECT_NE(run({lu(kR64F, 4, 4, 0, info + 4096)}).find("info"),
+            std::string::npos);
+  EXPECT_NE(run({lu(kR64F, 4, 4, a + 4 * 4 * 8 - 8, info)}).find("pivots"),
+            std::string::npos)
+      << "16 bytes of pivots from 8 before the end";
+  EXPECT_NE(run({lu(kR64F, 5, 5, 0, info)}).find("A[0]"), std::string::npos)
+      << "a 5 x 5 matrix in 128 bytes";
+  EXPECT_EQ(run({lu(kR64F, 4, 4, 0, info)}), "");
+}
+
 // ---- validation ------------------------------------------------------------
 
 TEST_F(CublasSession, RangesOutsideAllocationsNameTheCall) {

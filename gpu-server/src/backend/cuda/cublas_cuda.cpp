@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <type_traits>
 
 namespace rc::server {
 
@@ -55,7 +56,24 @@ namespace {
   X(cublasStrsmBatched,                                                        \
     (cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,    \
      cublasDiagType_t, int, int, const float *, const float *const[], int,     \
-     float *const[], int, int))
+     float *const[], int, int))                                                \
+  X(cublasSgetrfBatched,                                                       \
+    (cublasHandle_t, int, float *const[], int, int *, int *, int))             \
+  X(cublasDgetrfBatched,                                                       \
+    (cublasHandle_t, int, double *const[], int, int *, int *, int))            \
+  X(cublasCgetrfBatched,                                                       \
+    (cublasHandle_t, int, cuComplex *const[], int, int *, int *, int))         \
+  X(cublasZgetrfBatched,                                                       \
+    (cublasHandle_t, int, cuDoubleComplex *const[], int, int *, int *, int))   \
+  X(cublasSgetriBatched, (cublasHandle_t, int, const float *const[], int,      \
+                          const int *, float *const[], int, int *, int))       \
+  X(cublasDgetriBatched, (cublasHandle_t, int, const double *const[], int,     \
+                          const int *, double *const[], int, int *, int))      \
+  X(cublasCgetriBatched, (cublasHandle_t, int, const cuComplex *const[], int,  \
+                          const int *, cuComplex *const[], int, int *, int))   \
+  X(cublasZgetriBatched,                                                       \
+    (cublasHandle_t, int, const cuDoubleComplex *const[], int, const int *,    \
+     cuDoubleComplex *const[], int, int *, int))
 
 struct CublasLibrary {
 #define RC_DECLARE(name, params) cublasStatus_t(*name) params = nullptr;
@@ -252,6 +270,45 @@ public:
         &t.alpha, reinterpret_cast<const float *const *>(arrays), int(t.lda),
         reinterpret_cast<float *const *>(arrays + uint64_t(t.batchCount) * 8),
         int(t.ldb), t.batchCount));
+  }
+
+  OpStatus luBatched(uint64_t handle, const BlasLu &lu) override {
+    Handle *s = nullptr;
+    OpStatus st = prepare(handle, lu.stream, lu.mathMode, &s);
+    if (!st.ok() || lu.batchCount == 0)
+      return st;
+    std::vector<uint64_t> all(lu.aPtrs);
+    all.insert(all.end(), lu.cPtrs.begin(), lu.cPtrs.end());
+    uint64_t arrays = 0;
+    if (!(st = upload(*s, lu.stream, all, &arrays)).ok())
+      return st;
+    uint64_t cArrays = arrays + uint64_t(lu.batchCount) * 8;
+    int *piv = reinterpret_cast<int *>(lu.pivots);
+    int *info = reinterpret_cast<int *>(lu.info);
+    int n = lu.n, lda = int(lu.lda), ldc = int(lu.ldc), b = lu.batchCount;
+    // One typed call per element type; the arrays are the server's copies.
+    auto run = [&](auto getrf, auto getri, auto *element) {
+      using T = std::remove_pointer_t<decltype(element)>;
+      if (!lu.inverse)
+        return getrf(s->h, n, reinterpret_cast<T *const *>(arrays), lda, piv,
+                     info, b);
+      return getri(s->h, n, reinterpret_cast<const T *const *>(arrays), lda,
+                   piv, reinterpret_cast<T *const *>(cArrays), ldc, info, b);
+    };
+    switch (lu.type) {
+    case kLuR32F:
+      return check(run(lib_.cublasSgetrfBatched, lib_.cublasSgetriBatched,
+                       static_cast<float *>(nullptr)));
+    case kLuR64F:
+      return check(run(lib_.cublasDgetrfBatched, lib_.cublasDgetriBatched,
+                       static_cast<double *>(nullptr)));
+    case kLuC32F:
+      return check(run(lib_.cublasCgetrfBatched, lib_.cublasCgetriBatched,
+                       static_cast<cuComplex *>(nullptr)));
+    default:
+      return check(run(lib_.cublasZgetrfBatched, lib_.cublasZgetriBatched,
+                       static_cast<cuDoubleComplex *>(nullptr)));
+    }
   }
 
 private:

@@ -3,6 +3,7 @@
 // a GPU. Types: F32, F16, BF16 and F64 operands with the compute types cuBLAS
 // allows for them; anything else fails naming the combination.
 #include "backend/cublas_context.h"
+#include "backend/host/lu_host.h"
 #include "rc/server/errors.h"
 
 #include <cublas_api.h>
@@ -209,7 +210,53 @@ public:
     return OpStatus::success();
   }
 
+  OpStatus luBatched(uint64_t, const BlasLu &lu) override {
+    switch (lu.type) {
+    case kLuR32F:
+      return lu1<float>(lu);
+    case kLuR64F:
+      return lu1<double>(lu);
+    case kLuC32F:
+      return lu1<std::complex<float>>(lu);
+    default:
+      return lu1<std::complex<double>>(lu);
+    }
+  }
+
 private:
+  template <class T> OpStatus lu1(const BlasLu &lu) {
+    auto *info =
+        reinterpret_cast<int *>(resolve_(lu.info, uint64_t(lu.batchCount) * 4));
+    int *pivots =
+        lu.pivots
+            ? reinterpret_cast<int *>(resolve_(
+                  lu.pivots, uint64_t(lu.batchCount) * uint64_t(lu.n) * 4))
+            : nullptr;
+    if (!info || (lu.pivots && !pivots))
+      return outside();
+    for (int i = 0; i < lu.batchCount; ++i) {
+      int *p = pivots ? pivots + int64_t(i) * lu.n : nullptr;
+      if (lu.n == 0) {
+        info[i] = 0;
+        continue;
+      }
+      auto *a = reinterpret_cast<T *>(
+          span(lu.aPtrs[size_t(i)], lu.n, lu.n, lu.lda, sizeof(T)));
+      if (!a)
+        return outside();
+      if (!lu.inverse) {
+        info[i] = luFactor(a, lu.lda, lu.n, p);
+        continue;
+      }
+      auto *c = reinterpret_cast<T *>(
+          span(lu.cPtrs[size_t(i)], lu.n, lu.n, lu.ldc, sizeof(T)));
+      if (!c)
+        return outside();
+      info[i] = luInvert(a, lu.lda, lu.n, p, c, lu.ldc);
+    }
+    return OpStatus::success();
+  }
+
   uint8_t *span(uint64_t p, int64_t rows, int64_t cols, int64_t ld, size_t es) {
     if (rows <= 0 || cols <= 0)
       return nullptr;
