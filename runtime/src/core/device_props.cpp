@@ -11,11 +11,27 @@ int attributeOr0(const std::vector<int32_t> &attrs, int a) {
   return a >= 0 && size_t(a) < attrs.size() ? attrs[a] : 0;
 }
 
-void fillDeviceProp(cudaDeviceProp &p, const wire::DeviceInfo &info) {
-  std::memset(&p, 0, sizeof p);
+std::vector<int32_t> attributesSeenRemotely(const wire::DeviceInfo &info) {
   std::vector<int32_t> a;
   if (info.attributes())
     a.assign(info.attributes()->begin(), info.attributes()->end());
+  for (CUdevice_attribute hostCoupled :
+       {CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY,
+        CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY,
+        CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
+        CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS,
+        CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
+        CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST,
+        CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED,
+        CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM})
+    if (size_t(hostCoupled) < a.size())
+      a[size_t(hostCoupled)] = 0;
+  return a;
+}
+
+void fillDeviceProp(cudaDeviceProp &p, const wire::DeviceInfo &info) {
+  std::memset(&p, 0, sizeof p);
+  std::vector<int32_t> a = attributesSeenRemotely(info);
   auto at = [&](CUdevice_attribute attr) { return attributeOr0(a, attr); };
 
   if (info.name())
@@ -44,8 +60,7 @@ void fillDeviceProp(cudaDeviceProp &p, const wire::DeviceInfo &info) {
   p.multiProcessorCount = at(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   p.kernelExecTimeoutEnabled = at(CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT);
   p.integrated = at(CU_DEVICE_ATTRIBUTE_INTEGRATED);
-  // Host memory cannot be mapped into a remote GPU's address space.
-  p.canMapHostMemory = 0;
+  p.canMapHostMemory = at(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY);
   p.computeMode = at(CU_DEVICE_ATTRIBUTE_COMPUTE_MODE);
   p.maxTexture1D = at(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH);
   p.maxTexture2D[0] = at(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH);
@@ -77,18 +92,19 @@ void fillDeviceProp(cudaDeviceProp &p, const wire::DeviceInfo &info) {
       at(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
   p.regsPerMultiprocessor =
       at(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
-  // Managed memory and host-pointer access do not exist across the wire.
-  p.managedMemory = 0;
+  p.managedMemory = at(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
   p.isMultiGpuBoard = at(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD);
   p.multiGpuBoardGroupID = at(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID);
-  p.hostNativeAtomicSupported = 0;
+  p.hostNativeAtomicSupported =
+      at(CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED);
   p.singleToDoublePrecisionPerfRatio =
       at(CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO);
-  p.pageableMemoryAccess = 0;
-  p.concurrentManagedAccess = 0;
+  p.pageableMemoryAccess = at(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS);
+  p.concurrentManagedAccess = at(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS);
   p.computePreemptionSupported =
       at(CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED);
-  p.canUseHostPointerForRegisteredMem = 0;
+  p.canUseHostPointerForRegisteredMem =
+      at(CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM);
   p.cooperativeLaunch = at(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
   p.sharedMemPerBlockOptin =
       at(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);

@@ -235,9 +235,7 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
       cudaDeviceProp p;
       fillDeviceProp(p, *d);
       props_.push_back(p);
-      attrs_.emplace_back();
-      if (d->attributes())
-        attrs_.back().assign(d->attributes()->begin(), d->attributes()->end());
+      attrs_.push_back(attributesSeenRemotely(*d));
       canAccessPeer_.emplace_back();
       if (d->can_access_peer())
         canAccessPeer_.back().assign(d->can_access_peer()->begin(),

@@ -378,6 +378,28 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
   EXPECT_NE(err.find("unknown allocation handle"), std::string::npos) << err;
 }
 
+// The test device says it has managed memory, as a GPU does; a client on
+// another machine has none, nor mapped or pageable host memory, and both
+// ways of asking say so alike.
+TEST_F(RuntimeExtTest, HostCoupledCapabilitiesAreAbsentBothWays) {
+  cudaDeviceProp p;
+  ASSERT_EQ(rt->deviceProperties(&p, 0), cudaSuccess);
+  EXPECT_EQ(p.managedMemory, 0);
+  EXPECT_EQ(p.concurrentManagedAccess, 0);
+  EXPECT_EQ(p.canMapHostMemory, 0);
+  for (int attr : {cudaDevAttrManagedMemory, cudaDevAttrConcurrentManagedAccess,
+                   cudaDevAttrCanMapHostMemory, cudaDevAttrPageableMemoryAccess,
+                   cudaDevAttrDirectManagedMemAccessFromHost}) {
+    int value = -1;
+    ASSERT_EQ(rt->deviceAttribute(&value, attr, 0), cudaSuccess);
+    EXPECT_EQ(value, 0) << "attribute " << attr;
+  }
+  int threads = 0;
+  ASSERT_EQ(rt->deviceAttribute(&threads, cudaDevAttrMaxThreadsPerBlock, 0),
+            cudaSuccess);
+  EXPECT_EQ(threads, p.maxThreadsPerBlock) << "the others are the server's";
+}
+
 // cudaStreamSetAttribute is batched and checked (an access policy window
 // must be the session's memory); GetAttribute answers locally;
 // cudaCtxResetPersistingL2Cache is batched.
