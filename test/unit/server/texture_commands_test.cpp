@@ -63,15 +63,8 @@ protected:
   }
   // The batch fails at `index` with `code`; returns the message.
   std::string bad(const std::vector<Cmd> &cmds, uint32_t index, int code) {
-    const wire::BatchReply *br = run(cmds);
-    if (!br || !br->errors() || br->errors()->size() != 1) {
-      ADD_FAILURE() << "expected one error";
-      return "";
-    }
-    const wire::Error *e = br->errors()->Get(0);
-    EXPECT_EQ(e->index(), index);
-    EXPECT_EQ(e->code(), code);
-    return e->message() ? e->message()->str() : "";
+    ++seq_;
+    return expectError(batch(seq_, cmds), index, code, seq_);
   }
   void ok(const std::vector<Cmd> &cmds) {
     const wire::BatchReply *br = run(cmds);

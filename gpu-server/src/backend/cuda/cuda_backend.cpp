@@ -426,11 +426,7 @@ const CudaDriver &CudaContext::drv() const { return backend_.drv; }
 
 void CudaContext::activate() { drv().cuCtxSetCurrent(ctx_); }
 
-OpStatus CudaContext::check(CUresult r) const {
-  if (r == CUDA_SUCCESS)
-    return OpStatus::success();
-  return OpStatus::fail(cudaErrorFromCuResult(int(r)), drv().describe(r));
-}
+OpStatus CudaContext::check(CUresult r) const { return drv().status(r); }
 
 bool CudaContext::initStaging(std::string *error) {
   for (Slot &s : slots_) {

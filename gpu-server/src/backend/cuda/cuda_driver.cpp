@@ -1,5 +1,7 @@
 #include "backend/cuda/cuda_driver.h"
 
+#include "rc/server/errors.h"
+
 #include <dlfcn.h>
 
 namespace rc::server {
@@ -52,6 +54,12 @@ bool CudaDriver::load(std::string *error) {
   RC_CUDA_ENTRY_POINTS(RC_RESOLVE)
 #undef RC_RESOLVE
   return true;
+}
+
+OpStatus CudaDriver::status(CUresult r) const {
+  if (r == CUDA_SUCCESS)
+    return OpStatus::success();
+  return OpStatus::fail(cudaErrorFromCuResult(int(r)), describe(r));
 }
 
 std::string CudaDriver::describe(CUresult r) const {

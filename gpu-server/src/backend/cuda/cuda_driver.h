@@ -139,6 +139,8 @@ struct CudaDriver {
   bool load(std::string *error);
   // "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered"
   std::string describe(CUresult r) const;
+  // Success, or the cudaError_t for `r` with describe()'s words.
+  OpStatus status(CUresult r) const;
 
 private:
   void *library_ = nullptr;

@@ -206,11 +206,7 @@ public:
   }
 
 private:
-  OpStatus check(CUresult r) const {
-    if (r == CUDA_SUCCESS)
-      return OpStatus::success();
-    return OpStatus::fail(cudaErrorFromCuResult(int(r)), drv_.describe(r));
-  }
+  OpStatus check(CUresult r) const { return drv_.status(r); }
 
   const CudaDriver &drv_;
   std::set<NativeHandle> arrays_;
