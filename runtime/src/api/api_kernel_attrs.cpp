@@ -1,8 +1,7 @@
 // Exported function-attribute and occupancy calls: the stub pointer names the
 // kernel (registration table + manifest); the answers are local.
 #include "api/global.h"
-
-#include <cstring>
+#include "core/enum_number.h"
 
 using rc::rt::record;
 using rc::rt::runtime;
@@ -29,9 +28,7 @@ cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache config) {
   if (cudaError_t err = runtime().stubToId(func, &id))
     return record(err);
   // Read as a number: a program may pass one that is no cudaFuncCache.
-  int number;
-  std::memcpy(&number, &config, sizeof number);
-  return record(runtime().funcSetCacheConfig(id, number));
+  return record(runtime().funcSetCacheConfig(id, rc::rt::enumNumber(config)));
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(

@@ -7,6 +7,7 @@
 // served (the generated stubs name them).
 #include "api/global.h"
 #include "api/unsupported.h"
+#include "core/enum_number.h"
 
 #include <cstdint>
 #include <cstring>
@@ -38,8 +39,7 @@ PoolState *poolOf(cudaMemPool_t pool) {
 // The field of a settable attribute and its size, or null. `attr` is read
 // as a number: a program may pass one that is no cudaMemPoolAttr.
 void *storedAttribute(PoolState &p, cudaMemPoolAttr attr, size_t *size) {
-  int number;
-  std::memcpy(&number, &attr, sizeof number);
+  int number = rc::rt::enumNumber(attr);
   *size = sizeof(int);
   switch (number) {
   case cudaMemPoolAttrReleaseThreshold:
@@ -59,8 +59,7 @@ void *storedAttribute(PoolState &p, cudaMemPoolAttr attr, size_t *size) {
 // The used / reserved byte counts (current and high): without pooling,
 // both are this client's device memory in use.
 bool isUsageAttribute(cudaMemPoolAttr attr, bool *isHigh) {
-  int number;
-  std::memcpy(&number, &attr, sizeof number);
+  int number = rc::rt::enumNumber(attr);
   *isHigh = number == cudaMemPoolAttrReservedMemHigh ||
             number == cudaMemPoolAttrUsedMemHigh;
   return *isHigh || number == cudaMemPoolAttrReservedMemCurrent ||

@@ -3,8 +3,7 @@
 // same as the plain calls, but stream 0 means the calling thread's stream.
 // The headers only declare them under that macro, so they are declared here.
 #include "api/global.h"
-
-#include <cstring>
+#include "core/enum_number.h"
 
 using rc::rt::record;
 using rc::rt::runtime;
@@ -61,16 +60,14 @@ cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol,
 
 cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
                                         const cudaStreamAttrValue *value) {
-  int a;
-  std::memcpy(&a, &attr, sizeof a);
-  return record(runtime().streamSetAttribute(s, a, value, true));
+  return record(
+      runtime().streamSetAttribute(s, rc::rt::enumNumber(attr), value, true));
 }
 
 cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
                                         cudaStreamAttrValue *value) {
-  int a;
-  std::memcpy(&a, &attr, sizeof a);
-  return record(runtime().streamGetAttribute(s, a, value, true));
+  return record(
+      runtime().streamGetAttribute(s, rc::rt::enumNumber(attr), value, true));
 }
 
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) {

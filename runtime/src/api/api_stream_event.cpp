@@ -1,7 +1,6 @@
 // Exported stream and event calls.
 #include "api/global.h"
-
-#include <cstring>
+#include "core/enum_number.h"
 
 using rc::rt::record;
 using rc::rt::runtime;
@@ -38,19 +37,17 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {
   return record(runtime().streamFlagsAndPriority(stream, flags, &priority));
 }
 
-// The attribute is read as a number: a program may pass any.
+// The attribute is read as a number: a program may pass any (enum_number.h).
 cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
                                    const cudaStreamAttrValue *value) {
-  int a;
-  std::memcpy(&a, &attr, sizeof a);
-  return record(runtime().streamSetAttribute(stream, a, value, false));
+  return record(runtime().streamSetAttribute(stream, rc::rt::enumNumber(attr),
+                                             value, false));
 }
 
 cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
                                    cudaStreamAttrValue *value) {
-  int a;
-  std::memcpy(&a, &attr, sizeof a);
-  return record(runtime().streamGetAttribute(stream, a, value, false));
+  return record(runtime().streamGetAttribute(stream, rc::rt::enumNumber(attr),
+                                             value, false));
 }
 
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority) {

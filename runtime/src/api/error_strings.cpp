@@ -1,8 +1,7 @@
 // Generated once from the CUDA 12.4 driver_types.h (enum cudaError) by a
 // script in the runtime work; strings of common codes match cudart's wording.
 #include "api/global.h"
-
-#include <cstring>
+#include "core/enum_number.h"
 
 namespace {
 struct ErrorText {
@@ -173,11 +172,6 @@ const ErrorText *find(int code) {
       return &t;
   return nullptr;
 }
-int numberOf(const cudaError_t &e) {
-  int n;
-  std::memcpy(&n, &e, sizeof n);
-  return n;
-}
 } // namespace
 
 namespace rc::rt {
@@ -191,12 +185,12 @@ extern "C" {
 // Programs pass any number (the driver's CUresult, their own codes): it
 // is read as one, not as a cudaError_t it may not be.
 const char *cudaGetErrorName(cudaError_t e) {
-  const ErrorText *t = find(numberOf(e));
+  const ErrorText *t = find(rc::rt::enumNumber(e));
   return t ? t->name : "cudaErrorUnknown";
 }
 
 const char *cudaGetErrorString(cudaError_t e) {
-  const ErrorText *t = find(numberOf(e));
+  const ErrorText *t = find(rc::rt::enumNumber(e));
   return t ? t->text : "unrecognized error code";
 }
 

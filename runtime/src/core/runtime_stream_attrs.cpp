@@ -4,7 +4,8 @@
 // message.
 #include "core/runtime.h"
 
-#include <cmath>
+#include "core/enum_number.h"
+
 #include <cstring>
 
 namespace rc::rt {
@@ -22,13 +23,6 @@ bool takenByStreams(int attribute) {
   default:
     return false;
   }
-}
-
-template <class T> int asInt(const T &programEnum) {
-  int v;
-  static_assert(sizeof programEnum == sizeof v);
-  std::memcpy(&v, &programEnum, sizeof v);
-  return v;
 }
 
 } // namespace
@@ -56,16 +50,17 @@ cudaError_t Runtime::streamSetAttribute(cudaStream_t stream, int attribute,
   ensureDeviceLocked();
   int single = attribute == cudaLaunchAttributePriority ? value->priority
                : attribute == cudaLaunchAttributeSynchronizationPolicy
-                   ? asInt(value->syncPolicy)
-                   : asInt(value->memSyncDomain);
-  appendLocked(
-      wire::Command::StreamAttribute,
-      wire::CreateStreamAttribute(
-          batch_.fbb(), sid, attribute, uint64_t(uintptr_t(w.base_ptr)),
-          w.num_bytes, w.hitRatio, asInt(w.hitProp), asInt(w.missProp), single,
-          value->memSyncDomainMap.default_, value->memSyncDomainMap.remote)
-          .Union(),
-      {"cudaStreamSetAttribute", 0});
+                   ? enumNumber(value->syncPolicy)
+                   : enumNumber(value->memSyncDomain);
+  appendLocked(wire::Command::StreamAttribute,
+               wire::CreateStreamAttribute(
+                   batch_.fbb(), sid, attribute,
+                   uint64_t(uintptr_t(w.base_ptr)), w.num_bytes, w.hitRatio,
+                   enumNumber(w.hitProp), enumNumber(w.missProp), single,
+                   value->memSyncDomainMap.default_,
+                   value->memSyncDomainMap.remote)
+                   .Union(),
+               {"cudaStreamSetAttribute", 0});
   afterAppendLocked();
   streamAttrs_[{sid, attribute}] = *value;
   return cudaSuccess;

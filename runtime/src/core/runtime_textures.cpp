@@ -6,6 +6,7 @@
 #include "core/runtime.h"
 
 #include "api/unsupported.h"
+#include "core/enum_number.h"
 
 #include <algorithm>
 #include <cstring>
@@ -16,21 +17,12 @@ namespace {
 
 uint64_t addrOf(const void *p) { return uint64_t(uintptr_t(p)); }
 
-template <class T> int asInt(const T &programEnum) {
-  // Enum fields a program filled in are read as the number they hold: a
-  // value outside the enum must reach the check, not be undefined.
-  int v;
-  static_assert(sizeof programEnum == sizeof v);
-  std::memcpy(&v, &programEnum, sizeof v);
-  return v;
-}
-
 // Bytes of one element of a format arrays and textures hold, else 0:
 // 1, 2 or 4 channels of 8, 16 or 32 bits, one width, from x on.
 size_t elementBytes(const cudaChannelFormatDesc &d) {
   int bits[4] = {d.x, d.y, d.z, d.w};
   int n = (d.x > 0) + (d.y > 0) + (d.z > 0) + (d.w > 0);
-  int kind = asInt(d.f);
+  int kind = enumNumber(d.f);
   if (n == 0 || n == 3 || (d.x != 8 && d.x != 16 && d.x != 32) ||
       (kind != cudaChannelFormatKindSigned &&
        kind != cudaChannelFormatKindUnsigned &&
@@ -44,7 +36,7 @@ size_t elementBytes(const cudaChannelFormatDesc &d) {
 }
 
 wire::ChannelFormat wireFormat(const cudaChannelFormatDesc &d) {
-  return wire::ChannelFormat(d.x, d.y, d.z, d.w, asInt(d.f));
+  return wire::ChannelFormat(d.x, d.y, d.z, d.w, enumNumber(d.f));
 }
 
 bool fits(size_t a, size_t b, size_t limit) {
@@ -151,7 +143,7 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
       __builtin_mul_overflow(rowsBefore, pitch, &span) ||
       __builtin_add_overflow(span, box.width, &span))
     return cudaErrorInvalidValue;
-  int k = asInt(kind);
+  int k = enumNumber(kind);
   bool known = k == cudaMemcpyDefault || k == cudaMemcpyDeviceToDevice ||
                k == (toArray ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
   if (!known)
@@ -326,7 +318,7 @@ cudaError_t Runtime::textureCreate(uint64_t *object,
     return cudaErrorInvalidValue;
   if (view)
     return reportUnsupported("cudaCreateTextureObject with a resource view");
-  int type = asInt(res->resType);
+  int type = enumNumber(res->resType);
   if (type == cudaResourceTypeMipmappedArray)
     return reportUnsupported(
         surface ? "cudaCreateSurfaceObject of a mipmapped array"
@@ -371,8 +363,9 @@ cudaError_t Runtime::textureCreate(uint64_t *object,
   flatbuffers::Offset<flatbuffers::Vector<int32_t>> modes;
   flatbuffers::Offset<flatbuffers::Vector<float>> border;
   if (!surface) {
-    int m[3] = {asInt(tex->addressMode[0]), asInt(tex->addressMode[1]),
-                asInt(tex->addressMode[2])};
+    int m[3] = {enumNumber(tex->addressMode[0]),
+                enumNumber(tex->addressMode[1]),
+                enumNumber(tex->addressMode[2])};
     modes = fbb.CreateVector(m, 3);
     border = fbb.CreateVector(tex->borderColor, 4);
   }
@@ -380,10 +373,10 @@ cudaError_t Runtime::textureCreate(uint64_t *object,
       wire::Command::TextureCreate,
       wire::CreateTextureCreate(
           fbb, surface, type, array, device, &format, width, height, pitch,
-          modes, surface ? 0 : asInt(tex->filterMode),
-          surface ? 0 : asInt(tex->readMode), !surface && tex->sRGB, border,
-          !surface && tex->normalizedCoords, surface ? 0 : tex->maxAnisotropy,
-          !surface && tex->seamlessCubemap,
+          modes, surface ? 0 : enumNumber(tex->filterMode),
+          surface ? 0 : enumNumber(tex->readMode), !surface && tex->sRGB,
+          border, !surface && tex->normalizedCoords,
+          surface ? 0 : tex->maxAnisotropy, !surface && tex->seamlessCubemap,
           !surface && tex->disableTrilinearOptimization)
           .Union(),
       {call, 0});
