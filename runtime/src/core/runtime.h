@@ -387,6 +387,22 @@ private:
   void afterAppendLocked();
   cudaError_t sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
                               uint64_t *seqOut);
+  // Read-backs of many pieces (2D and array copies, runtime_copy2d.cpp):
+  // their sinks leave in reply-wanted batches of at most opts_.chunkBytes
+  // and opts_.maxCommands. Call room() before appending a piece's command,
+  // since sending takes every command appended so far.
+  class ReadbackBatches {
+  public:
+    explicit ReadbackBatches(Runtime &rt) : rt_(rt) {}
+    cudaError_t room(size_t bytes);
+    void add(const Sink &sink);
+    cudaError_t send();
+
+  private:
+    Runtime &rt_;
+    std::vector<Sink> sinks_;
+    size_t pending_ = 0;
+  };
   cudaError_t waitSeqLocked(uint64_t seq, bool all);
   cudaError_t recvOneLocked(int timeoutMs);
   void handleReplyLocked(const std::vector<uint8_t> &msg);

@@ -82,23 +82,12 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
     return err;
   ensureDeviceLocked();
   // Device to host: rows of one chunk share a reply-wanted batch.
-  std::vector<Sink> sinks;
-  size_t pending = 0;
-  auto flush = [&]() -> cudaError_t {
-    if (sinks.empty())
-      return cudaSuccess;
-    cudaError_t err = sendBatchLocked(true, std::move(sinks), nullptr);
-    sinks.clear();
-    pending = 0;
-    return err;
-  };
+  ReadbackBatches batches(*this);
   for (size_t r = 0; r < height; ++r) {
     for (size_t off = 0; off < width; off += opts_.chunkBytes) {
       size_t n = std::min(opts_.chunkBytes, width - off);
-      if (pending + n > opts_.chunkBytes ||
-          sinks.size() + 1 >= opts_.maxCommands)
-        if (cudaError_t err = flush())
-          return err;
+      if (cudaError_t err = batches.room(n))
+        return err;
       Sink sink;
       sink.index =
           appendLocked(wire::Command::MemcpyD2H,
@@ -108,11 +97,10 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
                        {call, 0});
       sink.payload = out + r * dpitch + off;
       sink.payloadSize = n;
-      sinks.push_back(sink);
-      pending += n;
+      batches.add(sink);
     }
   }
-  if (cudaError_t err = flush())
+  if (cudaError_t err = batches.send())
     return err;
   if (async)
     return cudaSuccess;
@@ -120,6 +108,27 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
   if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
     return err;
   return takePendingErrorLocked();
+}
+
+cudaError_t Runtime::ReadbackBatches::room(size_t bytes) {
+  if (pending_ + bytes > rt_.opts_.chunkBytes ||
+      sinks_.size() + 1 >= rt_.opts_.maxCommands)
+    return send();
+  return cudaSuccess;
+}
+
+void Runtime::ReadbackBatches::add(const Sink &sink) {
+  sinks_.push_back(sink);
+  pending_ += sink.payloadSize;
+}
+
+cudaError_t Runtime::ReadbackBatches::send() {
+  if (sinks_.empty())
+    return cudaSuccess;
+  cudaError_t err = rt_.sendBatchLocked(true, std::move(sinks_), nullptr);
+  sinks_.clear();
+  pending_ = 0;
+  return err;
 }
 
 cudaError_t Runtime::canAccessPeer(int *canAccess, int device, int peer) {

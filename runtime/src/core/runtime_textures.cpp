@@ -228,30 +228,19 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
   // Array to host: each piece lands in a buffer of its own, then its rows
   // go where the program's pitch puts them.
   std::vector<std::vector<uint8_t>> landed(pieces.size());
-  std::vector<Sink> sinks;
-  size_t pending = 0;
-  auto flush = [&]() -> cudaError_t {
-    if (sinks.empty())
-      return cudaSuccess;
-    cudaError_t err = sendBatchLocked(true, std::move(sinks), nullptr);
-    sinks.clear();
-    pending = 0;
-    return err;
-  };
+  ReadbackBatches batches(*this);
   for (size_t i = 0; i < pieces.size(); ++i) {
     size_t n = pieces[i].box.width * pieces[i].box.height;
-    if (pending + n > chunk || sinks.size() + 1 >= opts_.maxCommands)
-      if (cudaError_t err = flush())
-        return err;
+    if (cudaError_t err = batches.room(n))
+      return err;
     landed[i].resize(n);
     Sink sink;
     sink.index = append(pieces[i].box, 0, 0);
     sink.payload = landed[i].data();
     sink.payloadSize = n;
-    sinks.push_back(sink);
-    pending += n;
+    batches.add(sink);
   }
-  if (cudaError_t err = flush())
+  if (cudaError_t err = batches.send())
     return err;
   countRoundTripLocked(call);
   if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
