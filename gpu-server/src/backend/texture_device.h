@@ -5,6 +5,7 @@
 #ifndef RC_SERVER_TEXTURE_DEVICE_H
 #define RC_SERVER_TEXTURE_DEVICE_H
 
+#include "rc/channel_format.h"
 #include "rc/server/backend.h"
 
 namespace rc::server {
@@ -14,9 +15,8 @@ struct ChannelFormat {
   int x = 0, y = 0, z = 0, w = 0;
   int kind = 0;
   int channels() const { return (x > 0) + (y > 0) + (z > 0) + (w > 0); }
-  // Bytes of one element; 0 for a format arrays cannot hold (channels of
-  // different widths, widths other than 8/16/32 bits, a gap).
-  uint32_t elementBytes() const;
+  // Bytes of one element; 0 for a format arrays cannot hold.
+  uint32_t elementBytes() const { return channelElementBytes(x, y, z, w); }
 };
 
 // Sizes in elements; height 0 for 1D, depth 0 for 1D and 2D (CUDA's rule).

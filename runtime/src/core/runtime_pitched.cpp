@@ -6,6 +6,7 @@
 #include "core/runtime.h"
 
 #include "api/unsupported.h"
+#include "rc/channel_format.h"
 
 namespace rc::rt {
 
@@ -125,7 +126,7 @@ cudaError_t Runtime::memcpy3DArray(const cudaMemcpy3DParms *p,
   cudaChannelFormatDesc desc;
   if (cudaError_t err = arrayInfo(array, &desc, nullptr, nullptr))
     return err;
-  size_t element = size_t(desc.x + desc.y + desc.z + desc.w) / 8;
+  size_t element = rc::channelElementBytes(desc.x, desc.y, desc.z, desc.w);
   const cudaExtent &e = p->extent;
   if (e.width == 0 || e.height == 0 || e.depth == 0)
     return cudaSuccess;

@@ -7,6 +7,7 @@
 
 #include "api/unsupported.h"
 #include "core/enum_number.h"
+#include "rc/channel_format.h"
 
 #include <algorithm>
 #include <cstring>
@@ -17,22 +18,16 @@ namespace {
 
 uint64_t addrOf(const void *p) { return uint64_t(uintptr_t(p)); }
 
-// Bytes of one element of a format arrays and textures hold, else 0:
-// 1, 2 or 4 channels of 8, 16 or 32 bits, one width, from x on.
+// Bytes of one element of a format arrays and textures hold, else 0: the
+// widths rc/channel_format.h allows, of a kind with elements that wide.
 size_t elementBytes(const cudaChannelFormatDesc &d) {
-  int bits[4] = {d.x, d.y, d.z, d.w};
-  int n = (d.x > 0) + (d.y > 0) + (d.z > 0) + (d.w > 0);
   int kind = enumNumber(d.f);
-  if (n == 0 || n == 3 || (d.x != 8 && d.x != 16 && d.x != 32) ||
-      (kind != cudaChannelFormatKindSigned &&
+  if ((kind != cudaChannelFormatKindSigned &&
        kind != cudaChannelFormatKindUnsigned &&
        kind != cudaChannelFormatKindFloat) ||
       (kind == cudaChannelFormatKindFloat && d.x == 8))
     return 0;
-  for (int i = 0; i < 4; ++i)
-    if (bits[i] != (i < n ? d.x : 0))
-      return 0;
-  return size_t(n * d.x / 8);
+  return rc::channelElementBytes(d.x, d.y, d.z, d.w);
 }
 
 wire::ChannelFormat wireFormat(const cudaChannelFormatDesc &d) {
