@@ -224,6 +224,38 @@ public:
   cudaError_t graphDestroy(cudaGraph_t graph);
   cudaError_t graphExecDestroy(cudaGraphExec_t exec);
 
+  // ---- graphs built node by node (graph_build_runtime.cpp) -------------
+  cudaError_t graphCreate(cudaGraph_t *graph, unsigned flags);
+  // A node is built first, checked like the stream call it stands for
+  // (launch configuration and arguments, device ranges); `call` names the
+  // API in messages.
+  cudaError_t kernelNode(uint64_t kernelId, const cudaKernelNodeParams &p,
+                         const char *call, GraphNode *out);
+  cudaError_t memcpyNode(void *dst, const void *src, size_t count,
+                         cudaMemcpyKind kind, const char *call, GraphNode *out);
+  cudaError_t memcpy3DNode(const cudaMemcpy3DParms &p, const char *call,
+                           GraphNode *out);
+  cudaError_t memsetNode(const cudaMemsetParams &p, const char *call,
+                         GraphNode *out);
+  cudaError_t graphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                           const cudaGraphNode_t *deps, size_t count,
+                           GraphNode n);
+  cudaError_t graphAddDependencies(cudaGraph_t graph,
+                                   const cudaGraphNode_t *from,
+                                   const cudaGraphNode_t *to, size_t count);
+  // cudaGraphGetNodes, or cudaGraphGetRootNodes with `rootsOnly`.
+  cudaError_t graphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                            size_t *count, bool rootsOnly);
+  cudaError_t graphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type);
+  cudaError_t graphClone(cudaGraph_t *clone, cudaGraph_t graph);
+  cudaError_t graphNodeFindInClone(cudaGraphNode_t *node,
+                                   cudaGraphNode_t original, cudaGraph_t clone);
+  // New parameters for a node of a graph, or for the node an exec made of
+  // it; the node's kind (and a copy's memory types) must stay.
+  cudaError_t graphNodeSet(cudaGraphNode_t node, GraphNode n);
+  cudaError_t graphExecNodeSet(cudaGraphExec_t exec, cudaGraphNode_t node,
+                               GraphNode n);
+
   // ---- kernels: attributes, occupancy (runtime_kernel_attrs.cpp) ------
   // From HelloReply.kernel_attributes: answered locally.
   cudaError_t funcGetAttributes(cudaFuncAttributes *attr, uint64_t id);
@@ -467,12 +499,25 @@ private:
   // graph_runtime.cpp. While `stream` captures, async work becomes a node
   // instead of a command: *captured tells the caller not to append it.
   cudaError_t captureLocked(uint64_t stream, GraphNode node, bool *captured);
+  void sendExecUpdateLocked(uint64_t exec, const std::vector<uint32_t> &indices,
+                            const NodeList &nodes);
+  cudaError_t replayOnClient(const NodeList &steps, cudaStream_t stream,
+                             bool perThread);
+  // A device node as an ordinary command of `stream`.
+  cudaError_t appendNodeLocked(const GraphNode &n, cudaStream_t stream,
+                               bool perThread);
   // Calls that CUDA forbids on a capturing stream (syncs, host copies):
   // cudaErrorStreamCaptureUnsupported, and the capture is invalidated.
   cudaError_t refuseInCaptureLocked(uint64_t stream, const char *call);
 
   // runtime_launch.cpp. `flags`: kLaunchCooperative | kLaunchPdl.
   static constexpr unsigned kLaunchCooperative = 1, kLaunchPdl = 2;
+  // The Launch node a launch stands for, checked as cudart checks it at the
+  // call (configuration, cooperative limits, arguments against the
+  // manifest's layout).
+  cudaError_t kernelNodeLocked(uint64_t id, dim3 grid, dim3 block, void **args,
+                               size_t shmem, const char *call, unsigned flags,
+                               GraphNode *out);
   cudaError_t launchLocked(uint64_t id, dim3 grid, dim3 block, void **args,
                            size_t shmem, cudaStream_t stream, bool perThread,
                            const char *call, unsigned flags = 0);

@@ -8,9 +8,10 @@
 // The call synchronizes the stream (one round trip: all earlier work of the
 // stream is complete), then runs the function on the calling thread before
 // returning, so no later work of this thread can reach the stream before it
-// ends. The runtime lock is released while it runs (a host function that
-// wrongly calls CUDA must not deadlock), so work another thread issues to the
-// same stream *during* the function may overlap it.
+// ends. On a capturing stream it becomes a host node, run the same way when
+// the graph is launched. The runtime lock is released while it runs (a host
+// function that wrongly calls CUDA must not deadlock), so work another thread
+// issues to the same stream *during* the function may overlap it.
 #include "core/runtime.h"
 
 namespace rc::rt {
@@ -46,8 +47,14 @@ cudaError_t Runtime::launchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
     uint64_t sid;
     if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
       return err;
-    if (cudaError_t err = refuseInCaptureLocked(sid, "cudaLaunchHostFunc"))
-      return err;
+    if (graphs_.capturing(sid)) { // a host node (graph_runtime.cpp)
+      GraphNode node;
+      node.host = HostStep::Function;
+      node.fn = fn;
+      node.userData = data;
+      bool captured;
+      return captureLocked(sid, std::move(node), &captured);
+    }
     ensureDeviceLocked();
     appendLocked(wire::Command::StreamSynchronize,
                  wire::CreateStreamSynchronize(batch_.fbb(), sid).Union(),

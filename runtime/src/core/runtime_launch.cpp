@@ -35,6 +35,28 @@ cudaError_t Runtime::launchLocked(uint64_t id, dim3 grid, dim3 block,
   // launch's cost.
   ++stats_.launchCalls;
   ScopedNs timed(stats_.launchNs);
+  GraphNode node;
+  if (cudaError_t err =
+          kernelNodeLocked(id, grid, block, args, shmem, call, flags, &node))
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
+    bool captured;
+    return captureLocked(sid, std::move(node), &captured);
+  }
+  ensureDeviceLocked();
+  appendLocked(wire::Command::Launch, node.command(batch_.fbb(), sid),
+               {"launch", id});
+  afterAppendLocked();
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::kernelNodeLocked(uint64_t id, dim3 grid, dim3 block,
+                                      void **args, size_t shmem,
+                                      const char *call, unsigned flags,
+                                      GraphNode *out) {
   const manifest::Kernel *k = index_.kernel(id);
   if (!k) {
     std::fprintf(stderr,
@@ -54,42 +76,21 @@ cudaError_t Runtime::launchLocked(uint64_t id, dim3 grid, dim3 block,
   if (flags & kLaunchCooperative)
     if (cudaError_t err = checkCooperativeLocked(id, grid, block, shmem))
       return err;
-  uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
-    return err;
-  std::vector<uint8_t> packed;
   std::string error;
-  if (!packArgs(*k, args, packed, &error)) {
+  GraphNode node;
+  if (!packArgs(*k, args, node.args, &error)) {
     std::fprintf(stderr, "remote-clang: launch of %s: %s\n",
                  KernelIndex::describe(k).c_str(), error.c_str());
     return cudaErrorInvalidValue;
   }
-  if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
-    GraphNode node;
-    node.type = wire::Command::Launch;
-    node.kernelId = id;
-    node.grid[0] = grid.x, node.grid[1] = grid.y, node.grid[2] = grid.z;
-    node.block[0] = block.x, node.block[1] = block.y, node.block[2] = block.z;
-    node.sharedMem = uint32_t(shmem);
-    node.cooperative = flags & kLaunchCooperative;
-    node.programmaticSerialization = flags & kLaunchPdl;
-    node.args = std::move(packed);
-    bool captured;
-    return captureLocked(sid, std::move(node), &captured);
-  }
-  ensureDeviceLocked();
-  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
-  uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
-  auto gv = fbb.CreateVector(g, 3);
-  auto bv = fbb.CreateVector(b, 3);
-  auto av = fbb.CreateVector(packed);
-  appendLocked(wire::Command::Launch,
-               wire::CreateLaunch(fbb, id, gv, bv, uint32_t(shmem), sid, av,
-                                  (flags & kLaunchCooperative) != 0,
-                                  (flags & kLaunchPdl) != 0)
-                   .Union(),
-               {"launch", id});
-  afterAppendLocked();
+  node.type = wire::Command::Launch;
+  node.kernelId = id;
+  node.grid[0] = grid.x, node.grid[1] = grid.y, node.grid[2] = grid.z;
+  node.block[0] = block.x, node.block[1] = block.y, node.block[2] = block.z;
+  node.sharedMem = uint32_t(shmem);
+  node.cooperative = flags & kLaunchCooperative;
+  node.programmaticSerialization = flags & kLaunchPdl;
+  *out = std::move(node);
   return cudaSuccess;
 }
 

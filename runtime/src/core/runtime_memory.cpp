@@ -224,22 +224,10 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;
-  if (graphs_.capturing(sid)) {
-    // Device copies become graph nodes; host copies would have to read or
-    // write host memory when the graph runs, which the wire cannot do.
-    if (kind != cudaMemcpyDeviceToDevice)
-      return refuseInCaptureLocked(
-          sid, (std::string(call) + (kind == cudaMemcpyHostToDevice
-                                         ? " (host to device)"
-                                         : " (device to host)"))
-                   .c_str());
-    GraphNode node;
-    node.type = wire::Command::MemcpyD2D;
-    node.dst = addrOf(dst);
-    node.src = addrOf(src);
-    node.size = count;
+  if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
     bool captured;
-    return captureLocked(sid, std::move(node), &captured);
+    return captureLocked(sid, GraphNode::copy(dst, src, count, kind),
+                         &captured);
   }
   ensureDeviceLocked();
   flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();

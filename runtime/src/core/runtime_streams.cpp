@@ -1,15 +1,12 @@
 // Streams and events: client-chosen handle IDs (creation costs no round
 // trip), the legacy / per-thread default stream mapping, and the sync calls.
+#include "core/handle.h"
 #include "core/runtime.h"
 
 #include <algorithm>
 #include <cstdio>
 
 namespace rc::rt {
-
-namespace {
-uint64_t handleId(const void *h) { return uint64_t(uintptr_t(h)); }
-} // namespace
 
 // Every command runs on the session's current device; a thread whose
 // cudaSetDevice differs from the last one sent gets a SetDevice first.

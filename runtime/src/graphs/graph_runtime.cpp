@@ -3,18 +3,13 @@
 // GraphExecUpdate (the changed nodes only), GraphLaunch and GraphExecDestroy,
 // all batched: none of them costs a round trip.
 #include "api/unsupported.h"
+#include "core/handle.h"
 #include "core/runtime.h"
+#include "graphs/graph_order.h"
 
 #include <cstdio>
 
 namespace rc::rt {
-
-namespace {
-uint64_t handleId(const void *h) { return uint64_t(uintptr_t(h)); }
-template <typename T> T toHandle(uint64_t id) {
-  return reinterpret_cast<T>(uintptr_t(id));
-}
-} // namespace
 
 cudaError_t Runtime::captureLocked(uint64_t stream, GraphNode node,
                                    bool *captured) {
@@ -92,24 +87,51 @@ cudaError_t Runtime::graphInstantiate(cudaGraphExec_t *exec,
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
-  const NodeList *nodes = graphs_.graph(handleId(graph));
-  if (!nodes)
+  const Graph *g = graphs_.graph(handleId(graph));
+  if (!g)
     return cudaErrorInvalidValue; // CUDA: invalid graph handle
-  ensureDeviceLocked();
+  Exec ordered;
+  if (!orderForExec(*g, &ordered)) {
+    std::fprintf(stderr, "remote-clang: cudaGraphInstantiate: the graph's "
+                         "dependencies form a cycle\n");
+    return cudaErrorInvalidValue;
+  }
   uint64_t id = nextHandle_++;
+  // An exec with client-side steps is replayed here at each launch; the
+  // server never holds it.
+  if (!ordered.onClient) {
+    ensureDeviceLocked();
+    flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+    std::vector<flatbuffers::Offset<wire::CommandEntry>> entries;
+    entries.reserve(ordered.nodes.size());
+    for (const GraphNode &n : ordered.nodes)
+      entries.push_back(n.serialize(fbb));
+    auto nv = fbb.CreateVector(entries);
+    appendLocked(wire::Command::GraphInstantiate,
+                 wire::CreateGraphInstantiate(fbb, id, nv).Union(),
+                 {"cudaGraphInstantiate", 0});
+    afterAppendLocked();
+  }
+  graphs_.addExec(id, std::move(ordered));
+  *exec = toHandle<cudaGraphExec_t>(id);
+  return cudaSuccess;
+}
+
+// The changed nodes of a server-side exec, by index: one batched command.
+void Runtime::sendExecUpdateLocked(uint64_t exec,
+                                   const std::vector<uint32_t> &indices,
+                                   const NodeList &nodes) {
+  ensureDeviceLocked();
   flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
   std::vector<flatbuffers::Offset<wire::CommandEntry>> entries;
-  entries.reserve(nodes->size());
-  for (const GraphNode &n : *nodes)
-    entries.push_back(n.serialize(fbb));
+  for (uint32_t i : indices)
+    entries.push_back(nodes[i].serialize(fbb));
+  auto iv = fbb.CreateVector(indices);
   auto nv = fbb.CreateVector(entries);
-  appendLocked(wire::Command::GraphInstantiate,
-               wire::CreateGraphInstantiate(fbb, id, nv).Union(),
-               {"cudaGraphInstantiate", 0});
-  graphs_.addExec(id, *nodes);
-  *exec = toHandle<cudaGraphExec_t>(id);
+  appendLocked(wire::Command::GraphExecUpdate,
+               wire::CreateGraphExecUpdate(fbb, exec, iv, nv).Union(),
+               {"cudaGraphExecUpdate", 0});
   afterAppendLocked();
-  return cudaSuccess;
 }
 
 // Decided here, as CUDA would, without a round trip: an incompatible graph
@@ -121,63 +143,109 @@ cudaError_t Runtime::graphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
-  NodeList *current = graphs_.exec(handleId(exec));
-  const NodeList *next = graphs_.graph(handleId(graph));
-  if (!current || !next)
+  Exec *current = graphs_.exec(handleId(exec));
+  const Graph *g = graphs_.graph(handleId(graph));
+  if (!current || !g)
     return cudaErrorInvalidValue;
+  Exec next;
   std::vector<uint32_t> changed;
   size_t errorIndex = 0;
   cudaGraphExecUpdateResult result =
-      compareForUpdate(*current, *next, &changed, &errorIndex);
+      orderForExec(*g, &next)
+          ? compareForUpdate(current->nodes, next.nodes, &changed, &errorIndex)
+          : cudaGraphExecUpdateErrorTopologyChanged;
   if (info) {
     info->result = result;
-    // Nodes have no client handles (nothing exposes them yet).
-    info->errorNode = nullptr;
+    bool named = result != cudaGraphExecUpdateSuccess &&
+                 result != cudaGraphExecUpdateErrorTopologyChanged;
+    info->errorNode =
+        named ? toHandle<cudaGraphNode_t>(next.handles[errorIndex]) : nullptr;
     info->errorFromNode = nullptr;
   }
   if (result != cudaGraphExecUpdateSuccess)
     return cudaErrorGraphExecUpdateFailure;
-  if (changed.empty())
-    return cudaSuccess;
-  ensureDeviceLocked();
-  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
-  std::vector<flatbuffers::Offset<wire::CommandEntry>> entries;
-  for (uint32_t i : changed)
-    entries.push_back((*next)[i].serialize(fbb));
-  auto iv = fbb.CreateVector(changed);
-  auto nv = fbb.CreateVector(entries);
-  appendLocked(wire::Command::GraphExecUpdate,
-               wire::CreateGraphExecUpdate(fbb, handleId(exec), iv, nv).Union(),
-               {"cudaGraphExecUpdate", 0});
-  *current = *next;
-  afterAppendLocked();
+  if (!changed.empty() && !current->onClient)
+    sendExecUpdateLocked(handleId(exec), changed, next.nodes);
+  // The exec keeps answering to the node handles it was instantiated from.
+  current->nodes = std::move(next.nodes);
   return cudaSuccess;
 }
 
 cudaError_t Runtime::graphLaunch(cudaGraphExec_t exec, cudaStream_t stream,
                                  bool perThread) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
-  NodeList *nodes = graphs_.exec(handleId(exec));
-  if (!nodes)
-    return cudaErrorInvalidValue;
+  NodeList steps;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cudaError_t err = ensureConnectedLocked())
+      return err;
+    Exec *e = graphs_.exec(handleId(exec));
+    if (!e)
+      return cudaErrorInvalidValue;
+    uint64_t sid;
+    if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+      return err;
+    if (graphs_.capturing(sid)) {
+      // A graph launched into a capture becomes part of it (CUDA adds a
+      // child-graph node; a chain of its nodes orders the same way).
+      for (const GraphNode &n : e->nodes)
+        if (cudaError_t err = graphs_.addNode(sid, n))
+          return err;
+      return cudaSuccess;
+    }
+    if (!e->onClient) {
+      ensureDeviceLocked();
+      appendLocked(
+          wire::Command::GraphLaunch,
+          wire::CreateGraphLaunch(batch_.fbb(), handleId(exec), sid).Union(),
+          {"cudaGraphLaunch", 0});
+      afterAppendLocked();
+      return cudaSuccess;
+    }
+    steps = e->nodes; // a host function may destroy the exec
+  }
+  return replayOnClient(steps, stream, perThread);
+}
+
+// An exec with client-side steps runs as the stream commands its nodes
+// stand for, in its order: device nodes are batched as usual, copies read
+// or fill host memory as cudaMemcpyAsync does, and a host node runs as
+// cudaLaunchHostFunc (after the stream's earlier work, on this thread).
+cudaError_t Runtime::replayOnClient(const NodeList &steps, cudaStream_t stream,
+                                    bool perThread) {
+  for (const GraphNode &n : steps) {
+    if (n.host == HostStep::Function) {
+      if (cudaError_t err = launchHostFunc(stream, n.fn, n.userData, perThread))
+        return err;
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    cudaError_t err = cudaSuccess;
+    if (n.host == HostStep::CopyToDevice)
+      err = memcpyLocked(reinterpret_cast<void *>(uintptr_t(n.dst)), n.hostPtr,
+                         n.size, cudaMemcpyHostToDevice, stream, true,
+                         perThread, "cudaGraphLaunch (copy to device)");
+    else if (n.host == HostStep::CopyToHost)
+      err = memcpyLocked(n.hostPtr, reinterpret_cast<void *>(uintptr_t(n.src)),
+                         n.size, cudaMemcpyDeviceToHost, stream, true,
+                         perThread, "cudaGraphLaunch (copy to host)");
+    else
+      err = appendNodeLocked(n, stream, perThread);
+    if (err)
+      return err;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::appendNodeLocked(const GraphNode &n, cudaStream_t stream,
+                                      bool perThread) {
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;
-  if (graphs_.capturing(sid)) {
-    // A graph launched into a capture becomes part of it (CUDA adds a
-    // child-graph node; a chain of its nodes orders the same way).
-    for (const GraphNode &n : *nodes)
-      if (cudaError_t err = graphs_.addNode(sid, n))
-        return err;
-    return cudaSuccess;
-  }
   ensureDeviceLocked();
+  bool launch = n.type == wire::Command::Launch;
   appendLocked(
-      wire::Command::GraphLaunch,
-      wire::CreateGraphLaunch(batch_.fbb(), handleId(exec), sid).Union(),
-      {"cudaGraphLaunch", 0});
+      n.type, n.command(batch_.fbb(), sid),
+      {launch ? "launch" : "cudaGraphLaunch", launch ? n.kernelId : 0});
   afterAppendLocked();
   return cudaSuccess;
 }
@@ -193,8 +261,13 @@ cudaError_t Runtime::graphExecDestroy(cudaGraphExec_t exec) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = unavailableLocked())
     return err;
-  if (!graphs_.destroyExec(handleId(exec)))
+  Exec *e = graphs_.exec(handleId(exec));
+  if (!e)
     return cudaErrorInvalidValue;
+  bool onServer = !e->onClient;
+  graphs_.destroyExec(handleId(exec));
+  if (!onServer)
+    return cudaSuccess;
   appendLocked(
       wire::Command::GraphExecDestroy,
       wire::CreateGraphExecDestroy(batch_.fbb(), handleId(exec)).Union(),

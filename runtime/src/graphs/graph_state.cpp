@@ -1,51 +1,101 @@
 #include "graphs/graph_state.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace rc::rt {
 
+GraphNode GraphNode::copy(void *dst, const void *src, size_t count,
+                          cudaMemcpyKind kind) {
+  GraphNode node;
+  node.size = count;
+  if (kind == cudaMemcpyHostToDevice) {
+    node.host = HostStep::CopyToDevice;
+    node.dst = uint64_t(uintptr_t(dst));
+    node.hostPtr = const_cast<void *>(src);
+  } else if (kind == cudaMemcpyDeviceToHost) {
+    node.host = HostStep::CopyToHost;
+    node.src = uint64_t(uintptr_t(src));
+    node.hostPtr = dst;
+  } else {
+    node.type = wire::Command::MemcpyD2D;
+    node.dst = uint64_t(uintptr_t(dst));
+    node.src = uint64_t(uintptr_t(src));
+  }
+  return node;
+}
+
+cudaGraphNodeType GraphNode::kind() const {
+  switch (host) {
+  case HostStep::Function:
+    return cudaGraphNodeTypeHost;
+  case HostStep::CopyToDevice:
+  case HostStep::CopyToHost:
+    return cudaGraphNodeTypeMemcpy;
+  case HostStep::None:
+    break;
+  }
+  switch (type) {
+  case wire::Command::NONE:
+    return cudaGraphNodeTypeEmpty;
+  case wire::Command::Memset:
+    return cudaGraphNodeTypeMemset;
+  case wire::Command::MemcpyD2D:
+    return cudaGraphNodeTypeMemcpy;
+  default: // launches, and library calls (their kernels, in CUDA)
+    return cudaGraphNodeTypeKernel;
+  }
+}
+
 bool GraphNode::operator==(const GraphNode &o) const {
-  return type == o.type && kernelId == o.kernelId &&
+  return type == o.type && host == o.host && kernelId == o.kernelId &&
          std::memcmp(grid, o.grid, sizeof grid) == 0 &&
          std::memcmp(block, o.block, sizeof block) == 0 &&
          sharedMem == o.sharedMem && cooperative == o.cooperative &&
          programmaticSerialization == o.programmaticSerialization &&
          args == o.args && dst == o.dst && src == o.src && size == o.size &&
-         value == o.value && libraryBytes == o.libraryBytes;
+         value == o.value && libraryBytes == o.libraryBytes && fn == o.fn &&
+         userData == o.userData && hostPtr == o.hostPtr;
 }
 
-flatbuffers::Offset<wire::CommandEntry>
-GraphNode::serialize(flatbuffers::FlatBufferBuilder &fbb) const {
+flatbuffers::Offset<void>
+GraphNode::command(flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) const {
   flatbuffers::Offset<void> cmd;
   switch (type) {
   case wire::Command::Launch: {
     auto g = fbb.CreateVector(grid, 3);
     auto b = fbb.CreateVector(block, 3);
     auto a = fbb.CreateVector(args);
-    cmd = wire::CreateLaunch(fbb, kernelId, g, b, sharedMem, 0, a, cooperative,
-                             programmaticSerialization)
+    cmd = wire::CreateLaunch(fbb, kernelId, g, b, sharedMem, stream, a,
+                             cooperative, programmaticSerialization)
               .Union();
     break;
   }
   case wire::Command::Memset:
-    cmd = wire::CreateMemset(fbb, dst, value, size, 0).Union();
+    cmd = wire::CreateMemset(fbb, dst, value, size, stream).Union();
     break;
   case wire::Command::MemcpyD2D:
-    cmd = wire::CreateMemcpyD2D(fbb, dst, src, size, 0).Union();
+    cmd = wire::CreateMemcpyD2D(fbb, dst, src, size, stream).Union();
     break;
   default:
     if (library)
-      cmd = library(fbb, 0);
+      cmd = library(fbb, stream);
     break;
   }
-  return wire::CreateCommandEntry(fbb, type, cmd);
+  return cmd;
+}
+
+flatbuffers::Offset<wire::CommandEntry>
+GraphNode::serialize(flatbuffers::FlatBufferBuilder &fbb) const {
+  return wire::CreateCommandEntry(fbb, type, command(fbb, 0));
 }
 
 // CUDA 12's rules for the nodes we create (cudaGraphExecUpdate docs): the
-// topology (here: node count, since captured graphs are chains) and every
-// node's type must stay; kernel nodes may change function, configuration
-// and arguments, but not whether they are cooperative; 1D device memsets
-// and device-to-device copies may change addresses, sizes and values.
+// topology (here: node count of the exec's order) and every node's type
+// must stay, and a copy may not change between device and host memory;
+// kernel nodes may change function, configuration and arguments, but not
+// whether they are cooperative; 1D memsets, copies and host nodes may
+// change addresses, sizes, values and functions.
 cudaGraphExecUpdateResult compareForUpdate(const NodeList &current,
                                            const NodeList &next,
                                            std::vector<uint32_t> *changed,
@@ -56,7 +106,11 @@ cudaGraphExecUpdateResult compareForUpdate(const NodeList &current,
     return cudaGraphExecUpdateErrorTopologyChanged;
   for (size_t i = 0; i < next.size(); ++i) {
     *errorIndex = i;
-    if (current[i].type != next[i].type)
+    if (current[i].kind() != next[i].kind())
+      return cudaGraphExecUpdateErrorNodeTypeChanged;
+    if (current[i].host != next[i].host) // a copy's memory type changed
+      return cudaGraphExecUpdateErrorParametersChanged;
+    if (current[i].type != next[i].type) // e.g. a kernel and a GEMM
       return cudaGraphExecUpdateErrorNodeTypeChanged;
     if (current[i].cooperative != next[i].cooperative)
       return cudaGraphExecUpdateErrorUnsupportedFunctionChange;
@@ -108,7 +162,7 @@ cudaError_t GraphState::endCapture(uint64_t stream, uint64_t *graphId) {
   uint64_t graph = c.graph;
   captures_.erase(id);
   if (invalidated) {
-    graphs_.erase(graph);
+    destroyGraph(graph);
     return cudaErrorStreamCaptureInvalidated;
   }
   *graphId = graph;
@@ -136,8 +190,101 @@ cudaError_t GraphState::addNode(uint64_t stream, GraphNode node) {
   Capture &c = captures_[m->second];
   if (c.invalidated)
     return cudaErrorStreamCaptureInvalidated;
-  graphs_[c.graph].push_back(std::move(node));
+  Graph &g = graphs_[c.graph];
+  std::vector<uint32_t> after;
+  if (!g.nodes.empty())
+    after.push_back(uint32_t(g.nodes.size() - 1));
+  appendNode(c.graph, std::move(node), std::move(after));
   return cudaSuccess;
+}
+
+uint64_t GraphState::appendNode(uint64_t id, GraphNode node,
+                                std::vector<uint32_t> deps) {
+  Graph &g = graphs_[id];
+  uint64_t handle = nextNodeHandle_++;
+  nodes_[handle] = {id, uint32_t(g.nodes.size())};
+  g.nodes.push_back(std::move(node));
+  g.deps.push_back(std::move(deps));
+  g.handles.push_back(handle);
+  return handle;
+}
+
+cudaError_t GraphState::addNode(uint64_t id, GraphNode node,
+                                const uint64_t *deps, size_t count,
+                                uint64_t *handle) {
+  if (!graphs_.count(id) || (count && !deps))
+    return cudaErrorInvalidValue;
+  std::set<uint32_t> after;
+  for (size_t i = 0; i < count; ++i) {
+    auto n = nodes_.find(deps[i]);
+    if (n == nodes_.end() || n->second.graph != id)
+      return cudaErrorInvalidValue;
+    after.insert(n->second.index);
+  }
+  *handle = appendNode(id, std::move(node), {after.begin(), after.end()});
+  return cudaSuccess;
+}
+
+cudaError_t GraphState::addDependencies(uint64_t id, const uint64_t *from,
+                                        const uint64_t *to, size_t count) {
+  auto g = graphs_.find(id);
+  if (g == graphs_.end() || (count && (!from || !to)))
+    return cudaErrorInvalidValue;
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  for (size_t i = 0; i < count; ++i) {
+    auto f = nodes_.find(from[i]), t = nodes_.find(to[i]);
+    if (f == nodes_.end() || t == nodes_.end() || f->second.graph != id ||
+        t->second.graph != id || f->second.index == t->second.index)
+      return cudaErrorInvalidValue;
+    edges.push_back({f->second.index, t->second.index});
+  }
+  // All or nothing: the edges are added once every one has been checked.
+  for (auto [f, t] : edges) {
+    std::vector<uint32_t> &d = g->second.deps[t];
+    if (std::find(d.begin(), d.end(), f) == d.end())
+      d.push_back(f);
+  }
+  return cudaSuccess;
+}
+
+bool GraphState::cloneGraph(uint64_t id, uint64_t cloneId) {
+  auto g = graphs_.find(id);
+  if (g == graphs_.end())
+    return false;
+  Graph copy = g->second; // before graphs_ may grow
+  graphs_[cloneId].clonedFrom = id;
+  for (size_t i = 0; i < copy.nodes.size(); ++i)
+    appendNode(cloneId, std::move(copy.nodes[i]), std::move(copy.deps[i]));
+  return true;
+}
+
+GraphNode *GraphState::node(uint64_t handle, uint64_t *graph) {
+  auto n = nodes_.find(handle);
+  if (n == nodes_.end())
+    return nullptr;
+  if (graph)
+    *graph = n->second.graph;
+  return &graphs_[n->second.graph].nodes[n->second.index];
+}
+
+uint64_t GraphState::nodeInClone(uint64_t original, uint64_t cloneId) const {
+  auto n = nodes_.find(original);
+  auto c = graphs_.find(cloneId);
+  if (n == nodes_.end() || c == graphs_.end() ||
+      c->second.clonedFrom != n->second.graph ||
+      n->second.index >= c->second.handles.size())
+    return 0;
+  return c->second.handles[n->second.index];
+}
+
+bool GraphState::destroyGraph(uint64_t id) {
+  auto g = graphs_.find(id);
+  if (g == graphs_.end())
+    return false;
+  for (uint64_t h : g->second.handles)
+    nodes_.erase(h);
+  graphs_.erase(g);
+  return true;
 }
 
 void GraphState::invalidate(uint64_t stream) {
@@ -185,12 +332,12 @@ cudaError_t GraphState::streamWaitsEvent(uint64_t stream, uint64_t event,
   return cudaSuccess;
 }
 
-const NodeList *GraphState::graph(uint64_t id) const {
+const Graph *GraphState::graph(uint64_t id) const {
   auto it = graphs_.find(id);
   return it == graphs_.end() ? nullptr : &it->second;
 }
 
-NodeList *GraphState::exec(uint64_t id) {
+Exec *GraphState::exec(uint64_t id) {
   auto it = execs_.find(id);
   return it == execs_.end() ? nullptr : &it->second;
 }

@@ -1,12 +1,14 @@
-// Client-side CUDA graphs: stream capture, graphs and executable graphs as
-// plain node lists (docs/graphs.md). Nothing here talks to the server; the
-// Runtime (graph_runtime.cpp) decides what goes on the wire.
+// Client-side CUDA graphs: stream capture, graphs built node by node, and
+// executable graphs as plain node lists (docs/graphs.md). Nothing here talks
+// to the server; the Runtime (graph_runtime.cpp, graph_build_runtime.cpp)
+// decides what goes on the wire.
 //
 // While a stream captures, the async work appended for it becomes a node of
-// the capture's graph instead of a batch command. Captured graphs are linear:
-// nodes keep capture order, each after the previous one (work joined from
-// other streams through events is ordered by when it was issued), which
-// respects every dependency the application expressed.
+// the capture's graph instead of a batch command, each after the previous
+// one (work joined from other streams through events is ordered by when it
+// was issued), which respects every dependency the application expressed.
+// A graph built with cudaGraphAdd*Node keeps the dependencies it was given;
+// instantiation puts its nodes in one valid order (graph_order.h).
 #ifndef RC_RT_GRAPH_STATE_H
 #define RC_RT_GRAPH_STATE_H
 
@@ -27,11 +29,22 @@ namespace rc::rt {
 using LibraryCommand = std::function<flatbuffers::Offset<void>(
     flatbuffers::FlatBufferBuilder &, uint64_t wireStream)>;
 
+// Work a node does on the client when the graph runs: host memory and host
+// functions are here, so such nodes never reach the server's graph.
+enum class HostStep : uint8_t {
+  None,
+  Function,     // a host node: fn(userData)
+  CopyToDevice, // hostPtr -> dst
+  CopyToHost,   // src -> hostPtr
+};
+
 // One graph node: a Launch, Memset or MemcpyD2D with the fields it carries
 // on the wire (the stream is the graph's, so it is not part of the node),
-// or a library command (CublasGemm) kept as its serializer.
+// a library command (CublasGemm) kept as its serializer, a host step, or
+// nothing (an empty node: type NONE, host None).
 struct GraphNode {
   wire::Command type = wire::Command::NONE;
+  HostStep host = HostStep::None;
   uint64_t kernelId = 0; // Launch
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
@@ -45,15 +58,52 @@ struct GraphNode {
   uint8_t value = 0;                 // Memset
   LibraryCommand library;            // owns what it serializes
   std::vector<uint8_t> libraryBytes; // its serialization: node identity
+  cudaHostFn_t fn = nullptr;         // HostStep::Function
+  void *userData = nullptr;
+  void *hostPtr = nullptr; // HostStep::CopyToDevice / CopyToHost
 
+  // A copy node of a resolved direction (not cudaMemcpyDefault, not host
+  // to host). Host memory is only on the client, so a copy from or to it is
+  // a step the client runs when the graph does: CUDA too reads and writes
+  // the host side at launch, not when the node is made.
+  static GraphNode copy(void *dst, const void *src, size_t count,
+                        cudaMemcpyKind kind);
+  bool empty() const {
+    return type == wire::Command::NONE && host == HostStep::None;
+  }
+  bool runsOnClient() const { return host != HostStep::None; }
+  // What cudaGraphNodeGetType says of it.
+  cudaGraphNodeType kind() const;
   bool operator==(const GraphNode &o) const;
   bool operator!=(const GraphNode &o) const { return !(*this == o); }
-  // The node as a batch-style command (stream 0) built in `fbb`.
+  // The device node's command for `stream`, built in `fbb`.
+  flatbuffers::Offset<void> command(flatbuffers::FlatBufferBuilder &fbb,
+                                    uint64_t stream) const;
+  // The device node as a graph entry (stream 0) built in `fbb`.
   flatbuffers::Offset<wire::CommandEntry>
   serialize(flatbuffers::FlatBufferBuilder &fbb) const;
 };
 
 using NodeList = std::vector<GraphNode>;
+
+// A graph as the application built it: nodes in creation order, each with
+// the nodes it depends on and its handle (cudaGraphNode_t).
+struct Graph {
+  NodeList nodes;
+  std::vector<std::vector<uint32_t>> deps;
+  std::vector<uint64_t> handles;
+  uint64_t clonedFrom = 0; // cudaGraphClone's source (cudaGraphNodeFindInClone)
+};
+
+// An executable graph: the graph's non-empty nodes in an order that keeps
+// every dependency, and the handle each came from (exec node updates name
+// the graph's nodes). With a node that runs on the client the exec is
+// replayed step by step at each launch instead of living on the server.
+struct Exec {
+  NodeList nodes;
+  std::vector<uint64_t> handles;
+  bool onClient = false;
+};
 
 // What cudaGraphExecUpdate would say for replacing `current` by `next`, and
 // which node indices changed when it may (same count and node types).
@@ -75,8 +125,9 @@ public:
   bool anyCapture() const { return !captures_.empty(); }
   // Capture sequence ID (cudaStreamGetCaptureInfo), 0 when not capturing.
   unsigned long long captureId(uint64_t stream) const;
-  // Appends a node to the capture `stream` belongs to (which it must).
-  // Fails with cudaErrorStreamCaptureInvalidated after an invalidation.
+  // Appends a node to the capture `stream` belongs to (which it must),
+  // after the node captured before it. Fails with
+  // cudaErrorStreamCaptureInvalidated after an invalidation.
   cudaError_t addNode(uint64_t stream, GraphNode node);
   // An illegal call invalidates the whole capture sequence, as in CUDA.
   void invalidate(uint64_t stream);
@@ -93,11 +144,27 @@ public:
   }
   void eventDestroyed(uint64_t event) { capturedEvents_.erase(event); }
 
+  // ---- graphs built node by node --------------------------------------------
+  void createGraph(uint64_t id) { graphs_[id]; }
+  // Adds `node` to graph `id` after `deps` (handles of nodes of that graph:
+  // cudaErrorInvalidValue otherwise) and returns its handle in *handle.
+  cudaError_t addNode(uint64_t id, GraphNode node, const uint64_t *deps,
+                      size_t count, uint64_t *handle);
+  // Makes each to[i] depend on from[i] (all nodes of graph `id`).
+  cudaError_t addDependencies(uint64_t id, const uint64_t *from,
+                              const uint64_t *to, size_t count);
+  // A copy of graph `id` as graph `cloneId`, with new node handles.
+  bool cloneGraph(uint64_t id, uint64_t cloneId);
+  // The graph node behind `handle`, and the graph it belongs to.
+  GraphNode *node(uint64_t handle, uint64_t *graph = nullptr);
+  // The node of graph `cloneId` that `original` was copied into (0: none).
+  uint64_t nodeInClone(uint64_t original, uint64_t cloneId) const;
+
   // ---- graphs and executable graphs ----------------------------------------
-  const NodeList *graph(uint64_t id) const;
-  bool destroyGraph(uint64_t id) { return graphs_.erase(id) != 0; }
-  NodeList *exec(uint64_t id);
-  void addExec(uint64_t id, NodeList nodes) { execs_[id] = std::move(nodes); }
+  const Graph *graph(uint64_t id) const;
+  bool destroyGraph(uint64_t id);
+  Exec *exec(uint64_t id);
+  void addExec(uint64_t id, Exec exec) { execs_[id] = std::move(exec); }
   bool destroyExec(uint64_t id) { return execs_.erase(id) != 0; }
 
 private:
@@ -111,9 +178,18 @@ private:
   std::map<unsigned long long, Capture> captures_; // by capture sequence ID
   std::map<uint64_t, unsigned long long> member_;  // stream -> capture
   std::map<uint64_t, unsigned long long> capturedEvents_;
-  std::map<uint64_t, NodeList> graphs_;
-  std::map<uint64_t, NodeList> execs_;
+  uint64_t appendNode(uint64_t id, GraphNode node, std::vector<uint32_t> deps);
+  struct NodePlace {
+    uint64_t graph;
+    uint32_t index;
+  };
+  std::map<uint64_t, Graph> graphs_;
+  std::map<uint64_t, NodePlace> nodes_; // by handle
+  std::map<uint64_t, Exec> execs_;
   unsigned long long nextCaptureId_ = 1;
+  // Node handles count far from the Runtime's handles (0x100 up), so a node
+  // passed where a graph or exec belongs is never found, and vice versa.
+  uint64_t nextNodeHandle_ = 0x6e0000000;
 };
 
 } // namespace rc::rt

@@ -1,0 +1,300 @@
+// Exported calls that build graphs node by node (docs/graphs.md). Each
+// node is made and checked first, then added; CUDA's legacy (v1) parameter
+// structs and 12.x's cudaGraphNodeParams map onto the same node kinds.
+#include "api/global.h"
+#include "api/unsupported.h"
+
+using rc::rt::GraphNode;
+using rc::rt::HostStep;
+using rc::rt::record;
+using rc::rt::runtime;
+
+namespace {
+
+cudaError_t kernelNode(const cudaKernelNodeParams *p, const char *call,
+                       GraphNode *out) {
+  if (!p)
+    return cudaErrorInvalidValue;
+  uint64_t id;
+  if (cudaError_t err = runtime().stubToId(p->func, &id))
+    return err;
+  return runtime().kernelNode(id, *p, call, out);
+}
+
+cudaError_t hostNode(const cudaHostNodeParams *p, GraphNode *out) {
+  if (!p || !p->fn)
+    return cudaErrorInvalidValue;
+  out->host = HostStep::Function;
+  out->fn = p->fn;
+  out->userData = p->userData;
+  return cudaSuccess;
+}
+
+cudaError_t memcpyNode(const cudaMemcpy3DParms *p, const char *call,
+                       GraphNode *out) {
+  if (!p)
+    return cudaErrorInvalidValue;
+  return runtime().memcpy3DNode(*p, call, out);
+}
+
+cudaError_t memsetNode(const cudaMemsetParams *p, const char *call,
+                       GraphNode *out) {
+  if (!p)
+    return cudaErrorInvalidValue;
+  return runtime().memsetNode(*p, call, out);
+}
+
+// CUDA 12's generic parameters, for the node kinds served.
+cudaError_t genericNode(const cudaGraphNodeParams *p, const char *call,
+                        GraphNode *out) {
+  if (!p)
+    return cudaErrorInvalidValue;
+  switch (p->type) {
+  case cudaGraphNodeTypeKernel: {
+    const cudaKernelNodeParamsV2 &k = p->kernel;
+    cudaKernelNodeParams v1 = {k.func,         k.gridDim, k.blockDim,
+                               k.sharedMemBytes, k.kernelParams, k.extra};
+    return kernelNode(&v1, call, out);
+  }
+  case cudaGraphNodeTypeMemcpy:
+    return memcpyNode(&p->memcpy.copyParams, call, out);
+  case cudaGraphNodeTypeMemset: {
+    const cudaMemsetParamsV2 &m = p->memset;
+    cudaMemsetParams v1 = {m.dst,         m.pitch, m.value,
+                           m.elementSize, m.width, m.height};
+    return memsetNode(&v1, call, out);
+  }
+  case cudaGraphNodeTypeHost: {
+    cudaHostNodeParams v1 = {p->host.fn, p->host.userData};
+    return hostNode(&v1, out);
+  }
+  case cudaGraphNodeTypeEmpty:
+    *out = GraphNode();
+    return cudaSuccess;
+  default:
+    return rc::rt::reportUnsupported(
+        (std::string(call) + " for this node type (child graph, event, "
+                             "semaphore, memory or conditional node)")
+            .c_str());
+  }
+}
+
+// Adds the node `made` produced, unless making it failed.
+cudaError_t add(cudaError_t made, cudaGraphNode_t *node, cudaGraph_t graph,
+                const cudaGraphNode_t *deps, size_t count, GraphNode n) {
+  if (made != cudaSuccess)
+    return made;
+  return runtime().graphAddNode(node, graph, deps, count, std::move(n));
+}
+
+} // namespace
+
+extern "C" {
+
+cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags) {
+  return record(runtime().graphCreate(graph, flags));
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                   const cudaGraphNode_t *deps, size_t count,
+                                   const cudaKernelNodeParams *params) {
+  GraphNode n;
+  cudaError_t made = kernelNode(params, "cudaGraphAddKernelNode", &n);
+  return record(add(made, node, graph, deps, count, std::move(n)));
+}
+
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                   const cudaGraphNode_t *deps, size_t count,
+                                   const cudaMemcpy3DParms *params) {
+  GraphNode n;
+  cudaError_t made = memcpyNode(params, "cudaGraphAddMemcpyNode", &n);
+  return record(add(made, node, graph, deps, count, std::move(n)));
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
+                                     const cudaGraphNode_t *deps, size_t count,
+                                     void *dst, const void *src, size_t bytes,
+                                     cudaMemcpyKind kind) {
+  GraphNode n;
+  cudaError_t made = runtime().memcpyNode(dst, src, bytes, kind,
+                                          "cudaGraphAddMemcpyNode1D", &n);
+  return record(add(made, node, graph, deps, count, std::move(n)));
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                   const cudaGraphNode_t *deps, size_t count,
+                                   const cudaMemsetParams *params) {
+  GraphNode n;
+  cudaError_t made = memsetNode(params, "cudaGraphAddMemsetNode", &n);
+  return record(add(made, node, graph, deps, count, std::move(n)));
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                 const cudaGraphNode_t *deps, size_t count,
+                                 const cudaHostNodeParams *params) {
+  GraphNode n;
+  cudaError_t made = hostNode(params, &n);
+  return record(add(made, node, graph, deps, count, std::move(n)));
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                  const cudaGraphNode_t *deps, size_t count) {
+  return record(add(cudaSuccess, node, graph, deps, count, GraphNode()));
+}
+
+cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                             const cudaGraphNode_t *deps, size_t count,
+                             cudaGraphNodeParams *params) {
+  GraphNode n;
+  cudaError_t made = genericNode(params, "cudaGraphAddNode", &n);
+  return record(add(made, node, graph, deps, count, std::move(n)));
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph,
+                                     const cudaGraphNode_t *from,
+                                     const cudaGraphNode_t *to, size_t count) {
+  return record(runtime().graphAddDependencies(graph, from, to, count));
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                              size_t *count) {
+  return record(runtime().graphGetNodes(graph, nodes, count, false));
+}
+
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                                  size_t *count) {
+  return record(runtime().graphGetNodes(graph, nodes, count, true));
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node,
+                                 cudaGraphNodeType *type) {
+  return record(runtime().graphNodeGetType(node, type));
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph) {
+  return record(runtime().graphClone(clone, graph));
+}
+
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *node,
+                                     cudaGraphNode_t original,
+                                     cudaGraph_t clone) {
+  return record(runtime().graphNodeFindInClone(node, original, clone));
+}
+
+// ---- new parameters for a graph's node --------------------------------------
+
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                         const cudaKernelNodeParams *params) {
+  GraphNode n;
+  if (cudaError_t err =
+          kernelNode(params, "cudaGraphKernelNodeSetParams", &n))
+    return record(err);
+  return record(runtime().graphNodeSet(node, std::move(n)));
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+                                         const cudaMemcpy3DParms *params) {
+  GraphNode n;
+  if (cudaError_t err =
+          memcpyNode(params, "cudaGraphMemcpyNodeSetParams", &n))
+    return record(err);
+  return record(runtime().graphNodeSet(node, std::move(n)));
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
+                                           const void *src, size_t bytes,
+                                           cudaMemcpyKind kind) {
+  GraphNode n;
+  if (cudaError_t err = runtime().memcpyNode(
+          dst, src, bytes, kind, "cudaGraphMemcpyNodeSetParams1D", &n))
+    return record(err);
+  return record(runtime().graphNodeSet(node, std::move(n)));
+}
+
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
+                                         const cudaMemsetParams *params) {
+  GraphNode n;
+  if (cudaError_t err =
+          memsetNode(params, "cudaGraphMemsetNodeSetParams", &n))
+    return record(err);
+  return record(runtime().graphNodeSet(node, std::move(n)));
+}
+
+cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
+                                       const cudaHostNodeParams *params) {
+  GraphNode n;
+  if (cudaError_t err = hostNode(params, &n))
+    return record(err);
+  return record(runtime().graphNodeSet(node, std::move(n)));
+}
+
+cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node,
+                                   cudaGraphNodeParams *params) {
+  GraphNode n;
+  if (cudaError_t err = genericNode(params, "cudaGraphNodeSetParams", &n))
+    return record(err);
+  return record(runtime().graphNodeSet(node, std::move(n)));
+}
+
+// ---- new parameters for an exec's node --------------------------------------
+
+cudaError_t
+cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                 const cudaKernelNodeParams *params) {
+  GraphNode n;
+  if (cudaError_t err =
+          kernelNode(params, "cudaGraphExecKernelNodeSetParams", &n))
+    return record(err);
+  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t exec,
+                                             cudaGraphNode_t node,
+                                             const cudaMemcpy3DParms *params) {
+  GraphNode n;
+  if (cudaError_t err =
+          memcpyNode(params, "cudaGraphExecMemcpyNodeSetParams", &n))
+    return record(err);
+  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t exec,
+                                               cudaGraphNode_t node, void *dst,
+                                               const void *src, size_t bytes,
+                                               cudaMemcpyKind kind) {
+  GraphNode n;
+  if (cudaError_t err = runtime().memcpyNode(
+          dst, src, bytes, kind, "cudaGraphExecMemcpyNodeSetParams1D", &n))
+    return record(err);
+  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+}
+
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t exec,
+                                             cudaGraphNode_t node,
+                                             const cudaMemsetParams *params) {
+  GraphNode n;
+  if (cudaError_t err =
+          memsetNode(params, "cudaGraphExecMemsetNodeSetParams", &n))
+    return record(err);
+  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+}
+
+cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t exec,
+                                           cudaGraphNode_t node,
+                                           const cudaHostNodeParams *params) {
+  GraphNode n;
+  if (cudaError_t err = hostNode(params, &n))
+    return record(err);
+  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+}
+
+cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t exec,
+                                       cudaGraphNode_t node,
+                                       cudaGraphNodeParams *params) {
+  GraphNode n;
+  if (cudaError_t err = genericNode(params, "cudaGraphExecNodeSetParams", &n))
+    return record(err);
+  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+}
+
+} // extern "C"
