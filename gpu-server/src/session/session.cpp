@@ -39,7 +39,8 @@ std::vector<uint8_t> batchReply(flatbuffers::FlatBufferBuilder &fbb,
                                 uint64_t seq,
                                 const std::vector<ResultData> &results,
                                 const std::vector<ErrorData> &errors,
-                                uint64_t ringReleased = 0) {
+                                uint64_t ringReleased = 0,
+                                const std::string &deviceOutput = {}) {
   std::vector<flatbuffers::Offset<wire::Result>> rs;
   for (const ResultData &r : results)
     rs.push_back(wire::CreateResult(fbb, r.index, r.addr, r.value, r.code,
@@ -48,8 +49,10 @@ std::vector<uint8_t> batchReply(flatbuffers::FlatBufferBuilder &fbb,
   for (const ErrorData &e : errors)
     es.push_back(wire::CreateError(fbb, e.seq, e.index, e.code,
                                    fbb.CreateString(e.message)));
-  auto body = wire::CreateBatchReply(fbb, seq, fbb.CreateVector(rs),
-                                     fbb.CreateVector(es), ringReleased);
+  auto printed = deviceOutput.empty() ? 0 : fbb.CreateString(deviceOutput);
+  auto body =
+      wire::CreateBatchReply(fbb, seq, fbb.CreateVector(rs),
+                             fbb.CreateVector(es), ringReleased, printed);
   return finish(fbb, wire::Body::BatchReply, body.Union());
 }
 
@@ -83,6 +86,10 @@ Session::~Session() {
   // No RMA write of the client may land in the ring once it is freed.
   if (conn_ && exposedRing_)
     conn_->withdraw(exposedRing_, exposedRingSize_);
+  // What the context prints as it is destroyed has no client to go to; it
+  // must not reach the server's stdout either.
+  DeviceOutputCapture discarded(&deviceOutput_);
+  executor_.reset();
 }
 
 flatbuffers::Offset<wire::RemoteMemory>
@@ -137,6 +144,8 @@ void Session::replyError(uint64_t seq, int code, const std::string &message,
 
 Session::Next Session::handle(const uint8_t *data, size_t size,
                               std::vector<std::vector<uint8_t>> &replies) {
+  // Whatever the driver prints on this thread now is this session's.
+  DeviceOutputCapture capture(&deviceOutput_);
   metrics_->bytesIn.add(size);
   lastBatch_ = {}; // only a replayed Batch fills it
   if (recorder_)
@@ -389,10 +398,10 @@ Session::Next Session::onBatch(const void *p,
   // the client at its next round trip.
   if (batch->reply_wanted() || !ok) {
     uint64_t buildStart = monotonicNs();
-    replies.push_back(batchReply(replyBuilder_, batch->seq(), results,
-                                 ok ? std::vector<ErrorData>{}
-                                    : std::vector<ErrorData>{error},
-                                 executor_->uploadRingReleased()));
+    replies.push_back(batchReply(
+        replyBuilder_, batch->seq(), results,
+        ok ? std::vector<ErrorData>{} : std::vector<ErrorData>{error},
+        executor_->uploadRingReleased(), deviceOutput_.take()));
     timing.buildNs = monotonicNs() - buildStart;
     metrics_->replyNs.add(timing.buildNs);
   }

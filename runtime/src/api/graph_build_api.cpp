@@ -52,7 +52,7 @@ cudaError_t genericNode(const cudaGraphNodeParams *p, const char *call,
   switch (p->type) {
   case cudaGraphNodeTypeKernel: {
     const cudaKernelNodeParamsV2 &k = p->kernel;
-    cudaKernelNodeParams v1 = {k.func,         k.gridDim, k.blockDim,
+    cudaKernelNodeParams v1 = {k.func,           k.gridDim,      k.blockDim,
                                k.sharedMemBytes, k.kernelParams, k.extra};
     return kernelNode(&v1, call, out);
   }
@@ -186,8 +186,7 @@ cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *node,
 cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
                                          const cudaKernelNodeParams *params) {
   GraphNode n;
-  if (cudaError_t err =
-          kernelNode(params, "cudaGraphKernelNodeSetParams", &n))
+  if (cudaError_t err = kernelNode(params, "cudaGraphKernelNodeSetParams", &n))
     return record(err);
   return record(runtime().graphNodeSet(node, std::move(n)));
 }
@@ -195,8 +194,7 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
 cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
                                          const cudaMemcpy3DParms *params) {
   GraphNode n;
-  if (cudaError_t err =
-          memcpyNode(params, "cudaGraphMemcpyNodeSetParams", &n))
+  if (cudaError_t err = memcpyNode(params, "cudaGraphMemcpyNodeSetParams", &n))
     return record(err);
   return record(runtime().graphNodeSet(node, std::move(n)));
 }
@@ -214,8 +212,7 @@ cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
 cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
                                          const cudaMemsetParams *params) {
   GraphNode n;
-  if (cudaError_t err =
-          memsetNode(params, "cudaGraphMemsetNodeSetParams", &n))
+  if (cudaError_t err = memsetNode(params, "cudaGraphMemsetNodeSetParams", &n))
     return record(err);
   return record(runtime().graphNodeSet(node, std::move(n)));
 }

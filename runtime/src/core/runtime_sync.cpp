@@ -154,6 +154,14 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
     return;
   }
   ring_.released = std::max(ring_.released, r->ring_released());
+  if (r->device_output() && r->device_output()->size()) {
+    // Device printf: CUDA writes it to the process's stdout when the work
+    // is synchronized, and flushes; so does this, at the reply that
+    // carries it (docs/runtime-api.md "Device printf").
+    std::fwrite(r->device_output()->data(), 1, r->device_output()->size(),
+                stdout);
+    std::fflush(stdout);
+  }
   if (r->errors())
     for (const wire::Error *e : *r->errors()) {
       std::string op = describeOpLocked(e->seq(), e->index());

@@ -22,8 +22,8 @@ cudaError_t Runtime::graphCreate(cudaGraph_t *graph, unsigned flags) {
 }
 
 cudaError_t Runtime::kernelNode(uint64_t kernelId,
-                                const cudaKernelNodeParams &p,
-                                const char *call, GraphNode *out) {
+                                const cudaKernelNodeParams &p, const char *call,
+                                GraphNode *out) {
   if (p.extra)
     return reportUnsupported(
         (std::string(call) + " with arguments in 'extra'").c_str());
@@ -83,8 +83,8 @@ cudaError_t Runtime::memcpy3DNode(const cudaMemcpy3DParms &p, const char *call,
   size_t rows = e.height * e.depth;
   bool packed = rows <= 1 ||
                 (p.srcPtr.pitch == e.width && p.dstPtr.pitch == e.width &&
-                 (e.depth <= 1 || (p.srcPtr.ysize == e.height &&
-                                   p.dstPtr.ysize == e.height)));
+                 (e.depth <= 1 ||
+                  (p.srcPtr.ysize == e.height && p.dstPtr.ysize == e.height)));
   if (!packed)
     return reportUnsupported(
         (std::string(call) + " with a 2D or 3D copy of pitched rows").c_str());
@@ -180,8 +180,7 @@ cudaError_t Runtime::graphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
   // CUDA fills what was asked for, nulls the rest, and says how many it
   // filled.
   for (size_t i = 0; i < *count; ++i)
-    nodes[i] =
-        i < found.size() ? toHandle<cudaGraphNode_t>(found[i]) : nullptr;
+    nodes[i] = i < found.size() ? toHandle<cudaGraphNode_t>(found[i]) : nullptr;
   *count = std::min(*count, found.size());
   return cudaSuccess;
 }

@@ -664,4 +664,30 @@ TEST_F(RuntimeArrayTest, TextureAndSurfaceObjects) {
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
+// Device printf end to end: what the device prints (the host test device's
+// launch hook writes it where the CUDA driver would: stdout, on the
+// session's thread) reaches this process's stdout with the reply of the
+// next synchronization, in order; never the server's stdout.
+TEST_F(RuntimeExtTest, DevicePrintfReachesStdoutAtTheNextSync) {
+  backend().onLaunch([](const rc::server::LaunchRecord &r) {
+    std::fprintf(stdout, "grid %u says hello\n", r.config.grid[0]);
+  });
+  void *p = deviceAlloc(256);
+  int n = 64;
+  void *args[] = {&p, &n};
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(rt->launch(m.scaleId, dim3(3), dim3(32), args, 0, nullptr, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->launch(m.scaleId, dim3(4), dim3(32), args, 0, nullptr, false),
+            cudaSuccess);
+  std::fflush(stdout);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "")
+      << "nothing is printed before the work is synchronized";
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(),
+            "grid 3 says hello\ngrid 4 says hello\n");
+  backend().onLaunch(nullptr);
+}
+
 } // namespace

@@ -223,8 +223,7 @@ TEST_F(GraphBuildTest, NodeQueriesAndClones) {
   EXPECT_EQ(rt->graphNodeFindInClone(&cloneSet, set, g), cudaErrorInvalidValue);
   ASSERT_EQ(rt->graphNodeFindInClone(&cloneSet, set, clone), cudaSuccess);
   ASSERT_EQ(rt->graphNodeSet(cloneSet, memsetNode(a, 9, 16)), cudaSuccess);
-  EXPECT_EQ(rt->graphNodeSet(cloneSet, scaleNode(pa, n)),
-            cudaErrorInvalidValue)
+  EXPECT_EQ(rt->graphNodeSet(cloneSet, scaleNode(pa, n)), cudaErrorInvalidValue)
       << "a node keeps its kind";
 
   cudaGraphExec_t original = nullptr, cloned = nullptr;
@@ -254,8 +253,8 @@ TEST_F(GraphBuildTest, NodesAreCheckedWhenMade) {
                            &node),
             cudaErrorInvalidValue)
       << "past the allocation";
-  EXPECT_EQ(rt->memcpyNode(host.data(), host.data() + 32, 16,
-                           cudaMemcpyDefault, "test", &node),
+  EXPECT_EQ(rt->memcpyNode(host.data(), host.data() + 32, 16, cudaMemcpyDefault,
+                           "test", &node),
             cudaErrorNotSupported);
   cudaMemsetParams mp{};
   mp.dst = a, mp.elementSize = 4, mp.width = 4, mp.height = 1;

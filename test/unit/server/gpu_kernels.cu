@@ -22,3 +22,9 @@ __global__ void spin(long long cycles) {
   while (clock64() - start < cycles) {
   }
 }
+
+// Device printf: each thread says its tag, block and thread.
+__global__ void say(int tag) {
+  printf("say %d from block %d thread %d\n", tag, int(blockIdx.x),
+         int(threadIdx.x));
+}

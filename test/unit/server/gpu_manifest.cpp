@@ -32,6 +32,7 @@ GpuManifest writeGpuManifest(const char *extraKernel) {
   g.scale = symbolId("_Z5scalePfi", false, "");
   g.consume = symbolId("_Z7consume4Pair", false, "");
   g.spin = symbolId("_Z4spinx", false, "");
+  g.say = symbolId("_Z3sayi", false, "");
   g.table = symbolId("gTable", false, "");
 
   fb::FlatBufferBuilder fbb;
@@ -47,6 +48,8 @@ GpuManifest writeGpuManifest(const char *extraKernel) {
       fbb, "s", "Pair", 0, 16, 8, mf::ParamKind::Aggregate, &ptrAt8)};
   std::vector<fb::Offset<mf::Param>> spinParams = {mf::CreateParamDirect(
       fbb, "cycles", "long long", 0, 8, 8, mf::ParamKind::Value)};
+  std::vector<fb::Offset<mf::Param>> sayParams = {
+      mf::CreateParamDirect(fbb, "tag", "int", 0, 4, 4, mf::ParamKind::Value)};
   std::vector<fb::Offset<mf::LaunchSite>> sites = {
       mf::CreateLaunchSiteDirect(fbb, "gpu_test.cpp", 1, 1, "chevron")};
   std::vector<fb::Offset<mf::Kernel>> kernels = {
@@ -55,7 +58,9 @@ GpuManifest writeGpuManifest(const char *extraKernel) {
       mf::CreateKernelDirect(fbb, g.consume, "_Z7consume4Pair", "consume(Pair)",
                              false, 0, &consumeParams, 16),
       mf::CreateKernelDirect(fbb, g.spin, "_Z4spinx", "spin(long long)", false,
-                             0, &spinParams, 8)};
+                             0, &spinParams, 8),
+      mf::CreateKernelDirect(fbb, g.say, "_Z3sayi", "say(int)", false, 0,
+                             &sayParams, 4)};
   if (extraKernel)
     kernels.push_back(
         mf::CreateKernelDirect(fbb, symbolId(extraKernel, false, ""),

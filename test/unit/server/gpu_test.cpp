@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -335,6 +336,48 @@ TEST_F(GpuTest, SecondGpuHasItsOwnGlobalsAndReachesTheFirstAsAPeer) {
 
 // Refused when the manifest is loaded, before the GPU is touched: its
 // cubins do not have the kernel (tools/common/manifest_check.h).
+// Device printf: what two sessions' kernels print at the same time comes
+// back to each in its own replies (never the other's, never rc-server's
+// stdout), all of it, in the order the driver wrote it.
+TEST_F(GpuTest, DevicePrintfComesBackToTheSessionThatPrinted) {
+  auto say = [&](Client &c, uint64_t seq, int tag) {
+    Bytes args(4);
+    std::memcpy(args.data(), &tag, 4);
+    Bytes r = c.roundTrip(batch(
+        seq, {cLaunch(g.say, args, 0, {2, 1, 1}, {4, 1, 1}), cDeviceSync()}));
+    const wire::BatchReply *br = ok(r);
+    return br && br->device_output() ? br->device_output()->str()
+                                     : std::string();
+  };
+  std::string printed[2];
+  std::thread sessions[2];
+  for (int s = 0; s < 2; ++s)
+    sessions[s] = std::thread([&, s] {
+      Client c = connect();
+      for (int i = 0; i < 20; ++i)
+        printed[s] += say(c, uint64_t(i + 1), 100 * (s + 1) + i);
+    });
+  for (std::thread &t : sessions)
+    t.join();
+  for (int s = 0; s < 2; ++s) {
+    // 20 launches of 2 blocks x 4 threads: 160 lines, each tag 8 times.
+    EXPECT_EQ(std::count(printed[s].begin(), printed[s].end(), '\n'), 160)
+        << printed[s];
+    for (int i = 0; i < 20; ++i) {
+      std::string tag = "say " + std::to_string(100 * (s + 1) + i) + " ";
+      size_t n = 0;
+      for (size_t at = printed[s].find(tag); at != std::string::npos;
+           at = printed[s].find(tag, at + 1))
+        ++n;
+      EXPECT_EQ(n, 8u) << tag;
+    }
+    std::string other = "say " + std::to_string(100 * (2 - s)) + " ";
+    EXPECT_EQ(printed[s].find(other), std::string::npos);
+  }
+  std::printf("first session's first lines:\n%s",
+              printed[0].substr(0, printed[0].find("say 101")).c_str());
+}
+
 TEST(GpuStartup, KernelMissingFromTheFatbinFailsStartNamingIt) {
   GpuManifest g = writeGpuManifest("_Z7missingv");
   ServerCore core;

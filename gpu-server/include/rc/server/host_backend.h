@@ -11,6 +11,7 @@
 #include "rc/server/backend.h"
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 
 namespace rc::server {
@@ -51,6 +52,9 @@ public:
 
   // Every launch of every session, in order (for tests).
   std::vector<LaunchRecord> launches() const;
+  // Called on the launching thread at each launch (tests: what the CUDA
+  // driver does there, such as writing device printf output).
+  void onLaunch(std::function<void(const LaunchRecord &)> hook);
   // Stream syncs waited for, cudaStreamWaitEvent and cudaEventRecord calls
   // so far, by every session (for tests).
   uint64_t streamSyncs() const { return streamSyncs_; }
@@ -77,6 +81,7 @@ private:
   uint64_t nextAddr_ = kHostDeviceBase;
   uint64_t inUse_ = 0;
   std::vector<LaunchRecord> launches_;
+  std::function<void(const LaunchRecord &)> onLaunch_;
   std::atomic<uint64_t> streamSyncs_{0};
   std::atomic<uint64_t> streamWaits_{0};
   std::atomic<uint64_t> eventRecords_{0};

@@ -8,6 +8,7 @@
 #include "rc/auth/proof.h"
 #include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
+#include "rc/server/device_output.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/session_recording.h"
 #include "rc/server/settings.h"
@@ -142,6 +143,8 @@ private:
   // is kept between batches; above this size it is given back.
   static constexpr size_t kKeepReplyBuilderBytes = 64u << 20;
   flatbuffers::FlatBufferBuilder replyBuilder_{1 << 16};
+  // Device printf output waiting for the next reply (device_output.h).
+  DeviceOutput deviceOutput_;
 };
 
 } // namespace rc::server

@@ -534,11 +534,18 @@ void HostBackend::record(LaunchRecord r) {
   std::lock_guard<std::mutex> lock(mutex_);
   r.syncsBefore = streamSyncs_;
   r.waitsBefore = streamWaits_;
+  if (onLaunch_)
+    onLaunch_(r);
   // A long-running test-device server keeps only the most recent launches.
   if (launches_.size() >= kMaxLaunchRecords)
     launches_.erase(launches_.begin(),
                     launches_.begin() + kMaxLaunchRecords / 2);
   launches_.push_back(std::move(r));
+}
+
+void HostBackend::onLaunch(std::function<void(const LaunchRecord &)> hook) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  onLaunch_ = std::move(hook);
 }
 
 std::unique_ptr<Backend> makeHostBackend(int devices) {
