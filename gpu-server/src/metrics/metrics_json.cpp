@@ -105,7 +105,8 @@ void appendSessionJson(std::string &out, const SessionHeader &header,
     first = false;
     appendJsonString(out, commandName(t));
     out += ":{\"count\":" + std::to_string(count) +
-           ",\"ns\":" + std::to_string(m.commandNs[t].get()) + "}";
+           ",\"ns\":" + std::to_string(m.commandNs[t].get()) +
+           ",\"max_ns\":" + std::to_string(m.commandMaxNs[t].get()) + "}";
   }
   out += "}";
   appendRecentRoundTrips(out, m.recentRoundTrips.summary());

@@ -169,6 +169,11 @@ TEST_F(MetricsTest, FileListsTheSessionWithCommandsByTypeAndBytes) {
   // the per-type times fit inside the batches' replay time.
   long long launchNs = numberAfter(text, "ns", launch);
   EXPECT_GT(launchNs, 0) << text;
+  // The slower of the two launches is at least half their time, and no
+  // more than all of it.
+  long long launchMaxNs = numberAfter(text, "max_ns", launch);
+  EXPECT_GE(2 * launchMaxNs, launchNs) << text;
+  EXPECT_LE(launchMaxNs, launchNs) << text;
   EXPECT_GE(numberAfter(text, "replay_ns"), launchNs) << text;
   EXPECT_GT(numberAfter(text, "reply_ns"), 0) << text;
   // One stream only: nothing was ordered behind a sync on another.

@@ -25,6 +25,11 @@ public:
     value_.store(value_.load(std::memory_order_relaxed) + n,
                  std::memory_order_relaxed);
   }
+  // Keeps the larger of the value and n (a maximum).
+  void raise(uint64_t n) {
+    if (n > value_.load(std::memory_order_relaxed))
+      value_.store(n, std::memory_order_relaxed);
+  }
   uint64_t get() const { return value_.load(std::memory_order_relaxed); }
 
 private:
@@ -55,6 +60,9 @@ struct SessionMetrics {
   MetricCounter syncFences;     // streams ordered behind one on the GPU instead
   std::array<MetricCounter, kCommandTypeCount> commandCount;
   std::array<MetricCounter, kCommandTypeCount> commandNs;
+  // The slowest of each type: a one-off (a library's first call, a lazy
+  // module load) that would hide the steady cost in the mean.
+  std::array<MetricCounter, kCommandTypeCount> commandMaxNs;
   RoundTripLog recentRoundTrips; // batches the client waited for
 
   // Who the client is; set once from Hello (strings need the lock, since
@@ -79,8 +87,10 @@ public:
   ~CommandTimer() {
     if (!metrics_ || type_ >= kCommandTypeCount)
       return;
+    uint64_t ns = monotonicNs() - start_;
     metrics_->commandCount[type_].add(1);
-    metrics_->commandNs[type_].add(monotonicNs() - start_);
+    metrics_->commandNs[type_].add(ns);
+    metrics_->commandMaxNs[type_].raise(ns);
   }
   CommandTimer(const CommandTimer &) = delete;
   CommandTimer &operator=(const CommandTimer &) = delete;
