@@ -113,6 +113,12 @@ constexpr CommandInfo kCommands[] = {
     // Untracked, as the other cuBLAS calls.
     {Command::CublasLuBatched, "cublasDgetrfBatched", nullptr, kUntracked,
      false, true},
+    {Command::ModuleLoad, "cuModuleLoadData", nullptr, kNone, false, false},
+    {Command::ModuleUnload, "cuModuleUnload", nullptr, kNone, false, true},
+    {Command::ModuleFunction, "cuModuleGetFunction", nullptr, kNone, false,
+     false},
+    {Command::LaunchFunction, "cuLaunchKernel", &streamField<LaunchFunction>,
+     kOnStream, false, true},
 };
 
 constexpr bool inSchemaOrder() {

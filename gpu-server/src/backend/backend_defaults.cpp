@@ -103,4 +103,15 @@ OpStatus DeviceContext::setPeerAccess(DeviceContext &, bool) {
   return unsupported("cudaDeviceEnablePeerAccess");
 }
 
+OpStatus Backend::loadModule(const uint8_t *, size_t, NativeHandle *) {
+  return unsupported("cuModuleLoadData");
+}
+
+void Backend::releaseModule(NativeHandle) {}
+
+OpStatus Backend::moduleKernel(NativeHandle, const std::string &,
+                               KernelInfo *) {
+  return unsupported("cuModuleGetFunction");
+}
+
 } // namespace rc::server

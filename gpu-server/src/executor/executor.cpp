@@ -36,6 +36,8 @@ Executor::Executor(const Registry &registry, Backend &backend,
 Executor::~Executor() {
   releaseReply();
   dropUploadRing();
+  for (auto &kv : modules_)
+    backend_.releaseModule(kv.second);
 }
 
 const UploadRing *Executor::createUploadRing(uint64_t size, bool shared,
@@ -277,33 +279,29 @@ OpStatus Executor::doFree(const wire::Free &c) {
   return st;
 }
 
-OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
-  const KernelInfo *k = sessionKernel(c.kernel_id());
-  if (!k)
-    return fail(kErrInvalidDeviceFunction,
-                "unknown kernel id " + hexId(c.kernel_id()) +
-                    " (not in the manifests this client announced)");
-  *what = "launch of " + k->describe();
-
-  LaunchConfig cfg;
-  if (!c.grid() || c.grid()->size() != 3 || !c.block() ||
-      c.block()->size() != 3)
+// The launch configuration of a Launch or LaunchFunction, checked against
+// the limits the driver enforces (from the device's attributes, so the host
+// test device rejects what a GPU would).
+OpStatus Executor::launchConfig(const flatbuffers::Vector<uint32_t> *grid,
+                                const flatbuffers::Vector<uint32_t> *block,
+                                uint32_t sharedMem, uint64_t stream,
+                                LaunchConfig *out) {
+  LaunchConfig &cfg = *out;
+  if (!grid || grid->size() != 3 || !block || block->size() != 3)
     return fail(kErrInvalidConfiguration, "grid and block need 3 dimensions");
-  OpStatus st = bindStream(c.stream(), &cfg.stream);
+  OpStatus st = bindStream(stream, &cfg.stream);
   if (!st.ok())
     return st;
   const auto &attr = boundDevice().attributes;
   uint64_t threads = 1;
   for (int i = 0; i < 3; ++i) {
-    cfg.grid[i] = c.grid()->Get(i);
-    cfg.block[i] = c.block()->Get(i);
+    cfg.grid[i] = grid->Get(i);
+    cfg.block[i] = block->Get(i);
     if (cfg.grid[i] == 0 || cfg.block[i] == 0)
       return fail(kErrInvalidConfiguration,
                   "grid or block dimension of size 0");
     threads *= cfg.block[i];
   }
-  // The same limits the driver enforces, from the device's attributes, so
-  // the host test device rejects what a GPU would.
   auto attrOr = [&](CUdevice_attribute a, int32_t dflt) {
     size_t i = size_t(a);
     return i < attr.size() && attr[i] > 0 ? uint64_t(attr[i]) : uint64_t(dflt);
@@ -328,7 +326,7 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
               std::to_string(cfg.block[1]) + "," +
               std::to_string(cfg.block[2]) + ") exceeds the device's limits");
   }
-  cfg.sharedMem = c.shared_mem();
+  cfg.sharedMem = sharedMem;
   const uint64_t maxShared =
       attrOr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 49152);
   if (cfg.sharedMem > maxShared)
@@ -336,6 +334,27 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
                 std::to_string(cfg.sharedMem) +
                     " bytes of dynamic shared memory exceed " +
                     std::to_string(maxShared));
+  return OpStatus::success();
+}
+
+OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
+  const KernelInfo *k = sessionKernel(c.kernel_id());
+  if (!k)
+    return fail(kErrInvalidDeviceFunction,
+                "unknown kernel id " + hexId(c.kernel_id()) +
+                    " (not in the manifests this client announced)");
+  *what = "launch of " + k->describe();
+
+  LaunchConfig cfg;
+  OpStatus st =
+      launchConfig(c.grid(), c.block(), c.shared_mem(), c.stream(), &cfg);
+  if (!st.ok())
+    return st;
+  const auto &attr = boundDevice().attributes;
+  auto attrOr = [&](CUdevice_attribute a, int32_t dflt) {
+    size_t i = size_t(a);
+    return i < attr.size() && attr[i] > 0 ? uint64_t(attr[i]) : uint64_t(dflt);
+  };
   cfg.cooperative = c.cooperative();
   cfg.programmaticSerialization = c.programmatic_serialization();
   if (cfg.cooperative && !attrOr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0))

@@ -156,6 +156,11 @@ private:
   OpStatus handle(const wire::CublasGemm &c, Answer &a);
   OpStatus handle(const wire::CublasTrsmBatched &c, Answer &a);
   OpStatus handle(const wire::CublasLuBatched &c, Answer &a);
+  // Driver-API modules (executor_modules.cpp).
+  OpStatus handle(const wire::ModuleLoad &c, Answer &a);
+  OpStatus handle(const wire::ModuleUnload &c, Answer &a);
+  OpStatus handle(const wire::ModuleFunction &c, Answer &a);
+  OpStatus handle(const wire::LaunchFunction &c, Answer &a);
   OpStatus handle(const wire::PeerAccess &c, Answer &a);
   OpStatus handle(const wire::ProfilerControl &c, Answer &a);
   OpStatus handle(const wire::DeviceLimit &c, Answer &a);
@@ -263,6 +268,9 @@ private:
   flatbuffers::FlatBufferBuilder *reply_ = nullptr; // during run()
 
   OpStatus doLaunch(const wire::Launch &c, std::string *what);
+  OpStatus launchConfig(const flatbuffers::Vector<uint32_t> *grid,
+                        const flatbuffers::Vector<uint32_t> *block,
+                        uint32_t sharedMem, uint64_t stream, LaunchConfig *out);
   // CUDA graphs (graph_executor.cpp, docs/graphs.md).
   struct GraphExec;
   struct CheckedNode;
@@ -350,6 +358,14 @@ private:
     bool surface = false;
   };
   std::map<uint64_t, TextureObject> textureObjects_;
+  // Driver-API modules by client ID (the backend's shared copy, released
+  // with the session), and their kernels by the client's function ID.
+  std::map<uint64_t, NativeHandle> modules_;
+  struct ModuleKernel {
+    uint64_t module = 0;
+    KernelInfo kernel;
+  };
+  std::map<uint64_t, ModuleKernel> moduleKernels_;
   OpStatus sessionArray(uint64_t id, ArrayRecord **out);
   std::unordered_map<uint64_t, OnDevice> streams_;
   std::unordered_map<uint64_t, OnDevice> events_;

@@ -150,6 +150,14 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_ResetPersistingL2(), a);
   case Command::CublasLuBatched:
     return handle(*entry.cmd_as_CublasLuBatched(), a);
+  case Command::ModuleLoad:
+    return handle(*entry.cmd_as_ModuleLoad(), a);
+  case Command::ModuleUnload:
+    return handle(*entry.cmd_as_ModuleUnload(), a);
+  case Command::ModuleFunction:
+    return handle(*entry.cmd_as_ModuleFunction(), a);
+  case Command::LaunchFunction:
+    return handle(*entry.cmd_as_LaunchFunction(), a);
   }
   return OpStatus::fail(kErrInvalidValue,
                         "empty or unknown command type " +

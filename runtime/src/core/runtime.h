@@ -316,6 +316,21 @@ public:
                             const cudaResourceViewDesc *view, bool surface);
   cudaError_t textureDestroy(uint64_t object, bool surface);
 
+  // ---- driver-API modules (runtime_modules.cpp, docs/driver-api.md) ----
+  // An image (cubin, fatbin or NUL-terminated PTX) of `size` bytes goes to
+  // the server, which loads it: one round trip, so a JIT error is this
+  // call's.
+  cudaError_t moduleLoad(const void *image, size_t size, uint64_t *module);
+  cudaError_t moduleUnload(uint64_t module);
+  // One round trip: the server answers the kernel's parameter layout.
+  cudaError_t moduleFunction(uint64_t module, const char *name,
+                             uint64_t *function);
+  // Arguments as cuLaunchKernel takes them: `params` (one pointer per
+  // parameter) or `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE).
+  cudaError_t launchFunction(uint64_t function, dim3 grid, dim3 block,
+                             unsigned sharedMem, cudaStream_t stream,
+                             void **params, void **extra);
+
   // cudaDeviceCanAccessPeer (from the handshake) and Enable/Disable.
   cudaError_t canAccessPeer(int *canAccess, int device, int peer);
   cudaError_t setPeerAccess(int peer, bool enable);
@@ -600,6 +615,10 @@ private:
   std::map<uint64_t, ArrayInfo> arrays_;
   uint64_t nextArray_ = 1;
   std::map<uint64_t, bool> textureObjects_; // server handle -> is a surface
+  // Driver-API modules loaded, and their kernels' (offset, size) layouts.
+  std::map<uint64_t, std::vector<uint64_t>> moduleFunctions_; // module -> fns
+  std::map<uint64_t, std::vector<std::pair<uint32_t, uint32_t>>>
+      functionLayouts_;
   cudaError_t arrayLocked(cudaArray_const_t array, const ArrayInfo **out) const;
 
   // The session's upload ring (HelloReply.upload_ring): pieces are placed

@@ -448,6 +448,43 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
   case Command::ResetPersistingL2:
     body = CreateResetPersistingL2(fbb).Union();
     break;
+  case Command::ModuleLoad: {
+    uint64_t h = chance(90) ? nextHandle_++ : handle(modules_);
+    modules_.push_back(h);
+    // Mostly a small valid module, sometimes PTX with errors or noise.
+    std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                      ".visible .entry k(.param .u64 k_p0, .param .u32 k_p1)\n"
+                      "{\n  ret;\n}\n";
+    std::vector<uint8_t> image(ptx.begin(), ptx.end());
+    if (chance(20))
+      image[size_t(small(0, int32_t(image.size()) - 1))] = uint8_t(rng_());
+    if (chance(10))
+      image = bytes(size_t(small(0, 512)));
+    image.push_back(0);
+    body = CreateModuleLoadDirect(fbb, h, &image).Union();
+    break;
+  }
+  case Command::ModuleUnload:
+    body = CreateModuleUnload(fbb, handle(modules_)).Union();
+    break;
+  case Command::ModuleFunction: {
+    uint64_t h = chance(90) ? nextHandle_++ : handle(functions_);
+    functions_.push_back(h);
+    body = CreateModuleFunctionDirect(fbb, handle(modules_),
+                                      chance(80) ? "k" : "missing", h)
+               .Union();
+    break;
+  }
+  case Command::LaunchFunction: {
+    std::vector<uint32_t> grid = {uint32_t(small(0, 4)), 1, 1};
+    std::vector<uint32_t> block = {uint32_t(small(0, 2048)), 1, 1};
+    std::vector<uint8_t> args = bytes(chance(80) ? 12 : size_t(small(0, 64)));
+    body =
+        CreateLaunchFunctionDirect(fbb, handle(functions_), &grid, &block,
+                                   uint32_t(small(0, 1 << 17)), stream(), &args)
+            .Union();
+    break;
+  }
   case Command::StreamAttribute:
     body =
         CreateStreamAttribute(

@@ -56,7 +56,7 @@ private:
   // What the session may own (addresses: allocation bases and sizes).
   std::vector<std::pair<uint64_t, uint64_t>> allocations_;
   std::vector<uint64_t> streams_, events_, graphs_, blas_, regions_, vmm_,
-      arrays_;
+      arrays_, modules_, functions_;
   uint64_t nextHandle_ = 16;
   // The last batch's commands by index (type, size asked for), so that a
   // reply's results can be read.

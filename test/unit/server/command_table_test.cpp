@@ -2,6 +2,7 @@
 // stream of every stream-ordered one found where rc-server looks for it,
 // and a command type this build does not know refused by name while the
 // session goes on.
+#include "ext_commands.h"
 #include "host_session_fixture.h"
 #include "rc/command_table.h"
 #include "rc/server/errors.h"
@@ -60,6 +61,8 @@ TEST(CommandTable, EveryStreamOrderedCommandYieldsTheStreamItNames) {
       OneCommand(cD2D(0x1000, 0x2000, 4, s)),
       OneCommand(cMemset(0x1000, 7, 4, s)),
       OneCommand(cLaunch(0xabc, Bytes(), s)),
+      OneCommand(
+          ext::cLaunchFunction(0xabc, Bytes(), {32, 1, 1}, {1, 1, 1}, s)),
       OneCommand(cEventRecord(0x10, s)),
       OneCommand(cStreamSync(s)),
   };
@@ -92,10 +95,11 @@ TEST(CommandTable, ClientDeviceWorkAndGraphNodesAreTheDocumentedSets) {
       graphNodes.insert(t);
   }
   using C = wire::Command;
-  EXPECT_EQ(noDeviceWork,
-            (std::set<C>{C::Malloc, C::Free, C::ArrayCreate, C::MemcpyH2D,
-                         C::MemcpyH2DRing, C::StreamSynchronize,
-                         C::DeviceSynchronize}));
+  EXPECT_EQ(
+      noDeviceWork,
+      (std::set<C>{C::Malloc, C::Free, C::ArrayCreate, C::MemcpyH2D,
+                   C::MemcpyH2DRing, C::StreamSynchronize, C::DeviceSynchronize,
+                   C::ModuleLoad, C::ModuleFunction}));
   EXPECT_EQ(graphNodes,
             (std::set<C>{C::Launch, C::Memset, C::MemcpyD2D, C::CublasGemm}));
 }

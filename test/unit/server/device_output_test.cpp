@@ -37,7 +37,7 @@ TEST(DeviceOutputTest, CapturesThisThreadsStdoutOnly) {
     DeviceOutputCapture capture(&sink);
     printPieces("kernel", 7);
     std::fprintf(stderr, "%.0d", 0); // other streams are not captured
-    std::string wide(3000, 'w');   // longer than the small buffer
+    std::string wide(3000, 'w');     // longer than the small buffer
     driverWrite("%s|", wide.c_str());
   }
   driverWrite("%s", ""); // after the scope: the real stdout

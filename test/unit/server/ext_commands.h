@@ -1,5 +1,6 @@
 // Wire commands of the driver-surface extension (FuncSetAttribute, launch
-// flags, VMM) for the server tests, in the style of server_test_util.h.
+// flags, VMM, driver-API modules) for the server tests, in the style of
+// server_test_util.h.
 #ifndef RC_SERVER_TEST_EXT_COMMANDS_H
 #define RC_SERVER_TEST_EXT_COMMANDS_H
 
@@ -63,6 +64,37 @@ inline Cmd cUnmap(uint64_t a, uint64_t size) {
 inline Cmd cAccess(uint64_t a, uint64_t size) {
   return entry<wire::MemSetAccess>([=](fb::FlatBufferBuilder &f) {
     return wire::CreateMemSetAccess(f, a, size);
+  });
+}
+
+// Driver-API modules: an image (PTX text gets its NUL here).
+inline Cmd cModuleLoad(uint64_t id, const Bytes &image) {
+  return entry<wire::ModuleLoad>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateModuleLoadDirect(f, id, &image);
+  });
+}
+inline Cmd cModuleLoad(uint64_t id, const std::string &ptx) {
+  Bytes bytes(ptx.begin(), ptx.end());
+  bytes.push_back(0);
+  return cModuleLoad(id, bytes);
+}
+inline Cmd cModuleUnload(uint64_t id) {
+  return entry<wire::ModuleUnload>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateModuleUnload(f, id);
+  });
+}
+inline Cmd cFunction(uint64_t module, const char *name, uint64_t function) {
+  return entry<wire::ModuleFunction>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateModuleFunctionDirect(f, module, name, function);
+  });
+}
+inline Cmd cLaunchFunction(uint64_t function, const Bytes &args,
+                           std::vector<uint32_t> block = {32, 1, 1},
+                           std::vector<uint32_t> grid = {2, 1, 1},
+                           uint64_t stream = 0) {
+  return entry<wire::LaunchFunction>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateLaunchFunctionDirect(f, function, &grid, &block, 0,
+                                            stream, &args);
   });
 }
 

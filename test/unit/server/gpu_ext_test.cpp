@@ -6,6 +6,7 @@
 // missing.
 #include "ext_commands.h"
 #include "gpu_server_fixture.h"
+#include "rc/manifest_file.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
 #include "server_test_util.h"
@@ -15,6 +16,7 @@
 #include <cuda.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -66,6 +68,71 @@ protected:
   Bytes helloReply, last;
   uint64_t seq = 0;
 };
+
+// Driver-API modules on the GPU: PTX JIT-compiled by the server's driver
+// and a fatbin, their layouts from the driver, launches that compute; a
+// PTX error comes back with the JIT's words.
+TEST_F(GpuExtTest, ModulesLoadedAtRunTimeLaunchAndCompute) {
+  const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                          ".visible .entry fill(\n"
+                          "  .param .u64 fill_param_0,\n"
+                          "  .param .u32 fill_param_1\n)\n{\n"
+                          "  .reg .b32 %r<3>;\n  .reg .b64 %rd<4>;\n"
+                          "  ld.param.u64 %rd1, [fill_param_0];\n"
+                          "  ld.param.u32 %r1, [fill_param_1];\n"
+                          "  cvta.to.global.u64 %rd2, %rd1;\n"
+                          "  mov.u32 %r2, %tid.x;\n"
+                          "  mul.wide.u32 %rd3, %r2, 4;\n"
+                          "  add.s64 %rd2, %rd2, %rd3;\n"
+                          "  st.global.u32 [%rd2], %r1;\n  ret;\n}\n";
+  const wire::BatchReply *br = ok({cMalloc(4096)});
+  uint64_t buf = resultAt(br, 0)->addr();
+  br = ok({cModuleLoad(1, ptx), cFunction(1, "fill", 2)});
+  const wire::Result *layout = resultAt(br, 1);
+  ASSERT_NE(layout, nullptr);
+  ASSERT_EQ(layout->payload()->size(), 16u); // two (offset, size) pairs
+  uint32_t pairs[4];
+  std::memcpy(pairs, layout->payload()->data(), 16);
+  EXPECT_EQ(pairs[0], 0u);
+  EXPECT_EQ(pairs[1], 8u);
+  EXPECT_EQ(pairs[2], 8u);
+  EXPECT_EQ(pairs[3], 4u);
+  Bytes args(12);
+  uint32_t value = 0x3f800000; // 1.0f
+  std::memcpy(args.data(), &buf, 8);
+  std::memcpy(args.data() + 8, &value, 4);
+  br = ok({cLaunchFunction(2, args, {64, 1, 1}, {1, 1, 1}), cD2H(buf, 256)});
+  std::vector<float> got = readFloats(br, 1);
+  ASSERT_EQ(got.size(), 64u);
+  for (int i = 0; i < 64; ++i)
+    ASSERT_EQ(got[i], 1.0f) << i;
+
+  // The test kernels' fatbin, loaded as a module: consume(Pair) writes its
+  // tag through the pointer inside the struct.
+  std::vector<uint8_t> fatbin;
+  std::string err;
+  const char *env = std::getenv("RC_TEST_FATBIN");
+  ASSERT_TRUE(rc::readFile(env ? env : RC_TEST_FATBIN, fatbin, &err)) << err;
+  br = ok({cModuleLoad(3, fatbin), cFunction(3, "_Z7consume4Pair", 4)});
+  ASSERT_EQ(resultAt(br, 1)->payload()->size(), 8u); // one 16-byte struct
+  br = ok({cLaunchFunction(4, consumeArgs(5, buf + 512), {32, 1, 1}, {1, 1, 1}),
+           cD2H(buf + 512, 128)});
+  got = readFloats(br, 1);
+  ASSERT_EQ(got.size(), 32u);
+  for (int i = 0; i < 32; ++i)
+    ASSERT_EQ(got[i], 5.0f) << i;
+
+  // A JIT error is the load's, with the JIT's words.
+  std::string message;
+  EXPECT_EQ(failCode({cModuleLoad(5, ".version 8.0\n.target sm_90\n"
+                                     ".visible .entry broken() { bogus; }\n")},
+                     &message),
+            218) // cudaErrorInvalidPtx
+      << message;
+  EXPECT_NE(message.find("JIT said"), std::string::npos) << message;
+  std::printf("a PTX error: %s\n", message.c_str());
+  ok({cModuleUnload(1), cModuleUnload(3)});
+}
 
 TEST_F(GpuExtTest, HelloCarriesRealKernelAttributes) {
   const wire::HelloReply *hr = asHelloReply(helloReply);

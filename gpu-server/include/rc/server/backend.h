@@ -209,6 +209,19 @@ public:
                                                        std::string *error) = 0;
   // Bytes currently allocated by all contexts (tests check frees).
   virtual uint64_t bytesInUse() const = 0;
+
+  // Driver-API modules the build never saw (cuModuleLoadData,
+  // docs/driver-api.md): the image (cubin, fatbin or PTX) is loaded once,
+  // independent of contexts like the preloaded modules, and shared by every
+  // session that loads the same bytes until the last releases it. A JIT
+  // failure's log is in the error. Defaults: not supported.
+  virtual OpStatus loadModule(const uint8_t *image, size_t size,
+                              NativeHandle *module);
+  virtual void releaseModule(NativeHandle module);
+  // Kernel `name` of a loaded module: its native handle and parameter
+  // layout (offsets and sizes; the image says nothing of their types).
+  virtual OpStatus moduleKernel(NativeHandle module, const std::string &name,
+                                KernelInfo *out);
 };
 
 // Host test device(s): no GPU needed. Launches are validated, then recorded.

@@ -16,6 +16,8 @@
 
 namespace rc::server {
 
+class ModuleLibrary;
+
 // Fake device addresses start here: far from where Linux puts host heaps and
 // stacks, so a host pointer passed by mistake never looks valid.
 constexpr uint64_t kHostDeviceBase = 0x0000600000000000ULL;
@@ -37,6 +39,7 @@ public:
   // `devices` identical test devices, each able to access the others, with
   // `memory` bytes between them (a fuzzer keeps its inputs' copies small).
   explicit HostBackend(int devices = 1, uint64_t memory = kHostDeviceMemory);
+  ~HostBackend() override;
   bool prepare(Registry &registry, std::string *error) override;
   int deviceCount() const override { return int(devices_.size()); }
   const DeviceDescription &device(int index) const override {
@@ -48,6 +51,15 @@ public:
   std::unique_ptr<DeviceContext> createContext(int index,
                                                std::string *error) override;
   uint64_t bytesInUse() const override;
+  // Modules are PTX text here (module_host.h): kernels are not run, their
+  // layouts come from the `.entry` declarations.
+  OpStatus loadModule(const uint8_t *image, size_t size,
+                      NativeHandle *module) override;
+  void releaseModule(NativeHandle module) override;
+  OpStatus moduleKernel(NativeHandle module, const std::string &name,
+                        KernelInfo *out) override;
+  // Distinct module images loaded now, by all sessions (for tests).
+  size_t modulesLoaded() const;
   uint64_t totalMemory() const { return memory_; }
 
   // Every launch of every session, in order (for tests).
@@ -82,6 +94,7 @@ private:
   uint64_t inUse_ = 0;
   std::vector<LaunchRecord> launches_;
   std::function<void(const LaunchRecord &)> onLaunch_;
+  std::unique_ptr<ModuleLibrary> modules_;
   std::atomic<uint64_t> streamSyncs_{0};
   std::atomic<uint64_t> streamWaits_{0};
   std::atomic<uint64_t> eventRecords_{0};

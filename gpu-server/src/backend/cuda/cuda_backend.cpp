@@ -4,7 +4,9 @@
 // >= 12.0); every session gets its own CUcontext, current on its thread.
 #include "backend/cublas_context.h"
 #include "backend/cuda/cuda_driver.h"
+#include "backend/cuda/module_cuda.h"
 #include "backend/graph_device.h"
+#include "backend/module_library.h"
 #include "backend/texture_device.h"
 #include "rc/hex.h"
 #include "rc/server/backend.h"
@@ -384,6 +386,16 @@ public:
 
   uint64_t bytesInUse() const override { return inUse.load(); }
 
+  OpStatus loadModule(const uint8_t *image, size_t size,
+                      NativeHandle *module) override {
+    return modules_.acquire(image, size, module);
+  }
+  void releaseModule(NativeHandle module) override { modules_.release(module); }
+  OpStatus moduleKernel(NativeHandle module, const std::string &name,
+                        KernelInfo *out) override {
+    return cudaModuleKernel(drv, module, name, out);
+  }
+
   CudaDriver drv;
   std::vector<CUdevice> devs; // by backend index
   std::atomic<uint64_t> inUse{0};
@@ -399,6 +411,12 @@ private:
   unsigned ctxFlags_ = CU_CTX_SCHED_AUTO;
   std::vector<DeviceDescription> descs_;
   std::vector<std::vector<uint64_t>> images_;
+  // After drv: unloaded before the driver goes.
+  ModuleLibrary modules_{
+      [this](const std::vector<uint8_t> &image, NativeHandle *module) {
+        return loadCudaModule(drv, image, module);
+      },
+      [this](NativeHandle module) { unloadCudaModule(drv, module); }};
 };
 
 CudaContext::CudaContext(CudaBackend &b, CUcontext ctx, CUdevice dev)

@@ -40,6 +40,8 @@ namespace rc::server {
     (CUlibrary *, const void *, CUjit_option *, void **, unsigned int,         \
      CUlibraryOption *, void **, unsigned int))                                \
   X(cuLibraryUnload, 12000, (CUlibrary))                                       \
+  X(cuKernelGetParamInfo, 12040, (CUkernel, size_t, size_t *, size_t *))       \
+  X(cuLibraryGetModule, 12000, (CUmodule *, CUlibrary))                        \
   X(cuLibraryGetKernel, 12000, (CUkernel *, CUlibrary, const char *))          \
   X(cuLibraryGetGlobal, 12000,                                                 \
     (CUdeviceptr *, size_t *, CUlibrary, const char *))                        \

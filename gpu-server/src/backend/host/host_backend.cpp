@@ -2,6 +2,8 @@
 // session's thread, so streams are just names and events are timestamps.
 #include "rc/server/host_backend.h"
 #include "backend/cublas_context.h"
+#include "backend/host/module_host.h"
+#include "backend/module_library.h"
 #include "backend/texture_device.h"
 #include "rc/server/errors.h"
 
@@ -455,7 +457,22 @@ private:
 
 } // namespace
 
-HostBackend::HostBackend(int devices, uint64_t memory) : memory_(memory) {
+HostBackend::HostBackend(int devices, uint64_t memory)
+    : memory_(memory),
+      modules_(std::make_unique<ModuleLibrary>(
+          [](const std::vector<uint8_t> &image, NativeHandle *module) {
+            std::string text(image.begin(), image.end());
+            if (text.find(".entry") == std::string::npos)
+              return OpStatus::fail(kErrInvalidKernelImage,
+                                    "cannot load the module: the host test "
+                                    "device loads PTX text only");
+            *module = reinterpret_cast<NativeHandle>(
+                new std::string(std::move(text)));
+            return OpStatus::success();
+          },
+          [](NativeHandle module) {
+            delete reinterpret_cast<std::string *>(module);
+          })) {
   for (int d = 0; d < devices; ++d) {
     DeviceDescription desc;
     desc.name = "remote-clang host test device";
@@ -542,6 +559,31 @@ void HostBackend::record(LaunchRecord r) {
                     launches_.begin() + kMaxLaunchRecords / 2);
   launches_.push_back(std::move(r));
 }
+
+HostBackend::~HostBackend() = default;
+
+OpStatus HostBackend::loadModule(const uint8_t *image, size_t size,
+                                 NativeHandle *module) {
+  return modules_->acquire(image, size, module);
+}
+
+void HostBackend::releaseModule(NativeHandle module) {
+  modules_->release(module);
+}
+
+OpStatus HostBackend::moduleKernel(NativeHandle module, const std::string &name,
+                                   KernelInfo *out) {
+  std::string why;
+  if (!ptxEntryLayout(*reinterpret_cast<const std::string *>(module), name, out,
+                      &why))
+    return OpStatus::fail(kErrSymbolNotFound, why);
+  // A kernel of its own to launch: the text's address for the module, the
+  // name's hash for the kernel.
+  out->native = reinterpret_cast<void *>(module);
+  return OpStatus::success();
+}
+
+size_t HostBackend::modulesLoaded() const { return modules_->loaded(); }
 
 void HostBackend::onLaunch(std::function<void(const LaunchRecord &)> hook) {
   std::lock_guard<std::mutex> lock(mutex_);
