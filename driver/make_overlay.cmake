@@ -102,6 +102,15 @@ link("${LIBDIR}/librc_cublas.so" lib64/libcublasLt.so.12)
 link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so)
 link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so.1)
 link("${LIBDIR}/librc_cuda.so" lib64/stubs/libcuda.so)
+# NVRTC is NVIDIA's own: it runs on the client (docs/driver-api.md). Also
+# beside the runtime libraries, the folder every binary's RUNPATH names
+# (the drivers add it), so a program that links it finds it at run time.
+file(GLOB nvrtc_libs "${CUDA_ROOT}/lib64/libnvrtc*.so*")
+foreach(lib ${nvrtc_libs})
+  get_filename_component(name "${lib}" NAME)
+  link("${lib}" lib64/${name})
+  file(CREATE_LINK "${lib}" "${LIBDIR}/${name}" SYMBOLIC)
+endforeach()
 # Libraries of stubs only (runtime/CMakeLists.txt, rc_stub_library), with
 # the sonames CUDA 12.4's have, and their own (see below).
 foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11 nvjpeg:12 nvJitLink:12)

@@ -3,7 +3,8 @@
 # with the folders scripts/pack-device-bundle.sh made carried: `.bundle`
 # (remote-clang) for every step, `.bundle-llama` (llama.cpp built by
 # remote-clang) with it for the llama.cpp steps, `.bundle-llama-src` (or a
-# prebuilt `.bundle-ref`) in a call of its own for the nvcc reference.
+# prebuilt `.bundle-ref`) in a call of its own for the nvcc reference;
+# `.bundle-nvrtc` (the client's NVRTC) with `.bundle` for the samples.
 #
 #   bash scripts/device-run.sh [STEP...]     (default: unpack samples gtests copies)
 #
@@ -63,6 +64,7 @@ BUNDLE_SRC="$REPO/.bundle-llama-src"
 BUNDLE_REF="$REPO/.bundle-ref"
 BUNDLE_COMPAT="$REPO/.bundle-compat"
 BUNDLE_COMPAT_SRC="$REPO/.bundle-compat-src"
+BUNDLE_NVRTC="$REPO/.bundle-nvrtc"
 WORK="${WORK:-$REPO/.device-work}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 OPS="${OPS:-all}"
@@ -96,6 +98,12 @@ step_unpack() {
   fi
   if [[ -f "$BUNDLE_RC/rc.tar.xz" ]]; then
     rm -rf "$WORK/rc" && tar -C "$WORK" -xJf "$BUNDLE_RC/rc.tar.xz" || { fail "unpack: remote-clang"; return; }
+    any=1
+  fi
+  # The client's NVRTC, beside the runtime's libraries (nvrtc_saxpy).
+  if [[ -f "$BUNDLE_NVRTC/nvrtc.tar.xz" ]]; then
+    mkdir -p "$WORK/rc" && tar -C "$WORK/rc" -xJf "$BUNDLE_NVRTC/nvrtc.tar.xz" ||
+      { fail "unpack: NVRTC"; return; }
     any=1
   fi
   if [[ -f "$BUNDLE_LLAMA/llama.tar.xz" ]]; then

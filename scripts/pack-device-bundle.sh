@@ -19,6 +19,9 @@
 #              few over 100 MB in .bundle-compat-big (a call of their own)
 #   compat-src .bundle-compat-src/cuda-samples.tar.xz (~56 MiB): the
 #              cuda-samples tree, for the nvcc build and the samples' data
+#   nvrtc      .bundle-nvrtc/nvrtc.tar.xz (~35 MiB): the client's NVRTC
+#              (CUDA 12.4), for the samples that compile kernels at run time
+#              (nvrtc_saxpy); device-run.sh unpacks it into the runtime's lib/
 #
 # A device call carries 64 MiB: `.bundle` with `.bundle-llama` fits, the
 # source goes in a call of its own (the GPU machine keeps what device-run.sh
@@ -154,6 +157,13 @@ pack_compat_src() {
     xz -T2 -6 > "$out/cuda-samples.tar.xz"
 }
 
+pack_nvrtc() {
+  local out="$REPO/.bundle-nvrtc" lib="$STAGE/nvrtc/lib"
+  rm -rf "$out" && mkdir -p "$out" "$lib"
+  cp -L "$RC_BUILD"/lib/libnvrtc.so.12 "$RC_BUILD"/lib/libnvrtc-builtins.so.* "$lib/"
+  tar -C "$STAGE/nvrtc" -cf - lib | xz -T2 -6 > "$out/nvrtc.tar.xz"
+}
+
 status=0
 for part in "${PARTS[@]}"; do
   case "$part" in
@@ -169,7 +179,8 @@ for part in "${PARTS[@]}"; do
                 "passes $MAX_MIB MiB: its samples cannot be carried yet" >&2
             fi ;;
     compat-src) pack_compat_src; dir="$REPO/.bundle-compat-src" ;;
-    *) echo "pack-device-bundle: unknown part '$part' (rc, llama, llama-src, compat, compat-src)" >&2; exit 2 ;;
+    nvrtc) pack_nvrtc; dir="$REPO/.bundle-nvrtc" ;;
+    *) echo "pack-device-bundle: unknown part '$part' (rc, llama, llama-src, compat, compat-src, nvrtc)" >&2; exit 2 ;;
   esac
   total=$(du -cm "$dir"/* | tail -1 | cut -f1)
   echo "pack-device-bundle: $dir: $total MiB ($(ls "$dir"))"

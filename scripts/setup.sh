@@ -58,6 +58,7 @@ PIP_PINS=(lit==18.1.8
   nvidia-cublas-cu12==12.4.5.8
   nvidia-cuda-profiler-api-cu12==12.4.127
   nvidia-curand-cu12==10.3.5.147
+  nvidia-cuda-nvrtc-cu12==12.4.127  # NVRTC runs on the client (docs/driver-api.md)
   nvidia-cuda-nvcc==13.0.88
   numpy==2.2.6 PyYAML==6.0.2)  # llama-integration: llama.cpp's gguf-py
 # Capture whole outputs before matching: under pipefail, `cmd | grep -q` fails
@@ -102,12 +103,18 @@ fi
 say "assembling $CUDA_ROOT"
 rm -rf "$CUDA_ROOT"
 mkdir -p "$CUDA_ROOT/bin" "$CUDA_ROOT/include" "$CUDA_ROOT/lib64" "$CUDA_ROOT/nvvm"
-for inc in "$NV"/{cuda_runtime,cuda_nvcc,cuda_cccl,cublas,cuda_profiler_api,curand}/include \
+for inc in "$NV"/{cuda_runtime,cuda_nvcc,cuda_cccl,cublas,cuda_profiler_api,curand,cuda_nvrtc}/include \
            "$HEADERS"/nvidia/{cufft,cusparse,cusolver,nvjpeg,nvjitlink,npp}/include; do
   [ -d "$inc" ] || continue
   for f in "$inc"/*; do ln -sfn "$f" "$CUDA_ROOT/include/$(basename "$f")"; done
 done
 ln -sfn "$NV/cuda_nvcc/bin/ptxas" "$CUDA_ROOT/bin/ptxas"
+# NVRTC compiles kernels on the client at run time (programs link the real
+# library; their modules go to rc-server, docs/driver-api.md).
+for f in "$NV"/cuda_nvrtc/lib/libnvrtc*.so*; do
+  ln -sfn "$f" "$CUDA_ROOT/lib64/$(basename "$f")"
+done
+ln -sfn "$NV/cuda_nvrtc/lib/libnvrtc.so.12" "$CUDA_ROOT/lib64/libnvrtc.so"
 # libNVVM (NVVM IR to PTX) runs on the host: programs that compile their
 # own device code with it (cuda-samples' 7_libNVVM) link the real library.
 for d in libdevice include lib64; do
