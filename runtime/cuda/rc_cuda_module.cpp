@@ -42,7 +42,8 @@ template <typename T> T handleOf(uint64_t id) {
 // header table, a fatbin by its header, PTX up to and with its NUL.
 size_t imageSize(const void *p) {
   const auto *bytes = static_cast<const uint8_t *>(p);
-  if (std::memcmp(bytes, ELFMAG, SELFMAG) == 0 && bytes[EI_CLASS] == ELFCLASS64) {
+  if (std::memcmp(bytes, ELFMAG, SELFMAG) == 0 &&
+      bytes[EI_CLASS] == ELFCLASS64) {
     Elf64_Ehdr h;
     std::memcpy(&h, bytes, sizeof h);
     return std::max<size_t>(
@@ -69,9 +70,9 @@ CUcontext contextOf(CUdevice device) { return handleOf<CUcontext>(device + 1); }
 
 CUresult copy(void *dst, const void *src, size_t n, cudaMemcpyKind kind,
               CUstream stream, bool async) {
-  return fromRuntime(async ? cudaMemcpyAsync(dst, src, n, kind,
-                                             cudaStream_t(stream))
-                           : cudaMemcpy(dst, src, n, kind));
+  return fromRuntime(
+      async ? cudaMemcpyAsync(dst, src, n, kind, cudaStream_t(stream))
+            : cudaMemcpy(dst, src, n, kind));
 }
 
 void *ptr(CUdeviceptr p) { return reinterpret_cast<void *>(uintptr_t(p)); }
@@ -137,7 +138,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gridX, unsigned gridY,
       sharedMem, cudaStream_t(stream), params, extra));
 }
 
-// ---- contexts: one per device, the runtime's ---------------------------------
+// ---- contexts: one per device, the runtime's
+// ---------------------------------
 
 CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned, CUdevice device) {
   if (!ctx)
@@ -182,7 +184,8 @@ CUresult cuCtxPopCurrent_v2(CUcontext *ctx) {
 }
 CUresult cuCtxSynchronize(void) { return fromRuntime(cudaDeviceSynchronize()); }
 
-// ---- memory and streams: the runtime's ----------------------------------------
+// ---- memory and streams: the runtime's
+// ----------------------------------------
 
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t size) {
   if (!p)
@@ -214,8 +217,8 @@ CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n) {
   return fromRuntime(cudaMemset(ptr(dst), value, n));
 }
 CUresult cuStreamCreate(CUstream *stream, unsigned flags) {
-  return fromRuntime(
-      cudaStreamCreateWithFlags(reinterpret_cast<cudaStream_t *>(stream), flags));
+  return fromRuntime(cudaStreamCreateWithFlags(
+      reinterpret_cast<cudaStream_t *>(stream), flags));
 }
 CUresult cuStreamDestroy_v2(CUstream stream) {
   return fromRuntime(cudaStreamDestroy(cudaStream_t(stream)));

@@ -18,7 +18,8 @@ OpStatus ModuleLibrary::acquire(const uint8_t *image, size_t size,
   auto [first, last] = byHash_.equal_range(hash);
   for (auto it = first; it != last; ++it) {
     Entry &e = it->second;
-    if (e.image.size() == size && std::memcmp(e.image.data(), image, size) == 0) {
+    if (e.image.size() == size &&
+        std::memcmp(e.image.data(), image, size) == 0) {
       ++e.holders;
       *module = e.module;
       return OpStatus::success();

@@ -43,7 +43,8 @@ OpStatus Executor::handle(const wire::ModuleUnload &c, Answer &) {
                 "module handle " + hexAddress(c.module_id()) +
                     " names no module of this session");
   for (auto k = moduleKernels_.begin(); k != moduleKernels_.end();)
-    k = k->second.module == c.module_id() ? moduleKernels_.erase(k) : std::next(k);
+    k = k->second.module == c.module_id() ? moduleKernels_.erase(k)
+                                          : std::next(k);
   // Kernels already launched keep running: the driver holds the module's
   // code in each context that used it until that work is done.
   backend_.releaseModule(m->second);

@@ -6,8 +6,7 @@ using rc::rt::runtime;
 
 extern "C" {
 
-cudaError_t __rc_module_load(uint64_t *module, const void *image,
-                             size_t size) {
+cudaError_t __rc_module_load(uint64_t *module, const void *image, size_t size) {
   return runtime().moduleLoad(image, size, module);
 }
 cudaError_t __rc_module_unload(uint64_t module) {

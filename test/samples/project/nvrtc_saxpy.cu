@@ -17,7 +17,7 @@
     if (r_ != CUDA_SUCCESS) {                                                  \
       const char *s_ = nullptr;                                                \
       cuGetErrorString(r_, &s_);                                               \
-      std::fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+      std::fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #call,  \
                    s_ ? s_ : "?");                                             \
       std::exit(1);                                                            \
     }                                                                          \
@@ -50,8 +50,8 @@ __global__ void saxpyBuilt(float a, const float *x, float *y, int n) {
 // PTX for this device's architecture, by NVRTC.
 std::string compile(int major, int minor) {
   nvrtcProgram prog;
-  CHECK_NVRTC(nvrtcCreateProgram(&prog, kSource, "saxpy.cu", 0, nullptr,
-                                 nullptr));
+  CHECK_NVRTC(
+      nvrtcCreateProgram(&prog, kSource, "saxpy.cu", 0, nullptr, nullptr));
   std::string arch = "--gpu-architecture=compute_" + std::to_string(major) +
                      std::to_string(minor);
   const char *options[] = {arch.c_str()};

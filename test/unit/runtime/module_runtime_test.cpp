@@ -29,8 +29,8 @@ TEST_F(ModuleRuntimeTest, LoadLookUpAndLaunch) {
   unsigned n = 64;
   void *params[] = {&p, &factor, &n};
   size_t before = backend().launches().size();
-  ASSERT_EQ(rt->launchFunction(function, dim3(4), dim3(64), 0, nullptr,
-                               params, nullptr),
+  ASSERT_EQ(rt->launchFunction(function, dim3(4), dim3(64), 0, nullptr, params,
+                               nullptr),
             cudaSuccess);
 
   // The same arguments packed by the caller (CU_LAUNCH_PARAM_BUFFER_*).
@@ -41,8 +41,8 @@ TEST_F(ModuleRuntimeTest, LoadLookUpAndLaunch) {
   size_t size = sizeof packed;
   void *extra[] = {reinterpret_cast<void *>(1), packed,
                    reinterpret_cast<void *>(2), &size, nullptr};
-  ASSERT_EQ(rt->launchFunction(function, dim3(4), dim3(64), 0, nullptr,
-                               nullptr, extra),
+  ASSERT_EQ(rt->launchFunction(function, dim3(4), dim3(64), 0, nullptr, nullptr,
+                               extra),
             cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   auto launches = backend().launches();
@@ -60,7 +60,8 @@ TEST_F(ModuleRuntimeTest, LoadLookUpAndLaunch) {
 
 TEST_F(ModuleRuntimeTest, ErrorsAreTheCallsOwn) {
   uint64_t module = 0, function = 0;
-  const char notPtx[] = "\x7f" "ELF?";
+  const char notPtx[] = "\x7f"
+                        "ELF?";
   EXPECT_EQ(rt->moduleLoad(notPtx, sizeof notPtx, &module),
             cudaErrorInvalidKernelImage);
   ASSERT_EQ(rt->moduleLoad(kPtx, sizeof kPtx, &module), cudaSuccess);

@@ -84,7 +84,9 @@ TEST_F(ModuleCommandsTest, LayoutComesBackAndLaunchesRun) {
 
 TEST_F(ModuleCommandsTest, BadRequestsAreRefusedByName) {
   open();
-  EXPECT_NE(bad({cModuleLoad(5, "\x7f" "ELF not ptx")}, 0, kBadImage)
+  EXPECT_NE(bad({cModuleLoad(5, "\x7f"
+                                "ELF not ptx")},
+                0, kBadImage)
                 .find("PTX text only"),
             std::string::npos);
   run({cModuleLoad(5, kPtx), cFunction(5, "axpy", 9)});

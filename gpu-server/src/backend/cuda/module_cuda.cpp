@@ -37,21 +37,22 @@ OpStatus loadCudaModule(const CudaDriver &driver,
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {loaded->log,
                     reinterpret_cast<void *>(uintptr_t(sizeof loaded->log))};
-  CUresult r = driver.cuLibraryLoadData(&loaded->library, aligned.data(),
-                                        options, values, 2, nullptr, nullptr, 0);
+  CUresult r =
+      driver.cuLibraryLoadData(&loaded->library, aligned.data(), options,
+                               values, 2, nullptr, nullptr, 0);
   // Loading is lazy; loading into the session's context now makes a JIT
   // error cuModuleLoadData's, as CUDA reports it.
   CUmodule inContext = nullptr;
-  if (r == CUDA_SUCCESS &&
-      (r = driver.cuLibraryGetModule(&inContext, loaded->library)) !=
-          CUDA_SUCCESS)
+  if (r == CUDA_SUCCESS && (r = driver.cuLibraryGetModule(
+                                &inContext, loaded->library)) != CUDA_SUCCESS)
     driver.cuLibraryUnload(loaded->library);
   if (r != CUDA_SUCCESS) {
     OpStatus st = driver.status(r);
     st.detail = "cannot load the module: " + st.detail;
     if (loaded->log[0])
-      st.detail += "; the JIT said: " +
-                   std::string(loaded->log, strnlen(loaded->log, sizeof loaded->log));
+      st.detail +=
+          "; the JIT said: " +
+          std::string(loaded->log, strnlen(loaded->log, sizeof loaded->log));
     return st;
   }
   *module = reinterpret_cast<NativeHandle>(loaded.release());
@@ -70,9 +71,9 @@ OpStatus cudaModuleKernel(const CudaDriver &driver, NativeHandle module,
   CUresult r =
       driver.cuLibraryGetKernel(&kernel, libraryOf(module), name.c_str());
   if (r != CUDA_SUCCESS)
-    return OpStatus::fail(kErrSymbolNotFound, "no kernel named '" + name +
-                                                  "' in the module: " +
-                                                  driver.describe(r));
+    return OpStatus::fail(kErrSymbolNotFound,
+                          "no kernel named '" + name +
+                              "' in the module: " + driver.describe(r));
   KernelInfo k;
   k.name = k.demangled = name;
   k.native = kernel;

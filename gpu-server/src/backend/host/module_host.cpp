@@ -1,8 +1,8 @@
 #include "backend/host/module_host.h"
 
 #include <cctype>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <vector>
 
