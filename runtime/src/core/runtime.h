@@ -498,6 +498,12 @@ private:
   // Device address of [offset, offset+count) of `symbol`, checked.
   cudaError_t symbolRangeLocked(const void *symbol, size_t count, size_t offset,
                                 uint64_t *addr);
+  // Resolves cudaMemcpyDefault into *kind (every device address came from
+  // this runtime) and checks the device side(s) of the range; host to host
+  // passes unchecked, a kind that is no direction fails.
+  cudaError_t copyDirectionLocked(const void *dst, const void *src,
+                                  size_t count, cudaMemcpyKind *kind,
+                                  const char *call) const;
   cudaError_t memcpyLocked(void *dst, const void *src, size_t count,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async,
                            bool perThread, const char *call);

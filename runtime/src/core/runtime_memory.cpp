@@ -191,6 +191,30 @@ cudaError_t Runtime::memcpy(void *dst, const void *src, size_t count,
                       async ? "cudaMemcpyAsync" : "cudaMemcpy");
 }
 
+cudaError_t Runtime::copyDirectionLocked(const void *dst, const void *src,
+                                         size_t count, cudaMemcpyKind *kind,
+                                         const char *call) const {
+  if (*kind == cudaMemcpyDefault) {
+    // Resolvable because every device address came from our cudaMalloc.
+    bool d = isDevicePointerLocked(dst), s = isDevicePointerLocked(src);
+    *kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+              : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  }
+  if (*kind == cudaMemcpyHostToHost)
+    return cudaSuccess;
+  if (*kind != cudaMemcpyHostToDevice && *kind != cudaMemcpyDeviceToHost &&
+      *kind != cudaMemcpyDeviceToDevice)
+    return cudaErrorInvalidMemcpyDirection;
+  if (*kind != cudaMemcpyHostToDevice)
+    if (cudaError_t err = checkDeviceRangeLocked(call, "source", src, count))
+      return err;
+  if (*kind != cudaMemcpyDeviceToHost)
+    if (cudaError_t err =
+            checkDeviceRangeLocked(call, "destination", dst, count))
+      return err;
+  return cudaSuccess;
+}
+
 cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
                                   cudaMemcpyKind kind, cudaStream_t stream,
                                   bool async, bool perThread,
@@ -199,28 +223,14 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     return cudaSuccess;
   if (!dst || !src)
     return cudaErrorInvalidValue;
-  if (kind == cudaMemcpyDefault) {
-    // Resolvable because every device address came from our cudaMalloc.
-    bool d = isDevicePointerLocked(dst), s = isDevicePointerLocked(src);
-    kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
-             : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
-  }
+  if (cudaError_t err = copyDirectionLocked(dst, src, count, &kind, call))
+    return err;
   if (kind == cudaMemcpyHostToHost) {
     std::memmove(dst, src, count);
     return cudaSuccess;
   }
-  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost &&
-      kind != cudaMemcpyDeviceToDevice)
-    return cudaErrorInvalidMemcpyDirection;
   if (cudaError_t err = ensureConnectedLocked())
     return err;
-  if (kind != cudaMemcpyHostToDevice)
-    if (cudaError_t err = checkDeviceRangeLocked(call, "source", src, count))
-      return err;
-  if (kind != cudaMemcpyDeviceToHost)
-    if (cudaError_t err =
-            checkDeviceRangeLocked(call, "destination", dst, count))
-      return err;
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;

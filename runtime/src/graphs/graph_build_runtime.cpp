@@ -42,24 +42,11 @@ cudaError_t Runtime::memcpyNode(void *dst, const void *src, size_t count,
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
-  if (kind == cudaMemcpyDefault) {
-    bool d = isDevicePointerLocked(dst), s = isDevicePointerLocked(src);
-    kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
-             : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
-  }
+  if (cudaError_t err = copyDirectionLocked(dst, src, count, &kind, call))
+    return err;
   if (kind == cudaMemcpyHostToHost)
     return reportUnsupported(
         (std::string(call) + " copying host to host").c_str());
-  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost &&
-      kind != cudaMemcpyDeviceToDevice)
-    return cudaErrorInvalidMemcpyDirection;
-  if (kind != cudaMemcpyHostToDevice)
-    if (cudaError_t err = checkDeviceRangeLocked(call, "source", src, count))
-      return err;
-  if (kind != cudaMemcpyDeviceToHost)
-    if (cudaError_t err =
-            checkDeviceRangeLocked(call, "destination", dst, count))
-      return err;
   *out = GraphNode::copy(dst, src, count, kind);
   return cudaSuccess;
 }

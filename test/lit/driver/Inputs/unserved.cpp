@@ -8,8 +8,10 @@ int main() {
   cudaMalloc(&p, 16);
   cudaDeviceSetLimit(cudaLimitStackSize, 4096);
   cudaDeviceGraphMemTrim(0);
-  CUmodule module;
-  cuModuleLoad(&module, "kernels.cubin");
+  CUmodule module = nullptr;
+  CUdeviceptr global;
+  size_t size;
+  cuModuleGetGlobal(&global, &size, module, "table");
   nppSetStream(nullptr);
   return 0;
 }
