@@ -128,8 +128,8 @@ cudaError_t Runtime::graphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
     after[i] = handleId(deps[i]);
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t handle = 0;
-  if (cudaError_t err = graphs_.addNode(handleId(graph), std::move(n),
-                                        after.data(), count, &handle))
+  if (cudaError_t err = graphs_.addGraphNode(handleId(graph), std::move(n),
+                                             after.data(), count, &handle))
     return err;
   *node = toHandle<cudaGraphNode_t>(handle);
   return cudaSuccess;

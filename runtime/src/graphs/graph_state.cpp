@@ -209,9 +209,9 @@ uint64_t GraphState::appendNode(uint64_t id, GraphNode node,
   return handle;
 }
 
-cudaError_t GraphState::addNode(uint64_t id, GraphNode node,
-                                const uint64_t *deps, size_t count,
-                                uint64_t *handle) {
+cudaError_t GraphState::addGraphNode(uint64_t id, GraphNode node,
+                                     const uint64_t *deps, size_t count,
+                                     uint64_t *handle) {
   if (!graphs_.count(id) || (count && !deps))
     return cudaErrorInvalidValue;
   std::set<uint32_t> after;

@@ -148,8 +148,8 @@ public:
   void createGraph(uint64_t id) { graphs_[id]; }
   // Adds `node` to graph `id` after `deps` (handles of nodes of that graph:
   // cudaErrorInvalidValue otherwise) and returns its handle in *handle.
-  cudaError_t addNode(uint64_t id, GraphNode node, const uint64_t *deps,
-                      size_t count, uint64_t *handle);
+  cudaError_t addGraphNode(uint64_t id, GraphNode node, const uint64_t *deps,
+                           size_t count, uint64_t *handle);
   // Makes each to[i] depend on from[i] (all nodes of graph `id`).
   cudaError_t addDependencies(uint64_t id, const uint64_t *from,
                               const uint64_t *to, size_t count);
