@@ -66,7 +66,10 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   EXPECT_EQ(cudaDeviceGraphMemTrim(0), cudaErrorNotSupported);
   EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
   CUmodule module = nullptr;
-  EXPECT_EQ(cuModuleLoad(&module, "kernels.cubin"), CUDA_ERROR_NOT_SUPPORTED);
+  CUdeviceptr global = 0;
+  size_t globalSize = 0;
+  EXPECT_EQ(cuModuleGetGlobal(&global, &globalSize, module, "table"),
+            CUDA_ERROR_NOT_SUPPORTED);
   float x[4] = {}, alpha = 2;
   EXPECT_EQ(cublasSscal(nullptr, 4, &alpha, x, 1), CUBLAS_STATUS_NOT_SUPPORTED);
   // cublasXt and cublasLt (cuda-samples' simpleCUBLASXT) link too.
@@ -101,8 +104,8 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   for (const char *line :
        {"remote-clang: cudaDeviceGraphMemTrim is not supported by the remote "
         "runtime",
-        "remote-clang: cuModuleLoad is not supported by the remote driver "
-        "library",
+        "remote-clang: cuModuleGetGlobal_v2 is not supported by the remote "
+        "driver library",
         "remote-clang: cublasSscal_v2 is not supported by the remote cuBLAS",
         "remote-clang: cublasXtCreate is not supported by the remote cuBLAS",
         "remote-clang: cublasLtCreate is not supported by the remote cuBLAS",
