@@ -410,13 +410,9 @@ cudaError_t Runtime::memset(void *dst, int value, size_t count,
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;
   if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
-    GraphNode node;
-    node.type = wire::Command::Memset;
-    node.dst = addrOf(dst);
-    node.value = uint8_t(value);
-    node.size = count;
     bool captured;
-    return captureLocked(sid, std::move(node), &captured);
+    return captureLocked(sid, GraphNode::memset(dst, uint8_t(value), count),
+                         &captured);
   }
   ensureDeviceLocked();
   appendLocked(

@@ -109,12 +109,7 @@ cudaError_t Runtime::memsetNode(const cudaMemsetParams &p, const char *call,
   if (cudaError_t err =
           checkDeviceRangeLocked(call, "destination", p.dst, size))
     return err;
-  GraphNode node;
-  node.type = wire::Command::Memset;
-  node.dst = uint64_t(uintptr_t(p.dst));
-  node.value = byte;
-  node.size = size;
-  *out = std::move(node);
+  *out = GraphNode::memset(p.dst, byte, size);
   return cudaSuccess;
 }
 
@@ -231,15 +226,11 @@ cudaError_t Runtime::graphExecNodeSet(cudaGraphExec_t exec,
   if (at == e->handles.end())
     return cudaErrorInvalidValue; // not a node of the exec's graph
   const uint32_t i = uint32_t(at - e->handles.begin());
-  NodeList next = {std::move(n)};
-  std::vector<uint32_t> changed;
-  size_t errorIndex;
-  if (compareForUpdate({e->nodes[i]}, next, &changed, &errorIndex) !=
-      cudaGraphExecUpdateSuccess)
+  if (updateRule(e->nodes[i], n) != cudaGraphExecUpdateSuccess)
     return cudaErrorInvalidValue;
-  if (changed.empty())
+  if (e->nodes[i] == n)
     return cudaSuccess;
-  e->nodes[i] = std::move(next[0]);
+  e->nodes[i] = std::move(n);
   if (!e->onClient)
     sendExecUpdateLocked(handleId(exec), {i}, e->nodes);
   return cudaSuccess;

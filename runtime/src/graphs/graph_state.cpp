@@ -25,6 +25,15 @@ GraphNode GraphNode::copy(void *dst, const void *src, size_t count,
   return node;
 }
 
+GraphNode GraphNode::memset(void *dst, uint8_t value, size_t count) {
+  GraphNode node;
+  node.type = wire::Command::Memset;
+  node.dst = uint64_t(uintptr_t(dst));
+  node.value = value;
+  node.size = count;
+  return node;
+}
+
 cudaGraphNodeType GraphNode::kind() const {
   switch (host) {
   case HostStep::Function:
@@ -96,6 +105,19 @@ GraphNode::serialize(flatbuffers::FlatBufferBuilder &fbb) const {
 // kernel nodes may change function, configuration and arguments, but not
 // whether they are cooperative; 1D memsets, copies and host nodes may
 // change addresses, sizes, values and functions.
+cudaGraphExecUpdateResult updateRule(const GraphNode &current,
+                                     const GraphNode &next) {
+  if (current.kind() != next.kind())
+    return cudaGraphExecUpdateErrorNodeTypeChanged;
+  if (current.host != next.host) // a copy's memory type changed
+    return cudaGraphExecUpdateErrorParametersChanged;
+  if (current.type != next.type) // e.g. a kernel and a GEMM
+    return cudaGraphExecUpdateErrorNodeTypeChanged;
+  if (current.cooperative != next.cooperative)
+    return cudaGraphExecUpdateErrorUnsupportedFunctionChange;
+  return cudaGraphExecUpdateSuccess;
+}
+
 cudaGraphExecUpdateResult compareForUpdate(const NodeList &current,
                                            const NodeList &next,
                                            std::vector<uint32_t> *changed,
@@ -106,14 +128,9 @@ cudaGraphExecUpdateResult compareForUpdate(const NodeList &current,
     return cudaGraphExecUpdateErrorTopologyChanged;
   for (size_t i = 0; i < next.size(); ++i) {
     *errorIndex = i;
-    if (current[i].kind() != next[i].kind())
-      return cudaGraphExecUpdateErrorNodeTypeChanged;
-    if (current[i].host != next[i].host) // a copy's memory type changed
-      return cudaGraphExecUpdateErrorParametersChanged;
-    if (current[i].type != next[i].type) // e.g. a kernel and a GEMM
-      return cudaGraphExecUpdateErrorNodeTypeChanged;
-    if (current[i].cooperative != next[i].cooperative)
-      return cudaGraphExecUpdateErrorUnsupportedFunctionChange;
+    cudaGraphExecUpdateResult r = updateRule(current[i], next[i]);
+    if (r != cudaGraphExecUpdateSuccess)
+      return r;
   }
   *errorIndex = 0;
   for (size_t i = 0; i < next.size(); ++i)

@@ -68,6 +68,8 @@ struct GraphNode {
   // the host side at launch, not when the node is made.
   static GraphNode copy(void *dst, const void *src, size_t count,
                         cudaMemcpyKind kind);
+  // A byte memset node.
+  static GraphNode memset(void *dst, uint8_t value, size_t count);
   bool empty() const {
     return type == wire::Command::NONE && host == HostStep::None;
   }
@@ -104,6 +106,12 @@ struct Exec {
   std::vector<uint64_t> handles;
   bool onClient = false;
 };
+
+// CUDA's rule for giving an exec's node `current` the parameters of
+// `next` (cudaGraphExecUpdate's, node by node; also the exec-node SetParams
+// calls').
+cudaGraphExecUpdateResult updateRule(const GraphNode &current,
+                                     const GraphNode &next);
 
 // What cudaGraphExecUpdate would say for replacing `current` by `next`, and
 // which node indices changed when it may (same count and node types).
