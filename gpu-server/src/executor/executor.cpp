@@ -337,6 +337,22 @@ OpStatus Executor::launchConfig(const flatbuffers::Vector<uint32_t> *grid,
   return OpStatus::success();
 }
 
+// A launch's arguments, which must be exactly the kernel's size, copied to
+// aligned storage (argBuffer_): the driver reads parameters in place, and a
+// flatbuffer vector is only 4-byte aligned.
+OpStatus Executor::stageArgs(const flatbuffers::Vector<uint8_t> *args,
+                             uint32_t argsSize) {
+  size_t got = args ? args->size() : 0;
+  if (got != argsSize)
+    return fail(kErrInvalidValue, std::to_string(got) +
+                                      " bytes of arguments, the kernel takes " +
+                                      std::to_string(argsSize));
+  argBuffer_.assign(argsSize + 16, 0);
+  if (got)
+    std::memcpy(argBuffer_.data(), args->data(), got);
+  return OpStatus::success();
+}
+
 OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
   const KernelInfo *k = sessionKernel(c.kernel_id());
   if (!k)
@@ -360,16 +376,8 @@ OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
   if (cfg.cooperative && !attrOr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0))
     return fail(kErrNotSupported, "the device has no cooperative launch");
 
-  size_t got = c.args() ? c.args()->size() : 0;
-  if (got != k->argsSize)
-    return fail(kErrInvalidValue, std::to_string(got) +
-                                      " bytes of arguments, the kernel takes " +
-                                      std::to_string(k->argsSize));
-  // Copy to aligned storage: the driver reads parameters in place, and a
-  // flatbuffer vector is only 4-byte aligned.
-  argBuffer_.assign(k->argsSize + 16, 0);
-  if (got)
-    std::memcpy(argBuffer_.data(), c.args()->data(), got);
+  if (!(st = stageArgs(c.args(), k->argsSize)).ok())
+    return st;
   for (size_t pi = 0; pi < k->params.size(); ++pi)
     for (uint32_t off : k->params[pi].pointerOffsets) {
       uint64_t ptr;

@@ -268,6 +268,8 @@ private:
   flatbuffers::FlatBufferBuilder *reply_ = nullptr; // during run()
 
   OpStatus doLaunch(const wire::Launch &c, std::string *what);
+  OpStatus stageArgs(const flatbuffers::Vector<uint8_t> *args,
+                     uint32_t argsSize);
   OpStatus launchConfig(const flatbuffers::Vector<uint32_t> *grid,
                         const flatbuffers::Vector<uint32_t> *block,
                         uint32_t sharedMem, uint64_t stream, LaunchConfig *out);

@@ -9,8 +9,6 @@
 #include "rc/hex.h"
 #include "rc/server/errors.h"
 
-#include <cstring>
-
 namespace rc::server {
 
 namespace {
@@ -97,15 +95,8 @@ OpStatus Executor::handle(const wire::LaunchFunction &c, Answer &a) {
       launchConfig(c.grid(), c.block(), c.shared_mem(), c.stream(), &cfg);
   if (!st.ok())
     return st;
-  size_t got = c.args() ? c.args()->size() : 0;
-  if (got != k.argsSize)
-    return fail(kErrInvalidValue, std::to_string(got) +
-                                      " bytes of arguments, the kernel takes " +
-                                      std::to_string(k.argsSize));
-  // Aligned storage: the driver reads parameters in place.
-  argBuffer_.assign(k.argsSize + 16, 0);
-  if (got)
-    std::memcpy(argBuffer_.data(), c.args()->data(), got);
+  if (!(st = stageArgs(c.args(), k.argsSize)).ok())
+    return st;
   lastLaunch_ = "kernel " + k.name + " of a module loaded at run time";
   return ctx_->launch(k, cfg, argBuffer_.data());
 }
