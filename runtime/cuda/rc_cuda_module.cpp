@@ -5,6 +5,7 @@
 // cuLaunchKernel with their arguments packed by the layout rc-server reads
 // from the image. Contexts are the runtime's: one per device and session
 // on rc-server, so a CUcontext here names a device.
+#include "core/handle.h"
 #include "cu_result.h"
 #include "rc/fatbin.h"
 
@@ -33,11 +34,6 @@ using rc::cu::fromRuntime;
 
 namespace {
 
-uint64_t idOf(const void *handle) { return uint64_t(uintptr_t(handle)); }
-template <typename T> T handleOf(uint64_t id) {
-  return reinterpret_cast<T>(uintptr_t(id));
-}
-
 // How many bytes the image at `p` spans: an ELF cubin up to its last
 // header table, a fatbin by its header, PTX up to and with its NUL.
 size_t imageSize(const void *p) {
@@ -61,12 +57,14 @@ CUresult load(CUmodule *module, const void *image) {
   uint64_t id = 0;
   cudaError_t e = __rc_module_load(&id, image, imageSize(image));
   if (e == cudaSuccess)
-    *module = handleOf<CUmodule>(id);
+    *module = rc::rt::toHandle<CUmodule>(id);
   return fromRuntime(e);
 }
 
 // A CUcontext names the device (+1, so that device 0 is not null).
-CUcontext contextOf(CUdevice device) { return handleOf<CUcontext>(device + 1); }
+CUcontext contextOf(CUdevice device) {
+  return rc::rt::toHandle<CUcontext>(device + 1);
+}
 
 CUresult copy(void *dst, const void *src, size_t n, cudaMemcpyKind kind,
               CUstream stream, bool async) {
@@ -110,12 +108,12 @@ CUresult cuModuleLoad(CUmodule *module, const char *fname) {
   uint64_t id = 0;
   cudaError_t e = __rc_module_load(&id, image.data(), image.size());
   if (e == cudaSuccess)
-    *module = handleOf<CUmodule>(id);
+    *module = rc::rt::toHandle<CUmodule>(id);
   return fromRuntime(e);
 }
 
 CUresult cuModuleUnload(CUmodule module) {
-  return fromRuntime(__rc_module_unload(idOf(module)));
+  return fromRuntime(__rc_module_unload(rc::rt::handleId(module)));
 }
 
 CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
@@ -123,9 +121,9 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
   if (!function || !name)
     return CUDA_ERROR_INVALID_VALUE;
   uint64_t id = 0;
-  cudaError_t e = __rc_module_function(&id, idOf(module), name);
+  cudaError_t e = __rc_module_function(&id, rc::rt::handleId(module), name);
   if (e == cudaSuccess)
-    *function = handleOf<CUfunction>(id);
+    *function = rc::rt::toHandle<CUfunction>(id);
   return e == cudaErrorSymbolNotFound ? CUDA_ERROR_NOT_FOUND : fromRuntime(e);
 }
 
@@ -133,9 +131,10 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gridX, unsigned gridY,
                         unsigned gridZ, unsigned blockX, unsigned blockY,
                         unsigned blockZ, unsigned sharedMem, CUstream stream,
                         void **params, void **extra) {
-  return fromRuntime(__rc_launch_function(
-      idOf(f), dim3(gridX, gridY, gridZ), dim3(blockX, blockY, blockZ),
-      sharedMem, cudaStream_t(stream), params, extra));
+  return fromRuntime(
+      __rc_launch_function(rc::rt::handleId(f), dim3(gridX, gridY, gridZ),
+                           dim3(blockX, blockY, blockZ), sharedMem,
+                           cudaStream_t(stream), params, extra));
 }
 
 // ---- contexts: one per device, the runtime's
@@ -167,7 +166,7 @@ CUresult cuCtxDestroy_v2(CUcontext) {
 CUresult cuCtxSetCurrent(CUcontext ctx) {
   if (!ctx)
     return CUDA_SUCCESS; // no context current: nothing to switch to
-  return fromRuntime(cudaSetDevice(int(idOf(ctx)) - 1));
+  return fromRuntime(cudaSetDevice(int(rc::rt::handleId(ctx)) - 1));
 }
 CUresult cuCtxPushCurrent_v2(CUcontext ctx) { return cuCtxSetCurrent(ctx); }
 CUresult cuCtxGetCurrent(CUcontext *ctx) {
