@@ -119,6 +119,9 @@ constexpr CommandInfo kCommands[] = {
      false},
     {Command::LaunchFunction, "cuLaunchKernel", &streamField<LaunchFunction>,
      kOnStream, false, true},
+    // A library works on the stream its object was given (curandSetStream),
+    // which the bookkeeping does not follow: untracked, as cuBLAS.
+    {Command::LibCall, "vendor library call", nullptr, kUntracked, false, true},
 };
 
 constexpr bool inSchemaOrder() {

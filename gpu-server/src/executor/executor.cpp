@@ -34,6 +34,7 @@ Executor::Executor(const Registry &registry, Backend &backend,
 }
 
 Executor::~Executor() {
+  destroyLibObjects();
   releaseReply();
   dropUploadRing();
   for (auto &kv : modules_)

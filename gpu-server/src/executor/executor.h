@@ -161,6 +161,7 @@ private:
   OpStatus handle(const wire::ModuleUnload &c, Answer &a);
   OpStatus handle(const wire::ModuleFunction &c, Answer &a);
   OpStatus handle(const wire::LaunchFunction &c, Answer &a);
+  OpStatus handle(const wire::LibCall &c, Answer &a); // executor_libcalls
   OpStatus handle(const wire::PeerAccess &c, Answer &a);
   OpStatus handle(const wire::ProfilerControl &c, Answer &a);
   OpStatus handle(const wire::DeviceLimit &c, Answer &a);
@@ -368,6 +369,18 @@ private:
     KernelInfo kernel;
   };
   std::map<uint64_t, ModuleKernel> moduleKernels_;
+  // Objects the session's vendor library calls made (generators,
+  // descriptors), by client ID; destroyed newest first when it ends.
+  struct LibObject {
+    void *native = nullptr;
+    const void *type = nullptr; // lib_invoke.h's tag of its C type
+    std::string destroys;       // the catalog row that destroys it
+    int device = 0;
+    uint64_t order = 0;
+  };
+  std::map<uint64_t, LibObject> libObjects_;
+  uint64_t libObjectsMade_ = 0;
+  void destroyLibObjects();
   OpStatus sessionArray(uint64_t id, ArrayRecord **out);
   std::unordered_map<uint64_t, OnDevice> streams_;
   std::unordered_map<uint64_t, OnDevice> events_;

@@ -158,6 +158,8 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_ModuleFunction(), a);
   case Command::LaunchFunction:
     return handle(*entry.cmd_as_LaunchFunction(), a);
+  case Command::LibCall:
+    return handle(*entry.cmd_as_LibCall(), a);
   }
   return OpStatus::fail(kErrInvalidValue,
                         "empty or unknown command type " +

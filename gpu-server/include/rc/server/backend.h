@@ -181,6 +181,14 @@ public:
   virtual OpStatus memSetAccess(uint64_t addr, uint64_t size,
                                 const std::vector<int> &devices);
 
+  // The address a vendor library's host API is given for session memory
+  // at [addr, addr+size) (docs/libraries.md): a GPU's own address (the
+  // default), the test device's host bytes behind it.
+  virtual void *libraryPointer(uint64_t addr, uint64_t size) {
+    (void)size;
+    return reinterpret_cast<void *>(addr);
+  }
+
   // cuBLAS of this context (src/cublas_context.h), created on first use;
   // null + *why when the backend has none (default).
   virtual BlasContext *blas(std::string *why);

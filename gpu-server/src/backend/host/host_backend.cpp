@@ -414,6 +414,9 @@ private:
     std::free(b.host);
     backend_.release(b.size);
   }
+  void *libraryPointer(uint64_t addr, uint64_t size) override {
+    return resolve(addr, size);
+  }
   // Host bytes for [addr, addr+size) if one block (allocation or variable)
   // holds them all.
   // (The executor has checked that VMM ranges are mapped.)

@@ -1,0 +1,188 @@
+// How a vendor library call (cuRAND's host API, ...) travels to rc-server:
+// the rule both ends read, so client and server walk the same arguments.
+// docs/libraries.md explains the design.
+//
+// Each served function has a row in a list under rc/libcalls/ (one per
+// library): its name, and how each of its parameters passes, one token per
+// parameter, separated by spaces:
+//   v         by value (an integer, enum, float, double or plain struct)
+//   h         a library object this session made earlier (by a `c`)
+//   c         a pointer the call stores a new library object through
+//   x         the library object the call destroys
+//   s         a cudaStream_t
+//   d         device memory the call reads or writes
+//   i         host memory the call reads
+//   o         host memory the call writes
+//   t         a pointer the call stores the address of a host table the
+//             library owns through (curandGetDirectionVectors32)
+// A pointer token may give its extent: `#K` counts elements by the value
+// of parameter K (an integer `v`), `#K+N` adds N, `:E` sets the bytes of
+// one element (default: the pointee's size; needed for void pointers and
+// tables). Without `#K` a pointer covers one element. Device memory given
+// an extent must lie inside the session's allocations entirely; without
+// one, its first byte must.
+//
+// On the wire (wire::LibCall.args), first a fixed part, parameter by
+// parameter: `v` its bytes; `h`, `c`, `x` the object's ID (chosen by the
+// client, as for cuBLAS handles); `s` the wire stream; `d` the address;
+// nothing for `i`, `o`, `t`. Then the bytes of each `i`, in order (their
+// sizes follow from the counts in the fixed part). The server returns
+// what `o` and `t` parameters received, in order, as the reply's payload.
+#ifndef RC_LIB_CALL_H
+#define RC_LIB_CALL_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace rc::lib {
+
+enum class Pass : char {
+  Value = 'v',
+  Object = 'h',
+  Create = 'c',
+  Destroy = 'x',
+  Stream = 's',
+  Device = 'd',
+  HostIn = 'i',
+  HostOut = 'o',
+  Table = 't',
+};
+
+struct ParamRule {
+  Pass pass = Pass::Value;
+  int countParam = -1;       // -1: one element
+  uint64_t countAdd = 0;     // added to that parameter's value
+  uint64_t elementBytes = 0; // 0: the pointee's size
+};
+
+// One served function: its row of an rc/libcalls list.
+struct CallSpec {
+  const char *name;
+  const char *params;   // the tokens
+  const char *destroys; // for a call with a `c`: what destroys the object
+};
+
+template <class T, class = void> struct IsComplete : std::false_type {};
+template <class T>
+struct IsComplete<T, std::void_t<decltype(sizeof(T))>> : std::true_type {};
+
+// The bytes of one element a pointer of type T points to, as both ends
+// size `d`, `i` and `o` parameters: 0 for void, functions and the
+// incomplete structs that library objects are.
+template <class T> constexpr uint32_t pointeeBytes() {
+  if constexpr (std::is_pointer_v<T>) {
+    using P = std::remove_cv_t<std::remove_pointer_t<T>>;
+    if constexpr (std::is_void_v<P> || std::is_function_v<P> ||
+                  !IsComplete<P>::value)
+      return 0;
+    else
+      return uint32_t(sizeof(P));
+  }
+  return 0;
+}
+
+// Parses a row's tokens; false and *why on a malformed row (a build-time
+// mistake: tests parse every row).
+inline bool parseParams(const char *text, std::vector<ParamRule> *out,
+                        std::string *why) {
+  out->clear();
+  const char *p = text;
+  while (*p) {
+    if (*p == ' ') {
+      ++p;
+      continue;
+    }
+    ParamRule r;
+    switch (*p) {
+    case 'v':
+    case 'h':
+    case 'c':
+    case 'x':
+    case 's':
+    case 'd':
+    case 'i':
+    case 'o':
+    case 't':
+      r.pass = Pass(*p++);
+      break;
+    default:
+      *why = std::string("unknown parameter token '") + *p + "' in \"" + text +
+             "\"";
+      return false;
+    }
+    auto number = [&](uint64_t *v) {
+      if (*p < '0' || *p > '9')
+        return false;
+      *v = 0;
+      while (*p >= '0' && *p <= '9')
+        *v = *v * 10 + uint64_t(*p++ - '0');
+      return true;
+    };
+    uint64_t n = 0;
+    if (*p == '#') {
+      ++p;
+      if (!number(&n)) {
+        *why =
+            std::string("'#' without a parameter number in \"") + text + "\"";
+        return false;
+      }
+      r.countParam = int(n);
+      if (*p == '+' && (++p, !number(&r.countAdd))) {
+        *why = std::string("'+' without a number in \"") + text + "\"";
+        return false;
+      }
+    }
+    if (*p == ':' && (++p, !number(&r.elementBytes))) {
+      *why = std::string("':' without a size in \"") + text + "\"";
+      return false;
+    }
+    if (*p && *p != ' ') {
+      *why = std::string("unexpected '") + *p + "' in \"" + text + "\"";
+      return false;
+    }
+    out->push_back(r);
+  }
+  for (const ParamRule &r : *out)
+    if (r.countParam >= int(out->size()) ||
+        (r.countParam >= 0 && (*out)[r.countParam].pass != Pass::Value)) {
+      *why =
+          std::string("a count names no value parameter in \"") + text + "\"";
+      return false;
+    }
+  return true;
+}
+
+// A value parameter's number, for counts: integers of 1 to 8 bytes, read
+// as the little-endian unsigned value of its bytes (a negative count is
+// then huge and fails the bounds checks that follow).
+inline uint64_t countValue(const uint8_t *bytes, size_t size) {
+  uint64_t v = 0;
+  std::memcpy(&v, bytes, size < 8 ? size : 8);
+  if (size < 8 && size > 0 && (bytes[size - 1] & 0x80))
+    return UINT64_MAX; // negative
+  return v;
+}
+
+// Bytes a pointer parameter covers; false when that overflows `limit`.
+inline bool extentBytes(const ParamRule &r, uint64_t count,
+                        uint64_t pointeeBytes, uint64_t limit, uint64_t *out) {
+  uint64_t elem = r.elementBytes ? r.elementBytes : pointeeBytes;
+  if (r.countParam < 0)
+    count = 1;
+  else if (count > UINT64_MAX - r.countAdd)
+    return false;
+  else
+    count += r.countAdd;
+  if (elem && count > limit / elem)
+    return false;
+  *out = count * elem;
+  return true;
+}
+
+} // namespace rc::lib
+
+#endif

@@ -1,0 +1,236 @@
+// Vendor library calls (docs/libraries.md): a LibCall names a row of the
+// catalog; its arguments are decoded by the row's rules and checked like
+// any command's (objects of this session and of the right type, device
+// memory inside this session's allocations, host outputs within the
+// reply's bounds), then the library function is called in the session's
+// context. What the library does with memory it reaches through objects
+// (a sparse matrix's arrays, sized by values it keeps) cannot be checked
+// here: the session's own context keeps that inside its allocations.
+#include "executor/executor.h"
+#include "libraries/library_catalog.h"
+#include "rc/hex.h"
+#include "rc/server/errors.h"
+
+#include <algorithm>
+
+namespace rc::server {
+
+namespace {
+
+OpStatus fail(int code, std::string detail) {
+  return OpStatus::fail(code, std::move(detail));
+}
+
+// Bytes of a parameter's fixed part in LibCall.args.
+uint64_t fixedBytes(const lib::ParamRule &r, const lib::ParamShape &t) {
+  switch (r.pass) {
+  case lib::Pass::Value:
+    return t.valueBytes;
+  case lib::Pass::HostIn:
+  case lib::Pass::HostOut:
+  case lib::Pass::Table:
+    return 0;
+  default:
+    return 8; // an ID, a stream or an address
+  }
+}
+
+uint64_t readU64(const uint8_t *p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+} // namespace
+
+OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
+  std::string key = c.function() ? c.function()->str() : "";
+  lib::LibraryCatalog &catalog = lib::LibraryCatalog::instance();
+  const lib::CatalogRow *row = catalog.find(key);
+  if (!row)
+    return fail(kErrNotSupported,
+                "rc-server does not serve the library call '" + key + "'");
+  *a.what = row->function;
+  OpStatus st = bind(current_);
+  if (!st.ok())
+    return st;
+  const std::vector<lib::ParamRule> &rules = row->rules;
+  const std::vector<lib::ParamShape> &types = row->signature.params;
+  const size_t n = rules.size();
+  const uint8_t *args = c.args() ? c.args()->data() : nullptr;
+  const uint64_t size = c.args() ? c.args()->size() : 0;
+  auto malformed = [&] {
+    return fail(kErrInvalidValue, row->function + ": its arguments (" +
+                                      std::to_string(size) +
+                                      " bytes) do not match its parameters");
+  };
+
+  // Fixed parts first, then counts, then the extent of every pointer.
+  std::vector<uint64_t> at(n);
+  uint64_t used = 0;
+  for (size_t i = 0; i < n; ++i) {
+    at[i] = used;
+    used += fixedBytes(rules[i], types[i]);
+  }
+  if (used > size)
+    return malformed();
+  std::vector<uint64_t> extent(n);
+  for (size_t i = 0; i < n; ++i) {
+    const lib::ParamRule &r = rules[i];
+    if (r.pass == lib::Pass::Value)
+      continue;
+    uint64_t count = 0;
+    if (r.countParam >= 0)
+      count = lib::countValue(args + at[r.countParam],
+                              types[r.countParam].valueBytes);
+    if (!lib::extentBytes(r, count, types[i].pointeeBytes, uint64_t(1) << 40,
+                          &extent[i]))
+      return fail(kErrInvalidValue, row->function + ": parameter " +
+                                        std::to_string(i) +
+                                        " covers too many bytes");
+  }
+
+  std::vector<lib::Slot> slots(n);
+  std::vector<std::vector<uint8_t>> buffers(n); // host inputs and outputs
+  uint64_t outputBytes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const lib::ParamRule &r = rules[i];
+    lib::Slot &s = slots[i];
+    std::string role = row->function + " parameter " + std::to_string(i);
+    switch (r.pass) {
+    case lib::Pass::Value:
+      std::memcpy(s.value, args + at[i], types[i].valueBytes);
+      break;
+    case lib::Pass::Object:
+    case lib::Pass::Destroy: {
+      auto o = libObjects_.find(readU64(args + at[i]));
+      if (o == libObjects_.end() || o->second.type != types[i].object)
+        return fail(kErrInvalidResourceHandle,
+                    role + ": " + hexAddress(readU64(args + at[i])) +
+                        " names no object of its type in this session");
+      s.pointer = o->second.native;
+      break;
+    }
+    case lib::Pass::Create: {
+      uint64_t id = readU64(args + at[i]);
+      if (id == 0 || libObjects_.count(id))
+        return fail(kErrInvalidValue, role + ": object handle " +
+                                          hexAddress(id) +
+                                          " is null or already in use");
+      s.pointer = s.value; // the library stores the new object here
+      break;
+    }
+    case lib::Pass::Stream: {
+      NativeHandle native = 0;
+      if (!(st = bindStream(readU64(args + at[i]), &native)).ok())
+        return st;
+      s.pointer = reinterpret_cast<void *>(native);
+      break;
+    }
+    case lib::Pass::Device: {
+      uint64_t addr = readU64(args + at[i]);
+      uint64_t bytes = std::max<uint64_t>(extent[i], 1);
+      if (!(st = checkRange(role.c_str(), addr, bytes)).ok())
+        return st;
+      s.pointer = ctx_->libraryPointer(addr, bytes);
+      break;
+    }
+    case lib::Pass::HostIn:
+      if (extent[i] > size - used)
+        return malformed();
+      buffers[i].assign(args + used, args + used + extent[i]);
+      used += extent[i];
+      s.pointer = buffers[i].data();
+      break;
+    case lib::Pass::HostOut:
+    case lib::Pass::Table:
+      outputBytes += extent[i];
+      if (r.pass == lib::Pass::HostOut) {
+        if (!(st = reserveReply(extent[i])).ok())
+          return st;
+        buffers[i].assign(extent[i], 0);
+        s.pointer = buffers[i].data();
+      } else {
+        if (!(st = reserveReply(extent[i])).ok())
+          return st;
+        s.pointer = s.value; // the library stores its table's address here
+      }
+      break;
+    }
+  }
+  if (used != size)
+    return malformed();
+  // bindStream may have moved to the stream's device.
+  std::string why;
+  void *symbol = catalog.symbol(*row, &why);
+  if (!symbol)
+    return fail(kErrNotSupported, why);
+
+  int status = row->signature.invoke(symbol, slots.data());
+
+  if (status == 0) {
+    for (size_t i = 0; i < n; ++i) {
+      if (rules[i].pass == lib::Pass::Create) {
+        LibObject &o = libObjects_[readU64(args + at[i])];
+        std::memcpy(&o.native, slots[i].value, sizeof(void *));
+        o.type = types[i].created;
+        o.destroys = row->destroys;
+        o.device = bound_;
+        o.order = ++libObjectsMade_;
+      } else if (rules[i].pass == lib::Pass::Destroy) {
+        libObjects_.erase(readU64(args + at[i]));
+      }
+    }
+  }
+  bool returnsHostBytes = false;
+  for (const lib::ParamRule &r : rules)
+    returnsHostBytes |=
+        r.pass == lib::Pass::HostOut || r.pass == lib::Pass::Table;
+  if (!returnsHostBytes) {
+    // Batched: the client already went on; a failure fails the batch.
+    if (status != 0)
+      return fail(kErrUnknown,
+                  row->function + " returned status " + std::to_string(status));
+    return OpStatus::success();
+  }
+  // The client waits for the status and for what the call wrote.
+  std::vector<uint8_t> out;
+  out.reserve(outputBytes);
+  for (size_t i = 0; i < n && status == 0; ++i) {
+    if (rules[i].pass == lib::Pass::HostOut) {
+      out.insert(out.end(), buffers[i].begin(), buffers[i].end());
+    } else if (rules[i].pass == lib::Pass::Table) {
+      const uint8_t *table;
+      std::memcpy(&table, slots[i].value, sizeof table);
+      if (!table)
+        return fail(kErrUnknown, row->function + " gave no table");
+      out.insert(out.end(), table, table + extent[i]);
+    }
+  }
+  a.result.code = status;
+  a.result.payload =
+      reply_->CreateVector(out.data(), status == 0 ? out.size() : 0);
+  a.give();
+  return OpStatus::success();
+}
+
+void Executor::destroyLibObjects() {
+  std::vector<std::pair<uint64_t, LibObject *>> made;
+  for (auto &kv : libObjects_)
+    made.push_back({kv.second.order, &kv.second});
+  std::sort(made.rbegin(), made.rend()); // newest first
+  lib::LibraryCatalog &catalog = lib::LibraryCatalog::instance();
+  for (auto &[order, o] : made) {
+    const lib::CatalogRow *row = catalog.find(o->destroys);
+    std::string why;
+    void *symbol = row ? catalog.symbol(*row, &why) : nullptr;
+    if (!symbol || !bind(o->device).ok())
+      continue;
+    lib::Slot slot;
+    slot.pointer = o->native;
+    row->signature.invoke(symbol, &slot);
+  }
+  libObjects_.clear();
+}
+
+} // namespace rc::server
