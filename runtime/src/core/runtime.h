@@ -14,7 +14,9 @@
 #include "core/traffic_stats.h"
 #include "graphs/graph_state.h"
 #include "manifests/kernel_index.h"
+#include "rc/lib_call.h"
 #include "rc/transport.h"
+#include "rc_lib_call_abi.h"
 
 #include <cuda_runtime_api.h>
 
@@ -360,6 +362,11 @@ public:
   cudaError_t vmmSetAccess(uint64_t addr, size_t size,
                            const std::vector<int> &devices);
 
+  // ---- vendor library calls (runtime_libcalls.cpp, docs/libraries.md) --
+  // One call of a served row (rc_lib_call_abi.h says what it does).
+  cudaError_t libraryCall(const char *key, const char *params,
+                          const RcLibArg *args, int count, int *status);
+
   // ---- commands of libraries on top (librc_cublas) ---------------------
   // runtime_append.cpp. Appends the command `build` serializes into the
   // batch (given the wire id of `stream`); no round trip. `call` (a string
@@ -622,6 +629,11 @@ private:
   uint64_t nextArray_ = 1;
   std::map<uint64_t, bool> textureObjects_; // server handle -> is a surface
   // Driver-API modules loaded, and their kernels' (offset, size) layouts.
+  // Vendor library objects and the stream each was given (captures refuse
+  // their calls), and the libraries' static tables (curandGetDirection-
+  // Vectors32), by row and arguments.
+  std::map<uint64_t, cudaStream_t> libObjectStreams_;
+  std::map<std::string, std::vector<uint8_t>> libTables_;
   std::map<uint64_t, std::vector<uint64_t>> moduleFunctions_; // module -> fns
   std::map<uint64_t, std::vector<std::pair<uint32_t, uint32_t>>>
       functionLayouts_;

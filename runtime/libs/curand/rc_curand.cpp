@@ -1,0 +1,190 @@
+// librc_curand: cuRAND's host API served by rc-server's libcurand
+// (docs/libraries.md). Every entry point forwards its arguments by its row
+// of abi/include/rc/libcalls/curand.def. Generators made by
+// curandCreateGeneratorHost write host memory, so their generate calls
+// travel as the *_host rows, whose output comes back in the reply.
+#include "lib_forward.h"
+
+#include <curand.h>
+
+#include <cstdint>
+#include <mutex>
+#include <set>
+
+namespace {
+
+#define RC_LIB_CALL(key, function, params, destroys)                           \
+  constexpr rc::lib::Row k_##key{#key, params};
+#include "rc/libcalls/curand.def"
+#undef RC_LIB_CALL
+
+// cuRAND has no "not supported" status: what a call that could not be
+// sent returns.
+constexpr curandStatus_t kFailed = CURAND_STATUS_INTERNAL_ERROR;
+
+std::mutex gMu;
+std::set<curandGenerator_t> gHostGenerators;
+
+bool isHost(curandGenerator_t g) {
+  std::lock_guard<std::mutex> lock(gMu);
+  return gHostGenerators.count(g) != 0;
+}
+
+template <class... A>
+curandStatus_t generate(curandGenerator_t g, rc::lib::Row device,
+                        rc::lib::Row host, const A &...a) {
+  return rc::lib::forward(isHost(g) ? host : device, kFailed, g, a...);
+}
+
+} // namespace
+
+#define RC_API extern "C" __attribute__((visibility("default")))
+
+RC_API curandStatus_t curandCreateGenerator(curandGenerator_t *generator,
+                                            curandRngType_t rng_type) {
+  return rc::lib::forward(k_curandCreateGenerator, kFailed, generator,
+                          rng_type);
+}
+
+RC_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator,
+                                                curandRngType_t rng_type) {
+  curandStatus_t st = rc::lib::forward(k_curandCreateGeneratorHost, kFailed,
+                                       generator, rng_type);
+  if (st == CURAND_STATUS_SUCCESS) {
+    std::lock_guard<std::mutex> lock(gMu);
+    gHostGenerators.insert(*generator);
+  }
+  return st;
+}
+
+RC_API curandStatus_t curandDestroyGenerator(curandGenerator_t generator) {
+  {
+    std::lock_guard<std::mutex> lock(gMu);
+    gHostGenerators.erase(generator);
+  }
+  return rc::lib::forward(k_curandDestroyGenerator, kFailed, generator);
+}
+
+RC_API curandStatus_t curandGetVersion(int *version) {
+  return rc::lib::forward(k_curandGetVersion, kFailed, version);
+}
+
+RC_API curandStatus_t curandGetProperty(libraryPropertyType type, int *value) {
+  return rc::lib::forward(k_curandGetProperty, kFailed, type, value);
+}
+
+RC_API curandStatus_t curandSetStream(curandGenerator_t generator,
+                                      cudaStream_t stream) {
+  return rc::lib::forward(k_curandSetStream, kFailed, generator, stream);
+}
+
+RC_API curandStatus_t curandSetPseudoRandomGeneratorSeed(
+    curandGenerator_t generator, unsigned long long seed) {
+  return rc::lib::forward(k_curandSetPseudoRandomGeneratorSeed, kFailed,
+                          generator, seed);
+}
+
+RC_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator,
+                                               unsigned long long offset) {
+  return rc::lib::forward(k_curandSetGeneratorOffset, kFailed, generator,
+                          offset);
+}
+
+RC_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator,
+                                                 curandOrdering_t order) {
+  return rc::lib::forward(k_curandSetGeneratorOrdering, kFailed, generator,
+                          order);
+}
+
+RC_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(
+    curandGenerator_t generator, unsigned int num_dimensions) {
+  return rc::lib::forward(k_curandSetQuasiRandomGeneratorDimensions, kFailed,
+                          generator, num_dimensions);
+}
+
+RC_API curandStatus_t curandGenerateSeeds(curandGenerator_t generator) {
+  return rc::lib::forward(k_curandGenerateSeeds, kFailed, generator);
+}
+
+RC_API curandStatus_t curandGenerate(curandGenerator_t generator,
+                                     unsigned int *outputPtr, size_t num) {
+  return generate(generator, k_curandGenerate, k_curandGenerate_host, outputPtr,
+                  num);
+}
+
+RC_API curandStatus_t curandGenerateLongLong(curandGenerator_t generator,
+                                             unsigned long long *outputPtr,
+                                             size_t num) {
+  return generate(generator, k_curandGenerateLongLong,
+                  k_curandGenerateLongLong_host, outputPtr, num);
+}
+
+RC_API curandStatus_t curandGenerateUniform(curandGenerator_t generator,
+                                            float *outputPtr, size_t num) {
+  return generate(generator, k_curandGenerateUniform,
+                  k_curandGenerateUniform_host, outputPtr, num);
+}
+
+RC_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator,
+                                                  double *outputPtr,
+                                                  size_t num) {
+  return generate(generator, k_curandGenerateUniformDouble,
+                  k_curandGenerateUniformDouble_host, outputPtr, num);
+}
+
+RC_API curandStatus_t curandGenerateNormal(curandGenerator_t generator,
+                                           float *outputPtr, size_t n,
+                                           float mean, float stddev) {
+  return generate(generator, k_curandGenerateNormal,
+                  k_curandGenerateNormal_host, outputPtr, n, mean, stddev);
+}
+
+RC_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator,
+                                                 double *outputPtr, size_t n,
+                                                 double mean, double stddev) {
+  return generate(generator, k_curandGenerateNormalDouble,
+                  k_curandGenerateNormalDouble_host, outputPtr, n, mean,
+                  stddev);
+}
+
+RC_API curandStatus_t curandGenerateLogNormal(curandGenerator_t generator,
+                                              float *outputPtr, size_t n,
+                                              float mean, float stddev) {
+  return generate(generator, k_curandGenerateLogNormal,
+                  k_curandGenerateLogNormal_host, outputPtr, n, mean, stddev);
+}
+
+RC_API curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator,
+                                                    double *outputPtr, size_t n,
+                                                    double mean,
+                                                    double stddev) {
+  return generate(generator, k_curandGenerateLogNormalDouble,
+                  k_curandGenerateLogNormalDouble_host, outputPtr, n, mean,
+                  stddev);
+}
+
+RC_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator,
+                                            unsigned int *outputPtr, size_t n,
+                                            double lambda) {
+  return generate(generator, k_curandGeneratePoisson,
+                  k_curandGeneratePoisson_host, outputPtr, n, lambda);
+}
+
+RC_API curandStatus_t curandGetDirectionVectors32(
+    curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set) {
+  return rc::lib::forward(k_curandGetDirectionVectors32, kFailed, vectors, set);
+}
+
+RC_API curandStatus_t curandGetDirectionVectors64(
+    curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set) {
+  return rc::lib::forward(k_curandGetDirectionVectors64, kFailed, vectors, set);
+}
+
+RC_API curandStatus_t curandGetScrambleConstants32(unsigned int **constants) {
+  return rc::lib::forward(k_curandGetScrambleConstants32, kFailed, constants);
+}
+
+RC_API curandStatus_t
+curandGetScrambleConstants64(unsigned long long **constants) {
+  return rc::lib::forward(k_curandGetScrambleConstants64, kFailed, constants);
+}

@@ -1,0 +1,9 @@
+// librc_cudart's side of the vendor library ABI (rc_lib_call_abi.h): every
+// served call of librc_curand and its kind reaches the connection here.
+#include "api/global.h"
+#include "rc_lib_call_abi.h"
+
+extern "C" int __rc_lib_call(const char *key, const char *params,
+                             const RcLibArg *args, int count, int *status) {
+  return rc::rt::runtime().libraryCall(key, params, args, count, status);
+}

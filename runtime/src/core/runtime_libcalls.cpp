@@ -1,0 +1,193 @@
+// Vendor library calls (docs/libraries.md): librc_curand and its kind hand
+// each served call here with its row's tokens (rc/lib_call.h); it is
+// encoded and batched, or sent in one round trip when it returns host
+// bytes (an `o` or `t` parameter).
+#include "core/runtime.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace rc::rt {
+
+namespace {
+
+void appendBytes(std::vector<uint8_t> &to, const void *p, size_t n) {
+  const uint8_t *b = static_cast<const uint8_t *>(p);
+  to.insert(to.end(), b, b + n);
+}
+
+template <class T> T valueOf(const RcLibArg &a) {
+  T v{};
+  std::memcpy(&v, a.value, sizeof v);
+  return v;
+}
+
+} // namespace
+
+cudaError_t Runtime::libraryCall(const char *key, const char *params,
+                                 const RcLibArg *args, int count, int *status) {
+  *status = 0;
+  std::vector<lib::ParamRule> rules;
+  std::string why;
+  if (!lib::parseParams(params, &rules, &why) || int(rules.size()) != count) {
+    std::fprintf(stderr, "remote-clang: %s: bad parameter rules (%s)\n", key,
+                 why.c_str());
+    return cudaErrorInvalidValue;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+
+  std::vector<uint8_t> fixed, inputs;
+  struct Output {
+    const RcLibArg *arg;
+    lib::Pass pass;
+    uint64_t bytes;
+  };
+  std::vector<Output> outputs;
+  std::vector<std::pair<const RcLibArg *, uint64_t>> created;
+  uint64_t object = 0; // the first object the call names, for captures
+  for (int i = 0; i < count; ++i) {
+    const lib::ParamRule &r = rules[i];
+    const RcLibArg &a = args[i];
+    uint64_t extent = 0;
+    if (r.pass != lib::Pass::Value) {
+      uint64_t n = 0;
+      if (r.countParam >= 0)
+        n = lib::countValue(
+            static_cast<const uint8_t *>(args[r.countParam].value),
+            args[r.countParam].valueBytes);
+      if (!lib::extentBytes(r, n, a.pointeeBytes, uint64_t(1) << 40, &extent))
+        return cudaErrorInvalidValue;
+    }
+    switch (r.pass) {
+    case lib::Pass::Value:
+      appendBytes(fixed, a.value, a.valueBytes);
+      break;
+    case lib::Pass::Object:
+    case lib::Pass::Destroy: {
+      uint64_t id = valueOf<uint64_t>(a);
+      if (!object)
+        object = id;
+      appendBytes(fixed, &id, 8);
+      break;
+    }
+    case lib::Pass::Create: {
+      if (!valueOf<void *>(a))
+        return cudaErrorInvalidValue;
+      uint64_t id = nextHandle_++;
+      created.push_back({&a, id});
+      appendBytes(fixed, &id, 8);
+      break;
+    }
+    case lib::Pass::Stream: {
+      uint64_t sid = 0;
+      if (cudaError_t err =
+              wireStreamLocked(valueOf<cudaStream_t>(a), false, &sid))
+        return err;
+      if (object)
+        libObjectStreams_[object] = valueOf<cudaStream_t>(a);
+      appendBytes(fixed, &sid, 8);
+      break;
+    }
+    case lib::Pass::Device: {
+      uint64_t addr = valueOf<uint64_t>(a);
+      appendBytes(fixed, &addr, 8);
+      break;
+    }
+    case lib::Pass::HostIn: {
+      const void *p = valueOf<const void *>(a);
+      if (extent && !p)
+        return cudaErrorInvalidValue;
+      appendBytes(inputs, p, extent);
+      break;
+    }
+    case lib::Pass::HostOut:
+    case lib::Pass::Table:
+      if (extent && !valueOf<void *>(a))
+        return cudaErrorInvalidValue;
+      outputs.push_back({&a, r.pass, extent});
+      break;
+    }
+  }
+  // A library works on the stream its object was given: refuse the call
+  // while that stream is being captured rather than run it outside the
+  // graph.
+  auto s = libObjectStreams_.find(object);
+  if (s != libObjectStreams_.end()) {
+    uint64_t sid = 0;
+    if (wireStreamLocked(s->second, false, &sid) == cudaSuccess &&
+        graphs_.capturing(sid)) {
+      std::string call = std::string(key) + " (vendor library calls cannot "
+                                            "be captured into graphs yet)";
+      return refuseInCaptureLocked(sid, call.c_str());
+    }
+  }
+  fixed.insert(fixed.end(), inputs.begin(), inputs.end());
+
+  ensureDeviceLocked();
+  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+  auto cmd =
+      wire::CreateLibCall(fbb, fbb.CreateString(key), fbb.CreateVector(fixed));
+  uint32_t index = appendLocked(wire::Command::LibCall, cmd.Union(),
+                                {"vendor library call", 0});
+  auto storeCreated = [&] {
+    for (auto &[a, id] : created)
+      std::memcpy(valueOf<void *>(*a), &id, sizeof id);
+  };
+  auto forgetDestroyed = [&] {
+    for (int i = 0; i < count; ++i)
+      if (rules[i].pass == lib::Pass::Destroy)
+        libObjectStreams_.erase(valueOf<uint64_t>(args[i]));
+  };
+  if (outputs.empty()) {
+    storeCreated();
+    forgetDestroyed();
+    afterAppendLocked();
+    return cudaSuccess;
+  }
+  uint64_t total = 0;
+  for (const Output &o : outputs)
+    total += o.bytes;
+  std::vector<uint8_t> reply(total);
+  size_t got = 0;
+  int code = 0;
+  Sink sink;
+  sink.index = index;
+  sink.payload = reply.data();
+  sink.payloadSize = reply.size();
+  sink.payloadGot = &got;
+  sink.code = &code;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  *status = code;
+  if (code != 0)
+    return cudaSuccess;
+  if (got != total) {
+    std::fprintf(stderr,
+                 "remote-clang: %s: the server returned %zu bytes, not %llu\n",
+                 key, got, (unsigned long long)total);
+    return cudaErrorUnknown;
+  }
+  storeCreated();
+  forgetDestroyed();
+  const uint8_t *from = reply.data();
+  for (const Output &o : outputs) {
+    if (o.pass == lib::Pass::HostOut) {
+      std::memcpy(valueOf<void *>(*o.arg), from, o.bytes);
+    } else {
+      // The library's own static table: one copy per call and arguments,
+      // kept for the process as the library keeps its own.
+      std::string tableKey =
+          std::string(key) + '\0' + std::string(fixed.begin(), fixed.end());
+      std::vector<uint8_t> &table = libTables_[tableKey];
+      table.assign(from, from + o.bytes);
+      const void *at = table.data();
+      std::memcpy(valueOf<void *>(*o.arg), &at, sizeof at);
+    }
+    from += o.bytes;
+  }
+  return cudaSuccess;
+}
+
+} // namespace rc::rt
