@@ -485,6 +485,27 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
             .Union();
     break;
   }
+  case Command::LibCall: {
+    // Rows of every shape: objects, counts and device memory, host
+    // outputs, a table, and a name no row has.
+    static const char *const kRows[] = {"curandCreateGenerator",
+                                        "curandGenerateUniform",
+                                        "curandGenerateUniform_host",
+                                        "curandDestroyGenerator",
+                                        "curandGetDirectionVectors32",
+                                        "curandSetStream",
+                                        "no_such_call"};
+    std::vector<uint8_t> args = bytes(chance(70) ? 24 : size_t(small(0, 64)));
+    if (args.size() >= 16 && chance(60)) { // a real address and count
+      uint64_t a = address(), n = uint64_t(small(0, 4096));
+      std::memcpy(args.data() + 8, &a, 8);
+      if (args.size() >= 24)
+        std::memcpy(args.data() + 16, &n, 8);
+    }
+    body = CreateLibCallDirect(fbb, kRows[rng_() % std::size(kRows)], &args)
+               .Union();
+    break;
+  }
   case Command::StreamAttribute:
     body =
         CreateStreamAttribute(
