@@ -1,12 +1,14 @@
 // The body of every served entry point of a vendor library replacement
-// (docs/libraries.md):
-//   curandStatus_t curandGenerateUniform(curandGenerator_t g, float *p,
-//                                        size_t n) {
-//     return rc::lib::forward(RC_LIB_ROW(curandGenerateUniform),
-//                             CURAND_STATUS_INTERNAL_ERROR, g, p, n);
+// (docs/libraries.md). gen_unsupported_stubs.py generates one per row:
+//   rc::lib::Ret<decltype(::curandSetStream)> curandSetStream(
+//       rc::lib::Param<decltype(::curandSetStream), 0> a0, ...) {
+//     return rc::lib::forward(rc::lib::Row{"curandSetStream", "h s"},
+//                             <the library's failure status>, a0, a1);
 //   }
-// describes each parameter (address, size, pointee size) for librc_cudart,
-// which encodes the call by the row's tokens.
+// and a library's hand-written entry points (where a call needs more than
+// its row) call forward() the same way. It describes each parameter
+// (address, size, pointee size) for librc_cudart, which encodes the call
+// by the row's tokens.
 #ifndef RC_LIB_FORWARD_H
 #define RC_LIB_FORWARD_H
 
@@ -14,8 +16,21 @@
 #include "rc_lib_call_abi.h"
 
 #include <array>
+#include <cstddef>
+#include <tuple>
 
 namespace rc::lib {
+
+// The return and parameter types of a library function's declaration, as
+// generated entry points spell theirs: Ret<decltype(::f)>, Param<..., 0>.
+template <class F> struct FunctionTypes;
+template <class R, class... A> struct FunctionTypes<R(A...)> {
+  using Ret = R;
+  using Params = std::tuple<A...>;
+};
+template <class F> using Ret = typename FunctionTypes<F>::Ret;
+template <class F, size_t I>
+using Param = std::tuple_element_t<I, typename FunctionTypes<F>::Params>;
 
 // A row's key and tokens, from its .def file.
 struct Row {

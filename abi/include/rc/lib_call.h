@@ -15,10 +15,13 @@
 //   o         host memory the call writes
 //   t         a pointer the call stores the address of a host table the
 //             library owns through (curandGetDirectionVectors32)
-// A pointer token may give its extent: `#K` counts elements by the value
-// of parameter K (an integer `v`), `#K+N` adds N, `:E` sets the bytes of
-// one element (default: the pointee's size; needed for void pointers and
-// tables). Without `#K` a pointer covers one element. Device memory given
+// `d?` is device memory the call may also be given null for (a work
+// buffer of size 0). A pointer token may give its extent: `#K` counts elements
+// by the value of parameter K (an integer `v`), `#K+N` adds N, `:E` sets the
+// bytes of one element (default: the pointee's size; needed for void pointers
+// and tables), `@K` takes them from parameter K, a cudaDataType (cuSPARSE's
+// alpha, typed by its compute type). Without `#K` a pointer covers one
+// element. Device memory given
 // an extent must lie inside the session's allocations entirely; without
 // one, its first byte must.
 //
@@ -57,6 +60,8 @@ struct ParamRule {
   int countParam = -1;       // -1: one element
   uint64_t countAdd = 0;     // added to that parameter's value
   uint64_t elementBytes = 0; // 0: the pointee's size
+  int typeParam = -1;        // its element is this parameter's cudaDataType
+  bool nullable = false;     // `d?`: a null pointer passes as null
 };
 
 // One served function: its row of an rc/libcalls list.
@@ -108,6 +113,8 @@ inline bool parseParams(const char *text, std::vector<ParamRule> *out,
     case 'o':
     case 't':
       r.pass = Pass(*p++);
+      if (r.pass == Pass::Device && *p == '?')
+        r.nullable = true, ++p;
       break;
     default:
       *why = std::string("unknown parameter token '") + *p + "' in \"" + text +
@@ -140,15 +147,26 @@ inline bool parseParams(const char *text, std::vector<ParamRule> *out,
       *why = std::string("':' without a size in \"") + text + "\"";
       return false;
     }
+    if (*p == '@') {
+      ++p;
+      if (!number(&n)) {
+        *why =
+            std::string("'@' without a parameter number in \"") + text + "\"";
+        return false;
+      }
+      r.typeParam = int(n);
+    }
     if (*p && *p != ' ') {
       *why = std::string("unexpected '") + *p + "' in \"" + text + "\"";
       return false;
     }
     out->push_back(r);
   }
+  auto isValue = [&](int k) {
+    return k < 0 || (k < int(out->size()) && (*out)[k].pass == Pass::Value);
+  };
   for (const ParamRule &r : *out)
-    if (r.countParam >= int(out->size()) ||
-        (r.countParam >= 0 && (*out)[r.countParam].pass != Pass::Value)) {
+    if (!isValue(r.countParam) || !isValue(r.typeParam)) {
       *why =
           std::string("a count names no value parameter in \"") + text + "\"";
       return false;
@@ -167,16 +185,45 @@ inline uint64_t countValue(const uint8_t *bytes, size_t size) {
   return v;
 }
 
-// Bytes a pointer parameter covers; false when that overflows `limit`.
-inline bool extentBytes(const ParamRule &r, uint64_t count,
-                        uint64_t pointeeBytes, uint64_t limit, uint64_t *out) {
+// Bytes of one element of a cudaDataType (library_types.h's numbers); 0
+// for a number that names none.
+inline uint64_t dataTypeBytes(uint64_t type) {
+  //                         R_32F R_64F R_16F R_8I C_32F C_64F C_16F C_8I
+  static const uint8_t kBytes[] = {4, 8, 2, 1, 8, 16, 4, 2,
+                                   // R_8U C_8U R_32I C_32I R_32U C_32U
+                                   1, 2, 4, 8, 4, 8,
+                                   // R_16BF C_16BF R_4I C_4I R_4U C_4U
+                                   2, 4, 0, 0, 0, 0,
+                                   // R_16I C_16I R_16U C_16U
+                                   2, 4, 2, 4,
+                                   // R_64I C_64I R_64U C_64U
+                                   8, 16, 8, 16};
+  return type < sizeof kBytes ? kBytes[type] : 0;
+}
+
+// Bytes parameter i of a row covers (its count times its element size);
+// false when that overflows `limit`, or its data type names none.
+// `valueOf(k)` gives value parameter k's bytes and their size, as each
+// end holds them.
+template <class ValueOf>
+bool paramExtent(const std::vector<ParamRule> &rules, size_t i,
+                 uint64_t pointeeBytes, uint64_t limit, ValueOf valueOf,
+                 uint64_t *out) {
+  const ParamRule &r = rules[i];
   uint64_t elem = r.elementBytes ? r.elementBytes : pointeeBytes;
-  if (r.countParam < 0)
-    count = 1;
-  else if (count > UINT64_MAX - r.countAdd)
-    return false;
-  else
+  if (r.typeParam >= 0) {
+    auto [bytes, size] = valueOf(size_t(r.typeParam));
+    if (!(elem = dataTypeBytes(countValue(bytes, size))))
+      return false;
+  }
+  uint64_t count = 1;
+  if (r.countParam >= 0) {
+    auto [bytes, size] = valueOf(size_t(r.countParam));
+    count = countValue(bytes, size);
+    if (count > UINT64_MAX - r.countAdd)
+      return false;
     count += r.countAdd;
+  }
   if (elem && count > limit / elem)
     return false;
   *out = count * elem;

@@ -1,8 +1,9 @@
 // librc_curand: cuRAND's host API served by rc-server's libcurand
-// (docs/libraries.md). Every entry point forwards its arguments by its row
-// of abi/include/rc/libcalls/curand.def. Generators made by
-// curandCreateGeneratorHost write host memory, so their generate calls
-// travel as the *_host rows, whose output comes back in the reply.
+// (docs/libraries.md). Most entry points are generated from the rows of
+// abi/include/rc/libcalls/curand.def; these are the ones that need more:
+// generators made by curandCreateGeneratorHost write host memory, so
+// their generate calls travel as the *_host rows, whose output comes back
+// in the reply.
 #include "lib_forward.h"
 
 #include <curand.h>
@@ -40,12 +41,6 @@ curandStatus_t generate(curandGenerator_t g, rc::lib::Row device,
 
 #define RC_API extern "C" __attribute__((visibility("default")))
 
-RC_API curandStatus_t curandCreateGenerator(curandGenerator_t *generator,
-                                            curandRngType_t rng_type) {
-  return rc::lib::forward(k_curandCreateGenerator, kFailed, generator,
-                          rng_type);
-}
-
 RC_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator,
                                                 curandRngType_t rng_type) {
   curandStatus_t st = rc::lib::forward(k_curandCreateGeneratorHost, kFailed,
@@ -63,47 +58,6 @@ RC_API curandStatus_t curandDestroyGenerator(curandGenerator_t generator) {
     gHostGenerators.erase(generator);
   }
   return rc::lib::forward(k_curandDestroyGenerator, kFailed, generator);
-}
-
-RC_API curandStatus_t curandGetVersion(int *version) {
-  return rc::lib::forward(k_curandGetVersion, kFailed, version);
-}
-
-RC_API curandStatus_t curandGetProperty(libraryPropertyType type, int *value) {
-  return rc::lib::forward(k_curandGetProperty, kFailed, type, value);
-}
-
-RC_API curandStatus_t curandSetStream(curandGenerator_t generator,
-                                      cudaStream_t stream) {
-  return rc::lib::forward(k_curandSetStream, kFailed, generator, stream);
-}
-
-RC_API curandStatus_t curandSetPseudoRandomGeneratorSeed(
-    curandGenerator_t generator, unsigned long long seed) {
-  return rc::lib::forward(k_curandSetPseudoRandomGeneratorSeed, kFailed,
-                          generator, seed);
-}
-
-RC_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator,
-                                               unsigned long long offset) {
-  return rc::lib::forward(k_curandSetGeneratorOffset, kFailed, generator,
-                          offset);
-}
-
-RC_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator,
-                                                 curandOrdering_t order) {
-  return rc::lib::forward(k_curandSetGeneratorOrdering, kFailed, generator,
-                          order);
-}
-
-RC_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(
-    curandGenerator_t generator, unsigned int num_dimensions) {
-  return rc::lib::forward(k_curandSetQuasiRandomGeneratorDimensions, kFailed,
-                          generator, num_dimensions);
-}
-
-RC_API curandStatus_t curandGenerateSeeds(curandGenerator_t generator) {
-  return rc::lib::forward(k_curandGenerateSeeds, kFailed, generator);
 }
 
 RC_API curandStatus_t curandGenerate(curandGenerator_t generator,
@@ -168,23 +122,4 @@ RC_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator,
                                             double lambda) {
   return generate(generator, k_curandGeneratePoisson,
                   k_curandGeneratePoisson_host, outputPtr, n, lambda);
-}
-
-RC_API curandStatus_t curandGetDirectionVectors32(
-    curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set) {
-  return rc::lib::forward(k_curandGetDirectionVectors32, kFailed, vectors, set);
-}
-
-RC_API curandStatus_t curandGetDirectionVectors64(
-    curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set) {
-  return rc::lib::forward(k_curandGetDirectionVectors64, kFailed, vectors, set);
-}
-
-RC_API curandStatus_t curandGetScrambleConstants32(unsigned int **constants) {
-  return rc::lib::forward(k_curandGetScrambleConstants32, kFailed, constants);
-}
-
-RC_API curandStatus_t
-curandGetScrambleConstants64(unsigned long long **constants) {
-  return rc::lib::forward(k_curandGetScrambleConstants64, kFailed, constants);
 }

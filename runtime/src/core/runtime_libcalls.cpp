@@ -51,15 +51,14 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
     const lib::ParamRule &r = rules[i];
     const RcLibArg &a = args[i];
     uint64_t extent = 0;
-    if (r.pass != lib::Pass::Value) {
-      uint64_t n = 0;
-      if (r.countParam >= 0)
-        n = lib::countValue(
-            static_cast<const uint8_t *>(args[r.countParam].value),
-            args[r.countParam].valueBytes);
-      if (!lib::extentBytes(r, n, a.pointeeBytes, uint64_t(1) << 40, &extent))
-        return cudaErrorInvalidValue;
-    }
+    auto paramBytes = [&](size_t k) {
+      return std::pair<const uint8_t *, size_t>(
+          static_cast<const uint8_t *>(args[k].value), args[k].valueBytes);
+    };
+    if (r.pass != lib::Pass::Value &&
+        !lib::paramExtent(rules, size_t(i), a.pointeeBytes, uint64_t(1) << 40,
+                          paramBytes, &extent))
+      return cudaErrorInvalidValue;
     switch (r.pass) {
     case lib::Pass::Value:
       appendBytes(fixed, a.value, a.valueBytes);

@@ -12,8 +12,10 @@ using namespace rc::server::lib;
 TEST(LibCallRule, ParsesTokensCountsAndSizes) {
   std::vector<ParamRule> rules;
   std::string why;
-  ASSERT_TRUE(parseParams("h d#2+1:4 v o t:80", &rules, &why)) << why;
-  ASSERT_EQ(rules.size(), 5u);
+  ASSERT_TRUE(parseParams("h d#2+1:4 v o t:80 d?", &rules, &why)) << why;
+  ASSERT_EQ(rules.size(), 6u);
+  EXPECT_FALSE(rules[1].nullable);
+  EXPECT_TRUE(rules[5].nullable);
   EXPECT_EQ(rules[0].pass, Pass::Object);
   EXPECT_EQ(rules[1].pass, Pass::Device);
   EXPECT_EQ(rules[1].countParam, 2);
@@ -26,7 +28,8 @@ TEST(LibCallRule, ParsesTokensCountsAndSizes) {
 
 TEST(LibCallRule, RefusesMalformedRows) {
   std::vector<ParamRule> rules;
-  for (const char *bad : {"q", "d#", "d#5", "d#0", "v d#0+", "v i:", "vv"}) {
+  for (const char *bad :
+       {"q", "d#", "d#5", "d#0", "v d#0+", "v i:", "vv", "i?", "v d@"}) {
     std::string why;
     EXPECT_FALSE(parseParams(bad, &rules, &why)) << bad;
     EXPECT_FALSE(why.empty()) << bad;
@@ -37,18 +40,33 @@ TEST(LibCallRule, CountsAndExtentsStayBounded) {
   int negative = -1;
   EXPECT_EQ(countValue(reinterpret_cast<const uint8_t *>(&negative), 4),
             UINT64_MAX);
-  size_t n = 10;
-  EXPECT_EQ(countValue(reinterpret_cast<const uint8_t *>(&n), 8), 10u);
-  ParamRule r;
-  r.pass = Pass::HostOut;
-  r.countParam = 0;
+  // Parameters: 0 a count, 1 a cudaDataType, 2 a pointer.
+  uint64_t count = 10;
+  int type = 5; // CUDA_C_64F: 16 bytes
+  auto valueOf = [&](size_t k) {
+    return k == 0 ? std::pair<const uint8_t *, size_t>(
+                        reinterpret_cast<const uint8_t *>(&count), 8)
+                  : std::pair<const uint8_t *, size_t>(
+                        reinterpret_cast<const uint8_t *>(&type), 4);
+  };
+  std::vector<ParamRule> rules;
+  std::string why;
+  ASSERT_TRUE(parseParams("v v o#0", &rules, &why)) << why;
   uint64_t bytes = 0;
-  EXPECT_TRUE(extentBytes(r, 10, 4, 1 << 20, &bytes));
+  EXPECT_TRUE(paramExtent(rules, 2, 4, 1 << 20, valueOf, &bytes));
   EXPECT_EQ(bytes, 40u);
-  EXPECT_FALSE(extentBytes(r, UINT64_MAX, 4, 1 << 20, &bytes));
-  EXPECT_FALSE(extentBytes(r, 1 << 19, 4, 1 << 20, &bytes));
-  r.countAdd = 1;
-  EXPECT_FALSE(extentBytes(r, UINT64_MAX, 1, UINT64_MAX, &bytes));
+  ASSERT_TRUE(parseParams("v v i#0+1@1", &rules, &why)) << why;
+  EXPECT_TRUE(paramExtent(rules, 2, 0, 1 << 20, valueOf, &bytes));
+  EXPECT_EQ(bytes, 11u * 16);
+  type = 99; // names no data type
+  EXPECT_FALSE(paramExtent(rules, 2, 0, 1 << 20, valueOf, &bytes));
+  type = 0;
+  count = UINT64_MAX; // + 1 overflows
+  EXPECT_FALSE(paramExtent(rules, 2, 0, UINT64_MAX, valueOf, &bytes));
+  count = 1 << 18; // 4 bytes each: over the limit
+  EXPECT_FALSE(paramExtent(rules, 2, 0, 1 << 20, valueOf, &bytes));
+  EXPECT_FALSE(parseParams("v v i@2", &rules, &why)) << "a type from a pointer";
+  EXPECT_EQ(dataTypeBytes(14), 2u); // CUDA_R_16BF
 }
 
 TEST(LibraryCatalog, EveryRowMatchesItsFunction) {
