@@ -27,6 +27,8 @@ enum WireGemmApi : int32_t {
   kGemmBatchedEx = 5
 };
 
+#include "lib_forward.h"
+
 extern "C" int __rc_report_unsupported(const char *call, const char *library);
 
 namespace {
@@ -34,6 +36,7 @@ namespace {
 struct Handle {
   uint64_t id;
   cudaStream_t stream = nullptr;
+  bool streamSent = false; // the server's handle has `stream` (rows use it)
   cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
 };
 
@@ -146,13 +149,15 @@ cublasStatus_t cublasCreate_v2(cublasHandle_t *handle) {
   uint64_t id;
   {
     std::lock_guard<std::mutex> lock(mu);
-    id = nextId++;
+    // The opaque handle is a unique non-null token, nothing behind it, and
+    // the server's name for it too, so that rows (library calls,
+    // docs/libraries.md) can pass it as they pass any library object.
+    id = uintptr_t(0x7c000000) + nextId++ * 16;
   }
   cublasStatus_t st = fromCuda(__rc_cublas_create(id));
   if (st != CUBLAS_STATUS_SUCCESS)
     return st;
-  // The opaque handle is a unique non-null token; nothing is behind it.
-  auto h = reinterpret_cast<cublasHandle_t>(uintptr_t(0x7c000000) + id * 16);
+  auto h = reinterpret_cast<cublasHandle_t>(id);
   std::lock_guard<std::mutex> lock(mu);
   handles[h] = Handle{id};
   *handle = h;
@@ -173,12 +178,20 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
 }
 
 cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = handles.find(handle);
-  if (it == handles.end())
-    return CUBLAS_STATUS_NOT_INITIALIZED;
-  it->second.stream = stream; // checked when a call uses it
-  return CUBLAS_STATUS_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = handles.find(handle);
+    if (it == handles.end())
+      return CUBLAS_STATUS_NOT_INITIALIZED;
+    // ggml sets the same stream before every GEMM: only a change goes out.
+    if (it->second.stream == stream && it->second.streamSent)
+      return CUBLAS_STATUS_SUCCESS;
+    it->second.stream = stream; // GEMMs carry it
+    it->second.streamSent = true;
+  }
+  // The level-1/2 rows find it on the server's handle.
+  return rc::lib::forward(rc::lib::Row{"cublasSetStream_v2", "h s"},
+                          CUBLAS_STATUS_INTERNAL_ERROR, handle, stream);
 }
 
 cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *stream) {

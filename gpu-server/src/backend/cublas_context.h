@@ -103,6 +103,18 @@ public:
   // `stream` is about to be destroyed: no handle may keep using it (cuBLAS's
   // own stream, the stream a scratch buffer was last used on).
   virtual void streamDestroyed(NativeHandle stream) { (void)stream; }
+  // For the rows of cuBLAS's level-1/2 routines (docs/libraries.md): the
+  // library's cublasHandle_t behind a client handle (null: none), and a
+  // function of the very library it came from (null: none; the test
+  // device's CPU reference has no library).
+  virtual void *nativeHandle(uint64_t handle) {
+    (void)handle;
+    return nullptr;
+  }
+  virtual void *librarySymbol(const char *name) {
+    (void)name;
+    return nullptr;
+  }
 };
 
 // Bytes of one element of a cudaDataType; 0 for types not handled.

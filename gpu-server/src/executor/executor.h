@@ -381,6 +381,9 @@ private:
   std::map<uint64_t, LibObject> libObjects_;
   uint64_t libObjectsMade_ = 0;
   void destroyLibObjects();
+  // The library's cublasHandle_t behind a session's cuBLAS handle, for a
+  // row that names one.
+  OpStatus cublasRowHandle(uint64_t handle, void **out);
   OpStatus sessionArray(uint64_t id, ArrayRecord **out);
   std::unordered_map<uint64_t, OnDevice> streams_;
   std::unordered_map<uint64_t, OnDevice> events_;

@@ -6,6 +6,7 @@
 // context. What the library does with memory it reaches through objects
 // (a sparse matrix's arrays, sized by values it keeps) cannot be checked
 // here: the session's own context keeps that inside its allocations.
+#include "backend/cublas_context.h"
 #include "executor/executor.h"
 #include "libraries/library_catalog.h"
 #include "rc/hex.h"
@@ -79,15 +80,16 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     const lib::ParamRule &r = rules[i];
     if (r.pass == lib::Pass::Value)
       continue;
-    uint64_t count = 0;
-    if (r.countParam >= 0)
-      count = lib::countValue(args + at[r.countParam],
-                              types[r.countParam].valueBytes);
-    if (!lib::extentBytes(r, count, types[i].pointeeBytes, uint64_t(1) << 40,
-                          &extent[i]))
+    auto paramBytes = [&](size_t k) {
+      return std::pair<const uint8_t *, size_t>(args + at[k],
+                                                types[k].valueBytes);
+    };
+    if (!lib::paramExtent(rules, i, types[i].pointeeBytes, uint64_t(1) << 40,
+                          paramBytes, &extent[i]))
       return fail(kErrInvalidValue, row->function + ": parameter " +
                                         std::to_string(i) +
-                                        " covers too many bytes");
+                                        " covers too many bytes, or its "
+                                        "data type names none");
   }
 
   std::vector<lib::Slot> slots(n);
@@ -102,6 +104,12 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
       std::memcpy(s.value, args + at[i], types[i].valueBytes);
       break;
     case lib::Pass::Object:
+      if (types[i].object == lib::cublasHandleType()) {
+        if (!(st = cublasRowHandle(readU64(args + at[i]), &s.pointer)).ok())
+          return st;
+        break;
+      }
+      [[fallthrough]];
     case lib::Pass::Destroy: {
       auto o = libObjects_.find(readU64(args + at[i]));
       if (o == libObjects_.end() || o->second.type != types[i].object)
@@ -129,6 +137,8 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     }
     case lib::Pass::Device: {
       uint64_t addr = readU64(args + at[i]);
+      if (addr == 0 && r.nullable)
+        break; // null, as the client gave it
       uint64_t bytes = std::max<uint64_t>(extent[i], 1);
       if (!(st = checkRange(role.c_str(), addr, bytes)).ok())
         return st;
@@ -162,7 +172,17 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     return malformed();
   // bindStream may have moved to the stream's device.
   std::string why;
-  void *symbol = catalog.symbol(*row, &why);
+  void *symbol = nullptr;
+  if (std::string(row->library->prefix) == "cublas") {
+    // From the libcublas the session's handles were made by.
+    BlasContext *blas = ctx_->blas(&why);
+    if (blas && !(symbol = blas->librarySymbol(row->function.c_str())))
+      why = row->function + " is not in the cuBLAS library this device "
+                            "serves (the test device's is a CPU reference of "
+                            "the GEMMs)";
+  } else {
+    symbol = catalog.symbol(*row, &why);
+  }
   if (!symbol)
     return fail(kErrNotSupported, why);
 
@@ -211,6 +231,18 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
   a.result.payload =
       reply_->CreateVector(out.data(), status == 0 ? out.size() : 0);
   a.give();
+  return OpStatus::success();
+}
+
+OpStatus Executor::cublasRowHandle(uint64_t handle, void **out) {
+  std::string why;
+  BlasContext *blas = ctx_->blas(&why);
+  if (!blas)
+    return fail(kErrNotSupported, why);
+  if (!(*out = blas->nativeHandle(handle)))
+    return fail(kErrInvalidResourceHandle,
+                "cuBLAS handle " + hexAddress(handle) +
+                    " names no handle of this session");
   return OpStatus::success();
 }
 

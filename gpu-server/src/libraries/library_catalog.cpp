@@ -11,6 +11,10 @@ namespace {
 // Sonames of CUDA 13 first, then 12's, where they differ.
 const VendorLibrary kLibraries[] = {
     {"cuRAND", "curand", {"libcurand.so.10"}},
+    {"cuSPARSE", "cusparse", {"libcusparse.so.12"}},
+    // Opened by the cuBLAS backend (RC_CUBLAS_LIBRARY, then these): rows
+    // take their functions from it (BlasContext::librarySymbol).
+    {"cuBLAS", "cublas", {"libcublas.so.13", "libcublas.so.12"}},
 };
 
 const VendorLibrary *libraryOf(const std::string &function) {
@@ -32,6 +36,8 @@ LibraryCatalog &LibraryCatalog::instance() {
 LibraryCatalog::LibraryCatalog() {
   std::vector<CatalogRow> rows;
   addCurandRows(&rows);
+  addCusparseRows(&rows);
+  addCublasRows(&rows);
   for (CatalogRow &row : rows) {
     std::string why;
     row.library = libraryOf(row.function);
@@ -84,12 +90,13 @@ bool LibraryCatalog::rowMatchesType(const CatalogRow &row, std::string *why) {
     }
     // (Device memory of unknown size is checked at its first byte.)
     if ((r.pass == Pass::HostIn || r.pass == Pass::HostOut) &&
-        !t.pointeeBytes && !r.elementBytes) {
+        !t.pointeeBytes && !r.elementBytes && r.typeParam < 0) {
       *why = at + "a void pointer needs its element size (:BYTES)";
       return false;
     }
-    if (r.countParam >= 0 && types[r.countParam].isPointer) {
-      *why = at + "its count is not an integer";
+    if ((r.countParam >= 0 && types[r.countParam].isPointer) ||
+        (r.typeParam >= 0 && types[r.typeParam].isPointer)) {
+      *why = at + "its count or data type is not an integer";
       return false;
     }
   }

@@ -17,7 +17,8 @@ namespace rc::server::lib {
 
 // The wire rule of rc/lib_call.h, shared with the client.
 using rc::lib::countValue;
-using rc::lib::extentBytes;
+using rc::lib::dataTypeBytes;
+using rc::lib::paramExtent;
 using rc::lib::ParamRule;
 using rc::lib::parseParams;
 using rc::lib::Pass;
@@ -67,6 +68,12 @@ private:
 
 // Each library's rows (its catalog file, compiled against its header).
 void addCurandRows(std::vector<CatalogRow> *rows);
+void addCusparseRows(std::vector<CatalogRow> *rows);
+void addCublasRows(std::vector<CatalogRow> *rows);
+// The type tag of cublasHandle_t: such a parameter names the session's
+// cuBLAS handle (BlasContext), and its row's function comes from the
+// libcublas that handle was made by.
+const void *cublasHandleType();
 
 } // namespace rc::server::lib
 

@@ -70,22 +70,28 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   size_t globalSize = 0;
   EXPECT_EQ(cuModuleGetGlobal(&global, &globalSize, module, "table"),
             CUDA_ERROR_NOT_SUPPORTED);
-  float x[4] = {}, alpha = 2;
-  EXPECT_EQ(cublasSscal(nullptr, 4, &alpha, x, 1), CUBLAS_STATUS_NOT_SUPPORTED);
+  float x[4] = {}, y[4] = {}, c = 1, sn = 0;
+  EXPECT_EQ(cublasSrot(nullptr, 4, x, 1, y, 1, &c, &sn),
+            CUBLAS_STATUS_NOT_SUPPORTED);
   // cublasXt and cublasLt (cuda-samples' simpleCUBLASXT) link too.
   cublasXtHandle_t xt = nullptr;
   EXPECT_EQ(cublasXtCreate(&xt), CUBLAS_STATUS_NOT_SUPPORTED);
   cublasLtHandle_t lt = nullptr;
   EXPECT_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_NOT_SUPPORTED);
-  // cuRAND's host API: a library of stubs only (its device API is headers).
-  curandGenerator_t gen = nullptr;
-  EXPECT_EQ(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT),
+  // cuRAND's host API is served (docs/libraries.md) but for the discrete
+  // distributions of its device API.
+  curandDiscreteDistribution_t poisson = nullptr;
+  EXPECT_EQ(curandCreatePoissonDistribution(2.0, &poisson),
             CURAND_STATUS_INTERNAL_ERROR);
-  // cuFFT, cuSPARSE, cuSOLVER: libraries of stubs only so far.
+  // cuFFT, cuSOLVER: libraries of stubs only so far; cuSPARSE beyond its
+  // rows.
   cufftHandle plan = 0;
   EXPECT_EQ(cufftPlan1d(&plan, 64, CUFFT_C2C, 1), CUFFT_NOT_SUPPORTED);
-  cusparseHandle_t sparse = nullptr;
-  EXPECT_EQ(cusparseCreate(&sparse), CUSPARSE_STATUS_NOT_SUPPORTED);
+  cusparseSpMatDescr_t coo = nullptr;
+  EXPECT_EQ(cusparseCreateCoo(&coo, 4, 4, 0, nullptr, nullptr, nullptr,
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                              CUDA_R_32F),
+            CUSPARSE_STATUS_NOT_SUPPORTED);
   cusolverDnHandle_t dense = nullptr;
   EXPECT_EQ(cusolverDnCreate(&dense), CUSOLVER_STATUS_NOT_SUPPORTED);
   nvjpegHandle_t jpeg = nullptr;
@@ -106,13 +112,14 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
         "runtime",
         "remote-clang: cuModuleGetGlobal_v2 is not supported by the remote "
         "driver library",
-        "remote-clang: cublasSscal_v2 is not supported by the remote cuBLAS",
+        "remote-clang: cublasSrot_v2 is not supported by the remote cuBLAS",
         "remote-clang: cublasXtCreate is not supported by the remote cuBLAS",
         "remote-clang: cublasLtCreate is not supported by the remote cuBLAS",
-        "remote-clang: curandCreateGenerator is not supported by the remote "
-        "cuRAND host API",
+        "remote-clang: curandCreatePoissonDistribution is not supported by "
+        "the remote cuRAND host API",
         "remote-clang: cufftPlan1d is not supported by the remote cuFFT",
-        "remote-clang: cusparseCreate is not supported by the remote cuSPARSE",
+        "remote-clang: cusparseCreateCoo is not supported by the remote "
+        "cuSPARSE",
         "remote-clang: cusolverDnCreate is not supported by the remote "
         "cuSOLVER",
         "remote-clang: nvjpegCreateSimple is not supported by the remote "

@@ -80,7 +80,8 @@ struct CublasLibrary {
   RC_CUBLAS_ENTRY_POINTS(RC_DECLARE)
 #undef RC_DECLARE
   const char *(*cublasGetStatusString)(cublasStatus_t) = nullptr;
-  std::string error; // why loading failed; empty when loaded
+  void *library = nullptr; // the dlopen handle, for the rows' functions
+  std::string error;       // why loading failed; empty when loaded
 
   void load(const std::string &preferred) {
     std::vector<std::string> names;
@@ -103,6 +104,7 @@ struct CublasLibrary {
               "RC_CUBLAS_LIBRARY";
       return;
     }
+    library = lib;
 #define RC_RESOLVE(name, params)                                               \
   if (error.empty() &&                                                         \
       !(name = reinterpret_cast<decltype(name)>(dlsym(lib, #name))))           \
@@ -133,6 +135,20 @@ public:
       if (kv.second.scratch)
         ctx_.free(kv.second.scratch);
     }
+  }
+
+  void *nativeHandle(uint64_t handle) override {
+    auto it = handles_.find(handle);
+    if (it == handles_.end())
+      return nullptr;
+    // A row may set its stream (cublasSetStream_v2): the next GEMM sets
+    // its own again.
+    it->second.streamSet = false;
+    return it->second.h;
+  }
+
+  void *librarySymbol(const char *name) override {
+    return lib_.library ? dlsym(lib_.library, name) : nullptr;
   }
 
   OpStatus create(uint64_t handle) override {

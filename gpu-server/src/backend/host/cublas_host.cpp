@@ -151,6 +151,9 @@ bool supportedCombo(int compute, int ta, int tb, int tc, int *scaleType) {
   }
 }
 
+// cublasSetStream_v2's type: a handle and a stream (cudaStream_t).
+extern "C" int setStreamIgnored(void *, void *) { return 0; }
+
 class HostBlas : public BlasContext {
 public:
   explicit HostBlas(HostResolver r) : resolve_(std::move(r)) {}
@@ -162,6 +165,18 @@ public:
   OpStatus destroy(uint64_t handle) override {
     handles_.erase(handle);
     return OpStatus::success();
+  }
+  // Rows (docs/libraries.md): the handle's entry stands for the library's
+  // handle, and of the library only cublasSetStream_v2 exists here, doing
+  // nothing, as this reference's GEMMs run at once whatever the stream.
+  void *nativeHandle(uint64_t handle) override {
+    auto it = handles_.find(handle);
+    return it == handles_.end() ? nullptr : &it->second;
+  }
+  void *librarySymbol(const char *name) override {
+    return std::string(name) == "cublasSetStream_v2"
+               ? reinterpret_cast<void *>(&setStreamIgnored)
+               : nullptr;
   }
   // Nothing runs on a device here, so the workspace is only validated.
   OpStatus setWorkspace(uint64_t, uint64_t, uint64_t) override {

@@ -198,6 +198,13 @@ int main() {
   check(atCall == CUBLAS_STATUS_SUCCESS && atSync == cudaErrorInvalidValue,
         "bad pointer reported at the next sync");
 
+  // Level-1 rows (docs/libraries.md) reach rc-server with the session's
+  // handle; the test device's cuBLAS is a CPU reference of the GEMMs, with
+  // no library to call, so it refuses them by name.
+  float dot = 0;
+  check(cublasSdot(h, 8, dy, 1, dy, 1, &dot) == CUBLAS_STATUS_NOT_SUPPORTED,
+        "cublasSdot_v2 refused by the test device");
+
   check(cublasDestroy(h) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
   check(cublasDestroy(h) == CUBLAS_STATUS_NOT_INITIALIZED,
         "destroyed handle refused");
