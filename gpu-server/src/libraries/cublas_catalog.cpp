@@ -9,15 +9,17 @@
 namespace rc::server::lib {
 
 void addCublasRows(std::vector<CatalogRow> *rows) {
-#define RC_LIB_CALL(key, function, params, destroys)                          \
-  rows->push_back(CatalogRow{#key, #function, #destroys, params, {},          \
+#define RC_LIB_CALL(key, function, params, destroys)                           \
+  rows->push_back(CatalogRow{#key,                                             \
+                             #function,                                        \
+                             #destroys,                                        \
+                             params,                                           \
+                             {},                                               \
                              signatureOf<decltype(::function)>()});
 #include "rc/libcalls/cublas.def"
 #undef RC_LIB_CALL
 }
 
-const void *cublasHandleType() {
-  return detail::objectTag<cublasHandle_t>();
-}
+const void *cublasHandleType() { return detail::objectTag<cublasHandle_t>(); }
 
 } // namespace rc::server::lib

@@ -7,8 +7,12 @@
 namespace rc::server::lib {
 
 void addCusparseRows(std::vector<CatalogRow> *rows) {
-#define RC_LIB_CALL(key, function, params, destroys)                          \
-  rows->push_back(CatalogRow{#key, #function, #destroys, params, {},          \
+#define RC_LIB_CALL(key, function, params, destroys)                           \
+  rows->push_back(CatalogRow{#key,                                             \
+                             #function,                                        \
+                             #destroys,                                        \
+                             params,                                           \
+                             {},                                               \
                              signatureOf<decltype(::function)>()});
 #include "rc/libcalls/cusparse.def"
 #undef RC_LIB_CALL

@@ -12,6 +12,7 @@ namespace {
 const VendorLibrary kLibraries[] = {
     {"cuRAND", "curand", {"libcurand.so.10"}},
     {"cuSPARSE", "cusparse", {"libcusparse.so.12"}},
+    {"cuSOLVER", "cusolver", {"libcusolver.so.12", "libcusolver.so.11"}},
     // Opened by the cuBLAS backend (RC_CUBLAS_LIBRARY, then these): rows
     // take their functions from it (BlasContext::librarySymbol).
     {"cuBLAS", "cublas", {"libcublas.so.13", "libcublas.so.12"}},
@@ -38,6 +39,7 @@ LibraryCatalog::LibraryCatalog() {
   addCurandRows(&rows);
   addCusparseRows(&rows);
   addCublasRows(&rows);
+  addCusolverRows(&rows);
   for (CatalogRow &row : rows) {
     std::string why;
     row.library = libraryOf(row.function);

@@ -10,7 +10,7 @@
 extern "C" int __rc_report_unsupported(const char *call, const char *library);
 
 namespace {
-#define RC_LIB_CALL(key, function, params, destroys)                          \
+#define RC_LIB_CALL(key, function, params, destroys)                           \
   constexpr rc::lib::Row k_##key{#key, params};
 #include "rc/libcalls/cusparse.def"
 #undef RC_LIB_CALL

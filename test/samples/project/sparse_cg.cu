@@ -14,7 +14,7 @@
   do {                                                                         \
     int s_ = int(call);                                                        \
     if (s_ != int(ok)) {                                                       \
-      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__, \
+      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__,  \
                    #call, s_);                                                 \
       std::exit(1);                                                            \
     }                                                                          \
@@ -55,8 +55,8 @@ int main() {
     CHECK(cudaMalloc(v, n * sizeof(float)));
   CHECK(cudaMemcpy(dRow, rowPtr.data(), (n + 1) * sizeof(int),
                    cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(dCol, col.data(), nnz * sizeof(int),
-                   cudaMemcpyHostToDevice));
+  CHECK(
+      cudaMemcpy(dCol, col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(dVal, val.data(), nnz * sizeof(float),
                    cudaMemcpyHostToDevice));
   CHECK(cudaMemset(dx, 0, n * sizeof(float)));
@@ -80,9 +80,9 @@ int main() {
   CHECK_SPARSE(cusparseCreateDnVec(&vAp, n, dAp, CUDA_R_32F));
   float one = 1.0f, zero = 0.0f;
   size_t bufferSize = 0;
-  CHECK_SPARSE(cusparseSpMV_bufferSize(
-      sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp, &zero, vAp,
-      CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &bufferSize));
+  CHECK_SPARSE(cusparseSpMV_bufferSize(sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                       &one, A, vp, &zero, vAp, CUDA_R_32F,
+                                       CUSPARSE_SPMV_ALG_DEFAULT, &bufferSize));
   void *buffer = nullptr;
   if (bufferSize)
     CHECK(cudaMalloc(&buffer, bufferSize));
@@ -93,8 +93,8 @@ int main() {
   CHECK_BLAS(cublasSdot(blas, n, dr, 1, dr, 1, &rr));
   int k = 0;
   for (; k < 200 && std::sqrt(rr) > 1e-5f; ++k) {
-    CHECK_SPARSE(cusparseSpMV(sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                              A, vp, &zero, vAp, CUDA_R_32F,
+    CHECK_SPARSE(cusparseSpMV(sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A,
+                              vp, &zero, vAp, CUDA_R_32F,
                               CUSPARSE_SPMV_ALG_DEFAULT, buffer));
     float pAp = 0;
     CHECK_BLAS(cublasSdot(blas, n, dp, 1, dAp, 1, &pAp));
@@ -135,8 +135,8 @@ int main() {
   CHECK(cudaMalloc(&dy, sizeof hy));
   CHECK(cudaMemcpy(dA, hA, sizeof hA, cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(dv, hv, sizeof hv, cudaMemcpyHostToDevice));
-  CHECK_BLAS(cublasSgemv(blas, CUBLAS_OP_T, 3, 2, &one, dA, 3, dv, 1, &zero,
-                         dy, 1));
+  CHECK_BLAS(
+      cublasSgemv(blas, CUBLAS_OP_T, 3, 2, &one, dA, 3, dv, 1, &zero, dy, 1));
   CHECK(cudaMemcpyAsync(hy, dy, sizeof hy, cudaMemcpyDeviceToHost, stream));
   CHECK(cudaStreamSynchronize(stream));
   mismatches += hy[0] != 9.0f || hy[1] != 21.0f; // 1+2+6, 4+5+12

@@ -11,6 +11,7 @@
 #include <cufft.h>
 #include <curand.h>
 #include <cusolverDn.h>
+#include <cusolverSp.h>
 #include <cusparse.h>
 #include <npp.h>
 #include <nvJitLink.h>
@@ -83,8 +84,8 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   curandDiscreteDistribution_t poisson = nullptr;
   EXPECT_EQ(curandCreatePoissonDistribution(2.0, &poisson),
             CURAND_STATUS_INTERNAL_ERROR);
-  // cuFFT, cuSOLVER: libraries of stubs only so far; cuSPARSE beyond its
-  // rows.
+  // cuFFT: a library of stubs only so far; cuSPARSE and cuSOLVER beyond
+  // their rows.
   cufftHandle plan = 0;
   EXPECT_EQ(cufftPlan1d(&plan, 64, CUFFT_C2C, 1), CUFFT_NOT_SUPPORTED);
   cusparseSpMatDescr_t coo = nullptr;
@@ -92,8 +93,8 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                               CUDA_R_32F),
             CUSPARSE_STATUS_NOT_SUPPORTED);
-  cusolverDnHandle_t dense = nullptr;
-  EXPECT_EQ(cusolverDnCreate(&dense), CUSOLVER_STATUS_NOT_SUPPORTED);
+  cusolverSpHandle_t sparseSolver = nullptr;
+  EXPECT_EQ(cusolverSpCreate(&sparseSolver), CUSOLVER_STATUS_NOT_SUPPORTED);
   nvjpegHandle_t jpeg = nullptr;
   EXPECT_EQ(nvjpegCreateSimple(&jpeg),
             NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED);
@@ -120,7 +121,7 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
         "remote-clang: cufftPlan1d is not supported by the remote cuFFT",
         "remote-clang: cusparseCreateCoo is not supported by the remote "
         "cuSPARSE",
-        "remote-clang: cusolverDnCreate is not supported by the remote "
+        "remote-clang: cusolverSpCreate is not supported by the remote "
         "cuSOLVER",
         "remote-clang: nvjpegCreateSimple is not supported by the remote "
         "nvJPEG",
