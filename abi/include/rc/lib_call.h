@@ -13,24 +13,32 @@
 //   d         device memory the call reads or writes
 //   i         host memory the call reads
 //   o         host memory the call writes
+//   u         host memory the call reads and writes
+//   z         a host integer the call writes: the size of a host work
+//             buffer (`w`) later calls take, which the session remembers
+//   w         a host work buffer the library keeps state in between
+//             calls: rc-server keeps one per client address, as large as
+//             the largest size a `z` reported
 //   t         a pointer the call stores the address of a host table the
 //             library owns through (curandGetDirectionVectors32)
-// `d?` is device memory the call may also be given null for (a work
-// buffer of size 0). A pointer token may give its extent: `#K` counts elements
-// by the value of parameter K (an integer `v`), `#K+N` adds N, `:E` sets the
-// bytes of one element (default: the pointee's size; needed for void pointers
-// and tables), `@K` takes them from parameter K, a cudaDataType (cuSPARSE's
-// alpha, typed by its compute type). Without `#K` a pointer covers one
-// element. Device memory given
-// an extent must lie inside the session's allocations entirely; without
+// `d?`, `i?` and `o?` may also be null (a work buffer of size 0,
+// cuBLASLt's optional algorithm, cuSOLVER's optional right-hand side). A
+// pointer token may give its extent: `#K` counts elements by the value of
+// parameter K (an integer `v`), `#K+N` adds N, `:E` sets the bytes of one
+// element (default: the pointee's size; needed for void pointers and tables),
+// `@K` takes them from parameter K, a cudaDataType (cuSPARSE's alpha, typed by
+// its compute type). Without `#K` a pointer covers one element. Device memory
+// given an extent must lie inside the session's allocations entirely; without
 // one, its first byte must.
 //
 // On the wire (wire::LibCall.args), first a fixed part, parameter by
 // parameter: `v` its bytes; `h`, `c`, `x` the object's ID (chosen by the
 // client, as for cuBLAS handles); `s` the wire stream; `d` the address;
-// nothing for `i`, `o`, `t`. Then the bytes of each `i`, in order (their
-// sizes follow from the counts in the fixed part). The server returns
-// what `o` and `t` parameters received, in order, as the reply's payload.
+// for `i?` and `o?` one byte, 1 when it is not null; `w` the client's address
+// of the buffer (its name); nothing for `i`, `o`, `u`, `z`, `t`. Then the bytes
+// of each `i` (and non-null `i?`) and `u`, in order (their sizes follow from
+// the counts in the fixed part). The server returns what `o`, `u`, `z` and `t`
+// parameters hold after the call, in order, as the reply's payload.
 #ifndef RC_LIB_CALL_H
 #define RC_LIB_CALL_H
 
@@ -52,6 +60,9 @@ enum class Pass : char {
   Device = 'd',
   HostIn = 'i',
   HostOut = 'o',
+  HostInOut = 'u',
+  WorkSize = 'z',
+  HostWork = 'w',
   Table = 't',
 };
 
@@ -61,7 +72,7 @@ struct ParamRule {
   uint64_t countAdd = 0;     // added to that parameter's value
   uint64_t elementBytes = 0; // 0: the pointee's size
   int typeParam = -1;        // its element is this parameter's cudaDataType
-  bool nullable = false;     // `d?`: a null pointer passes as null
+  bool nullable = false;     // `d?`, `i?`, `o?`: a null pointer passes as null
 };
 
 // One served function: its row of an rc/libcalls list.
@@ -111,9 +122,14 @@ inline bool parseParams(const char *text, std::vector<ParamRule> *out,
     case 'd':
     case 'i':
     case 'o':
+    case 'u':
+    case 'z':
+    case 'w':
     case 't':
       r.pass = Pass(*p++);
-      if (r.pass == Pass::Device && *p == '?')
+      if ((r.pass == Pass::Device || r.pass == Pass::HostIn ||
+           r.pass == Pass::HostOut) &&
+          *p == '?')
         r.nullable = true, ++p;
       break;
     default:

@@ -380,6 +380,10 @@ private:
   };
   std::map<uint64_t, LibObject> libObjects_;
   uint64_t libObjectsMade_ = 0;
+  // Host work buffers (`w`) by the client's address, and the largest size
+  // a call reported for them (`z`).
+  std::map<uint64_t, std::vector<uint8_t>> hostWork_;
+  uint64_t hostWorkBytes_ = 0;
   void destroyLibObjects();
   // The library's cublasHandle_t behind a session's cuBLAS handle, for a
   // row that names one.

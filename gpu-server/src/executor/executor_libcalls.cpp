@@ -28,13 +28,26 @@ uint64_t fixedBytes(const lib::ParamRule &r, const lib::ParamShape &t) {
   case lib::Pass::Value:
     return t.valueBytes;
   case lib::Pass::HostIn:
+    return r.nullable ? 1 : 0; // whether it is null
   case lib::Pass::HostOut:
+    return r.nullable ? 1 : 0;
+  case lib::Pass::HostInOut:
+  case lib::Pass::WorkSize:
   case lib::Pass::Table:
     return 0;
   default:
     return 8; // an ID, a stream or an address
   }
 }
+
+// Parameters whose bytes come back in the reply.
+bool returnsBytes(lib::Pass p) {
+  return p == lib::Pass::HostOut || p == lib::Pass::HostInOut ||
+         p == lib::Pass::WorkSize || p == lib::Pass::Table;
+}
+
+// The most a session's host work buffers (`w`) may each hold.
+constexpr uint64_t kMaxHostWorkBytes = uint64_t(1) << 30;
 
 uint64_t readU64(const uint8_t *p) {
   uint64_t v;
@@ -94,7 +107,6 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
 
   std::vector<lib::Slot> slots(n);
   std::vector<std::vector<uint8_t>> buffers(n); // host inputs and outputs
-  uint64_t outputBytes = 0;
   for (size_t i = 0; i < n; ++i) {
     const lib::ParamRule &r = rules[i];
     lib::Slot &s = slots[i];
@@ -116,6 +128,9 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
         return fail(kErrInvalidResourceHandle,
                     role + ": " + hexAddress(readU64(args + at[i])) +
                         " names no object of its type in this session");
+      // The call runs in the context its objects were made in.
+      if (!(st = bind(o->second.device)).ok())
+        return st;
       s.pointer = o->second.native;
       break;
     }
@@ -146,26 +161,48 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
       break;
     }
     case lib::Pass::HostIn:
+    case lib::Pass::HostInOut:
+      if (r.nullable && args[at[i]] == 0)
+        break; // null, as the client gave it
       if (extent[i] > size - used)
         return malformed();
+      if (r.pass == lib::Pass::HostInOut &&
+          !(st = reserveReply(extent[i])).ok())
+        return st;
       buffers[i].assign(args + used, args + used + extent[i]);
       used += extent[i];
       s.pointer = buffers[i].data();
       break;
     case lib::Pass::HostOut:
-    case lib::Pass::Table:
-      outputBytes += extent[i];
-      if (r.pass == lib::Pass::HostOut) {
-        if (!(st = reserveReply(extent[i])).ok())
-          return st;
-        buffers[i].assign(extent[i], 0);
-        s.pointer = buffers[i].data();
-      } else {
-        if (!(st = reserveReply(extent[i])).ok())
-          return st;
-        s.pointer = s.value; // the library stores its table's address here
-      }
+    case lib::Pass::WorkSize:
+      if (r.nullable && args[at[i]] == 0)
+        break; // null: nothing comes back for it
+      if (!(st = reserveReply(extent[i])).ok())
+        return st;
+      buffers[i].assign(extent[i], 0);
+      s.pointer = buffers[i].data();
       break;
+    case lib::Pass::Table:
+      if (!(st = reserveReply(extent[i])).ok())
+        return st;
+      s.pointer = s.value; // the library stores its table's address here
+      break;
+    case lib::Pass::HostWork: {
+      // Kept for the session by the client's address: the library may
+      // leave state in it for a later call.
+      if (hostWorkBytes_ == 0 || hostWorkBytes_ > kMaxHostWorkBytes)
+        return fail(kErrInvalidValue,
+                    role + ": a host work buffer of " +
+                        std::to_string(hostWorkBytes_) +
+                        " bytes (the size an earlier call of this session "
+                        "reported; rc-server keeps up to " +
+                        std::to_string(kMaxHostWorkBytes) + ")");
+      std::vector<uint8_t> &work = hostWork_[readU64(args + at[i])];
+      if (work.size() < hostWorkBytes_)
+        work.resize(hostWorkBytes_);
+      s.pointer = work.data();
+      break;
+    }
     }
   }
   if (used != size)
@@ -203,9 +240,15 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     }
   }
   bool returnsHostBytes = false;
-  for (const lib::ParamRule &r : rules)
+  for (size_t i = 0; i < n; ++i) {
+    // (A null `o?` returns nothing: the client sent the call batched.)
     returnsHostBytes |=
-        r.pass == lib::Pass::HostOut || r.pass == lib::Pass::Table;
+        returnsBytes(rules[i].pass) && !(rules[i].nullable && args[at[i]] == 0);
+    if (status == 0 && rules[i].pass == lib::Pass::WorkSize)
+      hostWorkBytes_ =
+          std::max(hostWorkBytes_,
+                   lib::countValue(buffers[i].data(), buffers[i].size()));
+  }
   if (!returnsHostBytes) {
     // Batched: the client already went on; a failure fails the batch.
     if (status != 0)
@@ -215,16 +258,15 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
   }
   // The client waits for the status and for what the call wrote.
   std::vector<uint8_t> out;
-  out.reserve(outputBytes);
   for (size_t i = 0; i < n && status == 0; ++i) {
-    if (rules[i].pass == lib::Pass::HostOut) {
-      out.insert(out.end(), buffers[i].begin(), buffers[i].end());
-    } else if (rules[i].pass == lib::Pass::Table) {
+    if (rules[i].pass == lib::Pass::Table) {
       const uint8_t *table;
       std::memcpy(&table, slots[i].value, sizeof table);
       if (!table)
         return fail(kErrUnknown, row->function + " gave no table");
       out.insert(out.end(), table, table + extent[i]);
+    } else if (returnsBytes(rules[i].pass)) {
+      out.insert(out.end(), buffers[i].begin(), buffers[i].end());
     }
   }
   a.result.code = status;

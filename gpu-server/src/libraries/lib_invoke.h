@@ -45,19 +45,26 @@ struct Signature {
   Invoker invoke = nullptr;
 };
 
+// Library objects are pointers to incomplete structs (curandGenerator_t)
+// or, where the library lets programs hold them in their own memory, to
+// complete ones a catalog names here: cuBLASLt's descriptors
+// (cublasLtMatmulDescOpaque_t).
+template <class S> struct IsLibraryObject : std::false_type {};
+
 namespace detail {
 
 template <class T> struct KindTag {
   static constexpr char tag = 0;
 };
 
-// The tag of an opaque object type: T a pointer to an incomplete struct
-// (cv-qualifiers dropped: cusparseConstSpMatDescr_t names the same objects
-// as cusparseSpMatDescr_t); null for anything else.
+// The tag of an object type: T a pointer to an incomplete struct or one
+// IsLibraryObject names (cv-qualifiers dropped: cusparseConstSpMatDescr_t names
+// the same objects as cusparseSpMatDescr_t); null for anything else.
 template <class T> constexpr const void *objectTag() {
   if constexpr (std::is_pointer_v<T>) {
     using S = std::remove_cv_t<std::remove_pointer_t<T>>;
-    if constexpr (std::is_class_v<S> && !rc::lib::IsComplete<S>::value)
+    if constexpr (std::is_class_v<S> &&
+                  (!rc::lib::IsComplete<S>::value || IsLibraryObject<S>::value))
       return &KindTag<S>::tag;
   }
   return nullptr;

@@ -13,6 +13,8 @@ const VendorLibrary kLibraries[] = {
     {"cuRAND", "curand", {"libcurand.so.10"}},
     {"cuSPARSE", "cusparse", {"libcusparse.so.12"}},
     {"cuSOLVER", "cusolver", {"libcusolver.so.12", "libcusolver.so.11"}},
+    // Before cuBLAS: its prefix is longer.
+    {"cuBLASLt", "cublasLt", {"libcublasLt.so.13", "libcublasLt.so.12"}},
     // Opened by the cuBLAS backend (RC_CUBLAS_LIBRARY, then these): rows
     // take their functions from it (BlasContext::librarySymbol).
     {"cuBLAS", "cublas", {"libcublas.so.13", "libcublas.so.12"}},
@@ -40,6 +42,7 @@ LibraryCatalog::LibraryCatalog() {
   addCusparseRows(&rows);
   addCublasRows(&rows);
   addCusolverRows(&rows);
+  addCublasLtRows(&rows);
   for (CatalogRow &row : rows) {
     std::string why;
     row.library = libraryOf(row.function);
@@ -86,12 +89,18 @@ bool LibraryCatalog::rowMatchesType(const CatalogRow &row, std::string *why) {
       *why = at + "is not a pointer to a library object";
       return false;
     }
+    if (r.pass == Pass::WorkSize &&
+        (t.pointeeBytes != 4 && t.pointeeBytes != 8)) {
+      *why = at + "a work size must be an int or size_t";
+      return false;
+    }
     if (r.pass == Pass::Table && !r.elementBytes) {
       *why = at + "a table needs its size (t:BYTES)";
       return false;
     }
     // (Device memory of unknown size is checked at its first byte.)
-    if ((r.pass == Pass::HostIn || r.pass == Pass::HostOut) &&
+    if ((r.pass == Pass::HostIn || r.pass == Pass::HostOut ||
+         r.pass == Pass::HostInOut) &&
         !t.pointeeBytes && !r.elementBytes && r.typeParam < 0) {
       *why = at + "a void pointer needs its element size (:BYTES)";
       return false;

@@ -71,6 +71,7 @@ void addCurandRows(std::vector<CatalogRow> *rows);
 void addCusparseRows(std::vector<CatalogRow> *rows);
 void addCublasRows(std::vector<CatalogRow> *rows);
 void addCusolverRows(std::vector<CatalogRow> *rows);
+void addCublasLtRows(std::vector<CatalogRow> *rows);
 // The type tag of cublasHandle_t: such a parameter names the session's
 // cuBLAS handle (BlasContext), and its row's function comes from the
 // libcublas that handle was made by.

@@ -96,17 +96,42 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
     }
     case lib::Pass::HostIn: {
       const void *p = valueOf<const void *>(a);
+      if (r.nullable) {
+        uint8_t present = p != nullptr;
+        appendBytes(fixed, &present, 1);
+        if (!p)
+          break;
+      }
       if (extent && !p)
         return cudaErrorInvalidValue;
       appendBytes(inputs, p, extent);
       break;
     }
+    case lib::Pass::HostInOut:
+      if (extent && !valueOf<void *>(a))
+        return cudaErrorInvalidValue;
+      appendBytes(inputs, valueOf<const void *>(a), extent);
+      outputs.push_back({&a, r.pass, extent});
+      break;
     case lib::Pass::HostOut:
+    case lib::Pass::WorkSize:
     case lib::Pass::Table:
+      if (r.nullable) {
+        uint8_t present = valueOf<void *>(a) != nullptr;
+        appendBytes(fixed, &present, 1);
+        if (!present)
+          break;
+      }
       if (extent && !valueOf<void *>(a))
         return cudaErrorInvalidValue;
       outputs.push_back({&a, r.pass, extent});
       break;
+    case lib::Pass::HostWork: {
+      // Its name on the server: the client's address.
+      uint64_t addr = valueOf<uint64_t>(a);
+      appendBytes(fixed, &addr, 8);
+      break;
+    }
     }
   }
   // A library works on the stream its object was given: refuse the call
@@ -172,7 +197,7 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   forgetDestroyed();
   const uint8_t *from = reply.data();
   for (const Output &o : outputs) {
-    if (o.pass == lib::Pass::HostOut) {
+    if (o.pass != lib::Pass::Table) {
       std::memcpy(valueOf<void *>(*o.arg), from, o.bytes);
     } else {
       // The library's own static table: one copy per call and arguments,

@@ -11,6 +11,7 @@
 #include <cufft.h>
 #include <curand.h>
 #include <cusolverDn.h>
+#include <cusolverRf.h>
 #include <cusolverSp.h>
 #include <cusparse.h>
 #include <npp.h>
@@ -74,11 +75,12 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   float x[4] = {}, y[4] = {}, c = 1, sn = 0;
   EXPECT_EQ(cublasSrot(nullptr, 4, x, 1, y, 1, &c, &sn),
             CUBLAS_STATUS_NOT_SUPPORTED);
-  // cublasXt and cublasLt (cuda-samples' simpleCUBLASXT) link too.
+  // cublasXt and what cuBLASLt serves no row for link too.
   cublasXtHandle_t xt = nullptr;
   EXPECT_EQ(cublasXtCreate(&xt), CUBLAS_STATUS_NOT_SUPPORTED);
-  cublasLtHandle_t lt = nullptr;
-  EXPECT_EQ(cublasLtCreate(&lt), CUBLAS_STATUS_NOT_SUPPORTED);
+  cublasLtMatrixTransformDesc_t transform = nullptr;
+  EXPECT_EQ(cublasLtMatrixTransformDescCreate(&transform, CUDA_R_32F),
+            CUBLAS_STATUS_NOT_SUPPORTED);
   // cuRAND's host API is served (docs/libraries.md) but for the discrete
   // distributions of its device API.
   curandDiscreteDistribution_t poisson = nullptr;
@@ -93,8 +95,8 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                               CUDA_R_32F),
             CUSPARSE_STATUS_NOT_SUPPORTED);
-  cusolverSpHandle_t sparseSolver = nullptr;
-  EXPECT_EQ(cusolverSpCreate(&sparseSolver), CUSOLVER_STATUS_NOT_SUPPORTED);
+  cusolverRfHandle_t refactor = nullptr;
+  EXPECT_EQ(cusolverRfCreate(&refactor), CUSOLVER_STATUS_NOT_SUPPORTED);
   nvjpegHandle_t jpeg = nullptr;
   EXPECT_EQ(nvjpegCreateSimple(&jpeg),
             NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED);
@@ -115,13 +117,14 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
         "driver library",
         "remote-clang: cublasSrot_v2 is not supported by the remote cuBLAS",
         "remote-clang: cublasXtCreate is not supported by the remote cuBLAS",
-        "remote-clang: cublasLtCreate is not supported by the remote cuBLAS",
+        "remote-clang: cublasLtMatrixTransformDescCreate is not supported by "
+        "the remote cuBLAS",
         "remote-clang: curandCreatePoissonDistribution is not supported by "
         "the remote cuRAND host API",
         "remote-clang: cufftPlan1d is not supported by the remote cuFFT",
         "remote-clang: cusparseCreateCoo is not supported by the remote "
         "cuSPARSE",
-        "remote-clang: cusolverSpCreate is not supported by the remote "
+        "remote-clang: cusolverRfCreate is not supported by the remote "
         "cuSOLVER",
         "remote-clang: nvjpegCreateSimple is not supported by the remote "
         "nvJPEG",
