@@ -12,7 +12,7 @@
   do {                                                                         \
     cusolverStatus_t s_ = (call);                                              \
     if (s_ != CUSOLVER_STATUS_SUCCESS) {                                       \
-      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__, \
+      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__,  \
                    #call, int(s_));                                            \
       std::exit(1);                                                            \
     }                                                                          \
@@ -35,8 +35,8 @@ static double solve(cusolverDnHandle_t h, const std::vector<double> &A, int n,
   CHECK(cudaMalloc(&db, n * sizeof(double)));
   CHECK(cudaMalloc(&dInfo, sizeof(int)));
   CHECK(cudaMalloc(&dPiv, n * sizeof(int)));
-  CHECK(cudaMemcpy(dA, A.data(), n * n * sizeof(double),
-                   cudaMemcpyHostToDevice));
+  CHECK(
+      cudaMemcpy(dA, A.data(), n * n * sizeof(double), cudaMemcpyHostToDevice));
   fill<<<(n + 127) / 128, 128>>>(db, n, 1.0);
   CHECK_LAUNCH();
   int lwork = 0;
@@ -46,8 +46,8 @@ static double solve(cusolverDnHandle_t h, const std::vector<double> &A, int n,
     CHECK(cudaMalloc(&work, std::max(lwork, 1) * sizeof(double)));
     CHECK_SOLVER(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, dA, n, work,
                                   lwork, dInfo));
-    CHECK_SOLVER(cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, n, 1, dA, n, db,
-                                  n, dInfo));
+    CHECK_SOLVER(
+        cusolverDnDpotrs(h, CUBLAS_FILL_MODE_LOWER, n, 1, dA, n, db, n, dInfo));
   } else {
     CHECK_SOLVER(cusolverDnDgetrf_bufferSize(h, n, n, dA, n, &lwork));
     CHECK(cudaMalloc(&work, std::max(lwork, 1) * sizeof(double)));
@@ -66,8 +66,8 @@ static double solve(cusolverDnHandle_t h, const std::vector<double> &A, int n,
       ax += A[i + j * n] * x[j]; // column-major
     worst = std::fmax(worst, std::fabs(ax - 1.0));
   }
-  for (void *p : {(void *)dA, (void *)db, (void *)work, (void *)dInfo,
-                  (void *)dPiv})
+  for (void *p :
+       {(void *)dA, (void *)db, (void *)work, (void *)dInfo, (void *)dPiv})
     CHECK(cudaFree(p));
   return worst;
 }
@@ -79,7 +79,8 @@ int main() {
   std::vector<double> general(n * n), spd(n * n);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
-      general[i + j * n] = std::sin(1.0 + i * 7 + j * 3) + (i == (j + 1) % n ? 3 : 0);
+      general[i + j * n] =
+          std::sin(1.0 + i * 7 + j * 3) + (i == (j + 1) % n ? 3 : 0);
       spd[i + j * n] = 1.0 / (1.0 + std::abs(i - j)) + (i == j ? n : 0);
     }
   cusolverDnHandle_t h;

@@ -29,7 +29,7 @@ TEST(LibCallRule, ParsesTokensCountsAndSizes) {
 TEST(LibCallRule, RefusesMalformedRows) {
   std::vector<ParamRule> rules;
   for (const char *bad :
-       {"q", "d#", "d#5", "d#0", "v d#0+", "v i:", "vv", "i?", "v d@"}) {
+       {"q", "d#", "d#5", "d#0", "v d#0+", "v i:", "vv", "u?", "v d@"}) {
     std::string why;
     EXPECT_FALSE(parseParams(bad, &rules, &why)) << bad;
     EXPECT_FALSE(why.empty()) << bad;

@@ -1,6 +1,7 @@
-// cuRAND's host API end to end: a program linked to librc_curand and
-// librc_cudart against rc-server --test-device over shm, whose libcurand
-// is the stand-in fake_curand.cpp. Every wait is bounded.
+// Vendor library calls end to end: programs linked to librc_curand,
+// librc_cublas or librc_cusolver (and librc_cudart) against rc-server
+// --test-device over shm, whose libraries are the stand-ins fake_*.cpp.
+// Every wait is bounded.
 #include "child_process.h"
 
 #include <gtest/gtest.h>
@@ -16,9 +17,22 @@ namespace {
 using rc::test::readFile;
 using rc::test::waitBounded;
 
-TEST(LibCallsIntegration, CurandHostApiOverShm) {
+struct ProgramRun {
+  int status = -1;
+  std::string out;       // the program's
+  std::string serverLog; // after the session ended (`settle` found)
+};
+
+// Runs `program` against a fresh rc-server and returns what both printed;
+// waits (bounded) for `settle` in the server's log after the program ends.
+ProgramRun runAgainstTestDevice(const char *program,
+                                const std::string &settle) {
+  ProgramRun run;
   char tmpl[] = "/tmp/rc-libcalls-itest-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  if (!mkdtemp(tmpl)) {
+    ADD_FAILURE() << "mkdtemp";
+    return run;
+  }
   std::string dir = tmpl;
   std::string url = "shm://rc-libcalls-" + std::to_string(getpid());
   pid_t server = rc::test::startChild(
@@ -32,42 +46,81 @@ TEST(LibCallsIntegration, CurandHostApiOverShm) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (ready) {
-    pid_t prog = rc::test::startChild({RC_CURAND_PROG}, {"RC_SERVER=" + url},
-                                      dir + "/out");
-    int status = waitBounded(prog, 60);
-    std::string out = readFile(dir + "/out");
-    EXPECT_EQ(status, 0) << out;
-    for (const char *want :
-         {"ok curandGetVersion 424242",
-          "ok curandGenerateUniform into device memory",
-          "ok curandCreateGeneratorHost writes host memory",
-          "ok curandGetDirectionVectors32 table and status",
-          "ok a refused type fails the next sync: cudaErrorUnknown",
-          "curandCreateGenerator returned status 103",
-          "ok past the allocation: cudaErrorInvalidValue",
-          "curandGenerateUniform parameter 1 range",
-          "ok a destroyed generator: cudaErrorInvalidResourceHandle",
-          "names no object of its type in this session", "PASS"})
-      EXPECT_NE(out.find(want), std::string::npos)
-          << "missing '" << want << "' in:\n"
-          << out;
-    // The session ended with one generator left: rc-server destroyed it.
-    std::string log;
+    pid_t prog =
+        rc::test::startChild({program}, {"RC_SERVER=" + url}, dir + "/out");
+    run.status = waitBounded(prog, 60);
+    run.out = readFile(dir + "/out");
     for (int i = 0; i < 100; ++i) {
-      log = readFile(dir + "/server.log");
-      if (log.find("generator destroyed, 0 left") != std::string::npos)
+      run.serverLog = readFile(dir + "/server.log");
+      if (run.serverLog.find(settle) != std::string::npos)
         break;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    EXPECT_NE(log.find("generator destroyed, 0 left"), std::string::npos)
-        << log;
   }
   kill(server, SIGTERM);
   waitBounded(server, 5);
-  ASSERT_TRUE(ready) << "rc-server did not start:\n"
+  EXPECT_TRUE(ready) << "rc-server did not start:\n"
                      << readFile(dir + "/server.log");
   if (!testing::Test::HasFailure())
     std::filesystem::remove_all(dir);
+  return run;
+}
+
+void expectLines(const std::string &out,
+                 std::initializer_list<const char *> lines) {
+  for (const char *want : lines)
+    EXPECT_NE(out.find(want), std::string::npos)
+        << "missing '" << want << "' in:\n"
+        << out;
+}
+
+TEST(LibCallsIntegration, CurandHostApiOverShm) {
+  // The session ends with one generator left: rc-server destroys it.
+  ProgramRun run =
+      runAgainstTestDevice(RC_CURAND_PROG, "generator destroyed, 0 left");
+  EXPECT_EQ(run.status, 0) << run.out;
+  expectLines(run.out,
+              {"ok curandGetVersion 424242",
+               "ok curandGenerateUniform into device memory",
+               "ok curandCreateGeneratorHost writes host memory",
+               "ok curandGetDirectionVectors32 table and status",
+               "ok a refused type fails the next sync: cudaErrorUnknown",
+               "curandCreateGenerator returned status 103",
+               "ok past the allocation: cudaErrorInvalidValue",
+               "curandGenerateUniform parameter 1 range",
+               "ok a destroyed generator: cudaErrorInvalidResourceHandle",
+               "names no object of its type in this session", "PASS"});
+  EXPECT_NE(run.serverLog.find("generator destroyed, 0 left"),
+            std::string::npos)
+      << run.serverLog;
+}
+
+TEST(LibCallsIntegration, CublasLtOverShm) {
+  ProgramRun run = runAgainstTestDevice(RC_CUBLASLT_PROG, "heuristic query 2");
+  EXPECT_EQ(run.status, 0) << run.out;
+  expectLines(run.out,
+              {"ok the same query twice", "ok another shape",
+               "ok cublasLtMatmul with the heuristic's algorithm",
+               "ok no algorithm, 8-byte scalars",
+               "ok device pointer mode refused",
+               "cublasLtMatmulDescSetAttribute(CUBLASLT_MATMUL_DESC_POINTER_"
+               "MODE, device) is not supported",
+               "ok a workspace past its allocation: cudaErrorInvalidValue",
+               "cublasLtMatmul parameter 13 range", "PASS"});
+  // Three queries, two shapes: the repeated one never left the client.
+  EXPECT_NE(run.serverLog.find("heuristic query 2"), std::string::npos)
+      << run.serverLog;
+  EXPECT_EQ(run.serverLog.find("heuristic query 3"), std::string::npos)
+      << run.serverLog;
+}
+
+TEST(LibCallsIntegration, CusolverWorkBuffersOverShm) {
+  ProgramRun run = runAgainstTestDevice(RC_CUSOLVER_PROG, "");
+  EXPECT_EQ(run.status, 0) << run.out;
+  expectLines(run.out,
+              {"ok a work buffer before its size is refused",
+               "a host work buffer of 0 bytes",
+               "ok arrays read and written, the work buffer kept", "PASS"});
 }
 
 } // namespace
