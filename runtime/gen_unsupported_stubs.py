@@ -150,7 +150,8 @@ ROW = re.compile(r'^RC_LIB_CALL\((\w+),\s*(\w+),\s*"([^"]*)",\s*(\w*)\)',
 
 
 def rows(paths):
-    """(key, function, tokens) of every row of the .def files."""
+    """(key, function, tokens) of every row of the .def files (the
+    tokens themselves reach the entry points as lib_forward.h's rows::)."""
     found = []
     for path in paths:
         with open(path) as f:
@@ -171,15 +172,15 @@ def forwarders(library, headers, served):
     ]
     lines += ['#include "%s"' % h for h in headers]
     lines += ['#include "lib_forward.h"', "", 'extern "C" {']
-    for fn, tokens, count in served:
+    for fn, count in served:
         t = "decltype(::%s)" % fn
         params = ", ".join("rc::lib::Param<%s, %d> a%d" % (t, i, i)
                            for i in range(count))
         args = "".join(", a%d" % i for i in range(count))
         lines.append('__attribute__((visibility("default"))) '
                      "rc::lib::Ret<%s> %s(%s) {" % (t, fn, params))
-        lines.append('  return rc::lib::forward(rc::lib::Row{"%s", "%s"}, '
-                     "rc::lib::Ret<%s>(%d)%s);" % (fn, tokens, t, value, args))
+        lines.append("  return rc::lib::forward(rc::lib::rows::%s, "
+                     "rc::lib::Ret<%s>(%d)%s);" % (fn, t, value, args))
         lines.append("}")
     lines.append('} // extern "C"')
     return "\n".join(lines) + "\n"
@@ -231,7 +232,7 @@ def main():
             sys.exit("gen_unsupported_stubs: row %s: %s is declared by none "
                      "of the headers" % (key, fn))
         if key == fn and fn in missing:
-            served.append((fn, tokens, missing.pop(fn)[1]))
+            served.append((fn, missing.pop(fn)[1]))
     if args.forwarders:
         write_if_changed(args.forwarders,
                          forwarders(args.library, args.header, served))

@@ -190,7 +190,7 @@ cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
     it->second.streamSent = true;
   }
   // The level-1/2 rows find it on the server's handle.
-  return rc::lib::forward(rc::lib::Row{"cublasSetStream_v2", "h s"},
+  return rc::lib::forward(rc::lib::rows::cublasSetStream_v2,
                           CUBLAS_STATUS_INTERNAL_ERROR, handle, stream);
 }
 

@@ -19,11 +19,6 @@ extern "C" int __rc_report_unsupported(const char *call, const char *library);
 
 namespace {
 
-#define RC_LIB_CALL(key, function, params, destroys)                           \
-  constexpr rc::lib::Row k_##key{#key, params};
-#include "rc/libcalls/cublaslt.def"
-#undef RC_LIB_CALL
-
 constexpr cublasStatus_t kFailed = CUBLAS_STATUS_INTERNAL_ERROR;
 
 std::mutex gMu;
@@ -72,8 +67,8 @@ template <class T> T read(const void *buf, size_t size) {
 RC_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
                                                cublasComputeType_t computeType,
                                                cudaDataType_t scaleType) {
-  cublasStatus_t st = rc::lib::forward(k_cublasLtMatmulDescCreate, kFailed,
-                                       desc, computeType, scaleType);
+  cublasStatus_t st = rc::lib::forward(rc::lib::rows::cublasLtMatmulDescCreate,
+                                       kFailed, desc, computeType, scaleType);
   if (st == CUBLAS_STATUS_SUCCESS) {
     noteMade(*desc, "D" + bytesOf(computeType) + bytesOf(scaleType));
     std::lock_guard<std::mutex> lock(gMu);
@@ -94,8 +89,9 @@ RC_API cublasStatus_t cublasLtMatmulDescSetAttribute(
                             "cuBLASLt");
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  cublasStatus_t st = rc::lib::forward(k_cublasLtMatmulDescSetAttribute,
-                                       kFailed, desc, attr, buf, size);
+  cublasStatus_t st =
+      rc::lib::forward(rc::lib::rows::cublasLtMatmulDescSetAttribute, kFailed,
+                       desc, attr, buf, size);
   if (st == CUBLAS_STATUS_SUCCESS) {
     noteSet(desc, attr, buf, size);
     if (attr == CUBLASLT_MATMUL_DESC_SCALE_TYPE) {
@@ -108,15 +104,17 @@ RC_API cublasStatus_t cublasLtMatmulDescSetAttribute(
 
 RC_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
   forget(desc);
-  return rc::lib::forward(k_cublasLtMatmulDescDestroy, kFailed, desc);
+  return rc::lib::forward(rc::lib::rows::cublasLtMatmulDescDestroy, kFailed,
+                          desc);
 }
 
 RC_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout,
                                                  cudaDataType type,
                                                  uint64_t rows, uint64_t cols,
                                                  int64_t ld) {
-  cublasStatus_t st = rc::lib::forward(k_cublasLtMatrixLayoutCreate, kFailed,
-                                       layout, type, rows, cols, ld);
+  cublasStatus_t st =
+      rc::lib::forward(rc::lib::rows::cublasLtMatrixLayoutCreate, kFailed,
+                       layout, type, rows, cols, ld);
   if (st == CUBLAS_STATUS_SUCCESS)
     noteMade(*layout,
              "L" + bytesOf(type) + bytesOf(rows) + bytesOf(cols) + bytesOf(ld));
@@ -126,8 +124,9 @@ RC_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout,
 RC_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(
     cublasLtMatrixLayout_t layout, cublasLtMatrixLayoutAttribute_t attr,
     const void *buf, size_t size) {
-  cublasStatus_t st = rc::lib::forward(k_cublasLtMatrixLayoutSetAttribute,
-                                       kFailed, layout, attr, buf, size);
+  cublasStatus_t st =
+      rc::lib::forward(rc::lib::rows::cublasLtMatrixLayoutSetAttribute, kFailed,
+                       layout, attr, buf, size);
   if (st == CUBLAS_STATUS_SUCCESS)
     noteSet(layout, attr, buf, size);
   return st;
@@ -136,13 +135,14 @@ RC_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(
 RC_API cublasStatus_t
 cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
   forget(layout);
-  return rc::lib::forward(k_cublasLtMatrixLayoutDestroy, kFailed, layout);
+  return rc::lib::forward(rc::lib::rows::cublasLtMatrixLayoutDestroy, kFailed,
+                          layout);
 }
 
 RC_API cublasStatus_t
 cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref) {
-  cublasStatus_t st =
-      rc::lib::forward(k_cublasLtMatmulPreferenceCreate, kFailed, pref);
+  cublasStatus_t st = rc::lib::forward(
+      rc::lib::rows::cublasLtMatmulPreferenceCreate, kFailed, pref);
   if (st == CUBLAS_STATUS_SUCCESS)
     noteMade(*pref, "P");
   return st;
@@ -151,8 +151,9 @@ cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref) {
 RC_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
     cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr,
     const void *buf, size_t size) {
-  cublasStatus_t st = rc::lib::forward(k_cublasLtMatmulPreferenceSetAttribute,
-                                       kFailed, pref, attr, buf, size);
+  cublasStatus_t st =
+      rc::lib::forward(rc::lib::rows::cublasLtMatmulPreferenceSetAttribute,
+                       kFailed, pref, attr, buf, size);
   if (st == CUBLAS_STATUS_SUCCESS)
     noteSet(pref, attr, buf, size);
   return st;
@@ -161,7 +162,8 @@ RC_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
 RC_API cublasStatus_t
 cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
   forget(pref);
-  return rc::lib::forward(k_cublasLtMatmulPreferenceDestroy, kFailed, pref);
+  return rc::lib::forward(rc::lib::rows::cublasLtMatmulPreferenceDestroy,
+                          kFailed, pref);
 }
 
 // One round trip per distinct query: its objects' histories and the count
@@ -193,9 +195,9 @@ RC_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
       return CUBLAS_STATUS_SUCCESS;
     }
   }
-  cublasStatus_t st =
-      rc::lib::forward(k_cublasLtMatmulAlgoGetHeuristic, kFailed, handle, op, a,
-                       b, c, d, pref, requested, results, returned);
+  cublasStatus_t st = rc::lib::forward(
+      rc::lib::rows::cublasLtMatmulAlgoGetHeuristic, kFailed, handle, op, a, b,
+      c, d, pref, requested, results, returned);
   if (st == CUBLAS_STATUS_SUCCESS) {
     std::lock_guard<std::mutex> lock(gMu);
     gHeuristics[key] = {std::vector<cublasLtMatmulHeuristicResult_t>(
@@ -222,10 +224,10 @@ cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
   }
   if (!alpha || !beta)
     return CUBLAS_STATUS_INVALID_VALUE;
-  const rc::lib::Row *row = scale == 2    ? &k_cublasLtMatmul_s2
-                            : scale == 4  ? &k_cublasLtMatmul_s4
-                            : scale == 8  ? &k_cublasLtMatmul_s8
-                            : scale == 16 ? &k_cublasLtMatmul_s16
+  const rc::lib::Row *row = scale == 2    ? &rc::lib::rows::cublasLtMatmul_s2
+                            : scale == 4  ? &rc::lib::rows::cublasLtMatmul_s4
+                            : scale == 8  ? &rc::lib::rows::cublasLtMatmul_s8
+                            : scale == 16 ? &rc::lib::rows::cublasLtMatmul_s16
                                           : nullptr;
   if (!row)
     return CUBLAS_STATUS_NOT_SUPPORTED;

@@ -2,7 +2,7 @@
 // (docs/libraries.md). gen_unsupported_stubs.py generates one per row:
 //   rc::lib::Ret<decltype(::curandSetStream)> curandSetStream(
 //       rc::lib::Param<decltype(::curandSetStream), 0> a0, ...) {
-//     return rc::lib::forward(rc::lib::Row{"curandSetStream", "h s"},
+//     return rc::lib::forward(rc::lib::rows::curandSetStream,
 //                             <the library's failure status>, a0, a1);
 //   }
 // and a library's hand-written entry points (where a call needs more than
@@ -52,6 +52,18 @@ template <class R, class... A> R forward(Row row, R failure, const A &...a) {
     return failure;
   return R(status);
 }
+
+// Every served row as a constant: rows::curandGenerateUniform_host.
+namespace rows {
+#define RC_LIB_CALL(key, function, params, destroys)                           \
+  constexpr Row key{#key, params};
+#include "rc/libcalls/cublas.def"
+#include "rc/libcalls/cublaslt.def"
+#include "rc/libcalls/curand.def"
+#include "rc/libcalls/cusolver.def"
+#include "rc/libcalls/cusparse.def"
+#undef RC_LIB_CALL
+} // namespace rows
 
 } // namespace rc::lib
 

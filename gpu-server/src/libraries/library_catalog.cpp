@@ -38,11 +38,7 @@ LibraryCatalog &LibraryCatalog::instance() {
 
 LibraryCatalog::LibraryCatalog() {
   std::vector<CatalogRow> rows;
-  addCurandRows(&rows);
-  addCusparseRows(&rows);
-  addCublasRows(&rows);
-  addCusolverRows(&rows);
-  addCublasLtRows(&rows);
+  addRows(&rows);
   for (CatalogRow &row : rows) {
     std::string why;
     row.library = libraryOf(row.function);

@@ -66,12 +66,8 @@ private:
   std::map<std::string, void *> symbols_;          // by row key
 };
 
-// Each library's rows (its catalog file, compiled against its header).
-void addCurandRows(std::vector<CatalogRow> *rows);
-void addCusparseRows(std::vector<CatalogRow> *rows);
-void addCublasRows(std::vector<CatalogRow> *rows);
-void addCusolverRows(std::vector<CatalogRow> *rows);
-void addCublasLtRows(std::vector<CatalogRow> *rows);
+// Every library's rows (catalog_rows.cpp, compiled against their headers).
+void addRows(std::vector<CatalogRow> *rows);
 // The type tag of cublasHandle_t: such a parameter names the session's
 // cuBLAS handle (BlasContext), and its row's function comes from the
 // libcublas that handle was made by.

@@ -14,11 +14,6 @@
 
 namespace {
 
-#define RC_LIB_CALL(key, function, params, destroys)                           \
-  constexpr rc::lib::Row k_##key{#key, params};
-#include "rc/libcalls/curand.def"
-#undef RC_LIB_CALL
-
 // cuRAND has no "not supported" status: what a call that could not be
 // sent returns.
 constexpr curandStatus_t kFailed = CURAND_STATUS_INTERNAL_ERROR;
@@ -43,8 +38,8 @@ curandStatus_t generate(curandGenerator_t g, rc::lib::Row device,
 
 RC_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator,
                                                 curandRngType_t rng_type) {
-  curandStatus_t st = rc::lib::forward(k_curandCreateGeneratorHost, kFailed,
-                                       generator, rng_type);
+  curandStatus_t st = rc::lib::forward(rc::lib::rows::curandCreateGeneratorHost,
+                                       kFailed, generator, rng_type);
   if (st == CURAND_STATUS_SUCCESS) {
     std::lock_guard<std::mutex> lock(gMu);
     gHostGenerators.insert(*generator);
@@ -57,69 +52,74 @@ RC_API curandStatus_t curandDestroyGenerator(curandGenerator_t generator) {
     std::lock_guard<std::mutex> lock(gMu);
     gHostGenerators.erase(generator);
   }
-  return rc::lib::forward(k_curandDestroyGenerator, kFailed, generator);
+  return rc::lib::forward(rc::lib::rows::curandDestroyGenerator, kFailed,
+                          generator);
 }
 
 RC_API curandStatus_t curandGenerate(curandGenerator_t generator,
                                      unsigned int *outputPtr, size_t num) {
-  return generate(generator, k_curandGenerate, k_curandGenerate_host, outputPtr,
-                  num);
+  return generate(generator, rc::lib::rows::curandGenerate,
+                  rc::lib::rows::curandGenerate_host, outputPtr, num);
 }
 
 RC_API curandStatus_t curandGenerateLongLong(curandGenerator_t generator,
                                              unsigned long long *outputPtr,
                                              size_t num) {
-  return generate(generator, k_curandGenerateLongLong,
-                  k_curandGenerateLongLong_host, outputPtr, num);
+  return generate(generator, rc::lib::rows::curandGenerateLongLong,
+                  rc::lib::rows::curandGenerateLongLong_host, outputPtr, num);
 }
 
 RC_API curandStatus_t curandGenerateUniform(curandGenerator_t generator,
                                             float *outputPtr, size_t num) {
-  return generate(generator, k_curandGenerateUniform,
-                  k_curandGenerateUniform_host, outputPtr, num);
+  return generate(generator, rc::lib::rows::curandGenerateUniform,
+                  rc::lib::rows::curandGenerateUniform_host, outputPtr, num);
 }
 
 RC_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator,
                                                   double *outputPtr,
                                                   size_t num) {
-  return generate(generator, k_curandGenerateUniformDouble,
-                  k_curandGenerateUniformDouble_host, outputPtr, num);
+  return generate(generator, rc::lib::rows::curandGenerateUniformDouble,
+                  rc::lib::rows::curandGenerateUniformDouble_host, outputPtr,
+                  num);
 }
 
 RC_API curandStatus_t curandGenerateNormal(curandGenerator_t generator,
                                            float *outputPtr, size_t n,
                                            float mean, float stddev) {
-  return generate(generator, k_curandGenerateNormal,
-                  k_curandGenerateNormal_host, outputPtr, n, mean, stddev);
+  return generate(generator, rc::lib::rows::curandGenerateNormal,
+                  rc::lib::rows::curandGenerateNormal_host, outputPtr, n, mean,
+                  stddev);
 }
 
 RC_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator,
                                                  double *outputPtr, size_t n,
                                                  double mean, double stddev) {
-  return generate(generator, k_curandGenerateNormalDouble,
-                  k_curandGenerateNormalDouble_host, outputPtr, n, mean,
-                  stddev);
+  return generate(generator, rc::lib::rows::curandGenerateNormalDouble,
+                  rc::lib::rows::curandGenerateNormalDouble_host, outputPtr, n,
+                  mean, stddev);
 }
 
 RC_API curandStatus_t curandGenerateLogNormal(curandGenerator_t generator,
                                               float *outputPtr, size_t n,
                                               float mean, float stddev) {
-  return generate(generator, k_curandGenerateLogNormal,
-                  k_curandGenerateLogNormal_host, outputPtr, n, mean, stddev);
+  return generate(generator, rc::lib::rows::curandGenerateLogNormal,
+                  rc::lib::rows::curandGenerateLogNormal_host, outputPtr, n,
+                  mean, stddev);
 }
 
 RC_API curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator,
                                                     double *outputPtr, size_t n,
                                                     double mean,
                                                     double stddev) {
-  return generate(generator, k_curandGenerateLogNormalDouble,
-                  k_curandGenerateLogNormalDouble_host, outputPtr, n, mean,
-                  stddev);
+  return generate(generator, rc::lib::rows::curandGenerateLogNormalDouble,
+                  rc::lib::rows::curandGenerateLogNormalDouble_host, outputPtr,
+                  n, mean, stddev);
 }
 
 RC_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator,
                                             unsigned int *outputPtr, size_t n,
                                             double lambda) {
-  return generate(generator, k_curandGeneratePoisson,
-                  k_curandGeneratePoisson_host, outputPtr, n, lambda);
+  return generate(generator, rc::lib::rows::curandGeneratePoisson,
+                  rc::lib::rows::curandGeneratePoisson_host, outputPtr, n,
+                  lambda);
 }

@@ -15,11 +15,6 @@
 extern "C" int __rc_report_unsupported(const char *call, const char *library);
 
 namespace {
-#define RC_LIB_CALL(key, function, params, destroys)                           \
-  constexpr rc::lib::Row k_##key{#key, params};
-#include "rc/libcalls/cusparse.def"
-#undef RC_LIB_CALL
-
 constexpr cusparseStatus_t kFailed = CUSPARSE_STATUS_INTERNAL_ERROR;
 
 // What a descriptor was set to; cuSPARSE's defaults until then.
@@ -52,7 +47,8 @@ MatDescr fieldsOf(const void *d) {
 #define RC_API extern "C" __attribute__((visibility("default")))
 
 RC_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *d) {
-  cusparseStatus_t st = rc::lib::forward(k_cusparseCreateMatDescr, kFailed, d);
+  cusparseStatus_t st =
+      rc::lib::forward(rc::lib::rows::cusparseCreateMatDescr, kFailed, d);
   return setField(st, st == CUSPARSE_STATUS_SUCCESS ? *d : nullptr,
                   [](MatDescr &m) { m = MatDescr{}; });
 }
@@ -62,30 +58,34 @@ RC_API cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t d) {
     std::lock_guard<std::mutex> lock(gMu);
     gDescrs.erase(d);
   }
-  return rc::lib::forward(k_cusparseDestroyMatDescr, kFailed, d);
+  return rc::lib::forward(rc::lib::rows::cusparseDestroyMatDescr, kFailed, d);
 }
 
 RC_API cusparseStatus_t cusparseSetMatType(cusparseMatDescr_t d,
                                            cusparseMatrixType_t type) {
-  return setField(rc::lib::forward(k_cusparseSetMatType, kFailed, d, type), d,
-                  [&](MatDescr &m) { m.type = type; });
+  return setField(
+      rc::lib::forward(rc::lib::rows::cusparseSetMatType, kFailed, d, type), d,
+      [&](MatDescr &m) { m.type = type; });
 }
 
 RC_API cusparseStatus_t cusparseSetMatFillMode(cusparseMatDescr_t d,
                                                cusparseFillMode_t fill) {
-  return setField(rc::lib::forward(k_cusparseSetMatFillMode, kFailed, d, fill),
-                  d, [&](MatDescr &m) { m.fill = fill; });
+  return setField(
+      rc::lib::forward(rc::lib::rows::cusparseSetMatFillMode, kFailed, d, fill),
+      d, [&](MatDescr &m) { m.fill = fill; });
 }
 
 RC_API cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t d,
                                                cusparseDiagType_t diag) {
-  return setField(rc::lib::forward(k_cusparseSetMatDiagType, kFailed, d, diag),
-                  d, [&](MatDescr &m) { m.diag = diag; });
+  return setField(
+      rc::lib::forward(rc::lib::rows::cusparseSetMatDiagType, kFailed, d, diag),
+      d, [&](MatDescr &m) { m.diag = diag; });
 }
 
 RC_API cusparseStatus_t cusparseSetMatIndexBase(cusparseMatDescr_t d,
                                                 cusparseIndexBase_t base) {
-  return setField(rc::lib::forward(k_cusparseSetMatIndexBase, kFailed, d, base),
+  return setField(rc::lib::forward(rc::lib::rows::cusparseSetMatIndexBase,
+                                   kFailed, d, base),
                   d, [&](MatDescr &m) { m.base = base; });
 }
 
@@ -112,5 +112,6 @@ RC_API cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle,
         "cusparseSetPointerMode(CUSPARSE_POINTER_MODE_DEVICE)", "cuSPARSE");
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   }
-  return rc::lib::forward(k_cusparseSetPointerMode, kFailed, handle, mode);
+  return rc::lib::forward(rc::lib::rows::cusparseSetPointerMode, kFailed,
+                          handle, mode);
 }

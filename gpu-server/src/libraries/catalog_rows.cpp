@@ -1,12 +1,21 @@
-// cuBLASLt's rows (abi/include/rc/libcalls/cublaslt.def) with the C types
-// of cublasLt.h. Its descriptors are complete structs a program may keep
-// in its own memory; here they are library objects like any other.
+// Every library's rows (abi/include/rc/libcalls/*.def) with the C types of
+// the headers the client was built against too (CUDA 12.4's). The only
+// file that includes the libraries' headers: the rest of rc-server knows a
+// row by its CatalogRow alone.
 #include "libraries/library_catalog.h"
 
 #include <cublasLt.h>
+#include <cublas_v2.h>
+#include <curand.h>
+#include <cusolverDn.h>
+#include <cusolverSp.h>
+#include <cusolverSp_LOWLEVEL_PREVIEW.h>
+#include <cusparse.h>
 
 namespace rc::server::lib {
 
+// cuBLASLt's descriptors are complete structs a program may keep in its
+// own memory; here they are library objects like any other.
 template <>
 struct IsLibraryObject<cublasLtMatmulDescOpaque_t> : std::true_type {};
 template <>
@@ -14,7 +23,7 @@ struct IsLibraryObject<cublasLtMatrixLayoutOpaque_t> : std::true_type {};
 template <>
 struct IsLibraryObject<cublasLtMatmulPreferenceOpaque_t> : std::true_type {};
 
-void addCublasLtRows(std::vector<CatalogRow> *rows) {
+void addRows(std::vector<CatalogRow> *rows) {
 #define RC_LIB_CALL(key, function, params, destroys)                           \
   rows->push_back(CatalogRow{#key,                                             \
                              #function,                                        \
@@ -22,8 +31,16 @@ void addCublasLtRows(std::vector<CatalogRow> *rows) {
                              params,                                           \
                              {},                                               \
                              signatureOf<decltype(::function)>()});
+#include "rc/libcalls/cublas.def"
 #include "rc/libcalls/cublaslt.def"
+#include "rc/libcalls/curand.def"
+#include "rc/libcalls/cusolver.def"
+#include "rc/libcalls/cusparse.def"
 #undef RC_LIB_CALL
 }
+
+// A cuBLAS row's handle is the session's cuBLAS handle (the wire's
+// CublasCreate), not an object a row made.
+const void *cublasHandleType() { return detail::objectTag<cublasHandle_t>(); }
 
 } // namespace rc::server::lib
