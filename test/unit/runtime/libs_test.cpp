@@ -72,9 +72,10 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   size_t globalSize = 0;
   EXPECT_EQ(cuModuleGetGlobal(&global, &globalSize, module, "table"),
             CUDA_ERROR_NOT_SUPPORTED);
-  float x[4] = {}, y[4] = {}, c = 1, sn = 0;
-  EXPECT_EQ(cublasSrot(nullptr, 4, x, 1, y, 1, &c, &sn),
-            CUBLAS_STATUS_NOT_SUPPORTED);
+  float x[4] = {}, packed[10] = {}, alpha = 1;
+  EXPECT_EQ(
+      cublasSspr(nullptr, CUBLAS_FILL_MODE_LOWER, 4, &alpha, x, 1, packed),
+      CUBLAS_STATUS_NOT_SUPPORTED);
   // cublasXt and what cuBLASLt serves no row for link too.
   cublasXtHandle_t xt = nullptr;
   EXPECT_EQ(cublasXtCreate(&xt), CUBLAS_STATUS_NOT_SUPPORTED);
@@ -115,7 +116,7 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
         "runtime",
         "remote-clang: cuModuleGetGlobal_v2 is not supported by the remote "
         "driver library",
-        "remote-clang: cublasSrot_v2 is not supported by the remote cuBLAS",
+        "remote-clang: cublasSspr_v2 is not supported by the remote cuBLAS",
         "remote-clang: cublasXtCreate is not supported by the remote cuBLAS",
         "remote-clang: cublasLtMatrixTransformDescCreate is not supported by "
         "the remote cuBLAS",
