@@ -171,7 +171,10 @@ def forwarders(library, headers, served):
         "// rc-server by its row (docs/libraries.md).",
     ]
     lines += ['#include "%s"' % h for h in headers]
-    lines += ['#include "lib_forward.h"', "", 'extern "C" {']
+    lines += ['#include "lib_forward.h"', "",
+              "// Programs still call routines their headers mark deprecated.",
+              '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
+              "", 'extern "C" {']
     for fn, count in served:
         t = "decltype(::%s)" % fn
         params = ", ".join("rc::lib::Param<%s, %d> a%d" % (t, i, i)
