@@ -145,33 +145,25 @@ inline bool parseParams(const char *text, std::vector<ParamRule> *out,
         *v = *v * 10 + uint64_t(*p++ - '0');
       return true;
     };
-    uint64_t n = 0;
-    if (*p == '#') {
+    // `mark` then a number: false (and *why) when the number is missing.
+    auto field = [&](char mark, uint64_t *v, const char *what) {
+      if (*p != mark)
+        return true;
       ++p;
-      if (!number(&n)) {
-        *why =
-            std::string("'#' without a parameter number in \"") + text + "\"";
-        return false;
-      }
-      r.countParam = int(n);
-      if (*p == '+' && (++p, !number(&r.countAdd))) {
-        *why = std::string("'+' without a number in \"") + text + "\"";
-        return false;
-      }
-    }
-    if (*p == ':' && (++p, !number(&r.elementBytes))) {
-      *why = std::string("':' without a size in \"") + text + "\"";
+      if (number(v))
+        return true;
+      *why = std::string("'") + mark + "' without " + what + " in \"" + text +
+             "\"";
       return false;
-    }
-    if (*p == '@') {
-      ++p;
-      if (!number(&n)) {
-        *why =
-            std::string("'@' without a parameter number in \"") + text + "\"";
-        return false;
-      }
-      r.typeParam = int(n);
-    }
+    };
+    uint64_t count = UINT64_MAX, type = UINT64_MAX;
+    if (!field('#', &count, "a parameter number") ||
+        (count != UINT64_MAX && !field('+', &r.countAdd, "a number")) ||
+        !field(':', &r.elementBytes, "a size") ||
+        !field('@', &type, "a parameter number"))
+      return false;
+    r.countParam = count == UINT64_MAX ? -1 : int(count);
+    r.typeParam = type == UINT64_MAX ? -1 : int(type);
     if (*p && *p != ' ') {
       *why = std::string("unexpected '") + *p + "' in \"" + text + "\"";
       return false;

@@ -14,6 +14,18 @@
     }                                                                          \
   } while (0)
 
+// A library call (cuRAND, cuBLAS, cuSPARSE, cuSOLVER...) that must return
+// its library's success status `ok`.
+#define CHECK_LIB(call, ok)                                                    \
+  do {                                                                         \
+    int s_ = int(call);                                                        \
+    if (s_ != int(ok)) {                                                       \
+      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__,  \
+                   #call, s_);                                                 \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
 // Launch errors surface through cudaGetLastError, then the sync.
 #define CHECK_LAUNCH()                                                         \
   do {                                                                         \

@@ -11,15 +11,7 @@
 #include <complex>
 #include <vector>
 
-#define CHECK_BLAS(call)                                                       \
-  do {                                                                         \
-    cublasStatus_t s_ = (call);                                                \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
-      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__,  \
-                   #call, int(s_));                                            \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
+#define CHECK_BLAS(call) CHECK_LIB(call, CUBLAS_STATUS_SUCCESS)
 
 using cf = std::complex<float>;
 using cd = std::complex<double>;

@@ -9,15 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#define CHECK_RAND(call)                                                       \
-  do {                                                                         \
-    curandStatus_t s_ = (call);                                                \
-    if (s_ != CURAND_STATUS_SUCCESS) {                                         \
-      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__,  \
-                   #call, int(s_));                                            \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
+#define CHECK_RAND(call) CHECK_LIB(call, CURAND_STATUS_SUCCESS)
 
 __global__ void countBelowHalf(const float *v, int n, unsigned *count) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -8,15 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#define CHECK_SOLVER(call)                                                     \
-  do {                                                                         \
-    cusolverStatus_t s_ = (call);                                              \
-    if (s_ != CUSOLVER_STATUS_SUCCESS) {                                       \
-      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__,  \
-                   #call, int(s_));                                            \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
+#define CHECK_SOLVER(call) CHECK_LIB(call, CUSOLVER_STATUS_SUCCESS)
 
 // b = 1, by this program's own kernel.
 __global__ void fill(double *v, int n, double value) {

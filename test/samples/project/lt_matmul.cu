@@ -11,15 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK_LT(call)                                                         \
-  do {                                                                         \
-    cublasStatus_t s_ = (call);                                                \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
-      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__,  \
-                   #call, int(s_));                                            \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
+#define CHECK_LT(call) CHECK_LIB(call, CUBLAS_STATUS_SUCCESS)
 
 // The bias, by this program's own kernel: bias[i] = i / 8 - 2.
 __global__ void ramp(float *v, int n) {

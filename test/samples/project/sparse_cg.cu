@@ -10,15 +10,6 @@
 #include <cmath>
 #include <vector>
 
-#define CHECK_LIB(call, ok)                                                    \
-  do {                                                                         \
-    int s_ = int(call);                                                        \
-    if (s_ != int(ok)) {                                                       \
-      std::fprintf(stderr, "FAIL %s:%d: %s: status %d\n", __FILE__, __LINE__,  \
-                   #call, s_);                                                 \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 #define CHECK_SPARSE(call) CHECK_LIB(call, CUSPARSE_STATUS_SUCCESS)
 #define CHECK_BLAS(call) CHECK_LIB(call, CUBLAS_STATUS_SUCCESS)
 
