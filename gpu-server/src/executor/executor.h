@@ -384,6 +384,7 @@ private:
   // a call reported for them (`z`).
   std::map<uint64_t, std::vector<uint8_t>> hostWork_;
   uint64_t hostWorkBytes_ = 0;
+  uint64_t hostWorkHeld_ = 0; // their bytes, bounded per session
   void destroyLibObjects();
   // The library's cublasHandle_t behind a session's cuBLAS handle, for a
   // row that names one.

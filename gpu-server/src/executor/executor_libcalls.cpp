@@ -46,7 +46,7 @@ bool returnsBytes(lib::Pass p) {
          p == lib::Pass::WorkSize || p == lib::Pass::Table;
 }
 
-// The most a session's host work buffers (`w`) may each hold.
+// The most a session's host work buffers (`w`) may hold together.
 constexpr uint64_t kMaxHostWorkBytes = uint64_t(1) << 30;
 
 uint64_t readU64(const uint8_t *p) {
@@ -190,16 +190,24 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     case lib::Pass::HostWork: {
       // Kept for the session by the client's address: the library may
       // leave state in it for a later call.
-      if (hostWorkBytes_ == 0 || hostWorkBytes_ > kMaxHostWorkBytes)
+      uint64_t key = readU64(args + at[i]);
+      auto found = hostWork_.find(key);
+      uint64_t have = found == hostWork_.end() ? 0 : found->second.size();
+      uint64_t grow = hostWorkBytes_ > have ? hostWorkBytes_ - have : 0;
+      if (hostWorkBytes_ == 0 || grow > kMaxHostWorkBytes - hostWorkHeld_)
         return fail(kErrInvalidValue,
                     role + ": a host work buffer of " +
                         std::to_string(hostWorkBytes_) +
                         " bytes (the size an earlier call of this session "
-                        "reported; rc-server keeps up to " +
-                        std::to_string(kMaxHostWorkBytes) + ")");
-      std::vector<uint8_t> &work = hostWork_[readU64(args + at[i])];
-      if (work.size() < hostWorkBytes_)
-        work.resize(hostWorkBytes_);
+                        "reported) beside " +
+                        std::to_string(hostWorkHeld_) +
+                        " bytes this session's buffers hold; rc-server keeps "
+                        "up to " +
+                        std::to_string(kMaxHostWorkBytes) +
+                        " bytes of them per session");
+      std::vector<uint8_t> &work = hostWork_[key];
+      work.resize(have + grow);
+      hostWorkHeld_ += grow;
       s.pointer = work.data();
       break;
     }

@@ -120,7 +120,9 @@ TEST(LibCallsIntegration, CusolverWorkBuffersOverShm) {
   expectLines(run.out,
               {"ok a work buffer before its size is refused",
                "a host work buffer of 0 bytes",
-               "ok arrays read and written, the work buffer kept", "PASS"});
+               "ok arrays read and written, the work buffer kept",
+               "ok a work buffer past the session's bound is refused",
+               "rc-server keeps up to 1073741824 bytes of them", "PASS"});
 }
 
 } // namespace

@@ -45,6 +45,17 @@ int main() {
   // 0 + 1 + 2: the second call found the first one's count in the buffer.
   CHECK(map[0] == 3 && map[1] == 4, "the work buffer kept its contents");
   std::printf("ok arrays read and written, the work buffer kept\n");
+  // A library asking for more work buffer than rc-server keeps.
+  CHECK(cusolverSpXcsrperm_bufferSizeHost(h, 2, 2, 0, descr, rowPtr, colInd, p,
+                                          p,
+                                          &bytes) == CUSOLVER_STATUS_SUCCESS &&
+            bytes == size_t(2) << 30,
+        "a huge work size");
+  char other[16];
+  CHECK(cusolverSpXcsrpermHost(h, 2, 2, 0, descr, rowPtr, colInd, p, p, map,
+                               other) != CUSOLVER_STATUS_SUCCESS,
+        "2 GiB of work buffer");
+  std::printf("ok a work buffer past the session's bound is refused\n");
   CHECK(cusparseDestroyMatDescr(descr) == CUSPARSE_STATUS_SUCCESS,
         "destroy descriptor");
   CHECK(cusolverSpDestroy(h) == CUSOLVER_STATUS_SUCCESS, "destroy");
