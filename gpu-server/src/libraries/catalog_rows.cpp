@@ -43,6 +43,17 @@ void addRows(std::vector<CatalogRow> *rows) {
 #undef RC_LIB_CALL
 }
 
+// The test device's cuBLAS (a CPU reference of the GEMMs) has no library
+// behind it; streams mean nothing to it, so its cublasSetStream_v2 row
+// does nothing. Defined here, with the type every cuBLAS row is called
+// through.
+static cublasStatus_t setStreamIgnored(cublasHandle_t, cudaStream_t) {
+  return CUBLAS_STATUS_SUCCESS;
+}
+void *cublasSetStreamIgnored() {
+  return reinterpret_cast<void *>(&setStreamIgnored);
+}
+
 // A cuBLAS row's handle is the session's cuBLAS handle (the wire's
 // CublasCreate), not an object a row made.
 const void *cublasHandleType() { return detail::objectTag<cublasHandle_t>(); }

@@ -72,6 +72,8 @@ void addRows(std::vector<CatalogRow> *rows);
 // cuBLAS handle (BlasContext), and its row's function comes from the
 // libcublas that handle was made by.
 const void *cublasHandleType();
+// A cublasSetStream_v2 that does nothing, for the test device's cuBLAS.
+void *cublasSetStreamIgnored();
 
 } // namespace rc::server::lib
 

@@ -4,6 +4,7 @@
 // allows for them; anything else fails naming the combination.
 #include "backend/cublas_context.h"
 #include "backend/host/lu_host.h"
+#include "libraries/library_catalog.h"
 #include "rc/server/errors.h"
 
 #include <cublas_api.h>
@@ -151,9 +152,6 @@ bool supportedCombo(int compute, int ta, int tb, int tc, int *scaleType) {
   }
 }
 
-// cublasSetStream_v2's type: a handle and a stream (cudaStream_t).
-extern "C" int setStreamIgnored(void *, void *) { return 0; }
-
 class HostBlas : public BlasContext {
 public:
   explicit HostBlas(HostResolver r) : resolve_(std::move(r)) {}
@@ -175,7 +173,7 @@ public:
   }
   void *librarySymbol(const char *name) override {
     return std::string(name) == "cublasSetStream_v2"
-               ? reinterpret_cast<void *>(&setStreamIgnored)
+               ? lib::cublasSetStreamIgnored()
                : nullptr;
   }
   // Nothing runs on a device here, so the workspace is only validated.
