@@ -43,7 +43,9 @@ template <class T> RcLibArg describe(const T &value) {
 }
 
 // `failure` is what the entry point returns when the call could not be
-// sent (no server, a refused argument): the library's internal error.
+// sent or the server refused it (no server, a bad argument): the library's
+// "not supported" status where it has one (gen_unsupported_stubs.py's
+// table), else its internal error.
 template <class R, class... A> R forward(Row row, R failure, const A &...a) {
   std::array<RcLibArg, sizeof...(A)> args = {describe(a)...};
   int status = 0;
