@@ -64,6 +64,7 @@ namespace rows {
 #include "rc/libcalls/curand.def"
 #include "rc/libcalls/cusolver.def"
 #include "rc/libcalls/cusparse.def"
+#include "rc/libcalls/npp.def"
 #undef RC_LIB_CALL
 } // namespace rows
 

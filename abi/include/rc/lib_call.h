@@ -19,6 +19,8 @@
 //   w         a host work buffer the library keeps state in between
 //             calls: rc-server keeps one per client address, as large as
 //             the largest size a `z` reported
+//   k         a struct by value whose first member is a cudaStream_t (NPP's
+//             NppStreamContext): its bytes, with the stream mapped as `s`
 //   t         a pointer the call stores the address of a host table the
 //             library owns through (curandGetDirectionVectors32)
 // `d?`, `i?` and `o?` may also be null (a work buffer of size 0,
@@ -32,7 +34,8 @@
 // one, its first byte must.
 //
 // On the wire (wire::LibCall.args), first a fixed part, parameter by
-// parameter: `v` its bytes; `h`, `c`, `x` the object's ID (chosen by the
+// parameter: `v` its bytes; `k` its bytes with the wire stream in its
+// first eight; `h`, `c`, `x` the object's ID (chosen by the
 // client, as for cuBLAS handles); `s` the wire stream; `d` the address;
 // for `i?` and `o?` one byte, 1 when it is not null; `w` the client's address
 // of the buffer (its name); nothing for `i`, `o`, `u`, `z`, `t`. Then the bytes
@@ -64,6 +67,7 @@ enum class Pass : char {
   WorkSize = 'z',
   HostWork = 'w',
   Table = 't',
+  StreamContext = 'k',
 };
 
 struct ParamRule {
@@ -126,6 +130,7 @@ inline bool parseParams(const char *text, std::vector<ParamRule> *out,
     case 'z':
     case 'w':
     case 't':
+    case 'k':
       r.pass = Pass(*p++);
       if ((r.pass == Pass::Device || r.pass == Pass::HostIn ||
            r.pass == Pass::HostOut) &&

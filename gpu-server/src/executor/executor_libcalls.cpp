@@ -26,6 +26,7 @@ OpStatus fail(int code, std::string detail) {
 uint64_t fixedBytes(const lib::ParamRule &r, const lib::ParamShape &t) {
   switch (r.pass) {
   case lib::Pass::Value:
+  case lib::Pass::StreamContext:
     return t.valueBytes;
   case lib::Pass::HostIn:
     return r.nullable ? 1 : 0; // whether it is null
@@ -150,6 +151,16 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
       s.pointer = reinterpret_cast<void *>(native);
       break;
     }
+    case lib::Pass::StreamContext: {
+      // The struct as the client filled it, its stream made the server's.
+      NativeHandle native = 0;
+      if (!(st = bindStream(readU64(args + at[i]), &native)).ok())
+        return st;
+      std::memcpy(s.value, args + at[i], types[i].valueBytes);
+      void *stream = reinterpret_cast<void *>(native);
+      std::memcpy(s.value, &stream, sizeof stream);
+      break;
+    }
     case lib::Pass::Device: {
       uint64_t addr = readU64(args + at[i]);
       if (addr == 0 && r.nullable)
@@ -258,8 +269,9 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
                    lib::countValue(buffers[i].data(), buffers[i].size()));
   }
   if (!returnsHostBytes) {
-    // Batched: the client already went on; a failure fails the batch.
-    if (status != 0)
+    // Batched: the client already went on; a failure fails the batch
+    // (NPP's positive statuses are warnings).
+    if (row->library->positiveIsWarning ? status < 0 : status != 0)
       return fail(kErrUnknown,
                   row->function + " returned status " + std::to_string(status));
     return OpStatus::success();

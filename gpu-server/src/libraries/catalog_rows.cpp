@@ -11,6 +11,7 @@
 #include <cusolverSp.h>
 #include <cusolverSp_LOWLEVEL_PREVIEW.h>
 #include <cusparse.h>
+#include <npp.h>
 
 namespace rc::server::lib {
 
@@ -40,6 +41,7 @@ void addRows(std::vector<CatalogRow> *rows) {
 #include "rc/libcalls/curand.def"
 #include "rc/libcalls/cusolver.def"
 #include "rc/libcalls/cusparse.def"
+#include "rc/libcalls/npp.def"
 #undef RC_LIB_CALL
 }
 

@@ -22,7 +22,7 @@ namespace rc::server::lib {
 // One parameter's storage for a call: value bytes, or the pointer the
 // function receives.
 struct Slot {
-  alignas(16) uint8_t value[16] = {};
+  alignas(16) uint8_t value[64] = {}; // NppStreamContext: 48 bytes
   void *pointer = nullptr;
 };
 

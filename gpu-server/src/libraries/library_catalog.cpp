@@ -13,6 +13,9 @@ const VendorLibrary kLibraries[] = {
     {"cuRAND", "curand", {"libcurand.so.10"}},
     {"cuSPARSE", "cusparse", {"libcusparse.so.12"}},
     {"cuSOLVER", "cusolver", {"libcusolver.so.12", "libcusolver.so.11"}},
+    // NPP's functions are spread over its eleven libraries; those served
+    // so far are in nppif (filtering).
+    {"NPP", "npp", {"libnppif.so.13", "libnppif.so.12"}, true},
     // Before cuBLAS: its prefix is longer.
     {"cuBLASLt", "cublasLt", {"libcublasLt.so.13", "libcublasLt.so.12"}},
     // Opened by the cuBLAS backend (RC_CUBLAS_LIBRARY, then these): rows
@@ -68,7 +71,12 @@ bool LibraryCatalog::rowMatchesType(const CatalogRow &row, std::string *why) {
     const ParamRule &r = row.rules[i];
     const ParamShape &t = types[i];
     std::string at = "parameter " + std::to_string(i) + ": ";
-    if ((r.pass == Pass::Value) == t.isPointer) {
+    bool byValue = r.pass == Pass::Value || r.pass == Pass::StreamContext;
+    if (r.pass == Pass::StreamContext && t.valueBytes < 8) {
+      *why = at + "a stream context holds a stream first";
+      return false;
+    }
+    if (byValue == t.isPointer) {
       *why = at + (t.isPointer ? "a pointer passed by value"
                                : "a value passed as a pointer");
       return false;
@@ -128,22 +136,26 @@ void *LibraryCatalog::symbol(const CatalogRow &row, std::string *why) {
   auto s = symbols_.find(row.key);
   if (s != symbols_.end())
     return s->second;
-  void *&lib = opened_[row.library];
-  if (!lib) {
+  std::vector<void *> &libs = opened_[row.library];
+  if (libs.empty()) {
     std::string errors;
     for (const char *file : row.library->files) {
-      if ((lib = dlopen(file, RTLD_NOW | RTLD_LOCAL)))
-        break;
+      if (void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL)) {
+        libs.push_back(lib);
+        continue;
+      }
       const char *e = dlerror();
       errors += std::string(errors.empty() ? "" : "; ") + (e ? e : file);
     }
-    if (!lib) {
+    if (libs.empty()) {
       *why = "rc-server cannot open " + std::string(row.library->name) + " (" +
              errors + ")";
       return nullptr;
     }
   }
-  void *sym = dlsym(lib, row.function.c_str());
+  void *sym = nullptr;
+  for (size_t i = 0; i < libs.size() && !sym; ++i)
+    sym = dlsym(libs[i], row.function.c_str());
   if (!sym) {
     *why =
         std::string(row.library->name) + " on rc-server has no " + row.function;

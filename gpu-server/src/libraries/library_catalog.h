@@ -28,7 +28,10 @@ using rc::lib::Pass;
 struct VendorLibrary {
   const char *name;
   const char *prefix; // of its functions
+  // The files its functions are in (each opened where present; a
+  // function is looked up in them in order: newest first).
   std::vector<const char *> files;
+  bool positiveIsWarning = false; // NPP: statuses above 0 are warnings
 };
 
 struct CatalogRow {
@@ -62,8 +65,8 @@ private:
   LibraryCatalog();
   std::map<std::string, CatalogRow> rows_;
   std::mutex mu_;
-  std::map<const VendorLibrary *, void *> opened_; // dlopen handles
-  std::map<std::string, void *> symbols_;          // by row key
+  std::map<const VendorLibrary *, std::vector<void *>> opened_; // dlopen
+  std::map<std::string, void *> symbols_;                       // by row key
 };
 
 // Every library's rows (catalog_rows.cpp, compiled against their headers).

@@ -63,6 +63,19 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
     case lib::Pass::Value:
       appendBytes(fixed, a.value, a.valueBytes);
       break;
+    case lib::Pass::StreamContext: {
+      // The struct's own bytes, its first member the wire stream.
+      uint64_t sid = 0;
+      if (a.valueBytes < 8)
+        return cudaErrorInvalidValue;
+      if (cudaError_t err =
+              wireStreamLocked(valueOf<cudaStream_t>(a), false, &sid))
+        return err;
+      size_t at = fixed.size();
+      appendBytes(fixed, a.value, a.valueBytes);
+      std::memcpy(fixed.data() + at, &sid, 8);
+      break;
+    }
     case lib::Pass::Object:
     case lib::Pass::Destroy: {
       uint64_t id = valueOf<uint64_t>(a);

@@ -125,4 +125,11 @@ TEST(LibCallsIntegration, CusolverWorkBuffersOverShm) {
                "rc-server keeps up to 1073741824 bytes of them", "PASS"});
 }
 
+TEST(LibCallsIntegration, NppStreamContextOverShm) {
+  ProgramRun run = runAgainstTestDevice(RC_NPP_PROG, "");
+  EXPECT_EQ(run.status, 0) << run.out;
+  expectLines(run.out,
+              {"ok the stream context's fields and stream reach NPP", "PASS"});
+}
+
 } // namespace
