@@ -22,8 +22,8 @@ static int compress(Npp32u *labels, Npp8u *buffer, cudaStream_t stream) {
   ctx.nMultiProcessorCount = 7;
   ctx.nStreamFlags = 3;
   int newNumber = -1;
-  CHECK(nppiCompressMarkerLabelsUF_32u_C1IR_Ctx(labels, 16, NppiSize{4, 4},
-                                                16, &newNumber, buffer,
+  CHECK(nppiCompressMarkerLabelsUF_32u_C1IR_Ctx(labels, 16, NppiSize{4, 4}, 16,
+                                                &newNumber, buffer,
                                                 ctx) == NPP_SUCCESS,
         "compress");
   return newNumber;
