@@ -42,10 +42,18 @@ void noteMade(const void *object, const std::string &how) {
   gHistory[object] = how;
 }
 
-void noteSet(const void *object, int attr, const void *buf, size_t size) {
-  std::lock_guard<std::mutex> lock(gMu);
-  gHistory[object] += bytesOf(attr) + bytesOf(size) +
-                      std::string(static_cast<const char *>(buf), size);
+// Sets an attribute of a descriptor, layout or preference on the server
+// and, once it took it, adds the setting to the object's history.
+template <class Object, class Attr>
+cublasStatus_t setAttribute(rc::lib::Row row, Object object, Attr attr,
+                            const void *buf, size_t size) {
+  cublasStatus_t st = rc::lib::forward(row, kFailed, object, attr, buf, size);
+  if (st == CUBLAS_STATUS_SUCCESS) {
+    std::lock_guard<std::mutex> lock(gMu);
+    gHistory[object] += bytesOf(int(attr)) + bytesOf(size) +
+                        std::string(static_cast<const char *>(buf), size);
+  }
+  return st;
 }
 
 void forget(const void *object) {
@@ -89,15 +97,11 @@ RC_API cublasStatus_t cublasLtMatmulDescSetAttribute(
                             "cuBLASLt");
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  cublasStatus_t st =
-      rc::lib::forward(rc::lib::rows::cublasLtMatmulDescSetAttribute, kFailed,
-                       desc, attr, buf, size);
-  if (st == CUBLAS_STATUS_SUCCESS) {
-    noteSet(desc, attr, buf, size);
-    if (attr == CUBLASLT_MATMUL_DESC_SCALE_TYPE) {
-      std::lock_guard<std::mutex> lock(gMu);
-      gScaleBytes[desc] = rc::lib::dataTypeBytes(read<uint32_t>(buf, size));
-    }
+  cublasStatus_t st = setAttribute(
+      rc::lib::rows::cublasLtMatmulDescSetAttribute, desc, attr, buf, size);
+  if (st == CUBLAS_STATUS_SUCCESS && attr == CUBLASLT_MATMUL_DESC_SCALE_TYPE) {
+    std::lock_guard<std::mutex> lock(gMu);
+    gScaleBytes[desc] = rc::lib::dataTypeBytes(read<uint32_t>(buf, size));
   }
   return st;
 }
@@ -124,12 +128,8 @@ RC_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout,
 RC_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(
     cublasLtMatrixLayout_t layout, cublasLtMatrixLayoutAttribute_t attr,
     const void *buf, size_t size) {
-  cublasStatus_t st =
-      rc::lib::forward(rc::lib::rows::cublasLtMatrixLayoutSetAttribute, kFailed,
-                       layout, attr, buf, size);
-  if (st == CUBLAS_STATUS_SUCCESS)
-    noteSet(layout, attr, buf, size);
-  return st;
+  return setAttribute(rc::lib::rows::cublasLtMatrixLayoutSetAttribute, layout,
+                      attr, buf, size);
 }
 
 RC_API cublasStatus_t
@@ -151,12 +151,8 @@ cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref) {
 RC_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(
     cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr,
     const void *buf, size_t size) {
-  cublasStatus_t st =
-      rc::lib::forward(rc::lib::rows::cublasLtMatmulPreferenceSetAttribute,
-                       kFailed, pref, attr, buf, size);
-  if (st == CUBLAS_STATUS_SUCCESS)
-    noteSet(pref, attr, buf, size);
-  return st;
+  return setAttribute(rc::lib::rows::cublasLtMatmulPreferenceSetAttribute, pref,
+                      attr, buf, size);
 }
 
 RC_API cublasStatus_t

@@ -29,9 +29,8 @@ uint64_t fixedBytes(const lib::ParamRule &r, const lib::ParamShape &t) {
   case lib::Pass::StreamContext:
     return t.valueBytes;
   case lib::Pass::HostIn:
-    return r.nullable ? 1 : 0; // whether it is null
   case lib::Pass::HostOut:
-    return r.nullable ? 1 : 0;
+    return r.nullable ? 1 : 0; // whether it is null
   case lib::Pass::HostInOut:
   case lib::Pass::WorkSize:
   case lib::Pass::Table:
@@ -108,10 +107,13 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
 
   std::vector<lib::Slot> slots(n);
   std::vector<std::vector<uint8_t>> buffers(n); // host inputs and outputs
+  // A parameter's name in errors, made only for one.
+  auto role = [&](size_t i) {
+    return row->function + " parameter " + std::to_string(i);
+  };
   for (size_t i = 0; i < n; ++i) {
     const lib::ParamRule &r = rules[i];
     lib::Slot &s = slots[i];
-    std::string role = row->function + " parameter " + std::to_string(i);
     switch (r.pass) {
     case lib::Pass::Value:
       std::memcpy(s.value, args + at[i], types[i].valueBytes);
@@ -127,7 +129,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
       auto o = libObjects_.find(readU64(args + at[i]));
       if (o == libObjects_.end() || o->second.type != types[i].object)
         return fail(kErrInvalidResourceHandle,
-                    role + ": " + hexAddress(readU64(args + at[i])) +
+                    role(i) + ": " + hexAddress(readU64(args + at[i])) +
                         " names no object of its type in this session");
       // The call runs in the context its objects were made in.
       if (!(st = bind(o->second.device)).ok())
@@ -138,7 +140,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     case lib::Pass::Create: {
       uint64_t id = readU64(args + at[i]);
       if (id == 0 || libObjects_.count(id))
-        return fail(kErrInvalidValue, role + ": object handle " +
+        return fail(kErrInvalidValue, role(i) + ": object handle " +
                                           hexAddress(id) +
                                           " is null or already in use");
       s.pointer = s.value; // the library stores the new object here
@@ -166,7 +168,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
       if (addr == 0 && r.nullable)
         break; // null, as the client gave it
       uint64_t bytes = std::max<uint64_t>(extent[i], 1);
-      if (!(st = checkRange(role.c_str(), addr, bytes)).ok())
+      if (!(st = checkRange(role(i).c_str(), addr, bytes)).ok())
         return st;
       s.pointer = ctx_->libraryPointer(addr, bytes);
       break;
@@ -207,7 +209,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
       uint64_t grow = hostWorkBytes_ > have ? hostWorkBytes_ - have : 0;
       if (hostWorkBytes_ == 0 || grow > kMaxHostWorkBytes - hostWorkHeld_)
         return fail(kErrInvalidValue,
-                    role + ": a host work buffer of " +
+                    role(i) + ": a host work buffer of " +
                         std::to_string(hostWorkBytes_) +
                         " bytes (the size an earlier call of this session "
                         "reported) beside " +
@@ -229,8 +231,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
   // bindStream may have moved to the stream's device.
   std::string why;
   void *symbol = nullptr;
-  if (std::string(row->library->prefix) == "cublas") {
-    // From the libcublas the session's handles were made by.
+  if (row->library->inBlasContext) {
     BlasContext *blas = ctx_->blas(&why);
     if (blas && !(symbol = blas->librarySymbol(row->function.c_str())))
       why = row->function + " is not in the cuBLAS library this device "

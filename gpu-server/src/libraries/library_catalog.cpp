@@ -18,9 +18,8 @@ const VendorLibrary kLibraries[] = {
     {"NPP", "npp", {"libnppif.so.13", "libnppif.so.12"}, true},
     // Before cuBLAS: its prefix is longer.
     {"cuBLASLt", "cublasLt", {"libcublasLt.so.13", "libcublasLt.so.12"}},
-    // Opened by the cuBLAS backend (RC_CUBLAS_LIBRARY, then these): rows
-    // take their functions from it (BlasContext::librarySymbol).
-    {"cuBLAS", "cublas", {"libcublas.so.13", "libcublas.so.12"}},
+    // Opened by the cuBLAS backend (RC_CUBLAS_LIBRARY, then its names).
+    {"cuBLAS", "cublas", {}, false, true},
 };
 
 const VendorLibrary *libraryOf(const std::string &function) {

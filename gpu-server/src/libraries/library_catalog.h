@@ -32,6 +32,9 @@ struct VendorLibrary {
   // function is looked up in them in order: newest first).
   std::vector<const char *> files;
   bool positiveIsWarning = false; // NPP: statuses above 0 are warnings
+  // cuBLAS: no files of its own; its functions come from the libcublas the
+  // session's cuBLAS handles were made by (BlasContext::librarySymbol).
+  bool inBlasContext = false;
 };
 
 struct CatalogRow {
