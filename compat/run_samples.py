@@ -60,19 +60,21 @@ def argument_sets(test_args, exe):
 
 
 def run_one(exe, args, cwd, env, timeout):
-    """(exit status, output). A run that hangs is killed with its process
-    group: status 124, as timeout(1) says."""
+    """(exit status, stdout, stderr). A run that hangs is killed with its
+    process group: status 124, as timeout(1) says. The two streams are kept
+    apart: into a pipe stdout is flushed only at exit, after the error a
+    sample printed on stderr, which would be lost above the tail."""
     p = subprocess.Popen([exe] + args, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True)
     try:
-        out, _ = p.communicate(timeout=timeout)
+        out, err = p.communicate(timeout=timeout)
         rc = p.returncode
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
-        out, _ = p.communicate()
+        out, err = p.communicate()
         rc = 124
-    return rc, out.decode(errors="replace")
+    return rc, out.decode(errors="replace"), err.decode(errors="replace")
 
 
 def run_config(exes, cwd, env, test_args, timeout):
@@ -80,9 +82,10 @@ def run_config(exes, cwd, env, test_args, timeout):
     output = ""
     for exe in exes:
         for args in argument_sets(test_args, exe):
-            rc, output = run_one(exe, args, cwd, env, timeout)
+            rc, output, errors = run_one(exe, args, cwd, env, timeout)
             if rc != 0:
-                tail = " | ".join(output.strip().splitlines()[-6:])
+                tail = " | ".join(errors.strip().splitlines()[-3:] +
+                                  output.strip().splitlines()[-4:])
                 why = "timed out after %d s" % timeout if rc == 124 else "exit %d" % rc
                 return "fail", "%s %s: %s: %s" % (os.path.basename(exe), " ".join(args), why,
                                                   tail[-600:]), output

@@ -1,0 +1,160 @@
+// Managed memory: cudaMallocManaged as device memory plus a host mirror at
+// the same address, uploaded before device work when the host wrote it and
+// read back at synchronization when the device may have (managed_memory.h;
+// docs/runtime-api.md, "Managed memory").
+#include "core/runtime.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace rc::rt {
+
+namespace {
+uint64_t addrOf(const void *p) { return uint64_t(uintptr_t(p)); }
+void *pointerAt(uint64_t a) { return reinterpret_cast<void *>(uintptr_t(a)); }
+
+// Device allocations tried before giving up on finding an address that is
+// free in this process too (each failed one is held until the end, so every
+// try gets a new address).
+constexpr int kPlacementTries = 16;
+} // namespace
+
+cudaError_t Runtime::mallocManaged(void **ptr, size_t size, unsigned flags) {
+  if (!ptr || size == 0 ||
+      (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost))
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  *ptr = nullptr;
+  // The mirror is whole pages at a page boundary inside the allocation, so
+  // that no two mirrors share a page (protection is per page).
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t mirrorBytes = (size + page - 1) / page * page;
+  std::vector<void *> tried;
+  cudaError_t result = cudaErrorMemoryAllocation;
+  for (int i = 0; i < kPlacementTries; ++i) {
+    void *base = nullptr;
+    if (mirrorBytes > ~size_t(0) - page)
+      break;
+    result = mallocLocked(&base, mirrorBytes + page, "cudaMallocManaged");
+    if (result != cudaSuccess)
+      break;
+    uint64_t addr = (addrOf(base) + page - 1) / page * page;
+    bool taken = false;
+    std::string why;
+    if (managed_.map(addr, mirrorBytes, &taken, &why)) {
+      managedBases_[addr] = addrOf(base);
+      // The mirror's pages are zero: so is the device copy, without
+      // sending the zeros (a memset is not device work to read back).
+      bool workPending = managed_.deviceWorkPending();
+      ensureDeviceLocked();
+      appendLocked(wire::Command::Memset,
+                   wire::CreateMemset(batch_.fbb(), addr, 0, mirrorBytes, 0)
+                       .Union(),
+                   {"cudaMallocManaged", 0});
+      afterAppendLocked();
+      if (!workPending)
+        managed_.clearDeviceWork();
+      *ptr = pointerAt(addr);
+      break;
+    }
+    tried.push_back(base);
+    if (!taken) {
+      std::fprintf(stderr, "remote-clang: cudaMallocManaged: %s\n",
+                   why.c_str());
+      result = cudaErrorMemoryAllocation;
+      break;
+    }
+    result = cudaErrorMemoryAllocation;
+  }
+  for (void *p : tried)
+    freeLocked(p);
+  if (!*ptr && result == cudaErrorMemoryAllocation && tried.size() ==
+                                                          kPlacementTries)
+    std::fprintf(stderr,
+                 "remote-clang: cudaMallocManaged: %d device addresses in a "
+                 "row are in use by this process; no host mirror could be "
+                 "placed\n",
+                 kPlacementTries);
+  return *ptr ? cudaSuccess : result;
+}
+
+cudaError_t Runtime::memAdvise(const void *p, size_t count, int advice,
+                               int device) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ManagedMirrors::Range r;
+  bool knownAdvice = advice >= cudaMemAdviseSetReadMostly &&
+                     advice <= cudaMemAdviseUnsetAccessedBy;
+  bool knownDevice = device == cudaCpuDeviceId ||
+                     (device >= 0 && size_t(device) < props_.size());
+  if (!count || !knownAdvice || !knownDevice || !managed_.find(p, count, &r))
+    return cudaErrorInvalidValue;
+  return cudaSuccess; // a hint: the mirrors move the same way regardless
+}
+
+bool Runtime::freeManagedLocked(void *ptr, void **base) {
+  auto it = managedBases_.find(addrOf(ptr));
+  if (it == managedBases_.end())
+    return false;
+  // A read-back still on its way may land in the mirror: let it land first.
+  waitSeqLocked(0, /*all=*/true);
+  managed_.unmap(it->first);
+  *base = pointerAt(it->second);
+  managedBases_.erase(it);
+  return true;
+}
+
+void Runtime::uploadManagedLocked() {
+  if (movingManaged_ || managed_.empty())
+    return;
+  std::vector<ManagedMirrors::Range> dirty = managed_.dirty();
+  if (dirty.empty())
+    return;
+  movingManaged_ = true;
+  // On the legacy stream, which orders against every blocking stream: the
+  // work about to be appended sees the host's writes.
+  for (const ManagedMirrors::Range &r : dirty) {
+    memcpyLocked(pointerAt(r.addr), pointerAt(r.addr), r.size,
+                 cudaMemcpyHostToDevice, cudaStreamLegacy, /*async=*/true,
+                 /*perThread=*/false, "managed memory upload");
+    managed_.markClean(r.addr); // the bytes are in the batch or the ring
+  }
+  movingManaged_ = false;
+}
+
+cudaError_t Runtime::downloadManagedLocked(cudaError_t syncResult) {
+  if (syncResult != cudaSuccess || movingManaged_ ||
+      !managed_.deviceWorkPending())
+    return syncResult;
+  movingManaged_ = true;
+  // Not the mirrors written since the last device work was queued (before
+  // it, they were uploaded): a read-back into managed memory by this
+  // synchronous copy, whose bytes are the newest.
+  std::vector<ManagedMirrors::Range> all = managed_.clean();
+  cudaError_t err = cudaSuccess;
+  for (const ManagedMirrors::Range &r : all) {
+    managed_.prepareHostWrite(pointerAt(r.addr), r.size);
+    err = memcpyLocked(pointerAt(r.addr), pointerAt(r.addr), r.size,
+                       cudaMemcpyDeviceToHost, cudaStreamLegacy,
+                       /*async=*/true, /*perThread=*/false,
+                       "managed memory read-back");
+    if (err != cudaSuccess)
+      break;
+  }
+  if (err == cudaSuccess) {
+    countRoundTripLocked("managed memory read-back");
+    err = waitSeqLocked(0, /*all=*/true);
+  }
+  if (err == cudaSuccess)
+    err = takePendingErrorLocked();
+  if (err == cudaSuccess) {
+    for (const ManagedMirrors::Range &r : all)
+      managed_.markClean(r.addr);
+    managed_.clearDeviceWork();
+  }
+  movingManaged_ = false;
+  return err;
+}
+
+} // namespace rc::rt
