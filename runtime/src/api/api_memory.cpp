@@ -21,6 +21,24 @@ cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream) {
   return record(runtime().freeAsync(ptr, stream));
 }
 
+cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags) {
+  return record(runtime().mallocManaged(ptr, size, flags));
+}
+
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+                          cudaMemoryAdvise advice, int device) {
+  return record(runtime().memAdvise(devPtr, count, advice, device));
+}
+
+cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count,
+                             cudaMemoryAdvise advice,
+                             cudaMemLocation location) {
+  int device = location.type == cudaMemLocationTypeDevice ? location.id
+               : location.type == cudaMemLocationTypeHost ? cudaCpuDeviceId
+                                                          : -2;
+  return record(runtime().memAdvise(devPtr, count, advice, device));
+}
+
 cudaError_t cudaMallocHost(void **ptr, size_t size) {
   return record(runtime().mallocHost(ptr, size));
 }

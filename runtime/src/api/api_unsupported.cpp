@@ -1,7 +1,7 @@
 // Calls declared by cuda_runtime_api.h that the remote runtime does not
 // implement yet. Each fails at the call with cudaErrorNotSupported and a
 // one-time "remote-clang: <call> is not supported by the remote runtime",
-// never silently. (Managed and mapped memory cannot work across the wire.)
+// never silently. (Mapped memory cannot work across the wire.)
 #include "api/global.h"
 #include "api/unsupported.h"
 
@@ -19,9 +19,7 @@ __rc_runtime_unsupported(const char *call) {
   return rc::rt::record(rc::rt::reportUnsupported(call));
 }
 
-RC_UNSUPPORTED(cudaMallocManaged, void **, size_t, unsigned int)
 RC_UNSUPPORTED(cudaHostGetDevicePointer, void **, void *, unsigned int)
-RC_UNSUPPORTED(cudaMemAdvise, const void *, size_t, cudaMemoryAdvise, int)
 RC_UNSUPPORTED(cudaGetDriverEntryPoint, const char *, void **,
                unsigned long long, cudaDriverEntryPointQueryResult *)
 RC_UNSUPPORTED(cudaIpcGetMemHandle, cudaIpcMemHandle_t *, void *)

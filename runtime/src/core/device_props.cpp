@@ -17,7 +17,6 @@ std::vector<int32_t> attributesSeenRemotely(const wire::DeviceInfo &info) {
     a.assign(info.attributes()->begin(), info.attributes()->end());
   for (CUdevice_attribute hostCoupled :
        {CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY,
-        CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY,
         CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
         CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS,
         CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
@@ -26,6 +25,10 @@ std::vector<int32_t> attributesSeenRemotely(const wire::DeviceInfo &info) {
         CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM})
     if (size_t(hostCoupled) < a.size())
       a[size_t(hostCoupled)] = 0;
+  // Managed memory is served by host mirrors (runtime_managed.cpp), without
+  // concurrent access: the host touches it while the device is idle.
+  if (size_t(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) < a.size())
+    a[size_t(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY)] = 1;
   return a;
 }
 

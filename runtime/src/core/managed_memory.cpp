@@ -180,8 +180,7 @@ void ManagedMirrors::markClean(uint64_t addr) {
 }
 
 void ManagedMirrors::prepareHostWrite(const void *p, size_t n) {
-  for (const Range &r :
-       meeting(uint64_t(reinterpret_cast<uintptr_t>(p)), n)) {
+  for (const Range &r : meeting(uint64_t(reinterpret_cast<uintptr_t>(p)), n)) {
     Slot *s = slotAt(r.addr);
     mprotect(reinterpret_cast<void *>(uintptr_t(r.addr)), r.size,
              PROT_READ | PROT_WRITE);

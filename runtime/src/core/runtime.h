@@ -11,6 +11,7 @@
 #include "core/batch.h"
 #include "core/host_memory.h"
 #include "core/link_emulation.h"
+#include "core/managed_memory.h"
 #include "core/traffic_stats.h"
 #include "graphs/graph_state.h"
 #include "manifests/kernel_index.h"
@@ -163,6 +164,11 @@ public:
   cudaError_t memset(void *dst, int value, size_t count, cudaStream_t stream,
                      bool perThread);
   cudaError_t memGetInfo(size_t *freeBytes, size_t *totalBytes);
+  // cudaMallocManaged: device memory with a host mirror at the same address
+  // (runtime_managed.cpp, core/managed_memory.h).
+  cudaError_t mallocManaged(void **ptr, size_t size, unsigned flags);
+  // cudaMemAdvise: accepted for managed memory, where it is only a hint.
+  cudaError_t memAdvise(const void *p, size_t count, int advice, int device);
   cudaError_t pointerAttributes(cudaPointerAttributes *attr, const void *p);
 
   // ---- symbols ----------------------------------------------------------
@@ -487,10 +493,29 @@ private:
   // captured); `inCapture` names the refusal.
   cudaError_t streamOrderedLocked(cudaStream_t stream, const char *inCapture);
   cudaError_t wireEventLocked(cudaEvent_t e, uint64_t *out);
+  // Before any command for the device: selects the thread's device on the
+  // server, and sends managed memory the host wrote (uploadManagedLocked).
   void ensureDeviceLocked();
 
   // runtime_memory.cpp
+  cudaError_t mallocLocked(void **ptr, size_t size, const char *call);
+  cudaError_t freeLocked(void *ptr); // ptr: the start of an allocation
   bool isDevicePointerLocked(const void *p) const;
+
+  // runtime_managed.cpp. ptr a managed allocation: its mirror is gone and
+  // *base is the device allocation to free; else false.
+  bool freeManagedLocked(void *ptr, void **base);
+  // Device memory of mirrorBytes + page whose page-aligned part (*addr) is
+  // free in this process too, where the mirror is now mapped; *base: the
+  // allocation.
+  cudaError_t placeMirrorLocked(size_t mirrorBytes, size_t page, uint64_t *addr,
+                                uint64_t *base);
+  // Before device work (ensureDeviceLocked): mirrors the host wrote go to
+  // the device.
+  void uploadManagedLocked();
+  // After a synchronization that returned syncResult: when device work ran
+  // since the last read-back, every mirror is read back (one round trip).
+  cudaError_t downloadManagedLocked(cudaError_t syncResult);
   // cudaErrorInvalidValue, with a message naming `call` and the range,
   // unless [p, p + n) lies inside one allocation, one symbol or mappings
   // made back to back: every device address the application holds came
@@ -592,6 +617,9 @@ private:
   std::string lastErrorLine_;                       // printed last
   int sentDevice_ = 0;
 
+  ManagedMirrors managed_;
+  std::map<uint64_t, uint64_t> managedBases_; // mirror -> its allocation
+  bool movingManaged_ = false;          // uploading or reading back mirrors
   std::map<uint64_t, size_t> allocs_;   // device address -> size
   std::map<uint64_t, int> allocDevice_; // ... -> its device
   HostMemory hostMemory_; // cudaMallocHost blocks, cudaHostRegister ranges

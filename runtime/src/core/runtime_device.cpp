@@ -152,6 +152,8 @@ cudaError_t Runtime::deviceReset() {
   streams_.clear();
   perThreadStreams_.clear();
   events_.clear();
+  managed_.unmapAll(); // their allocations are among allocs_
+  managedBases_.clear();
   allocs_.clear();
   allocDevice_.clear();
   symbolAddrs_.clear();

@@ -30,54 +30,58 @@ cudaError_t Runtime::mallocManaged(void **ptr, size_t size, unsigned flags) {
   // The mirror is whole pages at a page boundary inside the allocation, so
   // that no two mirrors share a page (protection is per page).
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  if (size > ~size_t(0) - 2 * page)
+    return cudaErrorMemoryAllocation;
   const size_t mirrorBytes = (size + page - 1) / page * page;
-  std::vector<void *> tried;
+  uint64_t addr = 0, base = 0;
+  if (cudaError_t err = placeMirrorLocked(mirrorBytes, page, &addr, &base))
+    return err;
+  managedBases_[addr] = base;
+  // The mirror's pages are zero: so is the device copy, without sending
+  // the zeros (a memset is not device work to read back).
+  bool workPending = managed_.deviceWorkPending();
+  ensureDeviceLocked();
+  appendLocked(
+      wire::Command::Memset,
+      wire::CreateMemset(batch_.fbb(), addr, 0, mirrorBytes, 0).Union(),
+      {"cudaMallocManaged", 0});
+  afterAppendLocked();
+  if (!workPending)
+    managed_.clearDeviceWork();
+  *ptr = pointerAt(addr);
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::placeMirrorLocked(size_t mirrorBytes, size_t page,
+                                       uint64_t *addr, uint64_t *base) {
+  std::vector<void *> taken; // held, so that each try gets a new address
   cudaError_t result = cudaErrorMemoryAllocation;
+  std::string why;
   for (int i = 0; i < kPlacementTries; ++i) {
-    void *base = nullptr;
-    if (mirrorBytes > ~size_t(0) - page)
-      break;
-    result = mallocLocked(&base, mirrorBytes + page, "cudaMallocManaged");
+    void *p = nullptr;
+    result = mallocLocked(&p, mirrorBytes + page, "cudaMallocManaged");
     if (result != cudaSuccess)
-      break;
-    uint64_t addr = (addrOf(base) + page - 1) / page * page;
-    bool taken = false;
-    std::string why;
-    if (managed_.map(addr, mirrorBytes, &taken, &why)) {
-      managedBases_[addr] = addrOf(base);
-      // The mirror's pages are zero: so is the device copy, without
-      // sending the zeros (a memset is not device work to read back).
-      bool workPending = managed_.deviceWorkPending();
-      ensureDeviceLocked();
-      appendLocked(wire::Command::Memset,
-                   wire::CreateMemset(batch_.fbb(), addr, 0, mirrorBytes, 0)
-                       .Union(),
-                   {"cudaMallocManaged", 0});
-      afterAppendLocked();
-      if (!workPending)
-        managed_.clearDeviceWork();
-      *ptr = pointerAt(addr);
+      break; // out of device memory: as quiet as cudaMalloc
+    uint64_t a = (addrOf(p) + page - 1) / page * page;
+    bool addressTaken = false;
+    if (managed_.map(a, mirrorBytes, &addressTaken, &why)) {
+      *addr = a;
+      *base = addrOf(p);
       break;
     }
-    tried.push_back(base);
-    if (!taken) {
-      std::fprintf(stderr, "remote-clang: cudaMallocManaged: %s\n",
-                   why.c_str());
-      result = cudaErrorMemoryAllocation;
-      break;
-    }
+    taken.push_back(p);
     result = cudaErrorMemoryAllocation;
+    if (!addressTaken)
+      break;
+    why = std::to_string(kPlacementTries) +
+          " device addresses in a row are in use by this process; no host "
+          "mirror could be placed";
   }
-  for (void *p : tried)
+  for (void *p : taken)
     freeLocked(p);
-  if (!*ptr && result == cudaErrorMemoryAllocation && tried.size() ==
-                                                          kPlacementTries)
-    std::fprintf(stderr,
-                 "remote-clang: cudaMallocManaged: %d device addresses in a "
-                 "row are in use by this process; no host mirror could be "
-                 "placed\n",
-                 kPlacementTries);
-  return *ptr ? cudaSuccess : result;
+  if (result != cudaSuccess && !why.empty())
+    std::fprintf(stderr, "remote-clang: cudaMallocManaged: %s\n", why.c_str());
+  return result;
 }
 
 cudaError_t Runtime::memAdvise(const void *p, size_t count, int advice,

@@ -24,6 +24,10 @@ cudaError_t Runtime::malloc(void **ptr, size_t size) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
+  return mallocLocked(ptr, size, "cudaMalloc");
+}
+
+cudaError_t Runtime::mallocLocked(void **ptr, size_t size, const char *call) {
   *ptr = nullptr;
   if (size == 0)
     return cudaSuccess; // cudart returns a null pointer, successfully
@@ -35,9 +39,9 @@ cudaError_t Runtime::malloc(void **ptr, size_t size) {
   uint64_t addr = 0;
   bool filled = false;
   Sink sink;
-  sink.index = appendLocked(wire::Command::Malloc,
-                            wire::CreateMalloc(batch_.fbb(), size).Union(),
-                            {"cudaMalloc", 0});
+  sink.index =
+      appendLocked(wire::Command::Malloc,
+                   wire::CreateMalloc(batch_.fbb(), size).Union(), {call, 0});
   sink.addr = &addr;
   sink.filled = &filled;
   if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
@@ -56,6 +60,11 @@ cudaError_t Runtime::free(void *ptr) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = unavailableLocked())
     return err;
+  void *base = nullptr;
+  return freeLocked(freeManagedLocked(ptr, &base) ? base : ptr);
+}
+
+cudaError_t Runtime::freeLocked(void *ptr) {
   if (!allocs_.erase(addrOf(ptr)))
     return cudaErrorInvalidValue; // not the start of a cudaMalloc block
   allocDevice_.erase(addrOf(ptr));
@@ -169,6 +178,13 @@ cudaError_t Runtime::pointerAttributes(cudaPointerAttributes *attr,
   auto owner = allocDevice_.upper_bound(addrOf(p));
   if (owner != allocDevice_.begin() && inRanges(allocs_, addrOf(p)))
     attr->device = std::prev(owner)->second;
+  ManagedMirrors::Range mirror;
+  if (managed_.find(p, 0, &mirror)) {
+    attr->type = cudaMemoryTypeManaged;
+    attr->devicePointer = const_cast<void *>(p);
+    attr->hostPointer = const_cast<void *>(p);
+    return cudaSuccess;
+  }
   if (isDevicePointerLocked(p)) {
     attr->type = cudaMemoryTypeDevice;
     attr->devicePointer = const_cast<void *>(p);
@@ -187,8 +203,12 @@ cudaError_t Runtime::memcpy(void *dst, const void *src, size_t count,
                             cudaMemcpyKind kind, cudaStream_t stream,
                             bool async, bool perThread) {
   std::lock_guard<std::mutex> lock(mu_);
-  return memcpyLocked(dst, src, count, kind, stream, async, perThread,
-                      async ? "cudaMemcpyAsync" : "cudaMemcpy");
+  cudaError_t err =
+      memcpyLocked(dst, src, count, kind, stream, async, perThread,
+                   async ? "cudaMemcpyAsync" : "cudaMemcpy");
+  // A synchronous copy waits for the device: managed memory it wrote is
+  // the host's again.
+  return async ? err : downloadManagedLocked(err);
 }
 
 cudaError_t Runtime::copyDirectionLocked(const void *dst, const void *src,
@@ -258,6 +278,8 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     // Data is copied into the batch (or written into the upload ring) now,
     // so the caller may reuse `src`.
     const auto *bytes = static_cast<const uint8_t *>(src);
+    if (!movingManaged_) // the host's copy of managed memory, too
+      managed_.writeThrough(dst, src, count);
     bool pieces = ringUploadLocked(count) && opts_.ringPieceBytes;
     size_t step = pieces ? std::min(opts_.ringPieceBytes, opts_.chunkBytes)
                          : opts_.chunkBytes;
@@ -291,6 +313,7 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   // write `dst` directly (RMA) before it replies: no reply payload, no copy
   // out of it here.
   auto *out = static_cast<uint8_t *>(dst);
+  managed_.prepareHostWrite(dst, count); // into a mirror: it is the newer
   for (size_t off = 0; off < count; off += opts_.chunkBytes) {
     size_t n = std::min(opts_.chunkBytes, count - off);
     transport::RemoteRegion region;

@@ -9,15 +9,17 @@
 namespace rc::rt {
 
 // Every command runs on the session's current device; a thread whose
-// cudaSetDevice differs from the last one sent gets a SetDevice first.
+// cudaSetDevice differs from the last one sent gets a SetDevice first, and
+// managed memory the host wrote goes to the device before the command.
 void Runtime::ensureDeviceLocked() {
   int dev = threadDevice();
-  if (dev == sentDevice_)
-    return;
-  appendLocked(wire::Command::SetDevice,
-               wire::CreateSetDevice(batch_.fbb(), dev).Union(),
-               {"cudaSetDevice", 0});
-  sentDevice_ = dev;
+  if (dev != sentDevice_) {
+    appendLocked(wire::Command::SetDevice,
+                 wire::CreateSetDevice(batch_.fbb(), dev).Union(),
+                 {"cudaSetDevice", 0});
+    sentDevice_ = dev;
+  }
+  uploadManagedLocked();
 }
 
 // Stream 0 on the wire is the legacy default stream. cudaStreamPerThread,
@@ -124,14 +126,15 @@ cudaError_t Runtime::streamSynchronize(cudaStream_t stream, bool perThread) {
     return err;
   ensureDeviceLocked();
   if (syncFoldsIntoReadbackLocked(id))
-    return waitForReadbackLocked("cudaStreamSynchronize");
+    return downloadManagedLocked(
+        waitForReadbackLocked("cudaStreamSynchronize"));
   auto cmd = wire::CreateStreamSynchronize(batch_.fbb(), id).Union();
   if (syncElidableLocked())
-    return elideSyncLocked(wire::Command::StreamSynchronize, cmd,
-                           "cudaStreamSynchronize");
+    return downloadManagedLocked(elideSyncLocked(
+        wire::Command::StreamSynchronize, cmd, "cudaStreamSynchronize"));
   appendLocked(wire::Command::StreamSynchronize, cmd,
                {"cudaStreamSynchronize", 0});
-  return roundTripLocked({}, /*sync=*/true);
+  return downloadManagedLocked(roundTripLocked({}, /*sync=*/true));
 }
 
 cudaError_t Runtime::streamQuery(cudaStream_t stream, bool perThread) {
@@ -144,9 +147,9 @@ cudaError_t Runtime::streamQuery(cudaStream_t stream, bool perThread) {
   if (cudaError_t err = refuseInCaptureLocked(id, "cudaStreamQuery"))
     return err;
   ensureDeviceLocked();
-  return queryLocked(wire::Command::StreamQuery,
-                     wire::CreateStreamQuery(batch_.fbb(), id).Union(),
-                     "cudaStreamQuery");
+  return downloadManagedLocked(queryLocked(
+      wire::Command::StreamQuery,
+      wire::CreateStreamQuery(batch_.fbb(), id).Union(), "cudaStreamQuery"));
 }
 
 // A query is a round trip whose result code is cudaSuccess or
@@ -275,7 +278,7 @@ cudaError_t Runtime::eventSynchronize(cudaEvent_t event) {
   appendLocked(wire::Command::EventSynchronize,
                wire::CreateEventSynchronize(batch_.fbb(), eid).Union(),
                {"cudaEventSynchronize", 0});
-  return roundTripLocked({}, /*sync=*/true);
+  return downloadManagedLocked(roundTripLocked({}, /*sync=*/true));
 }
 
 cudaError_t Runtime::eventQuery(cudaEvent_t event) {
@@ -287,9 +290,9 @@ cudaError_t Runtime::eventQuery(cudaEvent_t event) {
     return err;
   if (graphs_.eventCaptured(eid))
     return cudaErrorCapturedEvent;
-  return queryLocked(wire::Command::EventQuery,
-                     wire::CreateEventQuery(batch_.fbb(), eid).Union(),
-                     "cudaEventQuery");
+  return downloadManagedLocked(queryLocked(
+      wire::Command::EventQuery,
+      wire::CreateEventQuery(batch_.fbb(), eid).Union(), "cudaEventQuery"));
 }
 
 cudaError_t Runtime::eventElapsedTime(float *ms, cudaEvent_t start,
@@ -331,11 +334,11 @@ cudaError_t Runtime::deviceSynchronize() {
   ensureDeviceLocked();
   auto cmd = wire::CreateDeviceSynchronize(batch_.fbb()).Union();
   if (syncElidableLocked())
-    return elideSyncLocked(wire::Command::DeviceSynchronize, cmd,
-                           "cudaDeviceSynchronize");
+    return downloadManagedLocked(elideSyncLocked(
+        wire::Command::DeviceSynchronize, cmd, "cudaDeviceSynchronize"));
   appendLocked(wire::Command::DeviceSynchronize, cmd,
                {"cudaDeviceSynchronize", 0});
-  return roundTripLocked({}, /*sync=*/true);
+  return downloadManagedLocked(roundTripLocked({}, /*sync=*/true));
 }
 
 } // namespace rc::rt

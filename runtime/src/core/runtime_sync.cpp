@@ -27,6 +27,7 @@ uint32_t Runtime::appendLocked(wire::Command type,
   const wire::CommandInfo *info = wire::commandInfo(type);
   if (!info || info->clientDeviceWork) {
     workSinceSync_ = true;
+    managed_.noteDeviceWork(); // it may write managed memory
     armFlusherLocked();
   }
   stats_.launches += type == wire::Command::Launch;

@@ -24,15 +24,13 @@ void fakeStub() {}
 TEST(RuntimeApi, UnsupportedCallFailsWithOneMessage) {
   rc::rt::installRuntimeForTest(
       makeRuntime(std::make_shared<FakeState>(), quietOptions(), nullptr));
-  void *p = nullptr;
+  cudaIpcMemHandle_t handle;
   testing::internal::CaptureStderr();
-  EXPECT_EQ(cudaMallocManaged(&p, 64, cudaMemAttachGlobal),
-            cudaErrorNotSupported);
-  EXPECT_EQ(cudaMallocManaged(&p, 64, cudaMemAttachGlobal),
-            cudaErrorNotSupported);
+  EXPECT_EQ(cudaIpcGetMemHandle(&handle, &handle), cudaErrorNotSupported);
+  EXPECT_EQ(cudaIpcGetMemHandle(&handle, &handle), cudaErrorNotSupported);
   std::string err = testing::internal::GetCapturedStderr();
-  const std::string msg =
-      "remote-clang: cudaMallocManaged is not supported by the remote runtime";
+  const std::string msg = "remote-clang: cudaIpcGetMemHandle is not "
+                          "supported by the remote runtime";
   ASSERT_NE(err.find(msg), std::string::npos) << err;
   EXPECT_EQ(err.find(msg), err.rfind(msg)) << "printed more than once";
   EXPECT_EQ(cudaPeekAtLastError(), cudaErrorNotSupported);

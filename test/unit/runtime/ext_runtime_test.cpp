@@ -378,16 +378,20 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
   EXPECT_NE(err.find("unknown allocation handle"), std::string::npos) << err;
 }
 
-// The test device says it has managed memory, as a GPU does; a client on
-// another machine has none, nor mapped or pageable host memory, and both
-// ways of asking say so alike.
+// A client on another machine has managed memory only without concurrent
+// access (host mirrors), and no mapped or pageable host memory; both ways of
+// asking say so alike.
 TEST_F(RuntimeExtTest, HostCoupledCapabilitiesAreAbsentBothWays) {
   cudaDeviceProp p;
   ASSERT_EQ(rt->deviceProperties(&p, 0), cudaSuccess);
-  EXPECT_EQ(p.managedMemory, 0);
+  EXPECT_EQ(p.managedMemory, 1) << "served by host mirrors";
   EXPECT_EQ(p.concurrentManagedAccess, 0);
   EXPECT_EQ(p.canMapHostMemory, 0);
-  for (int attr : {cudaDevAttrManagedMemory, cudaDevAttrConcurrentManagedAccess,
+  int managed = 0;
+  ASSERT_EQ(rt->deviceAttribute(&managed, cudaDevAttrManagedMemory, 0),
+            cudaSuccess);
+  EXPECT_EQ(managed, 1);
+  for (int attr : {cudaDevAttrConcurrentManagedAccess,
                    cudaDevAttrCanMapHostMemory, cudaDevAttrPageableMemoryAccess,
                    cudaDevAttrDirectManagedMemAccessFromHost}) {
     int value = -1;

@@ -86,9 +86,9 @@ TEST_F(ManagedRuntimeTest, CopiesIntoManagedMemoryKeepBothSidesEqual) {
   EXPECT_EQ(static_cast<uint8_t *>(p)[4095], 0x42);
   // A device-to-host copy into it: the device gets the host's bytes next.
   ASSERT_EQ(rt->memset(dev, 0x24, 4096, nullptr, false), cudaSuccess);
-  ASSERT_EQ(rt->memcpy(p, dev, 4096, cudaMemcpyDeviceToHost, nullptr, false,
-                       false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->memcpy(p, dev, 4096, cudaMemcpyDeviceToHost, nullptr, false, false),
+      cudaSuccess);
   EXPECT_EQ(static_cast<uint8_t *>(p)[0], 0x24);
   EXPECT_EQ(deviceBytes(p, 4096), std::vector<uint8_t>(4096, 0x24));
   EXPECT_EQ(rt->free(dev), cudaSuccess);
@@ -135,9 +135,9 @@ TEST_F(ManagedRuntimeTest, AttributesAdviceAndFree) {
   EXPECT_EQ(attr.devicePointer, static_cast<char *>(p) + 10);
 
   EXPECT_EQ(rt->memAdvise(p, 100, cudaMemAdviseSetReadMostly, 0), cudaSuccess);
-  EXPECT_EQ(rt->memAdvise(p, 100, cudaMemAdviseSetPreferredLocation,
-                          cudaCpuDeviceId),
-            cudaSuccess);
+  EXPECT_EQ(
+      rt->memAdvise(p, 100, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId),
+      cudaSuccess);
   EXPECT_EQ(rt->memAdvise(dev, 100, cudaMemAdviseSetReadMostly, 0),
             cudaErrorInvalidValue)
       << "not managed memory";
@@ -157,8 +157,7 @@ TEST_F(ManagedRuntimeTest, AttributesAdviceAndFree) {
 TEST_F(ManagedRuntimeTest, FaultsOutsideManagedMemoryStillKill) {
   void *p = nullptr;
   ASSERT_EQ(rt->mallocManaged(&p, 64, cudaMemAttachGlobal), cudaSuccess);
-  void *ro = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                  0);
+  void *ro = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(ro, MAP_FAILED);
   EXPECT_DEATH(*static_cast<volatile int *>(ro) = 1, "");
   munmap(ro, 4096);
