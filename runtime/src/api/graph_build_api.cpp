@@ -87,6 +87,22 @@ cudaError_t add(cudaError_t made, cudaGraphNode_t *node, cudaGraph_t graph,
   return runtime().graphAddNode(node, graph, deps, count, std::move(n));
 }
 
+// A memory allocation node's memory exists from now on: it goes again if
+// the node cannot be added.
+cudaError_t addAllocation(cudaGraphNode_t *node, cudaGraph_t graph,
+                          const cudaGraphNode_t *deps, size_t count,
+                          cudaMemAllocNodeParams *params, const char *call) {
+  GraphNode n;
+  if (cudaError_t err = runtime().graphMemAllocNode(params, call, &n))
+    return record(err);
+  cudaError_t err = add(cudaSuccess, node, graph, deps, count, std::move(n));
+  if (err != cudaSuccess) {
+    runtime().free(params->dptr);
+    params->dptr = nullptr;
+  }
+  return record(err);
+}
+
 } // namespace
 
 extern "C" {
@@ -142,11 +158,70 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph,
   return record(add(cudaSuccess, node, graph, deps, count, GraphNode()));
 }
 
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                     const cudaGraphNode_t *deps, size_t count,
+                                     cudaMemAllocNodeParams *params) {
+  return addAllocation(node, graph, deps, count, params,
+                       "cudaGraphAddMemAllocNode");
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                    const cudaGraphNode_t *deps, size_t count,
+                                    void *dptr) {
+  GraphNode n;
+  cudaError_t made = runtime().graphMemFreeNode(dptr, &n);
+  return record(add(made, node, graph, deps, count, std::move(n)));
+}
+
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+                                           cudaMemAllocNodeParams *params) {
+  if (!params)
+    return record(cudaErrorInvalidValue);
+  return record(runtime().graphMemoryNodeParams(node, params, nullptr));
+}
+
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node,
+                                          void *dptr_out) {
+  return record(runtime().graphMemoryNodeParams(
+      node, nullptr, static_cast<void **>(dptr_out)));
+}
+
+// Graph memory is allocated per node and freed with it: nothing is cached
+// for a trim to return.
+cudaError_t cudaDeviceGraphMemTrim(int device) {
+  uint64_t ignored = 0;
+  return record(runtime().graphMemAttribute(
+      device, cudaGraphMemAttrUsedMemCurrent, &ignored, false));
+}
+
+cudaError_t cudaDeviceGetGraphMemAttribute(int device,
+                                           cudaGraphMemAttributeType attr,
+                                           void *value) {
+  return record(runtime().graphMemAttribute(device, attr, value, false));
+}
+
+cudaError_t cudaDeviceSetGraphMemAttribute(int device,
+                                           cudaGraphMemAttributeType attr,
+                                           void *value) {
+  return record(runtime().graphMemAttribute(device, attr, value, true));
+}
+
 cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
                              const cudaGraphNode_t *deps, size_t count,
                              cudaGraphNodeParams *params) {
+  if (params && params->type == cudaGraphNodeTypeMemAlloc) {
+    cudaMemAllocNodeParamsV2 &v2 = params->alloc;
+    cudaMemAllocNodeParams v1 = {v2.poolProps, v2.accessDescs,
+                                 v2.accessDescCount, v2.bytesize, nullptr};
+    cudaError_t err =
+        addAllocation(node, graph, deps, count, &v1, "cudaGraphAddNode");
+    v2.dptr = v1.dptr;
+    return err;
+  }
   GraphNode n;
-  cudaError_t made = genericNode(params, "cudaGraphAddNode", &n);
+  cudaError_t made = params && params->type == cudaGraphNodeTypeMemFree
+                         ? runtime().graphMemFreeNode(params->free.dptr, &n)
+                         : genericNode(params, "cudaGraphAddNode", &n);
   return record(add(made, node, graph, deps, count, std::move(n)));
 }
 

@@ -258,6 +258,20 @@ public:
   cudaError_t graphClone(cudaGraph_t *clone, cudaGraph_t graph);
   cudaError_t graphNodeFindInClone(cudaGraphNode_t *node,
                                    cudaGraphNode_t original, cudaGraph_t clone);
+  // ---- graph memory nodes (graph_memory_runtime.cpp) -------------------
+  // cudaGraphAddMemAllocNode's node: allocated now, p->dptr set.
+  cudaError_t graphMemAllocNode(cudaMemAllocNodeParams *p, const char *call,
+                                GraphNode *out);
+  // cudaGraphAddMemFreeNode's node: dptr must be a graph allocation.
+  cudaError_t graphMemFreeNode(void *dptr, GraphNode *out);
+  // cudaGraphMemAllocNodeGetParams (alloc) / MemFreeNodeGetParams (freed).
+  cudaError_t graphMemoryNodeParams(cudaGraphNode_t node,
+                                    cudaMemAllocNodeParams *alloc,
+                                    void **freed);
+  // cudaDeviceGetGraphMemAttribute / SetGraphMemAttribute (set): a uint64_t.
+  cudaError_t graphMemAttribute(int device, cudaGraphMemAttributeType attr,
+                                void *value, bool set);
+
   // New parameters for a node of a graph, or for the node an exec made of
   // it; the node's kind (and a copy's memory types) must stay.
   cudaError_t graphNodeSet(cudaGraphNode_t node, GraphNode n);
@@ -489,9 +503,6 @@ private:
 
   // runtime_streams.cpp
   cudaError_t wireStreamLocked(cudaStream_t s, bool perThread, uint64_t *out);
-  // A stream-ordered allocation call may go on (a known stream, not being
-  // captured); `inCapture` names the refusal.
-  cudaError_t streamOrderedLocked(cudaStream_t stream, const char *inCapture);
   cudaError_t wireEventLocked(cudaEvent_t e, uint64_t *out);
   // Before any command for the device: selects the thread's device on the
   // server, and sends managed memory the host wrote (uploadManagedLocked).
@@ -562,6 +573,18 @@ private:
   // Calls that CUDA forbids on a capturing stream (syncs, host copies):
   // cudaErrorStreamCaptureUnsupported, and the capture is invalidated.
   cudaError_t refuseInCaptureLocked(uint64_t stream, const char *call);
+
+  // graph_memory_runtime.cpp. An allocation node's memory, made now.
+  cudaError_t graphAllocationLocked(size_t size, const char *call,
+                                    GraphNode *out);
+  // ptr a graph allocation: the program freed it (cudaFree, cudaFreeAsync);
+  // else false.
+  bool freeGraphMemoryLocked(void *ptr);
+  // Frees `addr` for real once it is not live and nothing holds its node.
+  void releaseGraphMemoryLocked(uint64_t addr);
+  // The allocations an exec of `g` leaves live and frees, into *exec.
+  void graphMemoryOfExecLocked(const Graph &g, Exec *exec);
+  void launchedGraphMemoryLocked(const Exec &exec);
 
   // runtime_launch.cpp. `flags`: kLaunchCooperative | kLaunchPdl.
   static constexpr unsigned kLaunchCooperative = 1, kLaunchPdl = 2;
@@ -642,6 +665,13 @@ private:
   std::map<std::pair<std::thread::id, int>, uint64_t> perThreadStreams_;
 
   GraphState graphs_; // captures, graphs and execs (client-side)
+  // Graph memory by address: live when a launch left it allocated.
+  struct GraphAllocation {
+    size_t size = 0;
+    bool live = false;
+  };
+  std::map<uint64_t, GraphAllocation> graphAllocs_;
+  std::map<int, uint64_t> graphMemHigh_; // device -> high watermark
 
   std::unordered_map<uint64_t, cudaFuncAttributes> funcAttrs_; // kernel id
   std::map<uint64_t, size_t> vmmMapped_; // cuMemMap'd ranges

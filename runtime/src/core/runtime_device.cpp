@@ -154,6 +154,7 @@ cudaError_t Runtime::deviceReset() {
   events_.clear();
   managed_.unmapAll(); // their allocations are among allocs_
   managedBases_.clear();
+  graphAllocs_.clear(); // also among allocs_
   allocs_.clear();
   allocDevice_.clear();
   symbolAddrs_.clear();

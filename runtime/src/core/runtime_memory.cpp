@@ -60,6 +60,8 @@ cudaError_t Runtime::free(void *ptr) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = unavailableLocked())
     return err;
+  if (freeGraphMemoryLocked(ptr))
+    return cudaSuccess;
   void *base = nullptr;
   return freeLocked(freeManagedLocked(ptr, &base) ? base : ptr);
 }
@@ -386,33 +388,52 @@ bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
 // Stream-ordered allocation without a pool: the memory comes from an
 // ordinary Malloc (one round trip) and is usable at once, so at the
 // stream's point too; the free is the ordinary one, which rc-server runs
-// after the work already sent. A capture would need graph memory nodes.
-cudaError_t Runtime::streamOrderedLocked(cudaStream_t stream,
-                                         const char *inCapture) {
+// after the work already sent. In a stream capture both become graph
+// memory nodes (graph_memory_runtime.cpp).
+cudaError_t Runtime::mallocAsync(void **ptr, size_t size, cudaStream_t stream) {
+  if (!ptr)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, false, &sid))
     return err;
-  return graphs_.capturing(sid) ? reportUnsupported(inCapture) : cudaSuccess;
-}
-
-cudaError_t Runtime::mallocAsync(void **ptr, size_t size, cudaStream_t stream) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (cudaError_t err =
-            streamOrderedLocked(stream, "cudaMallocAsync in a stream capture"))
-      return err;
+  if (!graphs_.capturing(sid))
+    return mallocLocked(ptr, size, "cudaMallocAsync");
+  GraphNode node;
+  if (cudaError_t err =
+          graphAllocationLocked(size, "cudaMallocAsync (captured)", &node))
+    return err;
+  uint64_t addr = node.dst;
+  bool captured;
+  if (cudaError_t err = captureLocked(sid, std::move(node), &captured)) {
+    graphAllocs_.erase(addr);
+    freeLocked(reinterpret_cast<void *>(uintptr_t(addr)));
+    return err;
   }
-  return malloc(ptr, size);
+  *ptr = reinterpret_cast<void *>(uintptr_t(addr));
+  return cudaSuccess;
 }
 
 cudaError_t Runtime::freeAsync(void *ptr, cudaStream_t stream) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (cudaError_t err =
-            streamOrderedLocked(stream, "cudaFreeAsync in a stream capture"))
+    if (cudaError_t err = ensureConnectedLocked())
       return err;
+    uint64_t sid;
+    if (cudaError_t err = wireStreamLocked(stream, false, &sid))
+      return err;
+    if (graphs_.capturing(sid)) {
+      if (!graphAllocs_.count(addrOf(ptr)))
+        return reportUnsupported("cudaFreeAsync in a stream capture of "
+                                 "memory no graph allocated");
+      GraphNode node;
+      node.memory = MemoryStep::Free;
+      node.dst = addrOf(ptr);
+      bool captured;
+      return captureLocked(sid, std::move(node), &captured);
+    }
   }
   return free(ptr);
 }

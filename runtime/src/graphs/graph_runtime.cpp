@@ -96,6 +96,7 @@ cudaError_t Runtime::graphInstantiate(cudaGraphExec_t *exec,
                          "dependencies form a cycle\n");
     return cudaErrorInvalidValue;
   }
+  graphMemoryOfExecLocked(*g, &ordered);
   uint64_t id = nextHandle_++;
   // An exec with client-side steps is replayed here at each launch; the
   // server never holds it.
@@ -154,6 +155,11 @@ cudaError_t Runtime::graphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
       orderForExec(*g, &next)
           ? compareForUpdate(current->nodes, next.nodes, &changed, &errorIndex)
           : cudaGraphExecUpdateErrorTopologyChanged;
+  graphMemoryOfExecLocked(*g, &next);
+  if (result == cudaGraphExecUpdateSuccess &&
+      (next.allocations != current->allocations ||
+       next.frees != current->frees))
+    result = cudaGraphExecUpdateErrorNotSupported; // CUDA: memory nodes stay
   if (info) {
     info->result = result;
     bool named = result != cudaGraphExecUpdateSuccess &&
@@ -192,6 +198,7 @@ cudaError_t Runtime::graphLaunch(cudaGraphExec_t exec, cudaStream_t stream,
           return err;
       return cudaSuccess;
     }
+    launchedGraphMemoryLocked(*e);
     if (!e->onClient) {
       ensureDeviceLocked();
       appendLocked(
@@ -253,8 +260,17 @@ cudaError_t Runtime::appendNodeLocked(const GraphNode &n, cudaStream_t stream,
 // A graph lives only here: destroying it costs nothing.
 cudaError_t Runtime::graphDestroy(cudaGraph_t graph) {
   std::lock_guard<std::mutex> lock(mu_);
-  return graphs_.destroyGraph(handleId(graph)) ? cudaSuccess
-                                               : cudaErrorInvalidValue;
+  const Graph *g = graphs_.graph(handleId(graph));
+  if (!g)
+    return cudaErrorInvalidValue;
+  std::vector<uint64_t> allocations;
+  for (const GraphNode &n : g->nodes)
+    if (n.memory == MemoryStep::Alloc)
+      allocations.push_back(n.dst);
+  graphs_.destroyGraph(handleId(graph));
+  for (uint64_t a : allocations)
+    releaseGraphMemoryLocked(a);
+  return cudaSuccess;
 }
 
 cudaError_t Runtime::graphExecDestroy(cudaGraphExec_t exec) {
@@ -265,7 +281,10 @@ cudaError_t Runtime::graphExecDestroy(cudaGraphExec_t exec) {
   if (!e)
     return cudaErrorInvalidValue;
   bool onServer = !e->onClient;
+  std::vector<uint64_t> allocations = e->allocations;
   graphs_.destroyExec(handleId(exec));
+  for (uint64_t a : allocations)
+    releaseGraphMemoryLocked(a);
   if (!onServer)
     return cudaSuccess;
   appendLocked(

@@ -35,6 +35,10 @@ GraphNode GraphNode::memset(void *dst, uint8_t value, size_t count) {
 }
 
 cudaGraphNodeType GraphNode::kind() const {
+  if (memory == MemoryStep::Alloc)
+    return cudaGraphNodeTypeMemAlloc;
+  if (memory == MemoryStep::Free)
+    return cudaGraphNodeTypeMemFree;
   switch (host) {
   case HostStep::Function:
     return cudaGraphNodeTypeHost;
@@ -64,7 +68,7 @@ bool GraphNode::operator==(const GraphNode &o) const {
          programmaticSerialization == o.programmaticSerialization &&
          args == o.args && dst == o.dst && src == o.src && size == o.size &&
          value == o.value && libraryBytes == o.libraryBytes && fn == o.fn &&
-         userData == o.userData && hostPtr == o.hostPtr;
+         userData == o.userData && hostPtr == o.hostPtr && memory == o.memory;
 }
 
 flatbuffers::Offset<void>
@@ -292,6 +296,18 @@ uint64_t GraphState::nodeInClone(uint64_t original, uint64_t cloneId) const {
       n->second.index >= c->second.handles.size())
     return 0;
   return c->second.handles[n->second.index];
+}
+
+bool GraphState::holdsAllocation(uint64_t addr) const {
+  for (const auto &g : graphs_)
+    for (const GraphNode &n : g.second.nodes)
+      if (n.memory == MemoryStep::Alloc && n.dst == addr)
+        return true;
+  for (const auto &e : execs_)
+    for (uint64_t a : e.second.allocations)
+      if (a == addr)
+        return true;
+  return false;
 }
 
 bool GraphState::destroyGraph(uint64_t id) {

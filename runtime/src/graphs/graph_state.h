@@ -38,6 +38,14 @@ enum class HostStep : uint8_t {
   CopyToHost,   // src -> hostPtr
 };
 
+// A graph memory node (docs/graphs.md, "Memory nodes"): its allocation was
+// made when the node was, so at launch it has nothing to do on the device.
+enum class MemoryStep : uint8_t {
+  None,
+  Alloc, // dst, size: the allocation
+  Free,  // dst: the allocation freed
+};
+
 // One graph node: a Launch, Memset or MemcpyD2D with the fields it carries
 // on the wire (the stream is the graph's, so it is not part of the node),
 // a library command (CublasGemm) kept as its serializer, a host step, or
@@ -61,6 +69,7 @@ struct GraphNode {
   cudaHostFn_t fn = nullptr;         // HostStep::Function
   void *userData = nullptr;
   void *hostPtr = nullptr; // HostStep::CopyToDevice / CopyToHost
+  MemoryStep memory = MemoryStep::None;
 
   // A copy node of a resolved direction (not cudaMemcpyDefault, not host
   // to host). Host memory is only on the client, so a copy from or to it is
@@ -105,6 +114,10 @@ struct Exec {
   NodeList nodes;
   std::vector<uint64_t> handles;
   bool onClient = false;
+  // Graph memory: the allocation nodes it holds (their addresses), those a
+  // launch leaves allocated, and what it frees that another graph
+  // allocated.
+  std::vector<uint64_t> allocations, leavesLive, frees;
 };
 
 // CUDA's rule for giving an exec's node `current` the parameters of
@@ -174,6 +187,9 @@ public:
   Exec *exec(uint64_t id);
   void addExec(uint64_t id, Exec exec) { execs_[id] = std::move(exec); }
   bool destroyExec(uint64_t id) { return execs_.erase(id) != 0; }
+  // Whether a graph or an exec still holds the allocation node of `addr`
+  // (it may launch again, expecting that address).
+  bool holdsAllocation(uint64_t addr) const;
 
 private:
   struct Capture {
