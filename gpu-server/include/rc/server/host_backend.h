@@ -18,11 +18,12 @@ namespace rc::server {
 
 class ModuleLibrary;
 
-// Fake device addresses start here: far from where Linux puts host heaps and
-// stacks, so a host pointer passed by mistake never looks valid, and free in
-// a client process, where managed memory's mirrors are mapped at device
-// addresses (AddressSanitizer's heap starts at 0x600000000000).
-constexpr uint64_t kHostDeviceBase = 0x0000500000000000ULL;
+// Fake device addresses start here: far from where Linux puts executables,
+// heaps, libraries and stacks (0x55..., 0x7f...), so a host pointer passed
+// by mistake never looks valid, and free in a client process, where managed
+// memory's mirrors are mapped at device addresses (AddressSanitizer's heap
+// is 0x500000000000-0x540000000000 with clang 19).
+constexpr uint64_t kHostDeviceBase = 0x0000300000000000ULL;
 // What a test device reports as its memory, and the most all sessions may
 // allocate on the test devices together.
 constexpr uint64_t kHostDeviceMemory = 16ULL << 30;
