@@ -17,7 +17,10 @@ extern "C" {
 cudaError_t __rc_vmm_address_reserve(uint64_t *addr, size_t size,
                                      size_t alignment);
 cudaError_t __rc_vmm_address_free(uint64_t addr, size_t size);
-cudaError_t __rc_vmm_create(uint64_t *handle, size_t size, int device);
+cudaError_t __rc_vmm_create(uint64_t *handle, size_t size, int device,
+                            uint8_t compression);
+cudaError_t __rc_vmm_properties(uint64_t handle, int *device,
+                                uint8_t *compression);
 cudaError_t __rc_vmm_release(uint64_t handle);
 cudaError_t __rc_vmm_map(uint64_t addr, size_t size, size_t offset,
                          uint64_t handle);
@@ -101,10 +104,32 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = checkProp(prop, "cuMemCreate"))
     return r;
+  unsigned char compression = prop->allocFlags.compressionType;
+  if (compression != 0 && compression != CU_MEM_ALLOCATION_COMP_GENERIC)
+    return CUDA_ERROR_INVALID_VALUE;
   uint64_t h = 0;
-  if (cudaError_t e = __rc_vmm_create(&h, size, prop->location.id))
+  if (cudaError_t e = __rc_vmm_create(&h, size, prop->location.id, compression))
     return fromRuntime(e);
   *handle = CUmemGenericAllocationHandle(h);
+  return CUDA_SUCCESS;
+}
+
+// What cuMemCreate made, as the client recorded it (compression as the
+// driver granted it).
+CUresult
+cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                       CUmemGenericAllocationHandle handle) {
+  if (!prop)
+    return CUDA_ERROR_INVALID_VALUE;
+  int device = 0;
+  uint8_t compression = 0;
+  if (cudaError_t e = __rc_vmm_properties(handle, &device, &compression))
+    return fromRuntime(e);
+  *prop = CUmemAllocationProp();
+  prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop->location.id = device;
+  prop->allocFlags.compressionType = compression;
   return CUDA_SUCCESS;
 }
 

@@ -62,7 +62,7 @@ OpStatus DeviceContext::memAddressReserve(uint64_t, uint64_t, uint64_t *) {
 OpStatus DeviceContext::memAddressFree(uint64_t, uint64_t) {
   return unsupported("cuMemAddressFree");
 }
-OpStatus DeviceContext::memCreate(uint64_t, NativeHandle *) {
+OpStatus DeviceContext::memCreate(uint64_t, bool, NativeHandle *, bool *) {
   return unsupported("cuMemCreate");
 }
 OpStatus DeviceContext::memRelease(NativeHandle) {

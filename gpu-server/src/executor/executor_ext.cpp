@@ -102,7 +102,7 @@ OpStatus Executor::handle(const wire::MemAddressFree &c, Answer &) {
   return st;
 }
 
-OpStatus Executor::handle(const wire::MemCreate &c, Answer &) {
+OpStatus Executor::handle(const wire::MemCreate &c, Answer &a) {
   if (c.handle() == 0 || vmm_.physical(c.handle()))
     return fail(kErrInvalidValue, "allocation handle " +
                                       hexAddress(c.handle()) +
@@ -118,9 +118,18 @@ OpStatus Executor::handle(const wire::MemCreate &c, Answer &) {
   VmmTable::Physical p;
   p.size = c.size();
   p.device = bound_;
-  st = ctx_->memCreate(c.size(), &p.native);
+  if (c.compression() != 0 && c.compression() != CU_MEM_ALLOCATION_COMP_GENERIC)
+    return fail(kErrInvalidValue, "compression type " +
+                                      std::to_string(c.compression()) +
+                                      " is not CU_MEM_ALLOCATION_COMP_GENERIC");
+  bool compressed = false;
+  st = ctx_->memCreate(c.size(), c.compression() != 0, &p.native, &compressed);
   if (st.ok())
     vmm_.addPhysical(c.handle(), p);
+  if (st.ok() && c.compression() != 0) {
+    a.result.value = compressed ? CU_MEM_ALLOCATION_COMP_GENERIC : 0;
+    a.give();
+  }
   return st;
 }
 

@@ -16,8 +16,13 @@ cudaError_t __rc_vmm_address_reserve(uint64_t *addr, size_t size,
 cudaError_t __rc_vmm_address_free(uint64_t addr, size_t size) {
   return runtime().vmmAddressFree(addr, size);
 }
-cudaError_t __rc_vmm_create(uint64_t *handle, size_t size, int device) {
-  return runtime().vmmCreate(handle, size, device);
+cudaError_t __rc_vmm_create(uint64_t *handle, size_t size, int device,
+                            uint8_t compression) {
+  return runtime().vmmCreate(handle, size, device, compression);
+}
+cudaError_t __rc_vmm_properties(uint64_t handle, int *device,
+                                uint8_t *compression) {
+  return runtime().vmmProperties(handle, device, compression);
 }
 cudaError_t __rc_vmm_release(uint64_t handle) {
   return runtime().vmmRelease(handle);

@@ -374,7 +374,12 @@ public:
   // ---- driver VMM for librc_cuda (runtime_vmm.cpp) ----------------------
   cudaError_t vmmAddressReserve(uint64_t *addr, size_t size, size_t alignment);
   cudaError_t vmmAddressFree(uint64_t addr, size_t size);
-  cudaError_t vmmCreate(uint64_t *handle, size_t size, int device);
+  // compression: a CUmemAllocationCompType (0: none); asking for one costs
+  // a round trip, for the driver's answer.
+  cudaError_t vmmCreate(uint64_t *handle, size_t size, int device,
+                        uint8_t compression = 0);
+  // cuMemGetAllocationPropertiesFromHandle: what cuMemCreate made.
+  cudaError_t vmmProperties(uint64_t handle, int *device, uint8_t *compression);
   cudaError_t vmmRelease(uint64_t handle);
   cudaError_t vmmMap(uint64_t addr, size_t size, size_t offset,
                      uint64_t handle);
@@ -676,6 +681,11 @@ private:
   std::unordered_map<uint64_t, cudaFuncAttributes> funcAttrs_; // kernel id
   std::map<uint64_t, size_t> vmmMapped_; // cuMemMap'd ranges
   uint64_t nextVmmHandle_ = 1;           // cuMemCreate handles
+  struct VmmAllocation {
+    int device = 0;
+    uint8_t compression = 0; // as the driver granted it
+  };
+  std::map<uint64_t, VmmAllocation> vmmAllocations_; // until cuMemRelease
   // CUDA arrays: the cudaArray_t the application holds is the wire ID.
   struct ArrayInfo {
     cudaChannelFormatDesc desc{};

@@ -1,8 +1,10 @@
 // The driver VMM calls ggml-cuda's memory pool makes (through librc_cuda):
 // cuMemAddressReserve is a round trip (the device chooses the address, once
 // per pool); the others are batched. Physical allocation handles are chosen
-// here, so cuMemCreate needs no round trip either. Mapped ranges count as
-// device memory locally (cudaMemcpyDefault, cudaPointerGetAttributes).
+// here, so cuMemCreate needs no round trip either, unless it asks for
+// compressible memory: whether the driver granted that is its answer.
+// Mapped ranges count as device memory locally (cudaMemcpyDefault,
+// cudaPointerGetAttributes).
 #include "core/runtime.h"
 
 namespace rc::rt {
@@ -40,7 +42,8 @@ cudaError_t Runtime::vmmAddressFree(uint64_t addr, size_t size) {
   return cudaSuccess;
 }
 
-cudaError_t Runtime::vmmCreate(uint64_t *handle, size_t size, int device) {
+cudaError_t Runtime::vmmCreate(uint64_t *handle, size_t size, int device,
+                               uint8_t compression) {
   if (!handle || size == 0)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
@@ -50,11 +53,32 @@ cudaError_t Runtime::vmmCreate(uint64_t *handle, size_t size, int device) {
     return cudaErrorInvalidDevice;
   ensureDeviceLocked();
   uint64_t h = nextVmmHandle_++;
-  appendLocked(wire::Command::MemCreate,
-               wire::CreateMemCreate(batch_.fbb(), h, size, device).Union(),
-               {"cuMemCreate", 0});
-  afterAppendLocked();
+  auto cmd =
+      wire::CreateMemCreate(batch_.fbb(), h, size, device, compression).Union();
+  VmmAllocation made{device, 0};
+  if (compression) {
+    double granted = 0;
+    if (cudaError_t err = askLocked(wire::Command::MemCreate, cmd,
+                                    "cuMemCreate", nullptr, &granted))
+      return err;
+    made.compression = uint8_t(granted);
+  } else {
+    appendLocked(wire::Command::MemCreate, cmd, {"cuMemCreate", 0});
+    afterAppendLocked();
+  }
+  vmmAllocations_[h] = made;
   *handle = h;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::vmmProperties(uint64_t handle, int *device,
+                                   uint8_t *compression) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = vmmAllocations_.find(handle);
+  if (it == vmmAllocations_.end())
+    return cudaErrorInvalidValue;
+  *device = it->second.device;
+  *compression = it->second.compression;
   return cudaSuccess;
 }
 
@@ -62,6 +86,7 @@ cudaError_t Runtime::vmmRelease(uint64_t handle) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
+  vmmAllocations_.erase(handle);
   ensureDeviceLocked();
   appendLocked(wire::Command::MemRelease,
                wire::CreateMemRelease(batch_.fbb(), handle).Union(),

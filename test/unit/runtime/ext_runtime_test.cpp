@@ -5,6 +5,7 @@
 // command are exercised together.
 #include "in_process_runtime.h"
 
+#include <cuda.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -373,6 +374,35 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("cuMemMap"), std::string::npos) << err;
   EXPECT_NE(err.find("unknown allocation handle"), std::string::npos) << err;
+}
+
+// cudaCompressibleMemory's allocation: compression asked for costs one
+// round trip, for what the driver granted (the test device grants it);
+// the properties are answered from that, until the handle is released.
+TEST_F(RuntimeExtTest, CompressibleVmmMemoryReportsWhatWasGranted) {
+  const size_t gran = 2 << 20;
+  uint64_t plain = 0, compressed = 0;
+  uint64_t trips = rt->roundTrips();
+  ASSERT_EQ(rt->vmmCreate(&plain, gran, 0), cudaSuccess);
+  EXPECT_EQ(rt->roundTrips(), trips);
+  ASSERT_EQ(rt->vmmCreate(&compressed, gran, 0, CU_MEM_ALLOCATION_COMP_GENERIC),
+            cudaSuccess);
+  EXPECT_EQ(rt->roundTrips(), trips + 1);
+  int device = -1;
+  uint8_t compression = 9;
+  ASSERT_EQ(rt->vmmProperties(plain, &device, &compression), cudaSuccess);
+  EXPECT_EQ(device, 0);
+  EXPECT_EQ(compression, 0);
+  ASSERT_EQ(rt->vmmProperties(compressed, &device, &compression), cudaSuccess);
+  EXPECT_EQ(compression, CU_MEM_ALLOCATION_COMP_GENERIC);
+  ASSERT_EQ(rt->vmmRelease(compressed), cudaSuccess);
+  EXPECT_EQ(rt->vmmProperties(compressed, &device, &compression),
+            cudaErrorInvalidValue);
+  ASSERT_EQ(rt->vmmRelease(plain), cudaSuccess);
+  // A compression type the driver does not define fails at the call.
+  uint64_t bad = 0;
+  EXPECT_EQ(rt->vmmCreate(&bad, gran, 0, 7), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
 // A client on another machine has managed memory only without concurrent

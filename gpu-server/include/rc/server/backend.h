@@ -172,7 +172,9 @@ public:
   virtual OpStatus memAddressReserve(uint64_t size, uint64_t alignment,
                                      uint64_t *addr);
   virtual OpStatus memAddressFree(uint64_t addr, uint64_t size);
-  virtual OpStatus memCreate(uint64_t size, NativeHandle *handle);
+  // `compressible`: ask for generic compression; *compressed: granted.
+  virtual OpStatus memCreate(uint64_t size, bool compressible,
+                             NativeHandle *handle, bool *compressed);
   virtual OpStatus memRelease(NativeHandle handle);
   virtual OpStatus memMap(uint64_t addr, uint64_t size, uint64_t offset,
                           NativeHandle handle);

@@ -113,7 +113,8 @@ public:
   OpStatus memAddressReserve(uint64_t size, uint64_t alignment,
                              uint64_t *addr) override;
   OpStatus memAddressFree(uint64_t addr, uint64_t size) override;
-  OpStatus memCreate(uint64_t size, NativeHandle *handle) override;
+  OpStatus memCreate(uint64_t size, bool compressible, NativeHandle *handle,
+                     bool *compressed) override;
   OpStatus memRelease(NativeHandle handle) override;
   OpStatus memMap(uint64_t addr, uint64_t size, uint64_t offset,
                   NativeHandle handle) override;
@@ -879,13 +880,24 @@ OpStatus CudaContext::memAddressFree(uint64_t addr, uint64_t size) {
   return st;
 }
 
-OpStatus CudaContext::memCreate(uint64_t size, NativeHandle *handle) {
+OpStatus CudaContext::memCreate(uint64_t size, bool compressible,
+                                NativeHandle *handle, bool *compressed) {
   CUmemAllocationProp prop = {};
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   prop.location.id = dev_;
+  if (compressible)
+    prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
   CUmemGenericAllocationHandle h = 0;
   OpStatus st = check(drv().cuMemCreate(&h, size, &prop, 0));
+  *compressed = false;
+  if (st.ok() && compressible) {
+    // The driver may give plain memory instead: ask what it gave.
+    CUmemAllocationProp got = {};
+    *compressed =
+        drv().cuMemGetAllocationPropertiesFromHandle(&got, h) == CUDA_SUCCESS &&
+        got.allocFlags.compressionType == CU_MEM_ALLOCATION_COMP_GENERIC;
+  }
   if (st.ok()) {
     *handle = NativeHandle(h);
     physical_[*handle] = size;

@@ -86,6 +86,8 @@ namespace rc::server {
     (CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,      \
      unsigned long long))                                                      \
   X(cuMemRelease, 10020, (CUmemGenericAllocationHandle))                       \
+  X(cuMemGetAllocationPropertiesFromHandle, 10020,                             \
+    (CUmemAllocationProp *, CUmemGenericAllocationHandle))                     \
   X(cuMemMap, 10020,                                                           \
     (CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,                \
      unsigned long long))                                                      \

@@ -367,7 +367,11 @@ public:
     vaRanges_.erase(it);
     return OpStatus::success();
   }
-  OpStatus memCreate(uint64_t size, NativeHandle *handle) override {
+  // Compression is granted as asked: the test device has no memory to
+  // compress, only the bookkeeping.
+  OpStatus memCreate(uint64_t size, bool compressible, NativeHandle *handle,
+                     bool *compressed) override {
+    *compressed = compressible;
     uint64_t fake = backend_.reserve(size); // accounting only
     if (!fake)
       return OpStatus::fail(kErrMemoryAllocation, "out of memory creating " +

@@ -151,6 +151,9 @@ int main() {
   for (int grow = 0; grow < 2; ++grow) {
     CUmemGenericAllocationHandle handle;
     CU_OK(cuMemCreate(&handle, gran, &prop, 0));
+    CUmemAllocationProp made = {};
+    CU_OK(cuMemGetAllocationPropertiesFromHandle(&made, handle));
+    CHECK(made.location.id == dev && made.allocFlags.compressionType == 0);
     if (!pool)
       CU_OK(cuMemAddressReserve(&pool, maxSize, 0, 0, 0));
     CUdeviceptr start = pool + poolSize;
