@@ -80,17 +80,24 @@ bool ManagedMirrors::onWriteFault(uint64_t addr) {
 
 ManagedMirrors::~ManagedMirrors() { unmapAll(); }
 
-ManagedMirrors::Slot *ManagedMirrors::slotAt(uint64_t begin) {
+ManagedMirrors::Slot *ManagedMirrors::freeSlot() {
   for (Slot &s : slots_)
-    if (s.begin.load() == begin)
+    if (s.begin.load() == 0)
       return &s;
+  return nullptr;
+}
+
+ManagedMirrors::Slot *ManagedMirrors::mine(uint64_t begin) const {
+  for (Slot *s : mine_)
+    if (s->begin.load() == begin)
+      return s;
   return nullptr;
 }
 
 bool ManagedMirrors::map(uint64_t addr, size_t size, bool *addressTaken,
                          std::string *error) {
   *addressTaken = false;
-  Slot *slot = slotAt(0);
+  Slot *slot = freeSlot();
   if (!slot) {
     *error = "remote-clang serves at most " + std::to_string(kCapacity) +
              " managed allocations at once";
@@ -114,16 +121,18 @@ bool ManagedMirrors::map(uint64_t addr, size_t size, bool *addressTaken,
   slot->dirty.store(false);
   slot->end.store(addr + size);
   slot->begin.store(addr, std::memory_order_release);
-  mine_.push_back(addr);
+  mine_.push_back(slot);
   return true;
 }
 
 bool ManagedMirrors::unmap(uint64_t addr) {
-  auto it = std::find(mine_.begin(), mine_.end(), addr);
+  auto it = std::find_if(mine_.begin(), mine_.end(), [addr](const Slot *s) {
+    return s->begin.load() == addr;
+  });
   if (it == mine_.end())
     return false;
+  Slot *slot = *it;
   mine_.erase(it);
-  Slot *slot = slotAt(addr);
   uint64_t end = slot->end.load();
   slot->begin.store(0, std::memory_order_release);
   munmap(reinterpret_cast<void *>(uintptr_t(addr)), end - addr);
@@ -134,13 +143,13 @@ bool ManagedMirrors::unmap(uint64_t addr) {
 
 void ManagedMirrors::unmapAll() {
   while (!mine_.empty())
-    unmap(mine_.back());
+    unmap(mine_.back()->begin.load());
 }
 
 bool ManagedMirrors::find(const void *p, size_t n, Range *out) const {
   uint64_t a = uint64_t(reinterpret_cast<uintptr_t>(p));
-  for (uint64_t begin : mine_) {
-    uint64_t end = slotAt(begin)->end.load();
+  for (const Slot *s : mine_) {
+    uint64_t begin = s->begin.load(), end = s->end.load();
     if (a >= begin && a < end && n <= end - a) {
       *out = {begin, size_t(end - begin)};
       return true;
@@ -152,26 +161,33 @@ bool ManagedMirrors::find(const void *p, size_t n, Range *out) const {
 std::vector<ManagedMirrors::Range> ManagedMirrors::meeting(uint64_t addr,
                                                            size_t n) const {
   std::vector<Range> out;
-  for (uint64_t begin : mine_) {
-    uint64_t end = slotAt(begin)->end.load();
+  for (const Slot *s : mine_) {
+    uint64_t begin = s->begin.load(), end = s->end.load();
     if (begin < addr + n && addr < end)
       out.push_back({begin, size_t(end - begin)});
   }
   return out;
 }
 
+bool ManagedMirrors::anyDirty() const {
+  for (const Slot *s : mine_)
+    if (s->dirty.load())
+      return true;
+  return false;
+}
+
 std::vector<ManagedMirrors::Range> ManagedMirrors::withDirty(bool d) const {
   std::vector<Range> out;
-  for (uint64_t begin : mine_) {
-    Slot *s = slotAt(begin);
-    if (s->dirty.load() == d)
+  for (const Slot *s : mine_)
+    if (s->dirty.load() == d) {
+      uint64_t begin = s->begin.load();
       out.push_back({begin, size_t(s->end.load() - begin)});
-  }
+    }
   return out;
 }
 
 void ManagedMirrors::markClean(uint64_t addr) {
-  Slot *s = slotAt(addr);
+  Slot *s = mine(addr);
   if (!s)
     return;
   s->dirty.store(false);
@@ -181,7 +197,7 @@ void ManagedMirrors::markClean(uint64_t addr) {
 
 void ManagedMirrors::prepareHostWrite(const void *p, size_t n) {
   for (const Range &r : meeting(uint64_t(reinterpret_cast<uintptr_t>(p)), n)) {
-    Slot *s = slotAt(r.addr);
+    Slot *s = mine(r.addr);
     mprotect(reinterpret_cast<void *>(uintptr_t(r.addr)), r.size,
              PROT_READ | PROT_WRITE);
     s->dirty.store(true);
@@ -193,7 +209,7 @@ void ManagedMirrors::writeThrough(void *dst, const void *src, size_t n) {
   for (const Range &r : meeting(a, n)) {
     uint64_t from = std::max(a, r.addr);
     uint64_t to = std::min(a + n, r.addr + r.size);
-    Slot *s = slotAt(r.addr);
+    Slot *s = mine(r.addr);
     bool wasDirty = s->dirty.load();
     void *page = reinterpret_cast<void *>(uintptr_t(r.addr));
     mprotect(page, r.size, PROT_READ | PROT_WRITE);

@@ -57,6 +57,7 @@ public:
   std::vector<Range> meeting(uint64_t addr, size_t n) const;
 
   // Mirrors the host wrote since they were last made clean.
+  bool anyDirty() const; // no allocation: asked before every command
   std::vector<Range> dirty() const { return withDirty(true); }
   std::vector<Range> clean() const { return withDirty(false); }
   // The mirror that starts at addr now equals the device's copy: read-only
@@ -89,12 +90,13 @@ private:
   };
   std::vector<Range> withDirty(bool dirty) const;
   static void installHandler();
-  static Slot *slotAt(uint64_t begin);
+  static Slot *freeSlot(); // of the process's table; null when full
+  Slot *mine(uint64_t begin) const;
 
   // One table for the process (the handler is process-wide); each instance
-  // remembers which mirrors are its own.
+  // remembers which slots are its own mirrors.
   static Slot slots_[kCapacity];
-  std::vector<uint64_t> mine_; // start addresses
+  std::vector<Slot *> mine_;
   bool deviceWork_ = false;
 };
 

@@ -110,11 +110,9 @@ bool Runtime::freeManagedLocked(void *ptr, void **base) {
 }
 
 void Runtime::uploadManagedLocked() {
-  if (movingManaged_ || managed_.empty())
+  if (movingManaged_ || !managed_.anyDirty())
     return;
   std::vector<ManagedMirrors::Range> dirty = managed_.dirty();
-  if (dirty.empty())
-    return;
   movingManaged_ = true;
   // On the legacy stream, which orders against every blocking stream: the
   // work about to be appended sees the host's writes.
