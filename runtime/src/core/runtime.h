@@ -437,6 +437,9 @@ private:
 
   // runtime_connect.cpp
   cudaError_t ensureConnectedLocked();
+  // ensureConnectedLocked, then cudaErrorInvalidDevice unless `device` is
+  // one of the session's devices.
+  cudaError_t connectedDeviceLocked(int device);
   cudaError_t handshakeLocked(std::string *error);
   void shutdownLocked();
   // Receives the next handshake message into *msg and opens it (*out);

@@ -111,6 +111,15 @@ cudaError_t Runtime::unavailableLocked() const {
   }
 }
 
+// The connection, and `device` one of the session's devices.
+cudaError_t Runtime::connectedDeviceLocked(int device) {
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  if (device < 0 || size_t(device) >= props_.size())
+    return cudaErrorInvalidDevice;
+  return cudaSuccess;
+}
+
 cudaError_t Runtime::ensureConnectedLocked() {
   if (state_ != State::NotTried)
     return unavailableLocked();

@@ -17,10 +17,8 @@ cudaError_t Runtime::deviceProperties(cudaDeviceProp *prop, int device) {
   if (!prop)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = connectedDeviceLocked(device))
     return err;
-  if (device < 0 || size_t(device) >= props_.size())
-    return cudaErrorInvalidDevice;
   *prop = props_[device];
   return cudaSuccess;
 }
@@ -29,10 +27,8 @@ cudaError_t Runtime::deviceAttribute(int *value, int attr, int device) {
   if (!value)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = connectedDeviceLocked(device))
     return err;
-  if (device < 0 || size_t(device) >= props_.size())
-    return cudaErrorInvalidDevice;
   // cudaDeviceAttr numbers equal CUdevice_attribute's for every attribute
   // both APIs have, so the server's array is indexed directly.
   if (attr <= 0 || size_t(attr) >= attrs_[device].size())
@@ -86,10 +82,8 @@ cudaError_t Runtime::resetPersistingL2() {
 
 cudaError_t Runtime::setDevice(int device) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = connectedDeviceLocked(device))
     return err;
-  if (device < 0 || size_t(device) >= props_.size())
-    return cudaErrorInvalidDevice;
   threadDevice() =
       device; // SetDevice is sent before this thread's next command
   return cudaSuccess;

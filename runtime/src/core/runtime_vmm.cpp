@@ -47,10 +47,8 @@ cudaError_t Runtime::vmmCreate(uint64_t *handle, size_t size, int device,
   if (!handle || size == 0)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = connectedDeviceLocked(device))
     return err;
-  if (device < 0 || size_t(device) >= props_.size())
-    return cudaErrorInvalidDevice;
   ensureDeviceLocked();
   uint64_t h = nextVmmHandle_++;
   auto cmd =

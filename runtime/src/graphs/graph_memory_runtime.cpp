@@ -40,10 +40,8 @@ cudaError_t Runtime::graphMemAllocNode(cudaMemAllocNodeParams *p,
       pool.location.type != cudaMemLocationTypeDevice)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = connectedDeviceLocked(pool.location.id))
     return err;
-  if (pool.location.id < 0 || size_t(pool.location.id) >= props_.size())
-    return cudaErrorInvalidDevice;
   // The allocation is on the location's device, as CUDA puts it.
   int &current = threadDevice();
   int saved = current;
@@ -94,10 +92,8 @@ cudaError_t Runtime::graphMemAttribute(int device,
   if (!value)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = connectedDeviceLocked(device))
     return err;
-  if (device < 0 || size_t(device) >= props_.size())
-    return cudaErrorInvalidDevice;
   auto *out = static_cast<uint64_t *>(value);
   bool high = attr == cudaGraphMemAttrUsedMemHigh ||
               attr == cudaGraphMemAttrReservedMemHigh;
