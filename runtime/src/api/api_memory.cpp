@@ -39,6 +39,24 @@ cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count,
   return record(runtime().memAdvise(devPtr, count, advice, device));
 }
 
+// The answer is the same for every destination (Runtime::memPrefetch).
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int,
+                                 cudaStream_t stream) {
+  return record(runtime().memPrefetch(devPtr, count, stream, false));
+}
+
+cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count,
+                                    cudaMemLocation, unsigned int,
+                                    cudaStream_t stream) {
+  return record(runtime().memPrefetch(devPtr, count, stream, false));
+}
+
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
+                                     size_t length, unsigned int flags) {
+  return record(
+      runtime().streamAttachMemory(stream, devPtr, length, flags, false));
+}
+
 cudaError_t cudaMallocHost(void **ptr, size_t size) {
   return record(runtime().mallocHost(ptr, size));
 }

@@ -95,4 +95,15 @@ cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s,
   return record(runtime().eventRecord(e, s, true));
 }
 
+cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, int,
+                                      cudaStream_t stream) {
+  return record(runtime().memPrefetch(devPtr, count, stream, true));
+}
+
+cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
+                                          size_t length, unsigned int flags) {
+  return record(
+      runtime().streamAttachMemory(stream, devPtr, length, flags, true));
+}
+
 } // extern "C"

@@ -169,6 +169,15 @@ public:
   cudaError_t mallocManaged(void **ptr, size_t size, unsigned flags);
   // cudaMemAdvise: accepted for managed memory, where it is only a hint.
   cudaError_t memAdvise(const void *p, size_t count, int advice, int device);
+  // cudaMemPrefetchAsync, to any destination: what a GPU without
+  // concurrent managed access answers (cudaErrorInvalidDevice), once the
+  // range is checked.
+  cudaError_t memPrefetch(const void *p, size_t count, cudaStream_t stream,
+                          bool perThread);
+  // cudaStreamAttachMemAsync: checked, then nothing to do (the mirrors are
+  // synchronized at every synchronization, whatever the stream).
+  cudaError_t streamAttachMemory(cudaStream_t stream, void *p, size_t length,
+                                 unsigned flags, bool perThread);
   cudaError_t pointerAttributes(cudaPointerAttributes *attr, const void *p);
 
   // ---- symbols ----------------------------------------------------------
@@ -649,7 +658,11 @@ private:
   int sentDevice_ = 0;
 
   ManagedMirrors managed_;
-  std::map<uint64_t, uint64_t> managedBases_; // mirror -> its allocation
+  struct ManagedAllocation {
+    uint64_t base = 0; // the device allocation the mirror lies in
+    size_t size = 0;   // as cudaMallocManaged was asked
+  };
+  std::map<uint64_t, ManagedAllocation> managedAllocs_; // by mirror address
   bool movingManaged_ = false;          // uploading or reading back mirrors
   std::map<uint64_t, size_t> allocs_;   // device address -> size
   std::map<uint64_t, int> allocDevice_; // ... -> its device

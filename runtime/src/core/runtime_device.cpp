@@ -147,7 +147,7 @@ cudaError_t Runtime::deviceReset() {
   perThreadStreams_.clear();
   events_.clear();
   managed_.unmapAll(); // their allocations are among allocs_
-  managedBases_.clear();
+  managedAllocs_.clear();
   graphAllocs_.clear(); // also among allocs_
   allocs_.clear();
   allocDevice_.clear();

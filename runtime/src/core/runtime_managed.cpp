@@ -36,7 +36,7 @@ cudaError_t Runtime::mallocManaged(void **ptr, size_t size, unsigned flags) {
   uint64_t addr = 0, base = 0;
   if (cudaError_t err = placeMirrorLocked(mirrorBytes, page, &addr, &base))
     return err;
-  managedBases_[addr] = base;
+  managedAllocs_[addr] = ManagedAllocation{base, size};
   // The mirror's pages are zero: so is the device copy, without sending
   // the zeros (a memset is not device work to read back).
   bool workPending = managed_.deviceWorkPending();
@@ -97,15 +97,51 @@ cudaError_t Runtime::memAdvise(const void *p, size_t count, int advice,
   return cudaSuccess; // a hint: the mirrors move the same way regardless
 }
 
+cudaError_t Runtime::memPrefetch(const void *p, size_t count,
+                                 cudaStream_t stream, bool perThread) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  ManagedMirrors::Range r;
+  if (!count || !managed_.find(p, count, &r))
+    return cudaErrorInvalidValue;
+  // CUDA's answer on GPUs without concurrent managed access, whatever the
+  // destination (the host too): the stream's device must have it.
+  return cudaErrorInvalidDevice;
+}
+
+cudaError_t Runtime::streamAttachMemory(cudaStream_t stream, void *p,
+                                        size_t length, unsigned flags,
+                                        bool perThread) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  uint64_t sid;
+  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    return err;
+  bool knownFlags = flags == cudaMemAttachGlobal ||
+                    flags == cudaMemAttachHost || flags == cudaMemAttachSingle;
+  auto it = managedAllocs_.find(addrOf(p));
+  if (!knownFlags || it == managedAllocs_.end() ||
+      (length && length != it->second.size))
+    return cudaErrorInvalidValue; // CUDA: a whole allocation (length 0: all)
+  // Which streams may touch it changes nothing here: the host's copy is
+  // brought up to date at every synchronization, whichever stream.
+  return cudaSuccess;
+}
+
 bool Runtime::freeManagedLocked(void *ptr, void **base) {
-  auto it = managedBases_.find(addrOf(ptr));
-  if (it == managedBases_.end())
+  auto it = managedAllocs_.find(addrOf(ptr));
+  if (it == managedAllocs_.end())
     return false;
   // A read-back still on its way may land in the mirror: let it land first.
   waitSeqLocked(0, /*all=*/true);
   managed_.unmap(it->first);
-  *base = pointerAt(it->second);
-  managedBases_.erase(it);
+  *base = pointerAt(it->second.base);
+  managedAllocs_.erase(it);
   return true;
 }
 

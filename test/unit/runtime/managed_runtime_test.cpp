@@ -154,6 +154,32 @@ TEST_F(ManagedRuntimeTest, AttributesAdviceAndFree) {
   EXPECT_EQ(rt->free(dev), cudaSuccess);
 }
 
+// As on GPUs without concurrent managed access: prefetching is refused
+// (cudaErrorInvalidDevice), attaching to a stream is accepted for a whole
+// allocation and changes nothing.
+TEST_F(ManagedRuntimeTest, PrefetchAndStreamAttachAsWithoutConcurrentAccess) {
+  void *p = nullptr, *dev = nullptr;
+  ASSERT_EQ(rt->mallocManaged(&p, 6000, cudaMemAttachGlobal), cudaSuccess);
+  ASSERT_EQ(rt->malloc(&dev, 64), cudaSuccess);
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  EXPECT_EQ(rt->memPrefetch(p, 6000, s, false), cudaErrorInvalidDevice);
+  EXPECT_EQ(rt->memPrefetch(dev, 64, s, false), cudaErrorInvalidValue);
+
+  EXPECT_EQ(rt->streamAttachMemory(s, p, 0, cudaMemAttachSingle, false),
+            cudaSuccess);
+  EXPECT_EQ(rt->streamAttachMemory(s, p, 6000, cudaMemAttachHost, false),
+            cudaSuccess);
+  EXPECT_EQ(rt->streamAttachMemory(s, p, 100, cudaMemAttachSingle, false),
+            cudaErrorInvalidValue)
+      << "part of an allocation";
+  EXPECT_EQ(rt->streamAttachMemory(s, p, 0, 8, false), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->streamAttachMemory(s, dev, 0, cudaMemAttachSingle, false),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(rt->free(dev), cudaSuccess);
+  EXPECT_EQ(rt->free(p), cudaSuccess);
+}
+
 TEST_F(ManagedRuntimeTest, FaultsOutsideManagedMemoryStillKill) {
   void *p = nullptr;
   ASSERT_EQ(rt->mallocManaged(&p, 64, cudaMemAttachGlobal), cudaSuccess);
