@@ -41,6 +41,16 @@ int main() {
   *found = false;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
+  // Without concurrent managed access a GPU refuses prefetches and takes
+  // stream attachments of whole allocations.
+  int concurrent = 1;
+  CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess,
+                               0));
+  bad += concurrent != 0;
+  bad += cudaMemPrefetchAsync(x, n * sizeof(float), 0, stream) !=
+         cudaErrorInvalidDevice;
+  cudaGetLastError(); // that error is expected
+  CHECK(cudaStreamAttachMemAsync(stream, found, 0, cudaMemAttachGlobal));
   for (int step = 0; step < 4; ++step) {
     float a = 0.5f + step;
     axpy<<<(n + 255) / 256, 256, 0, step % 2 ? stream : 0>>>(a, x, y, n);
