@@ -449,6 +449,9 @@ private:
   // ensureConnectedLocked, then cudaErrorInvalidDevice unless `device` is
   // one of the session's devices.
   cudaError_t connectedDeviceLocked(int device);
+  // ensureConnectedLocked, then wireStreamLocked.
+  cudaError_t connectedStreamLocked(cudaStream_t s, bool perThread,
+                                    uint64_t *out);
   cudaError_t handshakeLocked(std::string *error);
   void shutdownLocked();
   // Receives the next handshake message into *msg and opens it (*out);

@@ -111,6 +111,14 @@ cudaError_t Runtime::unavailableLocked() const {
   }
 }
 
+// The connection, and the wire ID of stream `s` (wireStreamLocked).
+cudaError_t Runtime::connectedStreamLocked(cudaStream_t s, bool perThread,
+                                           uint64_t *out) {
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  return wireStreamLocked(s, perThread, out);
+}
+
 // The connection, and `device` one of the session's devices.
 cudaError_t Runtime::connectedDeviceLocked(int device) {
   if (cudaError_t err = ensureConnectedLocked())

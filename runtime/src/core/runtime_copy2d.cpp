@@ -73,10 +73,8 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
     return roundTripLocked({}, /*sync=*/true);
   }
 
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
     return err;
   if (cudaError_t err = refuseInCaptureLocked(sid, call))
     return err;

@@ -42,10 +42,8 @@ cudaError_t Runtime::launchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
     return cudaErrorInvalidValue;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (cudaError_t err = ensureConnectedLocked())
-      return err;
     uint64_t sid;
-    if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
       return err;
     if (graphs_.capturing(sid)) { // a host node (graph_runtime.cpp)
       GraphNode node;
@@ -77,10 +75,8 @@ cudaError_t Runtime::streamAddCallback(cudaStream_t stream,
   cudaError_t status;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (cudaError_t err = ensureConnectedLocked())
-      return err;
     uint64_t sid;
-    if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
       return err;
     if (cudaError_t err = refuseInCaptureLocked(sid, "cudaStreamAddCallback"))
       return err;

@@ -100,10 +100,8 @@ cudaError_t Runtime::memAdvise(const void *p, size_t count, int advice,
 cudaError_t Runtime::memPrefetch(const void *p, size_t count,
                                  cudaStream_t stream, bool perThread) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
     return err;
   ManagedMirrors::Range r;
   if (!count || !managed_.find(p, count, &r))
@@ -117,10 +115,8 @@ cudaError_t Runtime::streamAttachMemory(cudaStream_t stream, void *p,
                                         size_t length, unsigned flags,
                                         bool perThread) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
     return err;
   bool knownFlags = flags == cudaMemAttachGlobal ||
                     flags == cudaMemAttachHost || flags == cudaMemAttachSingle;

@@ -251,10 +251,8 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     std::memmove(dst, src, count);
     return cudaSuccess;
   }
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
     return err;
   if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
     bool captured;
@@ -394,10 +392,8 @@ cudaError_t Runtime::mallocAsync(void **ptr, size_t size, cudaStream_t stream) {
   if (!ptr)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, false, &sid))
+  if (cudaError_t err = connectedStreamLocked(stream, false, &sid))
     return err;
   if (!graphs_.capturing(sid))
     return mallocLocked(ptr, size, "cudaMallocAsync");
@@ -419,10 +415,8 @@ cudaError_t Runtime::mallocAsync(void **ptr, size_t size, cudaStream_t stream) {
 cudaError_t Runtime::freeAsync(void *ptr, cudaStream_t stream) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (cudaError_t err = ensureConnectedLocked())
-      return err;
     uint64_t sid;
-    if (cudaError_t err = wireStreamLocked(stream, false, &sid))
+    if (cudaError_t err = connectedStreamLocked(stream, false, &sid))
       return err;
     if (graphs_.capturing(sid)) {
       if (!graphAllocs_.count(addrOf(ptr)))

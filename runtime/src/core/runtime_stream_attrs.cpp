@@ -37,10 +37,8 @@ cudaError_t Runtime::streamSetAttribute(cudaStream_t stream, int attribute,
       !(w.hitRatio >= 0.0f && w.hitRatio <= 1.0f))
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
     return err;
   if (attribute == cudaLaunchAttributeAccessPolicyWindow && w.num_bytes)
     if (cudaError_t err = checkDeviceRangeLocked("cudaStreamSetAttribute",
@@ -72,10 +70,8 @@ cudaError_t Runtime::streamGetAttribute(cudaStream_t stream, int attribute,
   if (!value || !takenByStreams(attribute))
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
     return err;
   auto it = streamAttrs_.find({sid, attribute});
   if (it != streamAttrs_.end()) {

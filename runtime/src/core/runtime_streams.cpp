@@ -117,10 +117,8 @@ cudaError_t Runtime::streamDestroy(cudaStream_t stream) {
 
 cudaError_t Runtime::streamSynchronize(cudaStream_t stream, bool perThread) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t id;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &id))
+  if (cudaError_t err = connectedStreamLocked(stream, perThread, &id))
     return err;
   if (cudaError_t err = refuseInCaptureLocked(id, "cudaStreamSynchronize"))
     return err;
@@ -139,10 +137,8 @@ cudaError_t Runtime::streamSynchronize(cudaStream_t stream, bool perThread) {
 
 cudaError_t Runtime::streamQuery(cudaStream_t stream, bool perThread) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t id;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &id))
+  if (cudaError_t err = connectedStreamLocked(stream, perThread, &id))
     return err;
   if (cudaError_t err = refuseInCaptureLocked(id, "cudaStreamQuery"))
     return err;

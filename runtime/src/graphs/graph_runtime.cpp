@@ -34,10 +34,8 @@ cudaError_t Runtime::streamBeginCapture(cudaStream_t stream,
                                         cudaStreamCaptureMode mode,
                                         bool perThread) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
     return err;
   return graphs_.beginCapture(sid, mode, nextHandle_++);
 }
