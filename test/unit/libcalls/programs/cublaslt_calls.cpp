@@ -2,6 +2,8 @@
 // libcublasLt is test/unit/libcalls/fake_cublaslt.cpp. Prints "ok ..."
 // per check and PASS at the end; libcalls_integration_test.cpp reads it
 // (and counts the heuristic queries that reached the library).
+#include "program_check.h"
+
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
@@ -9,13 +11,6 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(cond, what)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::printf("FAIL %s (line %d)\n", what, __LINE__);                      \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 #define OK(call) CHECK((call) == CUBLAS_STATUS_SUCCESS, #call)
 
 int main() {

@@ -1,20 +1,14 @@
 // cuRAND's host API through librc_curand against rc-server --test-device,
 // whose libcurand is test/unit/libcalls/fake_curand.cpp. Prints "ok ..."
 // per check and PASS at the end; libcalls_integration_test.cpp reads it.
+#include "program_check.h"
+
 #include <cuda_runtime_api.h>
 #include <curand.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CHECK(cond, what)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::printf("FAIL %s (line %d)\n", what, __LINE__);                      \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 static std::vector<float> uniform(curandGenerator_t g, float *dev, size_t n,
                                   unsigned long long seed) {

@@ -2,20 +2,14 @@
 // --test-device, whose libcusolver is test/unit/libcalls/fake_cusolver.cpp:
 // a work size remembered by the session, arrays read and written, a host
 // work buffer kept between calls. Prints "ok ..." per check and PASS.
+#include "program_check.h"
+
 #include <cuda_runtime_api.h>
 #include <cusolverSp.h>
 #include <cusparse.h>
 
 #include <cstdio>
 #include <cstdlib>
-
-#define CHECK(cond, what)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::printf("FAIL %s (line %d)\n", what, __LINE__);                      \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 int main() {
   cusolverSpHandle_t h;

@@ -2,19 +2,13 @@
 // test/unit/libcalls/fake_nppif.cpp: a by-value NppStreamContext reaches
 // the library with its fields and its stream the server's. Prints "ok
 // ..." per check and PASS.
+#include "program_check.h"
+
 #include <cuda_runtime_api.h>
 #include <npp.h>
 
 #include <cstdio>
 #include <cstdlib>
-
-#define CHECK(cond, what)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::printf("FAIL %s (line %d)\n", what, __LINE__);                      \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 static int compress(Npp32u *labels, Npp8u *buffer, cudaStream_t stream) {
   NppStreamContext ctx = {};
