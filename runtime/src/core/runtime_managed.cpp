@@ -165,9 +165,9 @@ cudaError_t Runtime::downloadManagedLocked(cudaError_t syncResult) {
   // Not the mirrors written since the last device work was queued (before
   // it, they were uploaded): a read-back into managed memory by this
   // synchronous copy, whose bytes are the newest.
-  std::vector<ManagedMirrors::Range> all = managed_.clean();
+  std::vector<ManagedMirrors::Range> clean = managed_.clean();
   cudaError_t err = cudaSuccess;
-  for (const ManagedMirrors::Range &r : all) {
+  for (const ManagedMirrors::Range &r : clean) {
     managed_.prepareHostWrite(pointerAt(r.addr), r.size);
     err = memcpyLocked(pointerAt(r.addr), pointerAt(r.addr), r.size,
                        cudaMemcpyDeviceToHost, cudaStreamLegacy,
@@ -183,7 +183,7 @@ cudaError_t Runtime::downloadManagedLocked(cudaError_t syncResult) {
   if (err == cudaSuccess)
     err = takePendingErrorLocked();
   if (err == cudaSuccess) {
-    for (const ManagedMirrors::Range &r : all)
+    for (const ManagedMirrors::Range &r : clean)
       managed_.markClean(r.addr);
     managed_.clearDeviceWork();
   }

@@ -97,9 +97,12 @@ cudaError_t Runtime::graphMemAttribute(int device,
   auto *out = static_cast<uint64_t *>(value);
   bool high = attr == cudaGraphMemAttrUsedMemHigh ||
               attr == cudaGraphMemAttrReservedMemHigh;
-  if (set) // only the high watermarks may be reset, and only to 0
-    return high && *out == 0 ? (graphMemHigh_[device] = 0, cudaSuccess)
-                             : cudaErrorInvalidValue;
+  if (set) { // only the high watermarks may be reset, and only to 0
+    if (!high || *out != 0)
+      return cudaErrorInvalidValue;
+    graphMemHigh_[device] = 0;
+    return cudaSuccess;
+  }
   uint64_t current = 0;
   for (const auto &a : graphAllocs_) {
     auto dev = allocDevice_.find(a.first);
