@@ -145,6 +145,11 @@ def stubs(library, missing):
     return "\n".join(lines) + "\n"
 
 
+# Libraries whose handle keeps a pointer mode: their entry points ask the
+# header's scalarsOf(first parameter) where the row's scalars live
+# (lib_forward.h).
+POINTER_MODE_HEADERS = {"cublas": "cublas_pointer_mode.h"}
+
 ROW = re.compile(r'^RC_LIB_CALL\((\w+),\s*(\w+),\s*"([^"]*)",\s*(\w*)\)',
                  re.M)
 
@@ -171,6 +176,9 @@ def forwarders(library, headers, served):
         "// rc-server by its row (docs/libraries.md).",
     ]
     lines += ['#include "%s"' % h for h in headers]
+    mode_header = POINTER_MODE_HEADERS.get(library)
+    if mode_header:
+        lines.append('#include "%s"' % mode_header)
     lines += ['#include "lib_forward.h"', "",
               "// Programs still call routines their headers mark deprecated.",
               '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
@@ -182,8 +190,10 @@ def forwarders(library, headers, served):
         args = "".join(", a%d" % i for i in range(count))
         lines.append('__attribute__((visibility("default"))) '
                      "rc::lib::Ret<%s> %s(%s) {" % (t, fn, params))
-        lines.append("  return rc::lib::forward(rc::lib::rows::%s, "
-                     "rc::lib::Ret<%s>(%d)%s);" % (fn, t, value, args))
+        scalars = "rc::lib::scalarsOf(a0)" if mode_header and count else \
+            "rc::lib::Scalars::Host"
+        lines.append("  return rc::lib::forwardWith(%s, rc::lib::rows::%s, "
+                     "rc::lib::Ret<%s>(%d)%s);" % (scalars, fn, t, value, args))
         lines.append("}")
     lines.append('} // extern "C"')
     return "\n".join(lines) + "\n"

@@ -49,15 +49,17 @@ int __rc_cublas_gemm(const RcCublasGemm *call) {
   RcCublasGemm g = *call;
   return append(wire::Command::CublasGemm, g.call, g.stream,
                 [g](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
-                  auto alpha = fbb.CreateVector(g.alpha, g.scalarSize);
-                  auto beta = fbb.CreateVector(g.beta, g.scalarSize);
+                  // Device scalars travel as their 8-byte addresses.
+                  size_t bytes = g.scalarsOnDevice ? 8 : g.scalarSize;
+                  auto alpha = fbb.CreateVector(g.alpha, bytes);
+                  auto beta = fbb.CreateVector(g.beta, bytes);
                   wire::CublasOperand a = operand(g.a), b = operand(g.b),
                                       c = operand(g.c);
                   return wire::CreateCublasGemm(
                              fbb, wire::CublasGemmApi(g.api), g.handle, stream,
                              g.mathMode, g.transA, g.transB, g.m, g.n, g.k,
                              alpha, beta, &a, &b, &c, g.batchCount,
-                             g.computeType, g.algo)
+                             g.computeType, g.algo, g.scalarsOnDevice != 0)
                       .Union();
                 });
 }

@@ -10,6 +10,8 @@
 
 #include <cublas_v2.h>
 
+#include "cublas_pointer_mode.h"
+
 #include "rc/cublas_scalars.h"
 
 #include <cstdint>
@@ -38,6 +40,9 @@ struct Handle {
   cudaStream_t stream = nullptr;
   bool streamSent = false; // the server's handle has `stream` (rows use it)
   cublasMath_t mathMode = CUBLAS_DEFAULT_MATH;
+  // Where alpha, beta and results live: travels with every compute call
+  // (rows: wire::LibCall.scalars_on_device; GEMMs: CublasGemm's).
+  cublasPointerMode_t pointerMode = CUBLAS_POINTER_MODE_HOST;
 };
 
 // Live handles: a destroyed or made-up handle is refused, never followed.
@@ -118,9 +123,18 @@ cublasStatus_t submitGemm(cublasHandle_t handle, const char *call,
   g.stream = h.stream;
   g.mathMode = uint32_t(h.mathMode);
   g.transA = ta, g.transB = tb, g.m = m, g.n = n, g.k = k;
-  // Pointer mode is always host: the scalars travel by value.
-  std::memcpy(g.alpha, alpha, scalar);
-  std::memcpy(g.beta, beta, scalar);
+  // Host scalars travel by value; device ones as their addresses, read by
+  // the GEMM on the GPU in stream order.
+  g.scalarsOnDevice = h.pointerMode == CUBLAS_POINTER_MODE_DEVICE;
+  if (g.scalarsOnDevice) {
+    uint64_t a = reinterpret_cast<uintptr_t>(alpha);
+    uint64_t b = reinterpret_cast<uintptr_t>(beta);
+    std::memcpy(g.alpha, &a, 8);
+    std::memcpy(g.beta, &b, 8);
+  } else {
+    std::memcpy(g.alpha, alpha, scalar);
+    std::memcpy(g.beta, beta, scalar);
+  }
   g.scalarSize = scalar;
   g.a = a, g.b = b, g.c = c;
   g.batchCount = batchCount;
@@ -140,6 +154,13 @@ RcCublasOperand operand(const void *p, cudaDataType t, int64_t ld,
 }
 
 } // namespace
+
+rc::lib::Scalars rc::lib::scalarsOf(cublasHandle_t handle) {
+  Handle h;
+  return lookup(handle, &h) && h.pointerMode == CUBLAS_POINTER_MODE_DEVICE
+             ? Scalars::Device
+             : Scalars::Host;
+}
 
 extern "C" {
 
@@ -223,14 +244,16 @@ cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
-// Scalars are always read from host memory (that is how they are sent).
+// Kept here and sent with every compute call: no round trip of its own.
 cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle,
                                        cublasPointerMode_t mode) {
-  Handle h;
-  if (!lookup(handle, &h))
+  if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = handles.find(handle);
+  if (it == handles.end())
     return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (mode != CUBLAS_POINTER_MODE_HOST)
-    return unsupported("cublasSetPointerMode_v2(CUBLAS_POINTER_MODE_DEVICE)");
+  it->second.pointerMode = mode;
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -241,7 +264,7 @@ cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle,
     return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!mode)
     return CUBLAS_STATUS_INVALID_VALUE;
-  *mode = CUBLAS_POINTER_MODE_HOST;
+  *mode = h.pointerMode;
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -450,6 +473,9 @@ cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side,
   Handle h;
   if (!lookup(handle, &h))
     return CUBLAS_STATUS_NOT_INITIALIZED;
+  // Its alpha travels by value in the wire command.
+  if (h.pointerMode == CUBLAS_POINTER_MODE_DEVICE)
+    return unsupported("cublasStrsmBatched with CUBLAS_POINTER_MODE_DEVICE");
   int64_t order = side == CUBLAS_SIDE_LEFT ? m : n;
   if (!alpha || !validOp(trans) || m < 0 || n < 0 || batchCount < 0 ||
       lda < maxInt(1, order) || ldb < maxInt(1, m))

@@ -25,8 +25,10 @@ typedef struct RcCublasGemm {
   void *stream; /* cudaStream_t */
   uint32_t mathMode;
   int32_t transA, transB, m, n, k;
-  uint8_t alpha[8], beta[8]; /* host scalars, by value */
+  uint8_t alpha[8], beta[8]; /* host scalars, by value; or (scalarsOnDevice)
+                                their device addresses */
   uint32_t scalarSize;       /* 2, 4 or 8 */
+  int32_t scalarsOnDevice;   /* CUBLAS_POINTER_MODE_DEVICE */
   RcCublasOperand a, b, c;
   int32_t batchCount, computeType, algo;
 } RcCublasGemm;

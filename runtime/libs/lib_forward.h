@@ -42,17 +42,30 @@ template <class T> RcLibArg describe(const T &value) {
   return RcLibArg{&value, uint32_t(sizeof(T)), pointeeBytes<T>()};
 }
 
+// Where a call's scalars and results (the `i` and `o` of cuBLAS's rows)
+// live: host memory, or device memory for a cuBLAS handle in
+// CUBLAS_POINTER_MODE_DEVICE. Generated cuBLAS entry points ask
+// scalarsOf(handle); every other object keeps them on the host.
+enum class Scalars { Host, Device };
+template <class T> Scalars scalarsOf(const T &) { return Scalars::Host; }
+
 // `failure` is what the entry point returns when the call could not be
 // sent or the server refused it (no server, a bad argument): the library's
 // "not supported" status where it has one (gen_unsupported_stubs.py's
 // table), else its internal error.
-template <class R, class... A> R forward(Row row, R failure, const A &...a) {
+template <class R, class... A>
+R forwardWith(Scalars scalars, Row row, R failure, const A &...a) {
   std::array<RcLibArg, sizeof...(A)> args = {describe(a)...};
   int status = 0;
-  if (__rc_lib_call(row.key, row.params, args.data(), int(args.size()),
+  int flags = scalars == Scalars::Device ? RC_LIB_SCALARS_ON_DEVICE : 0;
+  if (__rc_lib_call(row.key, row.params, args.data(), int(args.size()), flags,
                     &status) != 0)
     return failure;
   return R(status);
+}
+
+template <class R, class... A> R forward(Row row, R failure, const A &...a) {
+  return forwardWith(Scalars::Host, row, failure, a...);
 }
 
 // Every served row as a constant: rows::curandGenerateUniform_host.

@@ -24,9 +24,12 @@ typedef struct RcLibArg {
    object (`c`) gets a client ID, stored through its parameter; a table
    (`t`) a copy the process keeps. Returns a cudaError_t (cudaSuccess once
    sent); *status is the library's status (0 for a batched call, whose
-   failure the next synchronization reports). */
+   failure the next synchronization reports). `flags`: RC_LIB_SCALARS_ON_DEVICE
+   when the call's `i` and `o` parameters are device memory (a cuBLAS handle
+   in CUBLAS_POINTER_MODE_DEVICE). */
+#define RC_LIB_SCALARS_ON_DEVICE 1
 int __rc_lib_call(const char *key, const char *params, const RcLibArg *args,
-                  int count, int *status);
+                  int count, int flags, int *status);
 
 #ifdef __cplusplus
 } /* extern "C" */

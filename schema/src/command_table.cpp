@@ -121,7 +121,7 @@ constexpr CommandInfo kCommands[] = {
      kOnStream, false, true},
     // A library works on the stream its object was given (curandSetStream),
     // which the bookkeeping does not follow: untracked, as cuBLAS.
-    {Command::LibCall, "vendor library call", nullptr, kUntracked, false, true},
+    {Command::LibCall, "vendor library call", nullptr, kUntracked, true, true},
 };
 
 constexpr bool inSchemaOrder() {

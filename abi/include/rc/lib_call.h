@@ -187,6 +187,18 @@ inline bool parseParams(const char *text, std::vector<ParamRule> *out,
   return true;
 }
 
+// The rules of a cuBLAS row on a handle in CUBLAS_POINTER_MODE_DEVICE: its
+// scalars and results (`i`, `o`, `u`: every host pointer of cuBLAS's rows)
+// are device memory, passed and checked as `d` with the same extent. Both
+// ends apply it to their own copy of the row (wire::LibCall.
+// scalars_on_device), so neither trusts the other's tokens.
+inline void scalarsOnDevice(std::vector<ParamRule> *rules) {
+  for (ParamRule &r : *rules)
+    if (r.pass == Pass::HostIn || r.pass == Pass::HostOut ||
+        r.pass == Pass::HostInOut)
+      r.pass = Pass::Device;
+}
+
 // A value parameter's number, for counts: integers of 1 to 8 bytes, read
 // as the little-endian unsigned value of its bytes (a negative count is
 // then huge and fails the bounds checks that follow).

@@ -53,9 +53,13 @@ struct BlasGemm {
   uint32_t mathMode = 0;
   int transA = kOpN, transB = kOpN;
   int m = 0, n = 0, k = 0;
-  // Host scalars by value (2, 4 or 8 bytes by compute type), 8-aligned.
+  // Host scalars by value (2, 4 or 8 bytes by compute type), 8-aligned;
+  // or, with scalarsOnDevice (CUBLAS_POINTER_MODE_DEVICE), the validated
+  // device addresses of alpha and beta.
   alignas(8) uint8_t alpha[8] = {};
   alignas(8) uint8_t beta[8] = {};
+  bool scalarsOnDevice = false;
+  uint64_t alphaAddress = 0, betaAddress = 0;
   BlasOperand a, b, c;
   int batchCount = 1;
   int computeType = 0; // cublasComputeType_t

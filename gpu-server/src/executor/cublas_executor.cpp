@@ -146,13 +146,25 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
                 "unknown cublasMath_t " + std::to_string(g.mathMode));
   size_t na = c.alpha() ? c.alpha()->size() : 0;
   size_t nb = c.beta() ? c.beta()->size() : 0;
-  if (na != scalar || nb != scalar)
-    return fail(kErrInvalidValue, "alpha/beta of " + std::to_string(na) + "/" +
-                                      std::to_string(nb) +
-                                      " bytes, the compute type takes " +
-                                      std::to_string(scalar));
+  // Device scalars come as their addresses, each of one scalar inside the
+  // session's memory.
+  size_t wire = c.scalars_on_device() ? 8 : scalar;
+  if (na != wire || nb != wire)
+    return fail(kErrInvalidValue,
+                "alpha/beta of " + std::to_string(na) + "/" +
+                    std::to_string(nb) + " bytes, " +
+                    (c.scalars_on_device()
+                         ? "device scalars take 8 (their addresses)"
+                         : "the compute type takes " + std::to_string(scalar)));
   std::memcpy(g.alpha, c.alpha()->data(), na);
   std::memcpy(g.beta, c.beta()->data(), nb);
+  if ((g.scalarsOnDevice = c.scalars_on_device())) {
+    std::memcpy(&g.alphaAddress, g.alpha, 8);
+    std::memcpy(&g.betaAddress, g.beta, 8);
+    if (!(st = checkRange("alpha", g.alphaAddress, scalar)).ok() ||
+        !(st = checkRange("beta", g.betaAddress, scalar)).ok())
+      return st;
+  }
 
   // op(A) is m x k, op(B) is k x n, C is m x n (column-major).
   Shape sa = g.transA == kOpN ? Shape{g.m, g.k} : Shape{g.k, g.m};
@@ -354,7 +366,9 @@ OpStatus Executor::handle(const wire::CublasDestroy &c, Answer &) {
   if (!st.ok())
     return st;
   std::string why;
-  st = ctx_->blas(&why)->destroy(h);
+  BlasContext *blas = ctx_->blas(&why);
+  libraryStreams_.erase(blas->nativeHandle(h));
+  st = blas->destroy(h);
   cublasHandles_.erase(it);
   return st;
 }

@@ -490,8 +490,10 @@ OpStatus Executor::handle(const wire::StreamDestroy &c, Answer &) {
     return fail(kErrInvalidResourceHandle,
                 "unknown stream " + hexAddress(c.stream()));
   OpStatus st;
-  if (!(st = bind(it->second.device)).ok() ||
-      !(st = ctx_->streamDestroy(it->second.native)).ok())
+  if (!(st = bind(it->second.device)).ok())
+    return st;
+  forgetLibraryStream(reinterpret_cast<void *>(it->second.native));
+  if (!(st = ctx_->streamDestroy(it->second.native)).ok())
     return st;
   forgetStream(it->first, it->second.device);
   streams_.erase(it);

@@ -17,10 +17,20 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+namespace rc::lib {
+struct ParamRule;
+} // namespace rc::lib
+
 namespace rc::server {
+
+namespace lib {
+struct CatalogRow;
+struct Slot;
+} // namespace lib
 
 struct ResultData {
   uint32_t index = 0;
@@ -389,6 +399,20 @@ private:
   // The library's cublasHandle_t behind a session's cuBLAS handle, for a
   // row that names one.
   OpStatus cublasRowHandle(uint64_t handle, void **out);
+  // A row's function: cuBLAS's from the session's libcublas, the others'
+  // from the catalog. Null and *why when missing.
+  void *librarySymbolOf(const lib::CatalogRow &row, std::string *why);
+  // Calls a checked row: under the cuBLAS device pointer mode if asked; as
+  // a graph's node (streamOverride_), with its object on the graph's
+  // stream for the call.
+  OpStatus invokeLibraryCall(const lib::CatalogRow &row,
+                             const std::vector<rc::lib::ParamRule> &rules,
+                             std::vector<lib::Slot> &slots, void *symbol,
+                             bool scalarsOnDevice, int *status);
+  // The stream the program last gave each library object (its *SetStream
+  // row), by the library's object: where a node returns it.
+  std::map<void *, void *> libraryStreams_;
+  void forgetLibraryStream(void *stream);
   OpStatus sessionArray(uint64_t id, ArrayRecord **out);
   std::unordered_map<uint64_t, OnDevice> streams_;
   std::unordered_map<uint64_t, OnDevice> events_;
@@ -404,6 +428,7 @@ private:
                          const uint8_t *)>
       launchSink_;
   bool gemmCheckOnly_ = false;     // while set, a valid GEMM is not performed
+  bool libCallCheckOnly_ = false;  // ... nor a valid library call
   std::vector<uint8_t> argBuffer_; // 16-byte aligned copy of launch args
   std::string lastLaunch_;
   uint64_t replyBytes_ = 0; // payload bytes of the batch being run

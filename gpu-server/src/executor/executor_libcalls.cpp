@@ -6,6 +6,9 @@
 // context. What the library does with memory it reaches through objects
 // (a sparse matrix's arrays, sized by values it keeps) cannot be checked
 // here: the session's own context keeps that inside its allocations.
+// A call that is a graph's node (docs/graphs.md, "Library calls in
+// graphs") is checked the same way, and runs with its object moved to the
+// graph's stream for the call.
 #include "backend/cublas_context.h"
 #include "executor/executor.h"
 #include "libraries/library_catalog.h"
@@ -55,6 +58,19 @@ uint64_t readU64(const uint8_t *p) {
   return v;
 }
 
+// What a graph's node may pass: no host bytes back, no object made or
+// destroyed, no host state kept between calls.
+bool nodeParameter(lib::Pass p) {
+  return p == lib::Pass::Value || p == lib::Pass::Object ||
+         p == lib::Pass::Stream || p == lib::Pass::StreamContext ||
+         p == lib::Pass::Device || p == lib::Pass::HostIn;
+}
+
+// cublasSetPointerMode_v2 and the *SetStream functions, called through the
+// pointers the catalog and the cuBLAS backend hand out.
+using SetPointerMode = int (*)(void *, int);
+constexpr int kPointerModeHost = 0, kPointerModeDevice = 1;
+
 } // namespace
 
 OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
@@ -68,7 +84,20 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
   OpStatus st = bind(current_);
   if (!st.ok())
     return st;
-  const std::vector<lib::ParamRule> &rules = row->rules;
+  std::vector<lib::ParamRule> rules = row->rules;
+  if (c.scalars_on_device()) {
+    if (!row->library->inBlasContext)
+      return fail(kErrInvalidValue,
+                  row->function + ": only cuBLAS calls have device scalars "
+                                  "(a pointer mode)");
+    rc::lib::scalarsOnDevice(&rules);
+  }
+  const bool asNode = streamOverride_ || libCallCheckOnly_;
+  for (size_t i = 0; asNode && i < rules.size(); ++i)
+    if (!nodeParameter(rules[i].pass))
+      return fail(kErrInvalidValue,
+                  row->function + " cannot be a graph node: it returns host "
+                                  "values, or makes or destroys an object");
   const std::vector<lib::ParamShape> &types = row->signature.params;
   const size_t n = rules.size();
   const uint8_t *args = c.args() ? c.args()->data() : nullptr;
@@ -242,8 +271,14 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
   }
   if (!symbol)
     return fail(kErrNotSupported, why);
+  if (libCallCheckOnly_)
+    return OpStatus::success();
 
-  int status = row->signature.invoke(symbol, slots.data());
+  int status = 0;
+  if (!(st = invokeLibraryCall(*row, rules, slots, symbol,
+                               c.scalars_on_device(), &status))
+           .ok())
+    return st;
 
   if (status == 0) {
     for (size_t i = 0; i < n; ++i) {
@@ -256,6 +291,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
         o.order = ++libObjectsMade_;
       } else if (rules[i].pass == lib::Pass::Destroy) {
         libObjects_.erase(readU64(args + at[i]));
+        libraryStreams_.erase(slots[i].pointer);
       }
     }
   }
@@ -295,6 +331,70 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
       reply_->CreateVector(out.data(), status == 0 ? out.size() : 0);
   a.give();
   return OpStatus::success();
+}
+
+void *Executor::librarySymbolOf(const lib::CatalogRow &row, std::string *why) {
+  if (!row.library->inBlasContext)
+    return lib::LibraryCatalog::instance().symbol(row, why);
+  BlasContext *blas = ctx_->blas(why);
+  return blas ? blas->librarySymbol(row.function.c_str()) : nullptr;
+}
+
+OpStatus Executor::invokeLibraryCall(const lib::CatalogRow &row,
+                                     const std::vector<lib::ParamRule> &rules,
+                                     std::vector<lib::Slot> &slots,
+                                     void *symbol, bool scalarsOnDevice,
+                                     int *status) {
+  lib::LibraryCatalog &catalog = lib::LibraryCatalog::instance();
+  const std::vector<lib::ParamShape> &types = row.signature.params;
+  // The call's object: where its library keeps the stream and the mode.
+  size_t obj = 0;
+  while (obj < rules.size() && rules[obj].pass != lib::Pass::Object)
+    ++obj;
+  void *object = obj < rules.size() ? slots[obj].pointer : nullptr;
+  const lib::CatalogRow *setter =
+      object ? catalog.streamSetter(types[obj].object) : nullptr;
+  std::string why;
+  void *setStream = nullptr;
+  if (streamOverride_ && setter &&
+      !(setStream = librarySymbolOf(*setter, &why)))
+    return fail(kErrNotSupported, why);
+  SetPointerMode setMode = nullptr;
+  if (scalarsOnDevice) {
+    BlasContext *blas = ctx_->blas(&why);
+    setMode = blas ? reinterpret_cast<SetPointerMode>(
+                         blas->librarySymbol("cublasSetPointerMode_v2"))
+                   : nullptr;
+    if (!setMode)
+      return fail(kErrNotSupported,
+                  row.function + " with device scalars: no "
+                                 "cublasSetPointerMode_v2 on this device");
+  }
+  auto moveTo = [&](void *stream) {
+    lib::Slot args[2];
+    args[0].pointer = object, args[1].pointer = stream;
+    setter->signature.invoke(setStream, args);
+  };
+  // A graph's node: its object works on the graph's stream for this call.
+  if (setStream)
+    moveTo(reinterpret_cast<void *>(streamOverride_->native));
+  if (setMode)
+    setMode(object, kPointerModeDevice);
+  *status = row.signature.invoke(symbol, slots.data());
+  if (setMode)
+    setMode(object, kPointerModeHost);
+  if (setStream)
+    moveTo(libraryStreams_[object]);
+  // The stream the program gave the object, to return it to after a node.
+  if (*status == 0 && !streamOverride_ && setter == &row)
+    libraryStreams_[object] = slots[1].pointer;
+  return OpStatus::success();
+}
+
+void Executor::forgetLibraryStream(void *stream) {
+  for (auto &[object, s] : libraryStreams_)
+    if (s == stream)
+      s = nullptr; // the context's legacy stream, as a new object has
 }
 
 OpStatus Executor::cublasRowHandle(uint64_t handle, void **out) {

@@ -1,11 +1,12 @@
 // Executable graphs of a session (docs/graphs.md). The client captured the
 // graph and sends its node list once (GraphInstantiate); nodes are Launch,
-// Memset, MemcpyD2D and CublasGemm commands, each after the previous one.
-// Every node is validated like the batched command it is. On a backend with
-// real graphs (CUDA) the nodes are replayed into a capturing stream and
-// instantiated (cuBLAS captures its own kernels); GraphExecUpdate sets the
-// parameters of the changed nodes in place, or, when a GEMM changed,
-// captures the whole graph again; GraphLaunch is one cuGraphLaunch. A graph
+// Memset, MemcpyD2D, CublasGemm and LibCall commands, each after the
+// previous one. Every node is validated like the batched command it is. On
+// a backend with real graphs (CUDA) the nodes are replayed into a capturing
+// stream and instantiated (the libraries capture their own kernels);
+// GraphExecUpdate sets the parameters of the changed nodes in place, or,
+// when a library's node changed, captures the whole graph again;
+// GraphLaunch is one cuGraphLaunch. A graph
 // with a GEMM of device pointer arrays, and every graph on the host test
 // device, is replayed instead: a launch runs the node list through the
 // ordinary command path, where those arrays are read and checked.
@@ -24,6 +25,11 @@ namespace {
 
 OpStatus fail(int code, std::string detail) {
   return OpStatus::fail(code, std::move(detail));
+}
+
+// A node whose CUDA nodes the library makes: a cuBLAS GEMM, a row's call.
+bool isLibraryNode(wire::Command type) {
+  return type == wire::Command::CublasGemm || type == wire::Command::LibCall;
 }
 
 // An owned copy of one node command (the message it came in is freed after
@@ -66,6 +72,14 @@ copyNode(flatbuffers::FlatBufferBuilder &fbb, const wire::CommandEntry &e) {
         c.m(), c.n(), c.k(), alpha, beta, c.a(), c.b(), c.c(), c.batch_count(),
         c.compute_type(), c.algo());
     return wire::CreateCommandEntry(fbb, Command::CublasGemm, g.Union());
+  }
+  case Command::LibCall: {
+    const wire::LibCall &c = *e.cmd_as_LibCall();
+    auto function = c.function() ? fbb.CreateString(c.function()->str()) : 0;
+    auto args =
+        c.args() ? fbb.CreateVector(c.args()->data(), c.args()->size()) : 0;
+    auto l = wire::CreateLibCall(fbb, function, args, c.scalars_on_device());
+    return wire::CreateCommandEntry(fbb, Command::LibCall, l.Union());
   }
   default:
     return 0; // checkNode refused it before
@@ -172,6 +186,18 @@ OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
     gemmCheckOnly_ = false;
     return st.ok() ? st : where(what, st);
   }
+  case Command::LibCall: {
+    // The ordinary checks of its row, without the call itself.
+    OnDevice none{0, bound_};
+    streamOverride_ = &none;
+    libCallCheckOnly_ = true;
+    std::string what = "vendor library call";
+    std::vector<ResultData> unused;
+    OpStatus st = execute(*node, i, unused, &what);
+    streamOverride_ = nullptr;
+    libCallCheckOnly_ = false;
+    return st.ok() ? st : where(what, st);
+  }
   default: {
     // The command table's graphNode column lists the ones handled above.
     const wire::CommandInfo *info = wire::commandInfo(out->type);
@@ -180,7 +206,8 @@ OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
                     (info ? std::string(info->api)
                           : "command type " + std::to_string(int(out->type))) +
                     " cannot be a graph node (kernel launches, memsets, "
-                    "device-to-device copies and cuBLAS GEMMs can)");
+                    "device-to-device copies, cuBLAS GEMMs and vendor "
+                    "library calls can)");
   }
   }
 }
@@ -202,14 +229,15 @@ OpStatus Executor::buildCudaGraph(GraphExec &g) {
     st = execute(*list->Get(i), i, unused, &what);
     streamOverride_ = nullptr;
     NativeHandle node = 0;
-    // Zero-byte copies and memsets are no-ops: they create no node. A GEMM
-    // makes as many as cuBLAS likes; it is never updated in place.
+    // Zero-byte copies and memsets are no-ops: they create no node. A
+    // library's call makes as many as the library likes; it is never
+    // updated in place.
     wire::Command type = list->Get(i)->cmd_type();
     bool noNode = type == wire::Command::Memset
                       ? list->Get(i)->cmd_as_Memset()->size() == 0
                   : type == wire::Command::MemcpyD2D
                       ? list->Get(i)->cmd_as_MemcpyD2D()->size() == 0
-                      : type == wire::Command::CublasGemm;
+                      : isLibraryNode(type);
     if (st.ok() && !noNode)
       st = gd->lastNode(cs, &node);
     if (!st.ok())
@@ -285,9 +313,9 @@ OpStatus Executor::handle(const wire::GraphExecUpdate &c, Answer &) {
                                         "incompatible (re-instantiate)");
     changes[i] = nodes->Get(j);
   }
-  bool gemmChanged = false, pointerArrays = false;
+  bool libraryChanged = false, pointerArrays = false;
   for (const CheckedNode &k : checked) {
-    gemmChanged = gemmChanged || k.type == wire::Command::CublasGemm;
+    libraryChanged = libraryChanged || isLibraryNode(k.type);
     pointerArrays = pointerArrays || k.pointerArrays;
   }
   if (g.native && pointerArrays) {
@@ -298,9 +326,10 @@ OpStatus Executor::handle(const wire::GraphExecUpdate &c, Answer &) {
     g.native = 0;
     g.nodes.clear();
   }
-  if (g.native && gemmChanged) {
-    // cuBLAS picked a GEMM's kernels when it was captured: capture the whole
-    // graph again with the new nodes; on failure the old one stays.
+  if (g.native && libraryChanged) {
+    // The library picked its kernels when the call was captured: capture
+    // the whole graph again with the new nodes; on failure the old one
+    // stays.
     GraphExec next;
     next.device = g.device;
     next.store(g.list(), changes);

@@ -57,6 +57,19 @@ LibraryCatalog::LibraryCatalog() {
     std::string key = row.key;
     rows_.emplace(std::move(key), std::move(row));
   }
+  for (const auto &[key, row] : rows_) {
+    const std::string &f = row.function;
+    bool setsStream =
+        f.find("SetStream") != std::string::npos && row.rules.size() == 2 &&
+        row.rules[0].pass == Pass::Object && row.rules[1].pass == Pass::Stream;
+    if (setsStream)
+      streamSetters_[row.signature.params[0].object] = &row;
+  }
+}
+
+const CatalogRow *LibraryCatalog::streamSetter(const void *objectType) const {
+  auto it = streamSetters_.find(objectType);
+  return it == streamSetters_.end() ? nullptr : it->second;
 }
 
 bool LibraryCatalog::rowMatchesType(const CatalogRow &row, std::string *why) {

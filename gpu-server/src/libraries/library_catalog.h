@@ -54,6 +54,10 @@ public:
   static LibraryCatalog &instance();
 
   const CatalogRow *find(const std::string &key) const;
+  // The row that gives an object of this type its stream (`h s`, a
+  // *SetStream function: cublasSetStream_v2, cusparseSetStream, ...), or
+  // null: a graph's node runs such an object's call on the graph's stream.
+  const CatalogRow *streamSetter(const void *objectType) const;
   const std::map<std::string, CatalogRow> &rows() const { return rows_; }
 
   // The function of a row, from its library (opened on first use, by any
@@ -67,6 +71,7 @@ public:
 private:
   LibraryCatalog();
   std::map<std::string, CatalogRow> rows_;
+  std::map<const void *, const CatalogRow *> streamSetters_; // by object type
   std::mutex mu_;
   std::map<const VendorLibrary *, std::vector<void *>> opened_; // dlopen
   std::map<std::string, void *> symbols_;                       // by row key

@@ -399,7 +399,8 @@ public:
   // ---- vendor library calls (runtime_libcalls.cpp, docs/libraries.md) --
   // One call of a served row (rc_lib_call_abi.h says what it does).
   cudaError_t libraryCall(const char *key, const char *params,
-                          const RcLibArg *args, int count, int *status);
+                          const RcLibArg *args, int count, bool scalarsOnDevice,
+                          int *status);
 
   // ---- commands of libraries on top (librc_cublas) ---------------------
   // runtime_append.cpp. Appends the command `build` serializes into the
@@ -583,6 +584,11 @@ private:
   // graph_runtime.cpp. While `stream` captures, async work becomes a node
   // instead of a command: *captured tells the caller not to append it.
   cudaError_t captureLocked(uint64_t stream, GraphNode node, bool *captured);
+  // A vendor library call that queues device work on a capturing stream
+  // (runtime_libcalls.cpp): a graph node owning the encoded call.
+  cudaError_t captureLibraryCallLocked(uint64_t sid, const std::string &key,
+                                       std::vector<uint8_t> args,
+                                       bool scalarsOnDevice);
   void sendExecUpdateLocked(uint64_t exec, const std::vector<uint32_t> &indices,
                             const NodeList &nodes);
   cudaError_t replayOnClient(const NodeList &steps, cudaStream_t stream,

@@ -1,7 +1,8 @@
 // Vendor library calls (docs/libraries.md): librc_curand and its kind hand
 // each served call here with its row's tokens (rc/lib_call.h); it is
 // encoded and batched, or sent in one round trip when it returns host
-// bytes (an `o` or `t` parameter).
+// bytes (an `o` or `t` parameter), or kept as a node of the graph its
+// stream is capturing (docs/graphs.md, "Library calls in graphs").
 #include "core/runtime.h"
 
 #include <cstdio>
@@ -25,7 +26,8 @@ template <class T> T valueOf(const RcLibArg &a) {
 } // namespace
 
 cudaError_t Runtime::libraryCall(const char *key, const char *params,
-                                 const RcLibArg *args, int count, int *status) {
+                                 const RcLibArg *args, int count,
+                                 bool scalarsOnDevice, int *status) {
   *status = 0;
   std::vector<lib::ParamRule> rules;
   std::string why;
@@ -34,6 +36,8 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
                  why.c_str());
     return cudaErrorInvalidValue;
   }
+  if (scalarsOnDevice)
+    lib::scalarsOnDevice(&rules);
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
@@ -147,25 +151,38 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
     }
     }
   }
-  // A library works on the stream its object was given: refuse the call
-  // while that stream is being captured rather than run it outside the
-  // graph.
+  fixed.insert(fixed.end(), inputs.begin(), inputs.end());
+  // A library works on the stream its object was given. While that stream
+  // captures, a call that only queues device work becomes a node of the
+  // graph; one that makes or destroys an object or sets host-side state
+  // (no device memory) runs now, as it does in CUDA; one that returns host
+  // bytes after device work cannot be captured.
   auto s = libObjectStreams_.find(object);
-  if (s != libObjectStreams_.end()) {
-    uint64_t sid = 0;
-    if (wireStreamLocked(s->second, false, &sid) == cudaSuccess &&
-        graphs_.capturing(sid)) {
-      std::string call = std::string(key) + " (vendor library calls cannot "
-                                            "be captured into graphs yet)";
-      return refuseInCaptureLocked(sid, call.c_str());
+  uint64_t captureSid = 0;
+  if (s != libObjectStreams_.end() &&
+      wireStreamLocked(s->second, false, &captureSid) == cudaSuccess &&
+      graphs_.capturing(captureSid)) {
+    bool deviceWork = false, lifetime = false;
+    for (const lib::ParamRule &r : rules) {
+      deviceWork |= r.pass == lib::Pass::Device;
+      lifetime |= r.pass == lib::Pass::Create || r.pass == lib::Pass::Destroy;
+    }
+    if (deviceWork && !lifetime) {
+      if (!outputs.empty()) {
+        std::string call = std::string(key) +
+                           " (a library call that returns host values "
+                           "cannot be captured into a graph)";
+        return refuseInCaptureLocked(captureSid, call.c_str());
+      }
+      return captureLibraryCallLocked(captureSid, key, std::move(fixed),
+                                      scalarsOnDevice);
     }
   }
-  fixed.insert(fixed.end(), inputs.begin(), inputs.end());
 
   ensureDeviceLocked();
   flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
-  auto cmd =
-      wire::CreateLibCall(fbb, fbb.CreateString(key), fbb.CreateVector(fixed));
+  auto cmd = wire::CreateLibCall(fbb, fbb.CreateString(key),
+                                 fbb.CreateVector(fixed), scalarsOnDevice);
   uint32_t index = appendLocked(wire::Command::LibCall, cmd.Union(),
                                 {"vendor library call", 0});
   auto storeCreated = [&] {
@@ -225,6 +242,27 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
     from += o.bytes;
   }
   return cudaSuccess;
+}
+
+cudaError_t Runtime::captureLibraryCallLocked(uint64_t sid,
+                                              const std::string &key,
+                                              std::vector<uint8_t> args,
+                                              bool scalarsOnDevice) {
+  GraphNode node;
+  node.type = wire::Command::LibCall;
+  // The node owns the encoded call; its bytes are its identity for updates.
+  node.library = [key, args, scalarsOnDevice](
+                     flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
+    return wire::CreateLibCall(fbb, fbb.CreateString(key),
+                               fbb.CreateVector(args), scalarsOnDevice)
+        .Union();
+  };
+  flatbuffers::FlatBufferBuilder fbb(256);
+  fbb.Finish(wire::CreateCommandEntry(fbb, node.type, node.library(fbb, 0)));
+  node.libraryBytes.assign(fbb.GetBufferPointer(),
+                           fbb.GetBufferPointer() + fbb.GetSize());
+  bool captured;
+  return captureLocked(sid, std::move(node), &captured);
 }
 
 } // namespace rc::rt

@@ -48,8 +48,8 @@ enum class MemoryStep : uint8_t {
 
 // One graph node: a Launch, Memset or MemcpyD2D with the fields it carries
 // on the wire (the stream is the graph's, so it is not part of the node),
-// a library command (CublasGemm) kept as its serializer, a host step, or
-// nothing (an empty node: type NONE, host None).
+// a library command (CublasGemm, LibCall) kept as its serializer, a host
+// step, or nothing (an empty node: type NONE, host None).
 struct GraphNode {
   wire::Command type = wire::Command::NONE;
   HostStep host = HostStep::None;

@@ -176,6 +176,8 @@ struct Gemm {
   wire::CublasOperand a, b, c;
   int batch = 1, compute = kCompute32F, algo = kAlgoDefault;
   size_t scalarBytes = 0; // tests: send scalars of this size instead
+  // CUBLAS_POINTER_MODE_DEVICE: alpha and beta at these device addresses.
+  uint64_t deviceAlpha = 0, deviceBeta = 0;
 };
 Cmd cGemm(const Gemm &g) {
   return [=](fb::FlatBufferBuilder &fbb) {
@@ -194,18 +196,42 @@ Cmd cGemm(const Gemm &g) {
     }
     if (g.scalarBytes)
       al.resize(g.scalarBytes), be.resize(g.scalarBytes);
+    bool onDevice = g.deviceAlpha || g.deviceBeta;
+    if (onDevice) {
+      al.assign((const uint8_t *)&g.deviceAlpha,
+                (const uint8_t *)&g.deviceAlpha + 8);
+      be.assign((const uint8_t *)&g.deviceBeta,
+                (const uint8_t *)&g.deviceBeta + 8);
+    }
     auto av = fbb.CreateVector(al), bv = fbb.CreateVector(be);
     return wire::CreateCommandEntry(
         fbb, wire::Command::CublasGemm,
         wire::CreateCublasGemm(fbb, g.api, g.handle, g.stream, g.mathMode, g.ta,
                                g.tb, g.m, g.n, g.k, av, bv, &g.a, &g.b, &g.c,
-                               g.batch, g.compute, g.algo)
+                               g.batch, g.compute, g.algo, onDevice)
             .Union());
   };
 }
 
 wire::CublasOperand op(uint64_t p, int64_t ld, int type, int64_t stride = 0) {
   return wire::CublasOperand(p, ld, stride, type);
+}
+
+// A row's call (rc/lib_call.h): `args` its encoded parameters.
+Cmd cLibCall(const std::string &row, const Bytes &args,
+             bool scalarsOnDevice = false) {
+  return [=](fb::FlatBufferBuilder &fbb) {
+    auto f = fbb.CreateString(row);
+    auto a = fbb.CreateVector(args);
+    return wire::CreateCommandEntry(
+        fbb, wire::Command::LibCall,
+        wire::CreateLibCall(fbb, f, a, scalarsOnDevice).Union());
+  };
+}
+
+// Appends the bytes of `v` (a row's fixed part is each parameter's bytes).
+template <class T> void put(Bytes &to, T v) {
+  to.insert(to.end(), (const uint8_t *)&v, (const uint8_t *)&v + sizeof v);
 }
 
 // A pointer-array GEMM: its data and arrays (uploaded by `upload`, the
@@ -753,6 +779,106 @@ TEST_F(CublasSession, GemmIsAGraphNode) {
   EXPECT_NE(e.find("node 1"), std::string::npos) << e;
   EXPECT_NE(e.find("C range"), std::string::npos) << e;
   expectNear(runAndRead({cGraphLaunch(7)}, c, C.size(), kR32F), C2);
+}
+
+// CUBLAS_POINTER_MODE_DEVICE: alpha and beta are read from device memory,
+// in stream order; each must lie inside the session's allocations.
+TEST_F(CublasSession, GemmWithDeviceScalars) {
+  const int m = 8, n = 4, k = 8;
+  auto A = quarters(size_t(k) * m, 12), B = quarters(size_t(k) * n, 13);
+  std::vector<float> C(size_t(m) * n, 0);
+  refGemm(kOpT, kOpN, m, n, k, 2, A.data(), k, B.data(), k, 0, C.data(), m);
+  uint64_t a = upload(A, kR32F), b = upload(B, kR32F);
+  uint64_t c = upload(std::vector<float>(C.size(), NAN), kR32F);
+  uint64_t scalars = upload({7.0f, 0.0f}, kR32F);
+  ASSERT_EQ(run({cCreate(1)}), "");
+  Gemm g;
+  g.ta = kOpT, g.m = m, g.n = n, g.k = k;
+  g.a = op(a, k, kR32F), g.b = op(b, k, kR32F), g.c = op(c, m, kR32F);
+  g.deviceAlpha = scalars, g.deviceBeta = scalars + 4;
+  // alpha becomes 2 in the same batch, before the GEMM reads it.
+  expectNear(runAndRead({cH2D(scalars, encode({2.0f}, kR32F)), cGemm(g)}, c,
+                        C.size(), kR32F),
+             C);
+  Gemm outside = g;
+  outside.deviceBeta = 0x10;
+  std::string e = run({cGemm(outside)});
+  EXPECT_NE(e.find("beta"), std::string::npos) << e;
+}
+
+// A graph's node must not return host values or make objects: such a row
+// is refused at instantiation, naming the node. Device scalars are cuBLAS's
+// alone.
+TEST_F(CublasSession, LibraryNodesAndDeviceScalarsAreChecked) {
+  uint64_t x = upload(quarters(16, 16), kR32F);
+  ASSERT_EQ(run({cCreate(1)}), "");
+  Bytes dot; // cublasSdot_v2 "h v d v d v o", host result
+  put(dot, uint64_t(1)), put(dot, 16), put(dot, x), put(dot, 1), put(dot, x),
+      put(dot, 1);
+  std::string e =
+      run({cGraphInstantiate(12, {cLibCall("cublasSdot_v2", dot)})});
+  EXPECT_NE(e.find("node 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("cannot be a graph node"), std::string::npos) << e;
+  Bytes seed; // curandSetPseudoRandomGeneratorSeed "h v": no pointer mode
+  put(seed, uint64_t(5)), put(seed, 42ull);
+  e = run({cLibCall("curandSetPseudoRandomGeneratorSeed", seed, true)});
+  EXPECT_NE(e.find("only cuBLAS calls have device scalars"), std::string::npos)
+      << e;
+}
+
+// cuBLAS's level-1 rows with device scalars and results, batched and as
+// nodes of a graph, where cuBLAS captures its own kernels.
+TEST_F(CublasSession, RowsWithDeviceScalarsAndInGraphs) {
+  if (!RC_CUBLAS_TEST_GPU)
+    GTEST_SKIP() << "the test device's cuBLAS is a CPU reference of the "
+                    "GEMMs: no level-1 routines";
+  const int n = 64;
+  std::vector<float> x = quarters(n, 17), y = quarters(n, 18);
+  uint64_t dx = upload(x, kR32F), dy = upload(y, kR32F);
+  uint64_t scal = upload({3.0f, 0.0f}, kR32F); // alpha; the dot's result
+  ASSERT_EQ(run({cCreate(1)}), "");
+  // cublasSaxpy_v2 "h v i d v d v": y += alpha x.
+  auto axpy = [&](bool deviceAlpha, float alpha) {
+    Bytes b;
+    put(b, uint64_t(1)), put(b, n);
+    if (deviceAlpha)
+      put(b, scal);
+    put(b, dx), put(b, 1), put(b, dy), put(b, 1);
+    if (!deviceAlpha)
+      put(b, alpha);
+    return cLibCall("cublasSaxpy_v2", b, deviceAlpha);
+  };
+  // cublasSdot_v2 "h v d v d v o": the result at scal + 4.
+  Bytes dot;
+  put(dot, uint64_t(1)), put(dot, n), put(dot, dx), put(dot, 1), put(dot, dy),
+      put(dot, 1), put(dot, scal + 4);
+  Cmd dotOnDevice = cLibCall("cublasSdot_v2", dot, true);
+  auto expectY = [&](std::vector<float> want) {
+    float d = 0;
+    for (int i = 0; i < n; ++i)
+      d += x[i] * want[i];
+    std::vector<float> got = runAndRead({}, dy, n, kR32F);
+    expectNear(got, want);
+    expectNear(runAndRead({}, scal + 4, 1, kR32F), {d});
+  };
+  for (int i = 0; i < n; ++i)
+    y[i] += 3 * x[i];
+  ASSERT_EQ(run({axpy(true, 0), dotOnDevice}), "");
+  expectY(y);
+  // The same two calls as a graph's nodes; each launch runs both again.
+  ASSERT_EQ(run({cGraphInstantiate(13, {axpy(false, 2), dotOnDevice})}), "");
+  for (int launch = 0; launch < 2; ++launch) {
+    for (int i = 0; i < n; ++i)
+      y[i] += 2 * x[i];
+    ASSERT_EQ(run({cGraphLaunch(13)}), "");
+    expectY(y);
+  }
+  // An update of a library node captures the graph again.
+  ASSERT_EQ(run({cGraphUpdate(13, {0}, {axpy(false, -1)})}), "");
+  for (int i = 0; i < n; ++i)
+    y[i] -= x[i];
+  ASSERT_EQ(run({cGraphLaunch(13)}), "");
+  expectY(y);
 }
 
 // ggml's batched GEMMs with device pointer arrays are captured too, behind

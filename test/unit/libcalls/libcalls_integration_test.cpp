@@ -82,6 +82,7 @@ TEST(LibCallsIntegration, CurandHostApiOverShm) {
   expectLines(run.out,
               {"ok curandGetVersion 424242",
                "ok curandGenerateUniform into device memory",
+               "ok curandGenerateUniform captured into a graph",
                "ok curandCreateGeneratorHost writes host memory",
                "ok curandGetDirectionVectors32 table and status",
                "ok a refused type fails the next sync: cudaErrorUnknown",

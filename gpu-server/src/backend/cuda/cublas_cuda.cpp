@@ -27,6 +27,7 @@ namespace {
   X(cublasDestroy_v2, (cublasHandle_t))                                        \
   X(cublasSetStream_v2, (cublasHandle_t, cudaStream_t))                        \
   X(cublasSetMathMode, (cublasHandle_t, cublasMath_t))                         \
+  X(cublasSetPointerMode_v2, (cublasHandle_t, cublasPointerMode_t))            \
   X(cublasSetWorkspace_v2, (cublasHandle_t, void *, size_t))                   \
   X(cublasSgemm_v2, (cublasHandle_t, cublasOperation_t, cublasOperation_t,     \
                      int, int, int, const float *, const float *, int,         \
@@ -194,8 +195,11 @@ public:
     auto algo = cublasGemmAlgo_t(g.algo);
     auto ta = cudaDataType(g.a.type), tb = cudaDataType(g.b.type),
          tc = cudaDataType(g.c.type);
-    const float *fa = reinterpret_cast<const float *>(g.alpha);
-    const float *fb = reinterpret_cast<const float *>(g.beta);
+    // Device scalars: their addresses, read by the GEMM in stream order.
+    const void *alpha = g.scalarsOnDevice ? ptr(g.alphaAddress) : g.alpha;
+    const void *beta = g.scalarsOnDevice ? ptr(g.betaAddress) : g.beta;
+    const float *fa = static_cast<const float *>(alpha);
+    const float *fb = static_cast<const float *>(beta);
     int lda = int(g.a.ld), ldb = int(g.b.ld), ldc = int(g.c.ld);
     if (g.a.ld > INT32_MAX || g.b.ld > INT32_MAX || g.c.ld > INT32_MAX)
       return OpStatus::fail(kErrInvalidValue, "leading dimension over 2^31");
@@ -212,6 +216,10 @@ public:
         return st;
     }
     uint64_t n8 = uint64_t(g.batchCount) * 8;
+    if (g.scalarsOnDevice && !(st = check(lib_.cublasSetPointerMode_v2(
+                                   s->h, CUBLAS_POINTER_MODE_DEVICE)))
+                                  .ok())
+      return st;
     cublasStatus_t r = CUBLAS_STATUS_NOT_SUPPORTED;
     switch (g.api) {
     case GemmApi::Sgemm:
@@ -219,9 +227,9 @@ public:
                               lda, fp(g.b.ptr), ldb, fb, fp(g.c.ptr), ldc);
       break;
     case GemmApi::GemmEx:
-      r = lib_.cublasGemmEx(s->h, opA, opB, g.m, g.n, g.k, g.alpha,
-                            ptr(g.a.ptr), ta, lda, ptr(g.b.ptr), tb, ldb,
-                            g.beta, ptr(g.c.ptr), tc, ldc, ct, algo);
+      r = lib_.cublasGemmEx(s->h, opA, opB, g.m, g.n, g.k, alpha, ptr(g.a.ptr),
+                            ta, lda, ptr(g.b.ptr), tb, ldb, beta, ptr(g.c.ptr),
+                            tc, ldc, ct, algo);
       break;
     case GemmApi::SgemmStridedBatched:
       r = lib_.cublasSgemmStridedBatched(
@@ -231,9 +239,9 @@ public:
       break;
     case GemmApi::GemmStridedBatchedEx:
       r = lib_.cublasGemmStridedBatchedEx(
-          s->h, opA, opB, g.m, g.n, g.k, g.alpha, ptr(g.a.ptr), ta, lda,
-          g.a.stride, ptr(g.b.ptr), tb, ldb, g.b.stride, g.beta, ptr(g.c.ptr),
-          tc, ldc, g.c.stride, g.batchCount, ct, algo);
+          s->h, opA, opB, g.m, g.n, g.k, alpha, ptr(g.a.ptr), ta, lda,
+          g.a.stride, ptr(g.b.ptr), tb, ldb, g.b.stride, beta, ptr(g.c.ptr), tc,
+          ldc, g.c.stride, g.batchCount, ct, algo);
       break;
     case GemmApi::SgemmBatched:
       r = lib_.cublasSgemmBatched(
@@ -244,13 +252,15 @@ public:
       break;
     case GemmApi::GemmBatchedEx:
       r = lib_.cublasGemmBatchedEx(
-          s->h, opA, opB, g.m, g.n, g.k, g.alpha,
+          s->h, opA, opB, g.m, g.n, g.k, alpha,
           reinterpret_cast<const void *const *>(arrays), ta, lda,
-          reinterpret_cast<const void *const *>(arrays + n8), tb, ldb, g.beta,
+          reinterpret_cast<const void *const *>(arrays + n8), tb, ldb, beta,
           reinterpret_cast<void *const *>(arrays + 2 * n8), tc, ldc,
           g.batchCount, ct, algo);
       break;
     }
+    if (g.scalarsOnDevice) // rows and later GEMMs take host scalars
+      lib_.cublasSetPointerMode_v2(s->h, CUBLAS_POINTER_MODE_HOST);
     return check(r);
   }
 

@@ -191,7 +191,18 @@ public:
               blasTypeName(g.a.type) + "/" + blasTypeName(g.b.type) + "/" +
               blasTypeName(g.c.type) + " with compute type " +
               std::to_string(g.computeType));
-    double alpha = load(g.alpha, scaleType), beta = load(g.beta, scaleType);
+    // Device scalars (CUBLAS_POINTER_MODE_DEVICE) are read where they are:
+    // this device runs in order, so they hold what earlier work wrote.
+    const uint8_t *pa = g.alpha, *pb = g.beta;
+    if (g.scalarsOnDevice) {
+      size_t bytes = blasScalarSize(g.computeType);
+      pa = resolve_(g.alphaAddress, bytes);
+      pb = resolve_(g.betaAddress, bytes);
+      if (!pa || !pb)
+        return OpStatus::fail(kErrInvalidValue,
+                              "alpha or beta is not inside one allocation");
+    }
+    double alpha = load(pa, scaleType), beta = load(pb, scaleType);
     size_t ea = blasTypeSize(g.a.type), eb = blasTypeSize(g.b.type),
            ec = blasTypeSize(g.c.type);
     for (int i = 0; i < g.batchCount; ++i) {

@@ -183,9 +183,32 @@ int main() {
   check(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, dA, k - 1, dB,
                     k, &zero, dC, m) == CUBLAS_STATUS_INVALID_VALUE,
         "lda too small refused at the call");
-  check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE) ==
-            CUBLAS_STATUS_NOT_SUPPORTED,
-        "device pointer mode refused");
+
+  // CUBLAS_POINTER_MODE_DEVICE: alpha and beta in device memory, written
+  // on the handle's stream before the GEMM reads them there.
+  {
+    float *dScalars = devUpload(std::vector<float>{1.0f, 1.0f});
+    const float scalars[2] = {2.0f, 0.0f};
+    cublasPointerMode_t mode = CUBLAS_POINTER_MODE_HOST;
+    bool ok = cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasGetPointerMode(h, &mode) == CUBLAS_STATUS_SUCCESS &&
+              mode == CUBLAS_POINTER_MODE_DEVICE &&
+              cudaMemcpyAsync(dScalars, scalars, 8, cudaMemcpyHostToDevice,
+                              stream) == cudaSuccess &&
+              cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, dScalars, dA, k,
+                          dB, k, dScalars + 1, dC, m) == CUBLAS_STATUS_SUCCESS;
+    std::vector<float> twice = C;
+    for (float &v : twice)
+      v *= 2;
+    check(ok && same(devRead(dC, C.size()), twice),
+          "cublasSgemm with device alpha and beta");
+    check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST) ==
+                  CUBLAS_STATUS_SUCCESS &&
+              cublasSetPointerMode(h, cublasPointerMode_t(7)) ==
+                  CUBLAS_STATUS_INVALID_VALUE,
+          "back to host scalars; an unknown mode refused");
+  }
 
   // A bad device pointer: batched like a launch, reported at the next sync.
   cublasStatus_t atCall =

@@ -47,6 +47,47 @@ int main() {
   CHECK(a == b && a != c, "a seed gives its sequence again");
   std::printf("ok curandGenerateUniform into device memory\n");
 
+  // On a capturing stream, a call that queues device work becomes a node
+  // of the graph (docs/graphs.md); setting the seed meanwhile runs at once.
+  {
+    cudaStream_t s = nullptr;
+    float *captured = nullptr;
+    CHECK(cudaStreamCreate(&s) == cudaSuccess &&
+              cudaMalloc(&captured, n * 4) == cudaSuccess &&
+              cudaMemset(captured, 0, n * 4) == cudaSuccess &&
+              curandSetStream(g, s) == CURAND_STATUS_SUCCESS,
+          "stream and buffer");
+    cudaGraph_t graph = nullptr;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) ==
+                  cudaSuccess &&
+              curandSetPseudoRandomGeneratorSeed(g, 1234) ==
+                  CURAND_STATUS_SUCCESS &&
+              curandGenerateUniform(g, captured, n) == CURAND_STATUS_SUCCESS &&
+              cudaStreamEndCapture(s, &graph) == cudaSuccess,
+          "capture");
+    size_t nodes = 0;
+    std::vector<float> before(n), after(n);
+    CHECK(cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess &&
+              cudaMemcpy(before.data(), captured, n * 4,
+                         cudaMemcpyDeviceToHost) == cudaSuccess,
+          "nodes");
+    CHECK(nodes == 1 && before == std::vector<float>(n, 0.0f),
+          "one node, nothing generated while capturing");
+    cudaGraphExec_t exec = nullptr;
+    CHECK(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess &&
+              cudaGraphLaunch(exec, s) == cudaSuccess &&
+              cudaMemcpy(after.data(), captured, n * 4,
+                         cudaMemcpyDeviceToHost) == cudaSuccess,
+          "launch");
+    CHECK(after == a, "the launch generated the seed's sequence");
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    CHECK(curandSetStream(g, cudaStreamPerThread) == CURAND_STATUS_SUCCESS &&
+              cudaStreamDestroy(s) == cudaSuccess,
+          "stream back");
+    std::printf("ok curandGenerateUniform captured into a graph\n");
+  }
+
   curandGenerator_t h = nullptr;
   CHECK(curandCreateGeneratorHost(&h, CURAND_RNG_PSEUDO_DEFAULT) ==
             CURAND_STATUS_SUCCESS,
