@@ -128,16 +128,17 @@ pack_compat() {
   rm -rf "$out" "$big" && mkdir -p "$out" "$STAGE/compat" "$STAGE/compat-big/remote"
   python3 "$REPO/compat/build_samples.py" --samples "$CUDA_SAMPLES_DIR" --out "$results" \
     --work "${RC_COMPAT_WORK:-/tmp/rc-compat-build}" --collect "$STAGE/compat/remote"
-  # The samples ask for up to fifteen architectures; two Thrust samples'
-  # manifests (240 and 330 MB, 13 and 27 MB compressed) would push the rest
-  # past one call's 64 MiB, so samples over 100 MB travel in a call of their own.
+  # The samples ask for up to fifteen architectures; a sample whose manifest
+  # is huge (the Thrust ones' were 240 and 330 MB with -O0 device code,
+  # 54 and 32 MB now) would push the rest past one call's 64 MiB, so
+  # samples over 100 MB travel in a call of their own.
   while read -r d; do
     mkdir -p "$STAGE/compat-big/remote/$(dirname "$d")"
     mv "$STAGE/compat/remote/$d" "$STAGE/compat-big/remote/$d"
   done < <(cd "$STAGE/compat/remote" && for d in */*/; do
              [[ $(du -sm "$d" | cut -f1) -gt 100 ]] && echo "${d%/}"; done)
   cp "$STAGE/compat/remote/rows.json" "$STAGE/compat-big/remote/"
-  # Manifests of template-heavy samples repeat the same cubins (reduction's
+  # Manifests of template-heavy samples repeat the same cubins (reduction's was
   # is 117 MB): a large dictionary finds the repeats.
   tar -C "$STAGE/compat" --sort=name -cf - remote |
     xz -T1 --lzma2=preset=9,dict=192MiB > "$out/compat-remote.tar.xz"
