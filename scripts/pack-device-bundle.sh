@@ -138,8 +138,8 @@ pack_compat() {
   done < <(cd "$STAGE/compat/remote" && for d in */*/; do
              [[ $(du -sm "$d" | cut -f1) -gt 100 ]] && echo "${d%/}"; done)
   cp "$STAGE/compat/remote/rows.json" "$STAGE/compat-big/remote/"
-  # Manifests of template-heavy samples repeat the same cubins (reduction's was
-  # is 117 MB): a large dictionary finds the repeats.
+  # Manifests of template-heavy samples repeat the same cubins (reduction's
+  # was 117 MB): a large dictionary finds the repeats.
   tar -C "$STAGE/compat" --sort=name -cf - remote |
     xz -T1 --lzma2=preset=9,dict=192MiB > "$out/compat-remote.tar.xz"
   if [[ -n "$(ls "$STAGE/compat-big/remote" | grep -v rows.json)" ]]; then
