@@ -259,16 +259,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     return malformed();
   // bindStream may have moved to the stream's device.
   std::string why;
-  void *symbol = nullptr;
-  if (row->library->inBlasContext) {
-    BlasContext *blas = ctx_->blas(&why);
-    if (blas && !(symbol = blas->librarySymbol(row->function.c_str())))
-      why = row->function + " is not in the cuBLAS library this device "
-                            "serves (the test device's is a CPU reference of "
-                            "the GEMMs)";
-  } else {
-    symbol = catalog.symbol(*row, &why);
-  }
+  void *symbol = librarySymbolOf(*row, &why);
   if (!symbol)
     return fail(kErrNotSupported, why);
   if (libCallCheckOnly_)
@@ -337,7 +328,12 @@ void *Executor::librarySymbolOf(const lib::CatalogRow &row, std::string *why) {
   if (!row.library->inBlasContext)
     return lib::LibraryCatalog::instance().symbol(row, why);
   BlasContext *blas = ctx_->blas(why);
-  return blas ? blas->librarySymbol(row.function.c_str()) : nullptr;
+  void *symbol = blas ? blas->librarySymbol(row.function.c_str()) : nullptr;
+  if (blas && !symbol)
+    *why = row.function + " is not in the cuBLAS library this device serves "
+                          "(the test device's is a CPU reference of the "
+                          "GEMMs)";
+  return symbol;
 }
 
 OpStatus Executor::invokeLibraryCall(const lib::CatalogRow &row,

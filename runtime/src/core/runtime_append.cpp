@@ -18,15 +18,9 @@ cudaError_t Runtime::appendCommand(wire::Command type, const char *call,
   if (cudaError_t err = wireStreamLocked(stream, /*perThread=*/false, &sid))
     return err;
   if (wire::commandInfo(type)->graphNode && graphs_.capturing(sid)) {
-    GraphNode node;
-    node.type = type;
-    node.library = build;
-    flatbuffers::FlatBufferBuilder fbb(256);
-    fbb.Finish(wire::CreateCommandEntry(fbb, type, build(fbb, 0)));
-    node.libraryBytes.assign(fbb.GetBufferPointer(),
-                             fbb.GetBufferPointer() + fbb.GetSize());
     bool captured;
-    return captureLocked(sid, std::move(node), &captured);
+    return captureLocked(sid, GraphNode::libraryCommand(type, build),
+                         &captured);
   }
   // Refuse rather than run it outside the graph being captured.
   std::string why = std::string(call) +

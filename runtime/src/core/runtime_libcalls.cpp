@@ -248,21 +248,17 @@ cudaError_t Runtime::captureLibraryCallLocked(uint64_t sid,
                                               const std::string &key,
                                               std::vector<uint8_t> args,
                                               bool scalarsOnDevice) {
-  GraphNode node;
-  node.type = wire::Command::LibCall;
-  // The node owns the encoded call; its bytes are its identity for updates.
-  node.library = [key, args, scalarsOnDevice](
-                     flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
+  // The node owns the encoded call.
+  LibraryCommand build = [key, args, scalarsOnDevice](
+                             flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
     return wire::CreateLibCall(fbb, fbb.CreateString(key),
                                fbb.CreateVector(args), scalarsOnDevice)
         .Union();
   };
-  flatbuffers::FlatBufferBuilder fbb(256);
-  fbb.Finish(wire::CreateCommandEntry(fbb, node.type, node.library(fbb, 0)));
-  node.libraryBytes.assign(fbb.GetBufferPointer(),
-                           fbb.GetBufferPointer() + fbb.GetSize());
   bool captured;
-  return captureLocked(sid, std::move(node), &captured);
+  return captureLocked(
+      sid, GraphNode::libraryCommand(wire::Command::LibCall, std::move(build)),
+      &captured);
 }
 
 } // namespace rc::rt

@@ -34,6 +34,17 @@ GraphNode GraphNode::memset(void *dst, uint8_t value, size_t count) {
   return node;
 }
 
+GraphNode GraphNode::libraryCommand(wire::Command type, LibraryCommand build) {
+  GraphNode node;
+  node.type = type;
+  node.library = std::move(build);
+  flatbuffers::FlatBufferBuilder fbb(256);
+  fbb.Finish(wire::CreateCommandEntry(fbb, type, node.library(fbb, 0)));
+  node.libraryBytes.assign(fbb.GetBufferPointer(),
+                           fbb.GetBufferPointer() + fbb.GetSize());
+  return node;
+}
+
 cudaGraphNodeType GraphNode::kind() const {
   if (memory == MemoryStep::Alloc)
     return cudaGraphNodeTypeMemAlloc;

@@ -79,6 +79,9 @@ struct GraphNode {
                         cudaMemcpyKind kind);
   // A byte memset node.
   static GraphNode memset(void *dst, uint8_t value, size_t count);
+  // A library's command (CublasGemm, LibCall): `build` is kept (it must own
+  // what it serializes) and its bytes are the node's identity.
+  static GraphNode libraryCommand(wire::Command type, LibraryCommand build);
   bool empty() const {
     return type == wire::Command::NONE && host == HostStep::None;
   }
