@@ -244,9 +244,31 @@ struct PointerArrayCase {
   std::vector<float> C;
 };
 
+// A small GEMM as ggml's F32 mul_mat makes it (T, N), on uploaded data:
+// its command and C = alpha op(A) op(B), C's address holding NaNs.
+struct TnGemmCase {
+  Gemm g;
+  uint64_t c = 0;
+  std::vector<float> C;
+};
+
 class CublasSession : public ::testing::Test {
 protected:
   PointerArrayCase pointerArrayCase(int seed);
+  TnGemmCase tnGemmCase(float alpha, unsigned seed) {
+    const int m = 8, n = 4, k = 8;
+    auto A = quarters(size_t(k) * m, seed),
+         B = quarters(size_t(k) * n, seed + 1);
+    TnGemmCase t;
+    t.C.assign(size_t(m) * n, 0);
+    refGemm(kOpT, kOpN, m, n, k, alpha, A.data(), k, B.data(), k, 0, t.C.data(),
+            m);
+    uint64_t a = upload(A, kR32F), b = upload(B, kR32F);
+    t.c = upload(std::vector<float>(t.C.size(), NAN), kR32F);
+    t.g.ta = kOpT, t.g.m = m, t.g.n = n, t.g.k = k;
+    t.g.a = op(a, k, kR32F), t.g.b = op(b, k, kR32F), t.g.c = op(t.c, m, kR32F);
+    return t;
+  }
   void SetUp() override {
     setLogLevel(LogLevel::Quiet);
     auto mh = emptyManifest();
@@ -750,16 +772,12 @@ TEST_F(CublasSession, NumbersOutsideTheCublasEnumsAreRefused) {
 // node (on a GPU, rc-server lets cuBLAS capture its kernels into the CUDA
 // graph), and an update that changes it takes effect at the next launch.
 TEST_F(CublasSession, GemmIsAGraphNode) {
-  const int m = 8, n = 4, k = 8;
-  auto A = quarters(size_t(k) * m, 10), B = quarters(size_t(k) * n, 11);
-  std::vector<float> C(size_t(m) * n, 0);
-  refGemm(kOpT, kOpN, m, n, k, 1, A.data(), k, B.data(), k, 0, C.data(), m);
-  uint64_t a = upload(A, kR32F), b = upload(B, kR32F);
-  uint64_t c = upload(std::vector<float>(C.size(), NAN), kR32F);
+  TnGemmCase t = tnGemmCase(1, 10);
+  const Gemm &g = t.g;
+  const std::vector<float> &C = t.C;
+  const uint64_t c = t.c;
+  const int m = g.m;
   ASSERT_EQ(run({cCreate(1)}), "");
-  Gemm g;
-  g.ta = kOpT, g.m = m, g.n = n, g.k = k;
-  g.a = op(a, k, kR32F), g.b = op(b, k, kR32F), g.c = op(c, m, kR32F);
   uint64_t bytes = C.size() * 4;
   ASSERT_EQ(run({cGraphInstantiate(7, {cMemset(c, 0xFF, bytes), cGemm(g)})}),
             "");
@@ -784,22 +802,15 @@ TEST_F(CublasSession, GemmIsAGraphNode) {
 // CUBLAS_POINTER_MODE_DEVICE: alpha and beta are read from device memory,
 // in stream order; each must lie inside the session's allocations.
 TEST_F(CublasSession, GemmWithDeviceScalars) {
-  const int m = 8, n = 4, k = 8;
-  auto A = quarters(size_t(k) * m, 12), B = quarters(size_t(k) * n, 13);
-  std::vector<float> C(size_t(m) * n, 0);
-  refGemm(kOpT, kOpN, m, n, k, 2, A.data(), k, B.data(), k, 0, C.data(), m);
-  uint64_t a = upload(A, kR32F), b = upload(B, kR32F);
-  uint64_t c = upload(std::vector<float>(C.size(), NAN), kR32F);
+  TnGemmCase t = tnGemmCase(2, 12);
   uint64_t scalars = upload({7.0f, 0.0f}, kR32F);
   ASSERT_EQ(run({cCreate(1)}), "");
-  Gemm g;
-  g.ta = kOpT, g.m = m, g.n = n, g.k = k;
-  g.a = op(a, k, kR32F), g.b = op(b, k, kR32F), g.c = op(c, m, kR32F);
+  Gemm g = t.g;
   g.deviceAlpha = scalars, g.deviceBeta = scalars + 4;
   // alpha becomes 2 in the same batch, before the GEMM reads it.
-  expectNear(runAndRead({cH2D(scalars, encode({2.0f}, kR32F)), cGemm(g)}, c,
-                        C.size(), kR32F),
-             C);
+  expectNear(runAndRead({cH2D(scalars, encode({2.0f}, kR32F)), cGemm(g)}, t.c,
+                        t.C.size(), kR32F),
+             t.C);
   Gemm outside = g;
   outside.deviceBeta = 0x10;
   std::string e = run({cGemm(outside)});
