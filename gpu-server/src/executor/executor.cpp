@@ -34,6 +34,7 @@ Executor::Executor(const Registry &registry, Backend &backend,
 }
 
 Executor::~Executor() {
+  finishSharedUploads(); // before the shared regions go
   destroyLibObjects();
   releaseReply();
   dropUploadRing();
@@ -416,13 +417,36 @@ OpStatus Executor::handle(const wire::Free &c, Answer &) { return doFree(c); }
 
 OpStatus Executor::handle(const wire::MemcpyH2D &c, Answer &) {
   NativeHandle s = 0;
-  uint64_t n = c.data() ? c.data()->size() : 0;
+  bool shared = c.host_region() != 0; // the bytes are in shared host memory
+  uint64_t n = shared ? c.size() : c.data() ? c.data()->size() : 0;
   OpStatus st;
   // Zero-byte copies are no-ops, as in CUDA, wherever they point.
   if (!(st = bindStream(c.stream(), &s)).ok() || n == 0 ||
       !(st = checkRange("destination", c.dst(), n)).ok())
     return st;
-  return ctx_->copyH2D(c.dst(), c.data()->data(), n, s);
+  return shared ? uploadShared(c, n, s)
+                : ctx_->copyH2D(c.dst(), c.data()->data(), n, s);
+}
+
+OpStatus Executor::uploadShared(const wire::MemcpyH2D &c, uint64_t n,
+                                NativeHandle stream) {
+  uint8_t *src = nullptr;
+  OpStatus st = sharedHost_.locate(c.host_region(), c.host_offset(), n, &src);
+  // Straight from the registered pages, in stream order: no staging, no
+  // wait. Before such pages are unmapped, the device has passed the read.
+  if (st.ok() &&
+      (st = ctx_->copyH2DFromHostAlloc(c.dst(), src, n, stream)).ok())
+    sharedUploadDevices_.insert(bound_);
+  if (st.ok() && metrics_)
+    metrics_->bytesInShared.add(n);
+  return st;
+}
+
+void Executor::finishSharedUploads() {
+  for (int device : sharedUploadDevices_)
+    if (bind(device).ok())
+      ctx_->deviceSynchronize();
+  sharedUploadDevices_.clear();
 }
 
 OpStatus Executor::handle(const wire::MemcpyH2DRing &c, Answer &) {

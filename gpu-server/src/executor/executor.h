@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -339,6 +340,13 @@ private:
   std::unique_ptr<UploadRing> uploadRing_;
   // After contexts_ too: its regions are unregistered while they exist.
   SharedHost sharedHost_{ServerLimits().sharedHostBytes};
+  // Uploads straight from shared host memory (MemcpyH2D.host_region) read
+  // its pages asynchronously: the devices that may still be reading, all
+  // synchronized before a region is unmapped.
+  std::set<int> sharedUploadDevices_;
+  OpStatus uploadShared(const wire::MemcpyH2D &c, uint64_t n,
+                        NativeHandle stream);
+  void finishSharedUploads();
   bool hostSharing_ = false;               // the client runs on this machine
   DeviceContext *ctx_ = nullptr;           // the bound device's context
   int bound_ = 0;                          // its device

@@ -8,6 +8,7 @@
 namespace rc::server {
 
 OpStatus Executor::handle(const wire::HostUnshare &c, Answer &) {
+  finishSharedUploads(); // uploads from its pages may still be queued
   return sharedHost_.release(c.region());
 }
 

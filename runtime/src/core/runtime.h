@@ -568,6 +568,10 @@ private:
   cudaError_t copyDirectionLocked(const void *dst, const void *src,
                                   size_t count, cudaMemcpyKind *kind,
                                   const char *call) const;
+  // An upload from pinned pages the server shares (runtime_memory.cpp).
+  cudaError_t uploadSharedLocked(void *dst, uint64_t region, uint64_t offset,
+                                 size_t count, uint64_t sid, bool async,
+                                 const char *call);
   cudaError_t memcpyLocked(void *dst, const void *src, size_t count,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async,
                            bool perThread, const char *call);

@@ -237,6 +237,41 @@ cudaError_t Runtime::copyDirectionLocked(const void *dst, const void *src,
   return cudaSuccess;
 }
 
+// Uploads of at least this many bytes from shared pinned pages are read
+// there by the server's DMA. Smaller ones (llama.cpp's per-token inputs)
+// keep travelling in the batch: their bytes are copied at the call, so the
+// syncs after them can still be elided.
+constexpr size_t kSharedUploadMin = size_t(1) << 20;
+
+// Pinned pages the server shares (shm, docs/transport.md): its DMA reads
+// them in stream order, as a local GPU's does, and no byte travels. As in
+// CUDA, an asynchronous copy reads them later, so the application leaves
+// them alone until the stream has passed it; a synchronous one returns once
+// the server's stream has.
+cudaError_t Runtime::uploadSharedLocked(void *dst, uint64_t region,
+                                        uint64_t offset, size_t count,
+                                        uint64_t sid, bool async,
+                                        const char *call) {
+  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+  appendLocked(
+      wire::Command::MemcpyH2D,
+      wire::CreateMemcpyH2D(fbb, addrOf(dst), 0, sid, region, offset, count)
+          .Union(),
+      {call, 0});
+  stats_.bytesUpShared += count;
+  // The server reads host memory after this returns: a later sync must
+  // reach it, and the batch must not wait long.
+  workSinceSync_ = true;
+  armFlusherLocked();
+  if (async) {
+    afterAppendLocked();
+    return cudaSuccess;
+  }
+  appendLocked(wire::Command::StreamSynchronize,
+               wire::CreateStreamSynchronize(fbb, sid).Union(), {call, 0});
+  return roundTripLocked({}, /*sync=*/true);
+}
+
 cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
                                   cudaMemcpyKind kind, cudaStream_t stream,
                                   bool async, bool perThread,
@@ -275,11 +310,16 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   }
 
   if (kind == cudaMemcpyHostToDevice) {
+    if (!movingManaged_) // the host's copy of managed memory, too
+      managed_.writeThrough(dst, src, count);
+    uint64_t region = 0, regionOffset = 0;
+    if (count >= kSharedUploadMin &&
+        hostMemory_.sharedRange(src, count, &region, &regionOffset))
+      return uploadSharedLocked(dst, region, regionOffset, count, sid, async,
+                                call);
     // Data is copied into the batch (or written into the upload ring) now,
     // so the caller may reuse `src`.
     const auto *bytes = static_cast<const uint8_t *>(src);
-    if (!movingManaged_) // the host's copy of managed memory, too
-      managed_.writeThrough(dst, src, count);
     bool pieces = ringUploadLocked(count) && opts_.ringPieceBytes;
     size_t step = pieces ? std::min(opts_.ringPieceBytes, opts_.chunkBytes)
                          : opts_.chunkBytes;

@@ -34,6 +34,7 @@ struct TrafficStats {
   // Read-back bytes the server's GPU wrote straight into cudaMallocHost
   // memory it shares with this process (same machine; in no other count).
   uint64_t bytesDownShared = 0;
+  uint64_t bytesUpShared = 0; // uploads the server read from shared pages
   // Where the client's own time goes (issue 4): blocked until replies came,
   // and inside launch calls (argument packing, batching, sending a full
   // batch). Per round trip / per launch: divide, as json() does.

@@ -1,9 +1,10 @@
 // cudaMallocHost memory shared with a server on the same machine
 // (runtime_host_share.cpp): over shm, a large pinned block is the server's
 // shared region, and read-backs into it arrive with no payload and no RMA,
-// correct to the byte; over tcp, below the size threshold, or with sharing
-// turned off, the block stays private and read-backs go as before. Server:
-// rc-server's core on the host test device, in this process.
+// correct to the byte, and large uploads from it carry no bytes; over tcp,
+// below the size threshold, or with sharing turned off, the block stays private
+// and copies go as before. Server: rc-server's core on the host test
+// device, in this process.
 #include "in_process_runtime.h"
 
 #include <gtest/gtest.h>
@@ -77,6 +78,56 @@ TEST_P(SharedHostTest, LargePinnedBlocksAreSharedOverShmOnly) {
   EXPECT_EQ(rt->freeHost(block), cudaSuccess);
   EXPECT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess)
       << "the server refused a region's release";
+}
+
+// Uploads of 1 MiB or more name their bytes in the shared pages (no data
+// in the batch, no ring), synchronous and asynchronous; smaller ones still
+// carry them. The device gets every byte.
+TEST_P(SharedHostTest, LargeUploadsFromSharedBlocksCarryNoBytes) {
+  start(64 << 10);
+  void *block = nullptr;
+  const size_t size = 3 << 20, asyncBytes = 2 << 20, small = 4096;
+  ASSERT_EQ(rt->mallocHost(&block, size), cudaSuccess);
+  auto *host = static_cast<uint8_t *>(block);
+  for (size_t i = 0; i < size; ++i)
+    host[i] = uint8_t(i * 7 + (i >> 12));
+  void *d = nullptr;
+  ASSERT_EQ(rt->malloc(&d, size), cudaSuccess);
+  auto *dev = static_cast<uint8_t *>(d);
+  auto before = rt->trafficStats();
+  // The whole block but 11 bytes, then its first 2 MiB at an offset of
+  // 100 (asynchronously), then 4 KiB from its end.
+  ASSERT_EQ(rt->memcpy(dev, host + 11, size - 11, cudaMemcpyHostToDevice,
+                       nullptr, false, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->memcpy(dev + 100, host, asyncBytes, cudaMemcpyHostToDevice,
+                       nullptr, /*async=*/true, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->memcpy(dev, host + size - small, small, cudaMemcpyHostToDevice,
+                       nullptr, false, false),
+            cudaSuccess);
+  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  auto after = rt->trafficStats();
+  std::vector<uint8_t> want(host + 11, host + size);
+  std::memcpy(want.data() + 100, host, asyncBytes);
+  std::memcpy(want.data(), host + size - small, small);
+  std::vector<uint8_t> back(want.size());
+  ASSERT_EQ(rt->memcpy(back.data(), dev, back.size(), cudaMemcpyDeviceToHost,
+                       nullptr, false, false),
+            cudaSuccess);
+  EXPECT_EQ(back, want);
+  if (GetParam() == "shm") {
+    EXPECT_EQ(after.bytesUpShared - before.bytesUpShared,
+              (size - 11) + asyncBytes);
+    EXPECT_EQ(after.bytesUpH2dData - before.bytesUpH2dData, small)
+        << "a large upload's bytes travelled, or the small one's did not";
+    EXPECT_EQ(after.bytesUpRma, before.bytesUpRma) << "the ring carried them";
+  } else {
+    EXPECT_EQ(after.bytesUpShared, 0u);
+  }
+  EXPECT_EQ(rt->free(d), cudaSuccess);
+  EXPECT_EQ(rt->freeHost(block), cudaSuccess);
+  EXPECT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
 }
 
 TEST_P(SharedHostTest, SmallBlocksStayPrivate) {

@@ -177,6 +177,12 @@ Cmd cD2HShared(uint64_t src, uint64_t size, uint64_t region, uint64_t offset,
                                  offset);
   });
 }
+Cmd cH2DShared(uint64_t dst, uint64_t size, uint64_t region, uint64_t offset,
+               uint64_t stream) {
+  return entry<wire::MemcpyH2D>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateMemcpyH2D(f, dst, 0, stream, region, offset, size);
+  });
+}
 Cmd cD2D(uint64_t dst, uint64_t src, uint64_t size, uint64_t stream) {
   return entry<wire::MemcpyD2D>([=](fb::FlatBufferBuilder &f) {
     return wire::CreateMemcpyD2D(f, dst, src, size, stream);

@@ -68,6 +68,9 @@ Cmd cHostShare(uint64_t size);
 Cmd cHostUnshare(uint64_t region);
 Cmd cD2HShared(uint64_t src, uint64_t size, uint64_t region, uint64_t offset,
                uint64_t stream = 0);
+// An upload from that region: [offset, offset + size) to dst.
+Cmd cH2DShared(uint64_t dst, uint64_t size, uint64_t region, uint64_t offset,
+               uint64_t stream = 0);
 Cmd cD2D(uint64_t dst, uint64_t src, uint64_t size, uint64_t stream = 0);
 Cmd cMemset(uint64_t dst, uint8_t value, uint64_t size, uint64_t stream = 0);
 Cmd cLaunch(uint64_t kernel, const Bytes &args, uint64_t stream = 0,

@@ -74,6 +74,35 @@ TEST_F(SharedHostSessionTest, ReadBacksLandInTheSharedPagesWithoutAPayload) {
   EXPECT_EQ(session->metrics()->bytesOutRma.get(), 0u);
 }
 
+// The other direction: an upload names its bytes in the shared pages
+// instead of carrying them, and the server reads them there.
+TEST_F(SharedHostSessionTest, UploadsReadTheSharedPagesWithoutData) {
+  uint64_t region = share(64 << 10);
+  ASSERT_NE(region, 0u);
+  uint64_t a = malloc(4096);
+  for (size_t i = 0; i < 300; ++i)
+    view[2000 + i] = uint8_t(i * 5 + 1);
+  Bytes r =
+      send1(batch(3, {cH2DShared(a + 8, 300, region, 2000), cD2H(a + 8, 300)}));
+  const wire::Result *res = resultAt(asBatchReply(r), 1);
+  ASSERT_TRUE(res && res->payload() && res->payload()->size() == 300);
+  EXPECT_EQ(std::memcmp(res->payload()->data(), view + 2000, 300), 0);
+  EXPECT_EQ(session->metrics()->bytesInShared.get(), 300u);
+  EXPECT_NE(expectError(batch(4, {cH2DShared(a, 16, region + 5, 0)}), 0, 1, 4)
+                .find("no shared host region " + std::to_string(region + 5)),
+            std::string::npos);
+  EXPECT_NE(expectError(batch(5, {cH2DShared(a, 100, region, (64 << 10) - 50)}),
+                        0, 1, 5)
+                .find("not inside shared host region"),
+            std::string::npos);
+  // A region is unshared only after the uploads from it.
+  Bytes doneBytes =
+      send1(batch(6, {cH2DShared(a, 64, region, 0), cHostUnshare(region)}));
+  const wire::BatchReply *done = asBatchReply(doneBytes);
+  ASSERT_NE(done, nullptr);
+  EXPECT_TRUE(!done->errors() || done->errors()->size() == 0);
+}
+
 TEST_F(SharedHostSessionTest, WrongRegionsAndRangesAreErrorsThatNameThem) {
   uint64_t region = share(4096);
   ASSERT_NE(region, 0u);
