@@ -59,6 +59,11 @@ pack_rc() {
   for b in "$RC_BUILD"/samples/*; do
     [[ -f "$b.rcm" ]] && cp "$b" "$b.rcm" "$rc/samples/"
   done
+  # bench/bulk.sh's program, built by remote-clang (the GPU machine has no
+  # clang; it builds the local one with nvcc).
+  mkdir -p "$rc/bench"
+  "$RC_BUILD/bin/remote-clang++" -O2 "$REPO/bench/copy_bandwidth.cu" \
+    -o "$rc/bench/copy_bandwidth"
   # glibc and libstdc++ are newer on the GPU machine (Ubuntu 24.04), so those
   # stay behind. libfabric is loaded at run time (docs/transport.md), so ldd
   # does not list it: named here with its own dependencies.
@@ -70,7 +75,7 @@ pack_rc() {
       *) cp -L "$lib" "$rc/lib/" ;;
     esac
   done
-  strip_debug "$rc"/bin/* "$rc"/lib/* "$rc"/samples/*
+  strip_debug "$rc"/bin/* "$rc"/lib/* "$rc"/samples/* "$rc/bench/copy_bandwidth"
   tar -C "$STAGE" -cf - rc | xz -T2 -6 > "$out/rc.tar.xz"
 }
 
