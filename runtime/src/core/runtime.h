@@ -584,6 +584,9 @@ private:
   // and the piece goes inline.
   bool uploadThroughRingLocked(uint64_t dst, const uint8_t *src, size_t n,
                                uint64_t stream, const char *call);
+  // The ring can take bytes up to `end` (asking the server how far its
+  // copies are when it looks full).
+  bool ringSpaceLocked(uint64_t end);
 
   // graph_runtime.cpp. While `stream` captures, async work becomes a node
   // instead of a command: *captured tells the caller not to append it.

@@ -390,6 +390,19 @@ bool Runtime::ringUploadLocked(size_t n) const {
   return ring_.size && opts_.rmaUploadMin && n >= opts_.rmaUploadMin;
 }
 
+// Whether the ring can hold everything up to `end`. Replies say how far
+// the server's copies out of the ring have come, and a large upload sends
+// its pieces without asking for one: when the ring is full, ask (a few
+// round trips, while the GPU drains it at tens of GB/s) rather than send
+// the rest inline, which copies every byte twice more.
+bool Runtime::ringSpaceLocked(uint64_t end) {
+  constexpr int kAsks = 64;
+  for (int i = 0; end - ring_.released > ring_.size; ++i)
+    if (i == kAsks || roundTripLocked({}, /*sync=*/false) != cudaSuccess)
+      return false;
+  return true;
+}
+
 bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
                                       size_t n, uint64_t stream,
                                       const char *call) {
@@ -401,7 +414,7 @@ bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
   uint64_t skip = pos + n > ring_.size ? ring_.size - pos : 0;
   uint64_t offset = skip ? 0 : pos;
   uint64_t end = ring_.written + skip + n;
-  if (end - ring_.released > ring_.size)
+  if (!ringSpaceLocked(end))
     return false; // the server is still copying from that space
   if (ring_.mapped)
     std::memcpy(ring_.mapped.get() + offset, src, n);
