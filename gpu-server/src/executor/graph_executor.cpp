@@ -6,10 +6,10 @@
 // stream and instantiated (the libraries capture their own kernels);
 // GraphExecUpdate sets the parameters of the changed nodes in place, or,
 // when a library's node changed, captures the whole graph again;
-// GraphLaunch is one cuGraphLaunch. A graph
-// with a GEMM of device pointer arrays, and every graph on the host test
-// device, is replayed instead: a launch runs the node list through the
-// ordinary command path, where those arrays are read and checked.
+// GraphLaunch is one cuGraphLaunch. A graph with a GEMM of device pointer
+// arrays, and every graph on the host test device, is replayed instead: a
+// launch runs the node list through the ordinary command path, where those
+// arrays are read and checked.
 #include "backend/graph_device.h"
 #include "executor/executor.h"
 #include "rc/command_table.h"
