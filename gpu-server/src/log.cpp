@@ -9,15 +9,20 @@ namespace rc::server {
 namespace {
 std::atomic<int> gLevel{int(LogLevel::Info)};
 std::mutex gMutex;
+std::string gName = "rc-server"; // set before any thread logs
 
 void emit(const std::string &line) {
   std::lock_guard<std::mutex> lock(gMutex);
-  std::fprintf(stderr, "rc-server: %s\n", line.c_str());
+  std::fprintf(stderr, "%s: %s\n", gName.c_str(), line.c_str());
   std::fflush(stderr);
 }
 } // namespace
 
 void setLogLevel(LogLevel level) { gLevel = int(level); }
+void setLogName(const std::string &name) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gName = name;
+}
 LogLevel logLevel() { return LogLevel(gLevel.load()); }
 
 bool parseLogLevel(const std::string &text, LogLevel *out) {

@@ -1,4 +1,5 @@
 // rc-server: serves remote-clang clients. See docs/server.md.
+#include "isolation/isolated_server.h"
 #include "rc/auth/key_file.h"
 #include "rc/server/listen_policy.h"
 #include "rc/server/log.h"
@@ -23,14 +24,11 @@ using namespace rc::server;
 
 namespace {
 
-// SIGINT stops at once; SIGTERM drains first (serveForever); a second
-// signal of either kind ends the draining.
-std::atomic<bool> gStop{false};
-std::atomic<int> gSignal{0}, gSignals{0};
+ProcessSignals gSignals;
 extern "C" void onSignal(int sig) {
-  gSignal = sig;
-  ++gSignals;
-  gStop = true;
+  gSignals.last = sig;
+  ++gSignals.count;
+  gSignals.stop = true;
 }
 
 const char kUsage[] =
@@ -39,6 +37,8 @@ const char kUsage[] =
     "                 [--test-device] [--test-devices N]\n"
     "                 [--log-level quiet|info|debug] [--devices LIST]\n"
     "                 [--metrics FILE]\n"
+    "                 [--isolation none|process] [--warm-workers N]\n"
+    "                 [--max-workers N]\n"
     "       rc-server keygen FILE [--key-id ID]\n"
     "\n"
     "Serves remote-clang applications: every kernel of the given manifests\n"
@@ -67,6 +67,14 @@ const char kUsage[] =
     "  --metrics FILE     per-session counters (commands by type, bytes,\n"
     "                     replay and reply time) as JSON, rewritten about\n"
     "                     once a second while clients are connected\n"
+    "  --isolation MODE   none (default): all sessions in this process; a\n"
+    "                     sticky GPU error in one restarts the server for\n"
+    "                     all. process: every session in a worker process\n"
+    "                     of its own, so a fault ends only its session\n"
+    "  --warm-workers N   with --isolation process: workers kept started\n"
+    "                     ahead of clients (default 1)\n"
+    "  --max-workers N    with --isolation process: sessions at once\n"
+    "                     (default 32)\n"
     "  --help             this text\n"
     "\n"
     "rc-server keygen FILE writes a new key file (mode 0600) holding one\n"
@@ -166,7 +174,7 @@ static void drain(ServerCore &core,
           " ms; no new sessions (a second signal stops at once)");
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(drainMs);
-  while (core.liveSessions() > 0 && gSignals == 1 && !core.deviceLost() &&
+  while (core.liveSessions() > 0 && gSignals.count == 1 && !core.deviceLost() &&
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
 }
@@ -175,20 +183,14 @@ static void drain(ServerCore &core,
 static int serveForever(ServerCore &core, const std::string &url,
                         const ServerLimits &limits, uint64_t drainMs) {
   std::string error;
-  // Clients still in the transport's handshake: as many, as long and as
-  // small as for those waiting for their Hello (docs/server.md, "Bounds").
-  rc::transport::ListenOptions listen;
-  listen.accepted = {limits.pendingMessageBytes, limits.pendingMessageBytes};
-  listen.maxHandshakes = limits.maxPending;
-  listen.handshakeMs = limits.helloTimeoutMs;
   std::unique_ptr<rc::transport::Listener> listener =
-      rc::transport::listen(url, listen, &error);
+      rc::transport::listen(url, listenOptions(limits), &error);
   if (!listener) {
     logError("cannot listen: " + error);
     return 1;
   }
   logInfo(core.summary() + "; listening on " + listener->address());
-  while (!gStop) {
+  while (!gSignals.stop) {
     if (core.deviceLost()) {
       logError("GPU state lost (" + core.deviceLostReason() +
                "): closing all sessions and restarting");
@@ -199,7 +201,7 @@ static int serveForever(ServerCore &core, const std::string &url,
     if (conn)
       core.serve(std::move(conn));
   }
-  if (gSignal == SIGTERM && drainMs > 0)
+  if (gSignals.last == SIGTERM && drainMs > 0)
     drain(core, listener, drainMs);
   logInfo("shutting down: " + std::to_string(core.liveSessions()) +
           " live sessions");
@@ -213,6 +215,15 @@ int main(int argc, char **argv) {
   std::string listenUrl;
   ServerOptions options;
   bool insecure = false;
+  std::string isolation = "none";
+  int warmWorkers = -1, maxWorkers = -1;
+  int workerChannel = -1; // a worker: its end of the supervisor's socket
+  // A count argument from 1 (or 0) to 4096, else -1.
+  auto count = [](const std::string &text, long least) {
+    char *end = nullptr;
+    long n = std::strtol(text.c_str(), &end, 10);
+    return text.empty() || *end || n < least || n > 4096 ? -1 : int(n);
+  };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -283,6 +294,21 @@ int main(int argc, char **argv) {
       if (!need("FILE") || value.empty())
         return usageError("--metrics needs a file name");
       options.metricsFile = value;
+    } else if (arg == "--isolation") {
+      if (!need("MODE") || (value != "none" && value != "process"))
+        return usageError("--isolation must be none or process");
+      isolation = value;
+    } else if (arg == "--warm-workers") {
+      if (!need("N") || (warmWorkers = count(value, 0)) < 0)
+        return usageError("--warm-workers needs a count from 0 to 4096");
+    } else if (arg == "--max-workers") {
+      if (!need("N") || (maxWorkers = count(value, 1)) < 0)
+        return usageError("--max-workers needs a count from 1 to 4096");
+    } else if (arg == "--worker-channel") {
+      // Internal: how the supervisor starts its workers (isolation/).
+      if (!need("FD") || (workerChannel = count(value, 0)) < 0)
+        return usageError("--worker-channel is rc-server's own (--isolation "
+                          "process starts workers with it)");
     } else {
       return usageError("unknown argument '" + std::string(argv[i]) + "'");
     }
@@ -301,7 +327,16 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "rc-server: %s\n", refusal.c_str());
     return 2;
   }
-  if (insecure && !reachesOnlyThisHost(listenUrl))
+  const bool supervisor = isolation == "process" && workerChannel < 0;
+  if (isolation != "process" && (warmWorkers >= 0 || maxWorkers >= 0))
+    return usageError("--warm-workers and --max-workers need --isolation "
+                      "process");
+  if (supervisor && !options.metricsFile.empty())
+    return usageError("--metrics does not work with --isolation process yet: "
+                      "each session's counters live in its worker process");
+  if (supervisor && warmWorkers > (maxWorkers >= 0 ? maxWorkers : 32))
+    return usageError("--warm-workers must not exceed --max-workers");
+  if (insecure && !reachesOnlyThisHost(listenUrl) && workerChannel < 0)
     logInfo("warning: serving " + listenUrl +
             " without authentication (--insecure): anyone who can reach it "
             "may use the GPUs and read what clients send");
@@ -331,15 +366,33 @@ int main(int argc, char **argv) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
+  if (supervisor) {
+    SupervisorOptions sup;
+    sup.listenUrl = listenUrl;
+    sup.authKeyFile = options.authKeyFile;
+    sup.workerCommand.assign(argv, argv + argc);
+    sup.warmWorkers = warmWorkers >= 0 ? warmWorkers : 1;
+    sup.maxWorkers = maxWorkers >= 0 ? maxWorkers : 32;
+    sup.limits = options.settings.limits;
+    sup.drainMs = options.settings.drainMs;
+    return runSupervisor(sup, gSignals);
+  }
+  if (workerChannel >= 0) {
+    setLogName("rc-server worker " + std::to_string(getpid()));
+    options.reservedSession = true;
+  }
   ServerCore core;
   std::string error;
   if (!core.start(options, &error)) {
     logError("start-up failed: " + error);
     return 1;
   }
+  if (workerChannel >= 0)
+    return runWorker(core, listenUrl, workerChannel, options.settings.limits,
+                     options.settings.drainMs, gSignals);
   int rc = serveForever(core, listenUrl, options.settings.limits,
                         options.settings.drainMs);
-  if (rc == 3 && !gStop) {
+  if (rc == 3 && !gSignals.stop) {
     // A sticky CUDA error poisons every context of this process; a fresh
     // process (same arguments) serves new clients again.
     execv("/proc/self/exe", argv);

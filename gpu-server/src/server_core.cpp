@@ -111,7 +111,8 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   budgets_ = std::make_unique<ServerBudgets>(limits_);
   env_.reset(new SessionEnv{registry_, *backend_, &health_, std::move(keys),
                             &authThrottle_, &limits_, budgets_.get(),
-                            options.settings.session});
+                            options.settings.session,
+                            options.reservedSession ? &ticket_ : nullptr});
   if (!options.metricsFile.empty()) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);

@@ -1,4 +1,5 @@
 #include "url.h"
+#include "rc/transport.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -62,3 +63,26 @@ bool parseUrl(const std::string &text, Url *url, std::string *error) {
 }
 
 } // namespace rc::transport::detail
+
+namespace rc::transport {
+
+std::string redirectUrl(const std::string &redirect, const std::string &reached,
+                        std::string *error) {
+  detail::Url from, to;
+  if (!detail::parseUrl(reached, &from, error))
+    return "";
+  std::string url = redirect;
+  if (from.provider == detail::Provider::Tcp &&
+      redirect.rfind("tcp://:", 0) == 0)
+    url = "tcp://" + from.host + redirect.substr(6);
+  if (!detail::parseUrl(url, &to, error))
+    return "";
+  if (to.provider != from.provider) {
+    *error = "the server at " + reached + " redirected to " + redirect +
+             ", another kind of address";
+    return "";
+  }
+  return url;
+}
+
+} // namespace rc::transport

@@ -255,6 +255,13 @@ Session::Next Session::openSession(const void *p,
   auto refuse = [&](const std::string &why) {
     return refuseHello(why, replies);
   };
+  if (env_.ticket) {
+    const flatbuffers::Vector<uint8_t> *ticket = hello->ticket();
+    std::string why;
+    if (!env_.ticket->redeem(ticket ? ticket->data() : nullptr,
+                             ticket ? ticket->size() : 0, &why))
+      return refuse(why);
+  }
   if (env_.health && env_.health->lost())
     return refuse("this server's GPU state was lost (" + env_.health->reason() +
                   "); rc-server is restarting, retry shortly");

@@ -191,61 +191,33 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
                  "remote-clang: ignoring RC_AUTH_TOKEN: it is no longer used "
                  "(the token crossed the network in the clear); set "
                  "RC_AUTH_KEY_FILE to a key file made by rc-server keygen\n");
-  ClientAuth auth;
-  if (!auth.load(opts_.authKeyFile, error))
-    return cudaErrorNoDevice;
-  flatbuffers::FlatBufferBuilder fbb;
-  std::vector<uint64_t> hashes = index_.hashes();
-  std::vector<uint8_t> nonce = auth.nonce();
-  auto hello = wire::CreateHelloDirect(
-      fbb, wire::kProtocolVersion, &hashes, programName().c_str(),
-      uint32_t(getpid()), opts_.rmaUploadMin ? opts_.uploadRingBytes : 0,
-      index_.builds().empty() ? nullptr : &index_.builds(),
-      auth.hasKey() ? auth.keyId().c_str() : nullptr,
-      auth.hasKey() ? &nonce : nullptr);
-  wire::FinishMessageBuffer(
-      fbb, wire::CreateMessage(fbb, wire::Body::Hello, hello.Union()));
-  serverName_ = conn_->peerDescription();
-  if (conn_->send(fbb.GetBufferPointer(), fbb.GetSize()) !=
-      transport::Status::Ok) {
-    *error = "sending the handshake to " + serverName_ +
-             " failed: " + conn_->lastError();
-    return cudaErrorNoDevice;
-  }
   std::vector<uint8_t> msg;
-  const wire::Message *m = nullptr;
-  if (!recvHandshakeLocked(&msg, &m, error))
-    return cudaErrorNoDevice;
-  if (const wire::AuthChallenge *challenge = m->body_as_AuthChallenge()) {
-    std::vector<uint8_t> response;
-    if (!auth.answer(*challenge, fbb.GetBufferPointer(), fbb.GetSize(),
-                     &response, error)) {
-      *error = serverName_ + " refused the session: " + *error;
+  const wire::HelloReply *reply = nullptr;
+  if (cudaError_t err = helloLocked({}, &msg, &reply, error))
+    return err;
+  if (reply->redirect()) {
+    // rc-server runs the session in a process of its own (docs/server.md,
+    // "Fault containment"): say Hello again there, with the ticket.
+    std::string from = serverName_;
+    std::string url = transport::redirectUrl(reply->redirect()->str(),
+                                             opts_.serverUrl, error);
+    if (url.empty())
+      return cudaErrorNoDevice;
+    std::vector<uint8_t> ticket;
+    if (reply->ticket())
+      ticket.assign(reply->ticket()->begin(), reply->ticket()->end());
+    conn_.reset();
+    conn_ = transport::connect(url, opts_.connectTimeoutMs, error);
+    if (!conn_) {
+      *error = from + " redirected this client to " + url + ": " + *error;
       return cudaErrorNoDevice;
     }
-    if (conn_->send(response.data(), response.size()) !=
-        transport::Status::Ok) {
-      *error = "sending the handshake to " + serverName_ +
-               " failed: " + conn_->lastError();
+    if (cudaError_t err = helloLocked(ticket, &msg, &reply, error))
+      return err;
+    if (reply->redirect()) {
+      *error = serverName_ + " redirected this client a second time";
       return cudaErrorNoDevice;
     }
-    if (!recvHandshakeLocked(&msg, &m, error))
-      return cudaErrorNoDevice;
-  }
-  const wire::HelloReply *reply = m->body_as_HelloReply();
-  if (!reply) {
-    *error = serverName_ + " sent a malformed handshake reply (not a "
-                           "HelloReply)";
-    return cudaErrorNoDevice;
-  }
-  if (!reply->ok()) {
-    *error = serverName_ + " refused the session: " +
-             (reply->error() ? reply->error()->str() : "no reason given");
-    return cudaErrorNoDevice;
-  }
-  if (!auth.checkServer(*reply, error)) {
-    *error = serverName_ + " is not trusted: " + *error;
-    return cudaErrorNoDevice;
   }
   if (reply->devices())
     for (const wire::DeviceInfo *d : *reply->devices()) {
@@ -267,6 +239,70 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
   storeKernelAttributesLocked(*reply);
   if (const wire::RemoteMemory *ring = reply->upload_ring())
     useUploadRingLocked(*ring);
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::helloLocked(const std::vector<uint8_t> &ticket,
+                                 std::vector<uint8_t> *msg,
+                                 const wire::HelloReply **out,
+                                 std::string *error) {
+  ClientAuth auth;
+  if (!auth.load(opts_.authKeyFile, error))
+    return cudaErrorNoDevice;
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<uint64_t> hashes = index_.hashes();
+  std::vector<uint8_t> nonce = auth.nonce();
+  auto hello = wire::CreateHelloDirect(
+      fbb, wire::kProtocolVersion, &hashes, programName().c_str(),
+      uint32_t(getpid()), opts_.rmaUploadMin ? opts_.uploadRingBytes : 0,
+      index_.builds().empty() ? nullptr : &index_.builds(),
+      auth.hasKey() ? auth.keyId().c_str() : nullptr,
+      auth.hasKey() ? &nonce : nullptr, ticket.empty() ? nullptr : &ticket);
+  wire::FinishMessageBuffer(
+      fbb, wire::CreateMessage(fbb, wire::Body::Hello, hello.Union()));
+  serverName_ = conn_->peerDescription();
+  if (conn_->send(fbb.GetBufferPointer(), fbb.GetSize()) !=
+      transport::Status::Ok) {
+    *error = "sending the handshake to " + serverName_ +
+             " failed: " + conn_->lastError();
+    return cudaErrorNoDevice;
+  }
+  const wire::Message *m = nullptr;
+  if (!recvHandshakeLocked(msg, &m, error))
+    return cudaErrorNoDevice;
+  if (const wire::AuthChallenge *challenge = m->body_as_AuthChallenge()) {
+    std::vector<uint8_t> response;
+    if (!auth.answer(*challenge, fbb.GetBufferPointer(), fbb.GetSize(),
+                     &response, error)) {
+      *error = serverName_ + " refused the session: " + *error;
+      return cudaErrorNoDevice;
+    }
+    if (conn_->send(response.data(), response.size()) !=
+        transport::Status::Ok) {
+      *error = "sending the handshake to " + serverName_ +
+               " failed: " + conn_->lastError();
+      return cudaErrorNoDevice;
+    }
+    if (!recvHandshakeLocked(msg, &m, error))
+      return cudaErrorNoDevice;
+  }
+  const wire::HelloReply *reply = m->body_as_HelloReply();
+  if (!reply) {
+    *error = serverName_ + " sent a malformed handshake reply (not a "
+                           "HelloReply)";
+    return cudaErrorNoDevice;
+  }
+  // A redirect is followed only from a server that proved it holds the key.
+  if (!reply->ok() && !reply->redirect()) {
+    *error = serverName_ + " refused the session: " +
+             (reply->error() ? reply->error()->str() : "no reason given");
+    return cudaErrorNoDevice;
+  }
+  if (!auth.checkServer(*reply, error)) {
+    *error = serverName_ + " is not trusted: " + *error;
+    return cudaErrorNoDevice;
+  }
+  *out = reply;
   return cudaSuccess;
 }
 

@@ -190,9 +190,10 @@ private:
 
 // Starts a test-device server on `url` and runs `prog` against it.
 void runProgram(const std::string &url, const char *prog,
-                const std::vector<std::string> &expect) {
+                const std::vector<std::string> &expect,
+                const std::vector<std::string> &serverArgs = {}) {
   ServedPrograms served;
-  served.start(url);
+  served.start(url, serverArgs);
   if (!served.running())
     return;
   ChildResult r =
@@ -231,11 +232,13 @@ TEST(RuntimeIntegration, RoundTripOverTcp) {
 // rc-server with --auth-key-file: the program with a copy of the key runs,
 // without one (or with another key) it fails at its first CUDA call with a
 // message naming RC_AUTH_KEY_FILE, and the server keeps serving.
-void runWithKeys(const std::string &url) {
+void runWithKeys(const std::string &url,
+                 std::vector<std::string> serverArgs = {}) {
   rc::test::KeyDir keys;
   std::string key = keys.newKey("server.key"), other = keys.newKey("other");
   ServedPrograms served;
-  served.start(url, {"--auth-key-file", key});
+  serverArgs.insert(serverArgs.end(), {"--auth-key-file", key});
+  served.start(url, serverArgs);
   if (!served.running())
     return;
   std::vector<std::string> env = served.env();
@@ -274,9 +277,10 @@ TEST(RuntimeIntegration, AuthenticatedRoundTripOverShm) {
 // both ways with every byte checked (programs/copy_stress.cpp): uploads
 // through the upload ring, read-backs written by RMA, and the inline paths
 // beside them, in one server process.
-void runConcurrentCopyStress(const std::string &url) {
+void runConcurrentCopyStress(const std::string &url,
+                             const std::vector<std::string> &serverArgs = {}) {
   ServedPrograms served;
-  served.start(url);
+  served.start(url, serverArgs);
   if (!served.running())
     return;
   const std::string &dir = served.dir();
@@ -471,4 +475,106 @@ TEST(RuntimeIntegration, NoServerFailsFastWithOneMessage) {
   EXPECT_NE(r.output.find("remote-clang: no GPU server"), std::string::npos)
       << r.output;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+}
+
+// ---- --isolation process: a worker process per session --------------------
+// The program is the same: it follows the supervisor's redirect to its
+// worker on its own (docs/server.md, "Fault containment").
+const std::vector<std::string> kIsolated{"--isolation", "process"};
+
+TEST(RuntimeIntegration, IsolatedSessionRoundTripOverShm) {
+  runProgram(shmUrl("iso"), RC_ROUNDTRIP_PROG, {"PASS"}, kIsolated);
+}
+
+TEST(RuntimeIntegration, IsolatedSessionRoundTripOverTcp) {
+  runProgram(loopbackTcpUrl(), RC_ROUNDTRIP_PROG, {"PASS"}, kIsolated);
+}
+
+// The supervisor and the worker each authenticate the client.
+TEST(RuntimeIntegration, IsolatedAuthenticatedRoundTripOverTcp) {
+  runWithKeys(loopbackTcpUrl(), kIsolated);
+}
+
+TEST(RuntimeIntegration, IsolatedConcurrentClientsCopyStressOverShm) {
+  runConcurrentCopyStress(shmUrl("isostress"), kIsolated);
+}
+
+// The worker rc-server's debug log says serves the client with this pid.
+pid_t workerOf(const std::string &log, pid_t client) {
+  size_t at = log.find("pid " + std::to_string(client) + ") from");
+  size_t worker = log.find("goes to worker ", at);
+  if (at == std::string::npos || worker == std::string::npos)
+    return -1;
+  return pid_t(std::atoll(log.c_str() + worker + 15));
+}
+
+// A worker that dies (here killed -9, as a crash or the kernel's OOM killer
+// would) takes only its own session: its client gets a clear error at its
+// next call, the other clients go on streaming, and the pool starts a
+// replacement for the next client.
+void killOneWorker(const std::string &url) {
+  ServedPrograms served;
+  served.start(url, {"--isolation", "process", "--warm-workers", "2",
+                     "--log-level", "debug"});
+  if (!served.running())
+    return;
+  const std::string &dir = served.dir();
+  struct Clients : std::vector<pid_t> {
+    ~Clients() {
+      for (pid_t pid : *this)
+        if (pid > 0) {
+          kill(pid, SIGKILL);
+          waitpid(pid, nullptr, 0);
+        }
+    }
+  } clients;
+  auto out = [&](size_t i) { return dir + "/c" + std::to_string(i) + ".out"; };
+  for (size_t i = 0; i < 3; ++i) {
+    clients.push_back(startChild({RC_STREAM_PROG}, served.env(), out(i)));
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (readFile(out(i)).find("streaming") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_NE(readFile(out(i)).find("streaming"), std::string::npos)
+        << readFile(out(i)) << "\n--- server log ---\n"
+        << served.log();
+  }
+  pid_t worker = workerOf(served.log(), clients[0]);
+  ASSERT_GT(worker, 0) << served.log();
+  ASSERT_NE(worker, workerOf(served.log(), clients[1]));
+  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  EXPECT_EQ(rc::test::waitBounded(clients[0], 30), 1) << readFile(out(0));
+  clients[0] = 0;
+  EXPECT_NE(readFile(out(0)).find("lost the connection"), std::string::npos)
+      << readFile(out(0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(waitpid(clients[i], nullptr, WNOHANG), 0)
+        << "client " << i << " ended with the other's worker:\n"
+        << readFile(out(i));
+    EXPECT_EQ(readFile(out(i)).find("FAIL"), std::string::npos)
+        << readFile(out(i));
+  }
+  for (size_t i = 1; i < 3; ++i) {
+    kill(clients[i], SIGKILL);
+    waitpid(clients[i], nullptr, 0);
+    clients[i] = 0;
+  }
+  EXPECT_NE(served.log().find("ended with signal 9"), std::string::npos)
+      << served.log();
+  EXPECT_NE(served.log().find("no other session is affected"),
+            std::string::npos)
+      << served.log();
+  ChildResult r =
+      runChild({RC_ROUNDTRIP_PROG}, served.env(), dir + "/after.out", 60);
+  EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                         << served.log();
+}
+
+TEST(RuntimeIntegration, AWorkerThatDiesEndsOnlyItsSessionOverShm) {
+  killOneWorker(shmUrl("isokill"));
+}
+
+TEST(RuntimeIntegration, AWorkerThatDiesEndsOnlyItsSessionOverTcp) {
+  killOneWorker(loopbackTcpUrl());
 }

@@ -1,6 +1,7 @@
 // The rc-server executable: argument errors exit 2 with a message, --help
 // works, and a test-device server started on a free tcp port serves a
 // client and shuts down cleanly on SIGTERM.
+#include "isolated_client.h"
 #include "process_util.h"
 #include "server_test_util.h"
 
@@ -59,6 +60,19 @@ TEST(Cli, BadArgumentsExitTwoWithAMessage) {
       {{"--test-devices", "0"}, "--test-devices needs a count"},
       {{"--listen"}, "--listen needs a URL"},
       {{"--metrics"}, "--metrics needs a file name"},
+      {{"--isolation", "thread"}, "--isolation must be none or process"},
+      {{"--isolation", "process", "--warm-workers", "x"},
+       "--warm-workers needs a count"},
+      {{"--isolation", "process", "--max-workers", "0"},
+       "--max-workers needs a count"},
+      {{"--listen", "tcp://127.0.0.1:1", "--warm-workers", "2"},
+       "--warm-workers and --max-workers need --isolation process"},
+      {{"--listen", "tcp://127.0.0.1:1", "--isolation", "process",
+        "--warm-workers", "5", "--max-workers", "4"},
+       "--warm-workers must not exceed --max-workers"},
+      {{"--listen", "tcp://127.0.0.1:1", "--isolation", "process", "--metrics",
+        "m.json"},
+       "--metrics does not work with --isolation process"},
   };
   for (const Case &k : cases) {
     Child c(k.args);
@@ -190,6 +204,96 @@ TEST(Cli, SigtermDrainEndsAtItsLimit) {
   EXPECT_NE(server.text.find("within 300 ms"), std::string::npos)
       << server.text;
   EXPECT_NE(server.text.find("shutting down: 1 live sessions"),
+            std::string::npos)
+      << server.text;
+}
+
+// --isolation process: a worker's start-up error (here a missing
+// manifest) is the supervisor's, which does not listen then.
+TEST(Cli, IsolatedStartFailsWhenNoWorkerStarts) {
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", "/nonexistent/app.rcm",
+                "--test-device", "--isolation", "process"});
+  EXPECT_EQ(server.wait(), 1) << server.text;
+  EXPECT_NE(server.text.find("/nonexistent/app.rcm"), std::string::npos)
+      << server.text;
+  EXPECT_NE(server.text.find("the first worker process ended before it was "
+                             "ready"),
+            std::string::npos)
+      << server.text;
+  EXPECT_EQ(server.text.find("listening on"), std::string::npos) << server.text;
+}
+
+// A worker serves only the Hello with its ticket, once: another ticket is
+// refused naming why, and after its session began it listens no more.
+TEST(Cli, IsolatedWorkerServesOnlyItsTicketOnce) {
+  TestManifest m = writeTestManifest();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", m.path, "--test-device",
+                "--isolation", "process"});
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  Redirect r = askForWorker(url, {m.hash});
+  ASSERT_FALSE(r.url.empty());
+  EXPECT_EQ(r.ticket.size(), 16u);
+  std::string err;
+  auto wrong = rc::transport::connect(r.url, 5000, &err);
+  ASSERT_NE(wrong, nullptr) << err;
+  std::vector<uint8_t> other = r.ticket;
+  other[0] ^= 1;
+  Bytes reply = roundTrip(*wrong, ticketHello({m.hash}, other), 5000);
+  const rc::wire::HelloReply *hr = asHelloReply(reply);
+  ASSERT_TRUE(hr && !hr->ok());
+  EXPECT_NE(hr->error()->str().find("reserved for another client"),
+            std::string::npos)
+      << hr->error()->str();
+  auto right = rc::transport::connect(r.url, 5000, &err);
+  ASSERT_NE(right, nullptr) << err;
+  reply = roundTrip(*right, ticketHello({m.hash}, r.ticket), 5000);
+  hr = asHelloReply(reply);
+  ASSERT_TRUE(hr && hr->ok()) << (hr && hr->error() ? hr->error()->str() : "");
+  // The ticket works once; soon after, the worker stops listening.
+  bool listening = true;
+  for (int i = 0; i < 20 && listening; ++i) {
+    auto again = rc::transport::connect(r.url, 300, &err);
+    listening = again != nullptr;
+    if (!again)
+      break;
+    reply = roundTrip(*again, ticketHello({m.hash}, r.ticket), 5000);
+    hr = asHelloReply(reply);
+    ASSERT_TRUE(hr && !hr->ok());
+    EXPECT_NE(hr->error()->str().find("used already"), std::string::npos);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_FALSE(listening) << "the worker listens no more once its session "
+                             "began";
+  reply = roundTrip(*right, batch(1, {cMalloc(64)}), 5000);
+  const rc::wire::BatchReply *br = asBatchReply(reply);
+  ASSERT_TRUE(br && resultAt(br, 0));
+  EXPECT_NE(resultAt(br, 0)->addr(), 0u);
+}
+
+// SIGTERM: the supervisor stops taking clients; a worker's live session
+// goes on until its client leaves; then all exit 0.
+TEST(Cli, IsolatedSigtermLetsLiveSessionsFinish) {
+  TestManifest m = writeTestManifest();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", m.path, "--test-device",
+                "--isolation", "process", "--warm-workers", "2"});
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  auto c = openIsolatedSession(url, {m.hash});
+  ASSERT_NE(c, nullptr);
+  kill(server.pid, SIGTERM);
+  ASSERT_TRUE(server.waitFor("draining", 10000)) << server.text;
+  std::string err;
+  EXPECT_FALSE(rc::transport::connect(url, 300, &err)) << "no new sessions";
+  Bytes reply = roundTrip(*c, batch(1, {cMalloc(64)}), 5000);
+  const rc::wire::BatchReply *br = asBatchReply(reply);
+  ASSERT_TRUE(br && resultAt(br, 0)) << "the live session is served";
+  Bytes bye = batch(2, {cGoodbye()}, false);
+  ASSERT_EQ(c->send(bye.data(), bye.size()), rc::transport::Status::Ok);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  EXPECT_NE(server.text.find("(goodbye)"), std::string::npos) << server.text;
+  EXPECT_NE(server.text.find("shutting down: 0 worker processes"),
             std::string::npos)
       << server.text;
 }

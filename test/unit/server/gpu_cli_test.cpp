@@ -1,7 +1,9 @@
 // The rc-server binary on a real GPU over tcp: a client runs a kernel; a
 // kernel fault poisons the process, so rc-server restarts itself on the same
-// address and serves new clients. Skipped where libcuda.so.1 is missing.
+// address and serves new clients; with --isolation process the fault ends
+// only its own session. Skipped where libcuda.so.1 is missing.
 #include "gpu_manifest.h"
+#include "isolated_client.h"
 #include "process_util.h"
 #include "server_test_util.h"
 
@@ -113,6 +115,121 @@ TEST(GpuCli, ServesKernelsAndRestartsAfterAFault) {
   ASSERT_TRUE(open(b, url, g.hash));
   runScale(b, g);
   b.conn.reset();
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  std::printf("%s", server.text.c_str());
+}
+
+// With --isolation process: a session in the worker reserved for this
+// client; true when it is open on the GPU.
+bool openIsolated(Remote &r, const std::string &url, uint64_t hash) {
+  Bytes reply;
+  r.conn = openIsolatedSession(url, {hash}, &reply);
+  const wire::HelloReply *hr = r.conn ? asHelloReply(reply) : nullptr;
+  return hr && hr->devices()->Get(0)->backend()->str() == "cuda";
+}
+
+// 256 floats i*3 in a new allocation of the session; its address.
+uint64_t scaledBuffer(Remote &r, const GpuManifest &g) {
+  Bytes reply = r.roundTrip(batch(10, {cMalloc(1024)}));
+  uint64_t buf = resultAt(asBatchReply(reply), 0)->addr();
+  Bytes data(1024), three(4);
+  for (int i = 0; i < 256; ++i) {
+    float f = float(i);
+    std::memcpy(data.data() + 4 * i, &f, 4);
+  }
+  float f = 3.0f;
+  std::memcpy(three.data(), &f, 4);
+  reply = r.roundTrip(batch(
+      11, {cH2D(buf, data), cSymbolWrite(g.table, 0, three),
+           cLaunch(g.scale, scaleArgs(buf, 256), 0, {1, 1, 1}, {256, 1, 1}),
+           cDeviceSync()}));
+  const wire::BatchReply *br = asBatchReply(reply);
+  EXPECT_TRUE(br && br->errors()->size() == 0);
+  return buf;
+}
+
+// Whether `buf` (scaledBuffer's) still holds i*3.
+bool holdsScaled(Remote &r, uint64_t buf) {
+  Bytes reply = r.roundTrip(batch(12, {cD2H(buf, 1024)}));
+  const wire::BatchReply *br = asBatchReply(reply);
+  if (!br || br->errors()->size() != 0)
+    return false;
+  std::vector<float> out(256);
+  std::memcpy(out.data(), resultAt(br, 0)->payload()->data(), 1024);
+  for (int i = 0; i < 256; ++i)
+    if (out[i] != 3.0f * float(i))
+      return false;
+  return true;
+}
+
+// Three sessions at once, each in its worker process: one hits a device
+// assert while another has a kernel running. The assert is that session's
+// sticky error (710, naming the kernel and its launch site); the others
+// keep their memory and results, finish their work and start more; the
+// server restarts nothing, and a new client is served.
+TEST(GpuCli, ADeviceAssertEndsOnlyItsOwnSessionWithIsolation) {
+  if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+    GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
+  GpuManifest g = writeGpuManifest();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", g.path, "--isolation", "process",
+                "--warm-workers", "3"});
+  if (!server.waitFor("listening on", 60000)) {
+    if (noUsableGpu(server.text))
+      GTEST_SKIP() << server.text;
+    FAIL() << server.text;
+  }
+  Remote a, b, c;
+  ASSERT_TRUE(openIsolated(a, url, g.hash));
+  ASSERT_TRUE(openIsolated(b, url, g.hash));
+  ASSERT_TRUE(openIsolated(c, url, g.hash));
+  uint64_t bufA = scaledBuffer(a, g), bufC = scaledBuffer(c, g);
+  ASSERT_TRUE(holdsScaled(a, bufA));
+  ASSERT_TRUE(holdsScaled(c, bufC));
+  // A kernel of a's runs (about 0.5 s at ~2 GHz) while b's assert fires.
+  Bytes spin(8);
+  long long cycles = 1000000000LL;
+  std::memcpy(spin.data(), &cycles, 8);
+  a.roundTrip(batch(20, {cLaunch(g.spin, spin, 0, {1, 1, 1}, {1, 1, 1})},
+                    /*replyWanted=*/true));
+  Bytes failing(4);
+  int thread = 5;
+  std::memcpy(failing.data(), &thread, 4);
+  Bytes reply = b.roundTrip(
+      batch(21, {cLaunch(g.check, failing, 0, {1, 1, 1}, {32, 1, 1}),
+                 cDeviceSync()}));
+  const wire::BatchReply *br = asBatchReply(reply);
+  ASSERT_TRUE(br && br->errors()->size() == 1);
+  EXPECT_EQ(br->errors()->Get(0)->code(), 710);
+  std::string message = br->errors()->Get(0)->message()->str();
+  EXPECT_NE(message.find("check(int)"), std::string::npos) << message;
+  EXPECT_NE(message.find("gpu_test.cpp:1"), std::string::npos) << message;
+  // b's session keeps its sticky error, as in CUDA.
+  reply = b.roundTrip(batch(22, {cMalloc(256)}));
+  br = asBatchReply(reply);
+  ASSERT_TRUE(br && br->errors()->size() == 1);
+  EXPECT_EQ(br->errors()->Get(0)->code(), 710);
+  // a and c lost nothing: a's kernel finishes, both buffers hold their
+  // numbers, and both run more work.
+  reply = a.roundTrip(batch(23, {cDeviceSync()}));
+  br = asBatchReply(reply);
+  ASSERT_TRUE(br && br->errors()->size() == 0)
+      << br->errors()->Get(0)->message()->str();
+  EXPECT_TRUE(holdsScaled(a, bufA));
+  EXPECT_TRUE(holdsScaled(c, bufC));
+  runScale(a, g);
+  runScale(c, g);
+  b.conn.reset();
+  ASSERT_TRUE(server.waitFor("no other session is affected", 20000))
+      << server.text;
+  Remote d;
+  ASSERT_TRUE(openIsolated(d, url, g.hash));
+  runScale(d, g);
+  EXPECT_EQ(count(server.text, "restarting"), 0u) << server.text;
+  a.conn.reset();
+  c.conn.reset();
+  d.conn.reset();
   kill(server.pid, SIGTERM);
   EXPECT_EQ(server.wait(), 0) << server.text;
   std::printf("%s", server.text.c_str());

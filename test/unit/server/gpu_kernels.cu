@@ -1,5 +1,7 @@
 // Device code for the CUDA-backend test (gpu_test.cpp): built by clang into
 // a real fatbin, which the test puts into an in-test manifest.
+#include <cassert>
+
 struct Pair {
   long tag;
   float *p;
@@ -28,3 +30,6 @@ __global__ void say(int tag) {
   printf("say %d from block %d thread %d\n", tag, int(blockIdx.x),
          int(threadIdx.x));
 }
+
+// A device assert in thread `failing` (none when it is out of range).
+__global__ void check(int failing) { assert(int(threadIdx.x) != failing); }

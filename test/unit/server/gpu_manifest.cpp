@@ -33,6 +33,7 @@ GpuManifest writeGpuManifest(const char *extraKernel) {
   g.consume = symbolId("_Z7consume4Pair", false, "");
   g.spin = symbolId("_Z4spinx", false, "");
   g.say = symbolId("_Z3sayi", false, "");
+  g.check = symbolId("_Z5checki", false, "");
   g.table = symbolId("gTable", false, "");
 
   fb::FlatBufferBuilder fbb;
@@ -50,6 +51,8 @@ GpuManifest writeGpuManifest(const char *extraKernel) {
       fbb, "cycles", "long long", 0, 8, 8, mf::ParamKind::Value)};
   std::vector<fb::Offset<mf::Param>> sayParams = {
       mf::CreateParamDirect(fbb, "tag", "int", 0, 4, 4, mf::ParamKind::Value)};
+  std::vector<fb::Offset<mf::Param>> checkParams = {mf::CreateParamDirect(
+      fbb, "failing", "int", 0, 4, 4, mf::ParamKind::Value)};
   std::vector<fb::Offset<mf::LaunchSite>> sites = {
       mf::CreateLaunchSiteDirect(fbb, "gpu_test.cpp", 1, 1, "chevron")};
   std::vector<fb::Offset<mf::Kernel>> kernels = {
@@ -60,7 +63,9 @@ GpuManifest writeGpuManifest(const char *extraKernel) {
       mf::CreateKernelDirect(fbb, g.spin, "_Z4spinx", "spin(long long)", false,
                              0, &spinParams, 8),
       mf::CreateKernelDirect(fbb, g.say, "_Z3sayi", "say(int)", false, 0,
-                             &sayParams, 4)};
+                             &sayParams, 4),
+      mf::CreateKernelDirect(fbb, g.check, "_Z5checki", "check(int)", false, 0,
+                             &checkParams, 4, &sites)};
   if (extraKernel)
     kernels.push_back(
         mf::CreateKernelDirect(fbb, symbolId(extraKernel, false, ""),

@@ -10,11 +10,13 @@ namespace rc::server::test {
 
 struct GpuManifest {
   std::string path;
-  uint64_t hash = 0, scale = 0, consume = 0, spin = 0, say = 0, table = 0;
+  uint64_t hash = 0, scale = 0, consume = 0, spin = 0, say = 0, check = 0,
+           table = 0;
 };
 
 // Reads the fatbin (RC_TEST_FATBIN from the environment, else the build's)
-// and writes a manifest for scale/consume/spin/say/gTable into a temp dir.
+// and writes a manifest for scale/consume/spin/say/check/gTable into a
+// temp dir.
 // `extraKernel` adds a kernel that is not in the fatbin.
 GpuManifest writeGpuManifest(const char *extraKernel = nullptr);
 

@@ -111,6 +111,16 @@ Bytes hello(const std::vector<uint64_t> &hashes, uint32_t version,
   return finish(fbb, wire::Body::Hello, h.Union());
 }
 
+Bytes ticketHello(const std::vector<uint64_t> &hashes,
+                  const std::vector<uint8_t> &ticket) {
+  fb::FlatBufferBuilder fbb;
+  auto h = wire::CreateHelloDirect(
+      fbb, wire::kProtocolVersion, &hashes, "server-test", uint32_t(getpid()),
+      0, /*build_ids=*/nullptr, /*auth_key_id=*/nullptr,
+      /*auth_client_nonce=*/nullptr, &ticket);
+  return finish(fbb, wire::Body::Hello, h.Union());
+}
+
 Bytes authHello(const std::vector<uint64_t> &hashes, const std::string &keyId,
                 const std::vector<uint8_t> &nonce) {
   fb::FlatBufferBuilder fbb;

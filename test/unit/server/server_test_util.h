@@ -46,6 +46,9 @@ using Cmd = std::function<flatbuffers::Offset<wire::CommandEntry>(
 // uploadRingBytes: the upload ring the client asks for (0: none).
 Bytes hello(const std::vector<uint64_t> &manifestHashes, uint32_t version = 1,
             uint64_t uploadRingBytes = 0);
+// A Hello with the ticket of a redirect (--isolation process).
+Bytes ticketHello(const std::vector<uint64_t> &manifestHashes,
+                  const std::vector<uint8_t> &ticket);
 // A Hello that names the key `keyId` the client will prove it holds, with
 // the client's nonce; and the client's answer to the server's challenge.
 Bytes authHello(const std::vector<uint64_t> &manifestHashes,

@@ -2,6 +2,7 @@
 // handshake payload must round-trip and malformed input must be rejected,
 // because the listener parses whatever arrives on its well-known endpoint.
 #include "frame.h"
+#include "rc/transport.h"
 #include "url.h"
 
 #include <gtest/gtest.h>
@@ -58,4 +59,24 @@ TEST(TransportFrame, UrlPartsAreExtracted) {
   EXPECT_EQ(u.shmName, "rc-server.0");
   EXPECT_STREQ(providerName(Provider::Tcp), "tcp;ofi_rxm");
   EXPECT_STREQ(providerName(Provider::Shm), "shm");
+}
+
+// HelloReply.redirect (rc-server --isolation process): a port alone is on
+// the host the client reached; a redirect to another kind of address or a
+// malformed one is refused.
+TEST(TransportFrame, RedirectsResolveAgainstTheAddressReached) {
+  std::string err;
+  EXPECT_EQ(rc::transport::redirectUrl("tcp://:4100", "tcp://gpu-1:7070", &err),
+            "tcp://gpu-1:4100");
+  EXPECT_EQ(rc::transport::redirectUrl("tcp://10.0.0.2:4100",
+                                       "tcp://gpu-1:7070", &err),
+            "tcp://10.0.0.2:4100");
+  EXPECT_EQ(rc::transport::redirectUrl("shm://rc.w12-1", "shm://rc", &err),
+            "shm://rc.w12-1");
+  EXPECT_EQ(rc::transport::redirectUrl("shm://rc.w1", "tcp://gpu-1:7070", &err),
+            "");
+  EXPECT_NE(err.find("another kind of address"), std::string::npos) << err;
+  EXPECT_EQ(rc::transport::redirectUrl("tcp://:x", "tcp://gpu-1:7070", &err),
+            "");
+  EXPECT_NE(err.find("port must be a number"), std::string::npos) << err;
 }

@@ -119,6 +119,13 @@ std::unique_ptr<Listener> listen(const std::string &url,
                                  const ListenOptions &options,
                                  std::string *error);
 
+// The address a server's redirect (HelloReply.redirect) names, for a
+// client that reached the server at `reached`: "tcp://:PORT" is that port
+// on the host of `reached`. Empty, with *error, for a redirect that is not
+// a well-formed address of the same kind (tcp or shm) as `reached`.
+std::string redirectUrl(const std::string &redirect, const std::string &reached,
+                        std::string *error);
+
 // Empty, or why an RC_TRANSPORT_* variable's value was refused (the
 // defaults apply meanwhile). Read once per process, by rc::EnvReader's
 // rule; the owner refuses to run with it: rc-server does not start, the

@@ -34,7 +34,10 @@ struct ServerOptions {
   std::vector<int> devices; // CUDA ordinals; empty: every visible GPU
   int testDevices = 1;      // with testDevice: how many
   std::string metricsFile;  // empty: no metrics file (docs/server.md)
-  ServerSettings settings;  // the environment's, read once (main.cpp)
+  // A worker process of --isolation process: only the Hello with the
+  // ticket given to ticket() opens a session (rc/server/session_ticket.h).
+  bool reservedSession = false;
+  ServerSettings settings; // the environment's, read once (main.cpp)
 };
 
 class MetricsFileWriter;
@@ -64,6 +67,8 @@ public:
   const Registry &registry() const { return registry_; }
   uint64_t liveSessions() const { return live_; }
   uint64_t closedSessions() const { return closed_; }
+  // With ServerOptions::reservedSession: the session this process waits for.
+  SessionTicket &ticket() { return ticket_; }
   // True after a sticky CUDA error in any session: every context of this
   // process is unusable, so rc-server must restart (main() re-executes).
   bool deviceLost() const { return health_.lost(); }
@@ -105,6 +110,7 @@ private:
   std::atomic<uint64_t> nextSession_{1};
   std::atomic<uint64_t> live_{0};
   std::atomic<uint64_t> closed_{0};
+  SessionTicket ticket_;
   std::mutex workersMutex_;
   std::list<Worker> workers_;
   MetricsBoard metrics_;

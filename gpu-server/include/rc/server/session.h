@@ -11,6 +11,7 @@
 #include "rc/server/device_output.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/session_recording.h"
+#include "rc/server/session_ticket.h"
 #include "rc/server/settings.h"
 
 #include <cstdint>
@@ -57,6 +58,9 @@ struct SessionEnv {
   const ServerLimits *limits = nullptr;
   ServerBudgets *budgets = nullptr;
   SessionSettings settings; // how sessions behave (rc/server/settings.h)
+  // A worker process's reservation (--isolation process): only a Hello
+  // with this ticket opens a session. Null: any client may.
+  SessionTicket *ticket = nullptr;
 };
 
 struct SessionStats {

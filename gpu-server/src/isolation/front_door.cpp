@@ -1,0 +1,189 @@
+#include "isolation/front_door.h"
+#include "rc/server/log.h"
+#include "rc/wire_message.h"
+#include "session/hello_auth.h"
+
+#include <chrono>
+
+namespace rc::server {
+
+namespace {
+
+std::vector<uint8_t> finish(flatbuffers::FlatBufferBuilder &fbb,
+                            flatbuffers::Offset<wire::HelloReply> reply) {
+  fbb.Finish(wire::CreateMessage(fbb, wire::Body::HelloReply, reply.Union()),
+             "RCW1");
+  return std::vector<uint8_t>(fbb.GetBufferPointer(),
+                              fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+std::vector<uint8_t> refusal(const std::string &why) {
+  flatbuffers::FlatBufferBuilder fbb;
+  return finish(fbb, wire::CreateHelloReplyDirect(fbb, false, why.c_str()));
+}
+
+// A worker listening on every interface is reached at the host the client
+// reached the supervisor at: the redirect leaves the host out.
+std::string redirectAddress(const std::string &workerAddress) {
+  const std::string wildcard = "tcp://0.0.0.0:";
+  if (workerAddress.rfind(wildcard, 0) == 0)
+    return "tcp://:" + workerAddress.substr(wildcard.size());
+  return workerAddress;
+}
+
+std::vector<uint8_t> redirect(const WorkerPool::Reservation &r,
+                              const auth::Proof *serverProof) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto error = fbb.CreateString(
+      "this rc-server runs each session in a process of its own and "
+      "redirects clients to it; this client is too old to follow (rebuild "
+      "it with this remote-clang)");
+  auto proof = serverProof
+                   ? fbb.CreateVector(serverProof->data(), serverProof->size())
+                   : 0;
+  auto address = fbb.CreateString(redirectAddress(r.address));
+  auto ticket = fbb.CreateVector(r.ticket);
+  wire::HelloReplyBuilder hr(fbb);
+  hr.add_ok(false);
+  hr.add_error(error);
+  if (serverProof)
+    hr.add_auth_proof(proof);
+  hr.add_redirect(address);
+  hr.add_ticket(ticket);
+  return finish(fbb, hr.Finish());
+}
+
+int msLeft(Lobby::Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - Lobby::Clock::now());
+  return int(std::max<int64_t>(left.count(), 0));
+}
+
+} // namespace
+
+FrontDoor::FrontDoor(std::vector<auth::Key> keys, const ServerLimits &limits,
+                     WorkerPool &pool)
+    : keys_(std::move(keys)), limits_(limits), pool_(pool) {
+  lobby_ = std::make_unique<Lobby>(
+      limits_.maxPending, limits_.helloTimeoutMs,
+      [this](std::unique_ptr<transport::Connection> c, std::vector<uint8_t> m,
+             Lobby::Clock::time_point arrived) {
+        startHandshake(std::move(c), std::move(m), arrived);
+      },
+      [this] { return handshaking_ < limits_.maxPending; });
+}
+
+FrontDoor::~FrontDoor() {
+  lobby_.reset();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Handshake &h : handshakes_)
+    h.thread.join();
+}
+
+void FrontDoor::serve(std::unique_ptr<transport::Connection> conn) {
+  conn->limitReceive(
+      {limits_.pendingMessageBytes, limits_.pendingMessageBytes});
+  lobby_->admit(std::move(conn));
+}
+
+void FrontDoor::reapFinished() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = handshakes_.begin(); it != handshakes_.end();) {
+    if (it->done) {
+      it->thread.join();
+      it = handshakes_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void FrontDoor::startHandshake(std::unique_ptr<transport::Connection> conn,
+                               std::vector<uint8_t> first,
+                               Lobby::Clock::time_point arrived) {
+  reapFinished();
+  ++handshaking_; // before the thread: the lobby's next check counts it
+  std::lock_guard<std::mutex> lock(mu_);
+  handshakes_.emplace_back();
+  Handshake &h = handshakes_.back();
+  h.thread = std::thread(
+      [this, &h, arrived](std::unique_ptr<transport::Connection> c,
+                          std::vector<uint8_t> m) {
+        handshake(*c, std::move(m), arrived);
+        c.reset();
+        --handshaking_;
+        h.done = true;
+      },
+      std::move(conn), std::move(first));
+}
+
+void FrontDoor::handshake(transport::Connection &conn,
+                          std::vector<uint8_t> message,
+                          Lobby::Clock::time_point arrived) {
+  const uint64_t id = nextId_++;
+  const auto deadline =
+      arrived + std::chrono::milliseconds(limits_.helloTimeoutMs);
+  auto refuse = [&](const std::string &why) {
+    std::vector<uint8_t> reply = refusal(why);
+    conn.send(reply.data(), reply.size());
+    logDebug("client " + std::to_string(id) + " from " + conn.peerHost() +
+             " refused: " + why);
+  };
+  std::string bad;
+  const wire::Message *msg =
+      wire::openMessage(message.data(), message.size(), &bad);
+  if (!msg)
+    return refuse(bad);
+  const wire::Hello *hello = msg->body_as_Hello();
+  if (!hello)
+    return refuse("unexpected message: the first message must be Hello");
+  if (hello->protocol_version() != wire::kProtocolVersion)
+    return refuse("protocol version " +
+                  std::to_string(hello->protocol_version()) +
+                  " is not supported (server speaks " +
+                  std::to_string(wire::kProtocolVersion) + ")");
+  HelloAuth auth(keys_, &throttle_, id);
+  auth::Proof serverProof;
+  if (auth.required()) {
+    // Nothing is reserved, and nothing about this server told, before the
+    // client proved it holds a key.
+    std::vector<uint8_t> challenge, answer;
+    std::string why;
+    if (!auth.challenge(*hello, message.data(), message.size(), conn.peerHost(),
+                        &challenge, &why))
+      return refuse(why);
+    if (conn.send(challenge.data(), challenge.size()) != transport::Status::Ok)
+      return;
+    if (conn.recv(answer, msLeft(deadline)) != transport::Status::Ok)
+      return logDebug("client " + std::to_string(id) +
+                      " did not answer the challenge in time");
+    const wire::Message *m =
+        wire::openMessage(answer.data(), answer.size(), &bad);
+    const wire::AuthResponse *response =
+        m ? m->body_as_AuthResponse() : nullptr;
+    if (!response)
+      return refuse(m ? "expected the AuthResponse" : bad);
+    if (!auth.verify(*response, &serverProof, &why)) {
+      logInfo("client " + std::to_string(id) + " from " + conn.peerHost() +
+              ": " + why);
+      return refuse(why);
+    }
+  }
+  WorkerPool::Reservation r;
+  std::string why;
+  if (!pool_.reserve(msLeft(deadline), &r, &why))
+    return refuse(why);
+  std::vector<uint8_t> reply =
+      redirect(r, auth.required() ? &serverProof : nullptr);
+  if (conn.send(reply.data(), reply.size()) != transport::Status::Ok)
+    return logDebug("client " + std::to_string(id) +
+                    " left before its redirect: " + conn.lastError());
+  ++redirected_;
+  std::string name = hello->client_name() ? hello->client_name()->str() : "";
+  logDebug("client " + std::to_string(id) + " (" + name + ", pid " +
+           std::to_string(hello->client_pid()) + ") from " + conn.peerHost() +
+           (auth.required() ? ", key '" + auth.keyId() + "'" : "") +
+           " goes to worker " + std::to_string(r.pid));
+}
+
+} // namespace rc::server

@@ -1,0 +1,64 @@
+// The supervisor's side of a client's handshake under --isolation process
+// (docs/server.md, "Fault containment"): it authenticates the client as a
+// session would (the same keys, challenge and back-off), reserves a worker
+// process of the pool and answers the Hello with a redirect to that worker
+// and the ticket the worker expects. The client then says Hello to the
+// worker, which authenticates it again and serves its session. The
+// supervisor holds no GPU context and runs no client command.
+#ifndef RC_SERVER_FRONT_DOOR_H
+#define RC_SERVER_FRONT_DOOR_H
+
+#include "isolation/worker_pool.h"
+#include "lobby.h"
+#include "rc/auth/key_file.h"
+#include "rc/server/auth_throttle.h"
+#include "rc/server/limits.h"
+#include "rc/transport.h"
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace rc::server {
+
+class FrontDoor {
+public:
+  FrontDoor(std::vector<auth::Key> keys, const ServerLimits &limits,
+            WorkerPool &pool);
+  ~FrontDoor(); // drops waiting connections, joins handshakes
+
+  // Takes a new connection: it waits in the lobby for its Hello, then its
+  // handshake runs on a thread of its own.
+  void serve(std::unique_ptr<transport::Connection> conn);
+  uint64_t redirected() const { return redirected_; }
+
+private:
+  struct Handshake {
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  void startHandshake(std::unique_ptr<transport::Connection> conn,
+                      std::vector<uint8_t> first,
+                      Lobby::Clock::time_point arrived);
+  void handshake(transport::Connection &conn, std::vector<uint8_t> first,
+                 Lobby::Clock::time_point arrived);
+  void reapFinished();
+
+  const std::vector<auth::Key> keys_;
+  const ServerLimits limits_;
+  WorkerPool &pool_;
+  AuthThrottle throttle_;
+  std::atomic<int> handshaking_{0};
+  std::atomic<uint64_t> nextId_{1};
+  std::atomic<uint64_t> redirected_{0};
+  std::mutex mu_;
+  std::list<Handshake> handshakes_;
+  std::unique_ptr<Lobby> lobby_; // last: its thread starts handshakes
+};
+
+} // namespace rc::server
+
+#endif

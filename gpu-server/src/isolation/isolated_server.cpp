@@ -1,0 +1,144 @@
+#include "isolation/isolated_server.h"
+#include "isolation/front_door.h"
+#include "isolation/worker_channel.h"
+#include "isolation/worker_pool.h"
+#include "rc/auth/key_file.h"
+#include "rc/server/log.h"
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+namespace rc::server {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+// How long the first worker may take to load the manifests and start.
+constexpr int kFirstWorkerMs = 120000;
+// How often a worker whose session runs looks whether it ended.
+constexpr auto kWorkerPoll = std::chrono::milliseconds(50);
+} // namespace
+
+transport::ListenOptions listenOptions(const ServerLimits &limits) {
+  transport::ListenOptions listen;
+  listen.accepted = {limits.pendingMessageBytes, limits.pendingMessageBytes};
+  listen.maxHandshakes = limits.maxPending;
+  listen.handshakeMs = limits.helloTimeoutMs;
+  return listen;
+}
+
+int runSupervisor(const SupervisorOptions &options,
+                  const ProcessSignals &signals) {
+  std::vector<auth::Key> keys;
+  std::string error;
+  if (!options.authKeyFile.empty() &&
+      !auth::loadKeyFile(options.authKeyFile, &keys, &error)) {
+    logError("start-up failed: " + error);
+    return 1;
+  }
+  WorkerPool pool({options.workerCommand, options.listenUrl,
+                   options.warmWorkers, options.maxWorkers});
+  std::string summary;
+  if (!pool.start(kFirstWorkerMs, &summary, &error)) {
+    logError("start-up failed: " + error);
+    return 1;
+  }
+  std::unique_ptr<transport::Listener> listener = transport::listen(
+      options.listenUrl, listenOptions(options.limits), &error);
+  if (!listener) {
+    logError("cannot listen: " + error);
+    return 1;
+  }
+  FrontDoor door(std::move(keys), options.limits, pool);
+  logInfo(summary + "; listening on " + listener->address() +
+          "; every session in a worker process of its own (" +
+          std::to_string(options.warmWorkers) + " kept ready, at most " +
+          std::to_string(options.maxWorkers) + ")");
+  while (!signals.stop) {
+    std::unique_ptr<transport::Connection> conn = listener->accept(200);
+    if (conn)
+      door.serve(std::move(conn));
+  }
+  listener.reset(); // clients that come now knock until their timeout
+  if (signals.last == SIGTERM && options.drainMs > 0) {
+    logInfo("draining: " + std::to_string(pool.workers()) +
+            " worker processes finish their sessions within " +
+            std::to_string(options.drainMs) +
+            " ms; no new sessions (a second signal stops at once)");
+    pool.stopSpawning(SIGTERM);
+    auto deadline = Clock::now() + std::chrono::milliseconds(options.drainMs);
+    while (signals.count == 1 && Clock::now() < deadline &&
+           !pool.waitAllEnded(100)) {
+    }
+  }
+  logInfo("shutting down: " + std::to_string(pool.workers()) +
+          " worker processes");
+  pool.stopSpawning(SIGINT);
+  pool.waitAllEnded(2000); // the pool kills whatever is left
+  return 0;
+}
+
+int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
+              const ServerLimits &limits, uint64_t drainMs,
+              const ProcessSignals &signals) {
+  WorkerChannel channel(channelFd);
+  std::string error;
+  std::unique_ptr<transport::Listener> listener =
+      transport::listen(listenUrl, listenOptions(limits), &error);
+  if (!listener) {
+    logError("cannot listen: " + error);
+    return 1;
+  }
+  if (!channel.send(readyMessage(listener->address(), core.summary())))
+    return 0; // the supervisor is gone
+  logDebug("ready on " + listener->address());
+  std::vector<uint8_t> ticket;
+  std::string message;
+  while (ticket.empty()) {
+    if (signals.stop)
+      return 0;
+    WorkerChannel::Got got = channel.receive(&message, 200);
+    if (got == WorkerChannel::Got::Closed)
+      return 0; // the supervisor went before it needed this worker
+    if (got == WorkerChannel::Got::Message &&
+        !parseTicketMessage(message, &ticket))
+      logError("unexpected message from the supervisor: " + message);
+  }
+  core.ticket().expect(ticket);
+  // The client connects anew and says Hello (and answers a challenge).
+  const auto comeBy =
+      Clock::now() + std::chrono::milliseconds(2 * limits.helloTimeoutMs);
+  Clock::time_point drainEnd{};
+  for (;;) {
+    if (signals.stop) {
+      if (drainEnd == Clock::time_point{})
+        drainEnd = Clock::now() + std::chrono::milliseconds(drainMs);
+      if (signals.last != SIGTERM || signals.count > 1 ||
+          !core.ticket().redeemed() || Clock::now() >= drainEnd)
+        break;
+    }
+    if (core.ticket().redeemed()) {
+      listener.reset(); // this process serves no one else
+      if (core.liveSessions() == 0)
+        break;
+      std::this_thread::sleep_for(kWorkerPoll);
+      continue;
+    }
+    if (Clock::now() >= comeBy) {
+      logInfo("the client this worker was reserved for did not come within " +
+              std::to_string(2 * limits.helloTimeoutMs) + " ms");
+      break;
+    }
+    if (std::unique_ptr<transport::Connection> conn = listener->accept(200))
+      core.serve(std::move(conn));
+  }
+  core.stop();
+  if (core.deviceLost()) {
+    logInfo("its session lost the GPU state (" + core.deviceLostReason() +
+            "); this process ends with it, no other session is affected");
+    return 3;
+  }
+  return 0;
+}
+
+} // namespace rc::server

@@ -1,0 +1,54 @@
+// rc-server --isolation process (docs/server.md, "Fault containment"): the
+// supervisor's main loop, which listens on the server's address and hands
+// each client to a worker process, and a worker's, which serves the one
+// session it was reserved for and ends with it.
+#ifndef RC_SERVER_ISOLATED_SERVER_H
+#define RC_SERVER_ISOLATED_SERVER_H
+
+#include "rc/server/limits.h"
+#include "rc/server/server_core.h"
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace rc::server {
+
+// What main()'s signal handler saw: SIGINT stops at once, SIGTERM drains, a
+// second signal of either kind ends the draining.
+struct ProcessSignals {
+  std::atomic<bool> stop{false};
+  std::atomic<int> last{0};
+  std::atomic<int> count{0};
+};
+
+struct SupervisorOptions {
+  std::string listenUrl;
+  std::string authKeyFile; // empty: no authentication
+  std::vector<std::string> workerCommand;
+  int warmWorkers = 1;
+  int maxWorkers = 32;
+  ServerLimits limits;
+  uint64_t drainMs = 30000;
+};
+
+// Returns 0 after a signal, 1 when it cannot start (no worker became
+// ready, the address or key file refused).
+int runSupervisor(const SupervisorOptions &options,
+                  const ProcessSignals &signals);
+
+// `core` is started with ServerOptions::reservedSession. Returns 0 once the
+// session ended (or its client never came, or the supervisor went before
+// reserving this worker), 3 when the session lost the GPU state, 1 on a
+// start-up error.
+int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
+              const ServerLimits &limits, uint64_t drainMs,
+              const ProcessSignals &signals);
+
+// The listener's bounds for clients in the transport's handshake, from the
+// session limits (docs/server.md, "Bounds").
+transport::ListenOptions listenOptions(const ServerLimits &limits);
+
+} // namespace rc::server
+
+#endif

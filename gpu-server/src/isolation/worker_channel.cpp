@@ -1,0 +1,103 @@
+#include "isolation/worker_channel.h"
+
+#include <cerrno>
+#include <cstring>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace rc::server {
+
+namespace {
+// Far above any line either side sends (an address and a summary).
+constexpr size_t kMaxMessage = 4096;
+} // namespace
+
+std::string readyMessage(const std::string &address,
+                         const std::string &summary) {
+  return "ready " + address + " " + summary;
+}
+
+bool parseReadyMessage(const std::string &message, std::string *address,
+                       std::string *summary) {
+  if (message.rfind("ready ", 0) != 0)
+    return false;
+  size_t space = message.find(' ', 6);
+  *address = message.substr(6, space == std::string::npos ? std::string::npos
+                                                          : space - 6);
+  *summary = space == std::string::npos ? "" : message.substr(space + 1);
+  return !address->empty();
+}
+
+std::string ticketMessage(const std::vector<uint8_t> &ticket) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string text = "ticket ";
+  for (uint8_t b : ticket) {
+    text += kDigits[b >> 4];
+    text += kDigits[b & 15];
+  }
+  return text;
+}
+
+bool parseTicketMessage(const std::string &message,
+                        std::vector<uint8_t> *ticket) {
+  if (message.rfind("ticket ", 0) != 0 || (message.size() - 7) % 2 != 0 ||
+      message.size() == 7)
+    return false;
+  auto digit = [](char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : -1;
+  };
+  ticket->clear();
+  for (size_t i = 7; i < message.size(); i += 2) {
+    int hi = digit(message[i]), lo = digit(message[i + 1]);
+    if (hi < 0 || lo < 0)
+      return false;
+    ticket->push_back(uint8_t(hi << 4 | lo));
+  }
+  return true;
+}
+
+WorkerChannel::~WorkerChannel() {
+  if (fd_ >= 0)
+    close(fd_);
+}
+
+bool WorkerChannel::pair(int fds[2], std::string *error) {
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0)
+    return true;
+  *error =
+      std::string("socketpair for a worker process: ") + std::strerror(errno);
+  return false;
+}
+
+bool WorkerChannel::send(const std::string &message) {
+  ssize_t n;
+  do
+    n = ::send(fd_, message.data(), message.size(), MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  return n == ssize_t(message.size());
+}
+
+WorkerChannel::Got WorkerChannel::receive(std::string *message, int timeoutMs) {
+  pollfd p{fd_, POLLIN, 0};
+  int r = poll(&p, 1, timeoutMs);
+  if (r < 0 && errno == EINTR)
+    return Got::Nothing;
+  if (r < 0)
+    return Got::Closed;
+  if (r == 0)
+    return Got::Nothing;
+  char buf[kMaxMessage];
+  ssize_t n;
+  do
+    n = recv(fd_, buf, sizeof buf, 0);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    return Got::Closed; // 0: the other side closed its end
+  message->assign(buf, size_t(n));
+  return Got::Message;
+}
+
+} // namespace rc::server

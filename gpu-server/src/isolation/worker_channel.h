@@ -1,0 +1,49 @@
+// The socket between rc-server's supervisor and one of its worker
+// processes (--isolation process, docs/server.md "Fault containment").
+// Each message is one short line of text in one datagram (SOCK_SEQPACKET,
+// so no framing): the worker says "ready ADDRESS SUMMARY" once it listens,
+// the supervisor answers "ticket HEX" when it reserves the worker for a
+// client. Either side sees the other go as the socket's end.
+#ifndef RC_SERVER_WORKER_CHANNEL_H
+#define RC_SERVER_WORKER_CHANNEL_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rc::server {
+
+// The messages, made and read in one place.
+std::string readyMessage(const std::string &address,
+                         const std::string &summary);
+bool parseReadyMessage(const std::string &message, std::string *address,
+                       std::string *summary);
+std::string ticketMessage(const std::vector<uint8_t> &ticket);
+bool parseTicketMessage(const std::string &message,
+                        std::vector<uint8_t> *ticket);
+
+class WorkerChannel {
+public:
+  // Takes ownership of `fd`.
+  explicit WorkerChannel(int fd) : fd_(fd) {}
+  ~WorkerChannel();
+  WorkerChannel(const WorkerChannel &) = delete;
+  WorkerChannel &operator=(const WorkerChannel &) = delete;
+
+  // A connected pair with close-on-exec set on both: the supervisor keeps
+  // the first, clears the flag on the second in the child.
+  static bool pair(int fds[2], std::string *error);
+
+  bool send(const std::string &message);
+  enum class Got { Message, Nothing, Closed };
+  // Waits up to timeoutMs (0: only looks) for one message.
+  Got receive(std::string *message, int timeoutMs);
+  int fd() const { return fd_; }
+
+private:
+  int fd_;
+};
+
+} // namespace rc::server
+
+#endif

@@ -1,0 +1,291 @@
+#include "isolation/worker_pool.h"
+#include "rc/auth/proof.h"
+#include "rc/server/log.h"
+#include "rc/server/session_ticket.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace rc::server {
+
+namespace {
+// How often the monitor looks for ended workers when no message comes.
+constexpr int kMonitorMs = 50;
+// After a worker ended before it was ready (a start-up error), the next
+// start waits this long, so a broken set-up does not spin.
+constexpr auto kRetryAfterFailure = std::chrono::seconds(1);
+
+std::string describeStatus(int status) {
+  if (WIFEXITED(status))
+    return "exit status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "status " + std::to_string(status);
+}
+} // namespace
+
+WorkerPool::WorkerPool(WorkerPoolOptions options)
+    : options_(std::move(options)) {}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    spawning_ = false;
+  }
+  cv_.notify_all();
+  if (monitor_.joinable())
+    monitor_.join();
+  for (Worker &w : workers_) {
+    kill(w.pid, SIGKILL);
+    waitpid(w.pid, nullptr, 0);
+  }
+}
+
+std::string WorkerPool::workerUrl(uint64_t n) const {
+  const std::string &url = options_.listenUrl;
+  if (url.rfind("tcp://", 0) == 0)
+    return url.substr(0, url.rfind(':')) + ":0"; // any free port, same host
+  return url + ".w" + std::to_string(getpid()) + "-" + std::to_string(n);
+}
+
+bool WorkerPool::spawnLocked(std::string *error) {
+  int fds[2];
+  if (!WorkerChannel::pair(fds, error))
+    return false;
+  std::vector<std::string> args = options_.command;
+  args.push_back("--listen=" + workerUrl(++spawned_));
+  args.push_back("--worker-channel=" + std::to_string(fds[1]));
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    // Only async-signal-safe calls until exec: this process has threads.
+    fcntl(fds[1], F_SETFD, 0);
+    execv("/proc/self/exe", argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    *error =
+        std::string("cannot start a worker process: ") + std::strerror(errno);
+    return false;
+  }
+  Worker w;
+  w.pid = pid;
+  w.channel = std::make_unique<WorkerChannel>(fds[0]);
+  workers_.push_back(std::move(w));
+  return true;
+}
+
+bool WorkerPool::start(int timeoutMs, std::string *summary,
+                       std::string *error) {
+  if (options_.listenUrl.rfind("shm://", 0) == 0 &&
+      workerUrl(UINT32_MAX).size() - 6 > 80) {
+    *error = "the shm name of " + options_.listenUrl +
+             " is too long for its workers' names (" + workerUrl(UINT32_MAX) +
+             "): use at most 60 characters";
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (int i = 0; i < std::max(options_.warm, 1); ++i)
+      if (!spawnLocked(error))
+        return false;
+  }
+  monitor_ = std::thread([this] { monitor(); });
+  std::unique_lock<std::mutex> lock(mu_);
+  bool ready = cv_.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] {
+    return everReady_ || (workers_.empty() && !lastFailure_.empty());
+  });
+  if (everReady_) {
+    *summary = firstSummary_;
+    return true;
+  }
+  *error = ready ? "the first worker process ended before it was ready (" +
+                       lastFailure_ + "; its error is above)"
+                 : "no worker process was ready within " +
+                       std::to_string(timeoutMs) + " ms";
+  return false;
+}
+
+bool WorkerPool::reserve(int timeoutMs, Reservation *out, std::string *why) {
+  std::vector<uint8_t> ticket(SessionTicket::kBytes);
+  if (!auth::randomBytes(ticket.data(), ticket.size())) {
+    *why = "rc-server cannot draw a random ticket";
+    return false;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  ++waiting_;
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
+  bool found = false;
+  while (!found && !stopping_ && spawning_) {
+    for (Worker &w : workers_) {
+      if (w.state != State::Ready || !w.channelOpen)
+        continue;
+      w.state = State::Reserved; // even if the send fails: do not retry it
+      if (w.channel->send(ticketMessage(ticket))) {
+        out->pid = w.pid;
+        out->address = w.address;
+        out->ticket = ticket;
+        found = true;
+        break;
+      }
+    }
+    if (!found && cv_.wait_until(lock, deadline) == std::cv_status::timeout)
+      break;
+  }
+  --waiting_;
+  if (found)
+    return true;
+  if (stopping_ || !spawning_)
+    *why = "rc-server is shutting down";
+  else if (int(workers_.size()) >= options_.max)
+    *why = "all " + std::to_string(options_.max) +
+           " worker processes are busy (rc-server --max-workers); retry "
+           "when a session ends";
+  else
+    *why = "no worker process was ready within " + std::to_string(timeoutMs) +
+           " ms" + (lastFailure_.empty() ? "" : " (" + lastFailure_ + ")");
+  return false;
+}
+
+void WorkerPool::stopSpawning(int sig) {
+  std::lock_guard<std::mutex> lock(mu_);
+  spawning_ = false;
+  for (Worker &w : workers_)
+    kill(w.pid, sig);
+  cv_.notify_all();
+}
+
+bool WorkerPool::waitAllEnded(int timeoutMs) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                      [&] { return workers_.empty(); });
+}
+
+size_t WorkerPool::workers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return workers_.size();
+}
+
+void WorkerPool::monitor() {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_)
+        return;
+    }
+    readChannels();
+    reapEnded();
+    refill();
+  }
+}
+
+// Waits up to kMonitorMs for any worker's message and takes them all. Only
+// this thread adds to or removes from workers_ after start(), so the fds
+// stay valid while it waits without the lock.
+void WorkerPool::readChannels() {
+  std::vector<pollfd> fds;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Worker &w : workers_)
+      if (w.channelOpen)
+        fds.push_back({w.channel->fd(), POLLIN, 0});
+  }
+  if (fds.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kMonitorMs));
+    return;
+  }
+  if (poll(fds.data(), fds.size(), kMonitorMs) <= 0)
+    return;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Worker &w : workers_) {
+    if (!w.channelOpen)
+      continue;
+    std::string message, address, summary;
+    WorkerChannel::Got got;
+    while ((got = w.channel->receive(&message, 0)) ==
+           WorkerChannel::Got::Message) {
+      if (w.state == State::Starting &&
+          parseReadyMessage(message, &address, &summary)) {
+        w.state = State::Ready;
+        w.address = address;
+        if (!everReady_)
+          firstSummary_ = summary;
+        everReady_ = true;
+        cv_.notify_all();
+      } else {
+        logError("worker " + std::to_string(w.pid) +
+                 " sent an unexpected message: " + message);
+      }
+    }
+    if (got == WorkerChannel::Got::Closed)
+      w.channelOpen = false;
+  }
+}
+
+void WorkerPool::reapEnded() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    int status = 0;
+    if (waitpid(it->pid, &status, WNOHANG) != it->pid) {
+      ++it;
+      continue;
+    }
+    std::string how = describeStatus(status);
+    bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (it->state == State::Starting) {
+      lastFailure_ = "worker " + std::to_string(it->pid) + " ended with " + how;
+      nextSpawn_ = Clock::now() + kRetryAfterFailure;
+      if (everReady_)
+        logError(lastFailure_ + " before it was ready");
+    } else if (it->state == State::Reserved && WIFEXITED(status) &&
+               WEXITSTATUS(status) == 3) {
+      logInfo("worker " + std::to_string(it->pid) +
+              " ended after its session lost the GPU state; no other session "
+              "is affected");
+    } else if (it->state == State::Reserved && !clean) {
+      logError("worker " + std::to_string(it->pid) + " ended with " + how +
+               ": its session is lost; no other session is affected");
+    } else if (!clean) {
+      logError("idle worker " + std::to_string(it->pid) + " ended with " + how);
+    } else {
+      logDebug("worker " + std::to_string(it->pid) + " ended (" + how + ")");
+    }
+    it = workers_.erase(it);
+    cv_.notify_all();
+  }
+}
+
+// Keeps `warm` idle workers (more while clients wait for one), within max.
+void WorkerPool::refill() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!spawning_ || Clock::now() < nextSpawn_)
+    return;
+  auto idle = [&] {
+    return std::count_if(workers_.begin(), workers_.end(), [](const Worker &w) {
+      return w.state != State::Reserved;
+    });
+  };
+  while (idle() < std::max(options_.warm, waiting_) &&
+         int(workers_.size()) < options_.max) {
+    std::string error;
+    if (!spawnLocked(&error)) {
+      logError(error);
+      nextSpawn_ = Clock::now() + kRetryAfterFailure;
+      return;
+    }
+  }
+}
+
+} // namespace rc::server

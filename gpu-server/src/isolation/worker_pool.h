@@ -1,0 +1,94 @@
+// rc-server's worker processes (--isolation process, docs/server.md "Fault
+// containment"): each serves one session in a CUDA context of its own, so a
+// sticky GPU error (a device assert, an illegal address) ends that process
+// and no other session. The pool keeps `warm` workers started (manifests
+// loaded, modules resolved, listening) ahead of the clients, so a session
+// does not wait for a process to start; each worker ends with its session
+// and is replaced.
+#ifndef RC_SERVER_WORKER_POOL_H
+#define RC_SERVER_WORKER_POOL_H
+
+#include "isolation/worker_channel.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <sys/types.h>
+#include <thread>
+#include <vector>
+
+namespace rc::server {
+
+struct WorkerPoolOptions {
+  // A worker's command line: rc-server's own, to which the pool adds
+  // --listen (a private address) and --worker-channel.
+  std::vector<std::string> command;
+  std::string listenUrl; // the supervisor's: workers listen beside it
+  int warm = 1;          // idle workers kept ready
+  int max = 32;          // workers at most, busy or not
+};
+
+class WorkerPool {
+public:
+  using Clock = std::chrono::steady_clock;
+  struct Reservation {
+    pid_t pid = -1;
+    std::string address; // where the worker listens
+    std::vector<uint8_t> ticket;
+  };
+
+  explicit WorkerPool(WorkerPoolOptions options);
+  ~WorkerPool(); // kills whatever still runs
+
+  // Starts the warm workers and waits (up to timeoutMs) for the first to be
+  // ready; *summary is its start-up line (manifests, devices). False when
+  // none became ready: *error says why (the worker printed its own error).
+  bool start(int timeoutMs, std::string *summary, std::string *error);
+  // A ready worker reserved for one client, with a fresh ticket it now
+  // expects; false with *why when none became ready within timeoutMs.
+  bool reserve(int timeoutMs, Reservation *out, std::string *why);
+  // No more workers start; `sig` goes to every worker.
+  void stopSpawning(int sig);
+  // Waits until every worker has ended or timeoutMs passed; true if none
+  // is left.
+  bool waitAllEnded(int timeoutMs);
+  size_t workers() const;
+
+private:
+  enum class State { Starting, Ready, Reserved };
+  struct Worker {
+    pid_t pid = -1;
+    std::unique_ptr<WorkerChannel> channel;
+    State state = State::Starting;
+    bool channelOpen = true;
+    std::string address;
+  };
+  bool spawnLocked(std::string *error);
+  std::string workerUrl(uint64_t n) const;
+  void monitor();
+  void readChannels();
+  void reapEnded();
+  void refill();
+
+  const WorkerPoolOptions options_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::list<Worker> workers_;
+  bool spawning_ = true;
+  bool stopping_ = false;
+  int waiting_ = 0;        // reserve() calls waiting for a worker
+  bool everReady_ = false; // some worker became ready
+  std::string firstSummary_;
+  std::string lastFailure_; // how the last worker that never got ready ended
+  uint64_t spawned_ = 0;
+  Clock::time_point nextSpawn_{}; // after a failed start: not before this
+  std::thread monitor_;
+};
+
+} // namespace rc::server
+
+#endif
