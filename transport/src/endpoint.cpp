@@ -99,6 +99,15 @@ std::unique_ptr<Endpoint> Endpoint::open(Provider provider,
   return ep;
 }
 
+bool Endpoint::warmUp(Provider provider) {
+  std::string error;
+  fi_info *info = nullptr;
+  if (!loadFabricLibrary(&error) || getInfo(provider, "", "", &info) != 0)
+    return false;
+  fi_freeinfo(info);
+  return true;
+}
+
 bool Endpoint::setup(Provider provider, const std::string &node,
                      const std::string &service, size_t recvSlots,
                      size_t recvSize, std::string *error) {

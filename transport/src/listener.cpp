@@ -403,6 +403,9 @@ std::unique_ptr<Listener> listen(const std::string &url,
     if (fd < 0)
       return fail(err);
     removeStaleShmRegions(); // e.g. a killed server's and its clients' files
+    // tcp opens its endpoint here; shm's first comes with the first client,
+    // who would wait for libfabric's set-up.
+    Endpoint::warmUp(u.provider);
     return std::make_unique<FabricListener>(std::move(u), options, nullptr, "",
                                             fd);
   }
