@@ -109,10 +109,11 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
             " shared-memory file(s) of rc-servers that are gone");
   limits_ = options.settings.limits;
   budgets_ = std::make_unique<ServerBudgets>(limits_);
-  env_.reset(new SessionEnv{registry_, *backend_, &health_, std::move(keys),
-                            &authThrottle_, &limits_, budgets_.get(),
-                            options.settings.session,
-                            options.reservedSession ? &ticket_ : nullptr});
+  env_.reset(new SessionEnv{
+      registry_, *backend_, &health_, std::move(keys), &authThrottle_, &limits_,
+      budgets_.get(), options.settings.session,
+      options.reservedSession ? &ticket_ : nullptr,
+      options.reservedSession ? &waitingContext_ : nullptr});
   if (!options.metricsFile.empty()) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);
@@ -148,6 +149,14 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
       // Sessions still in their handshake have a thread each: no more of
       // them than of connections waiting in the lobby.
       [this] { return handshaking_ < limits_.maxPending; });
+  return true;
+}
+
+bool ServerCore::prepareContext(std::string *error) {
+  std::unique_ptr<DeviceContext> ctx = backend_->createContext(0, error);
+  if (!ctx)
+    return false;
+  waitingContext_.put(std::move(ctx));
   return true;
 }
 

@@ -83,6 +83,12 @@ int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
               const ProcessSignals &signals) {
   WorkerChannel channel(channelFd);
   std::string error;
+  // The session's context now, while no client waits (cuCtxCreate and the
+  // staging memory: most of a session's start otherwise).
+  if (!core.prepareContext(&error)) {
+    logError("cannot create a device context: " + error);
+    return 1;
+  }
   std::unique_ptr<transport::Listener> listener =
       transport::listen(listenUrl, listenOptions(limits), &error);
   if (!listener) {

@@ -78,6 +78,16 @@ std::string DeviceHealth::reason() const {
   return reason_;
 }
 
+void WaitingContext::put(std::unique_ptr<DeviceContext> ctx) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ctx_ = std::move(ctx);
+}
+
+std::unique_ptr<DeviceContext> WaitingContext::take() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::move(ctx_);
+}
+
 Session::Session(const SessionEnv &env, uint64_t id)
     : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()),
       auth_(std::make_unique<HelloAuth>(env.keys, env.authThrottle, id)),
@@ -289,7 +299,12 @@ Session::Next Session::openSession(const void *p,
   std::string error;
   // Device 0's context now (the client will use it); other devices' when
   // the client first selects them.
-  std::unique_ptr<DeviceContext> ctx = env_.backend.createContext(0, &error);
+  std::unique_ptr<DeviceContext> ctx =
+      env_.waitingContext ? env_.waitingContext->take() : nullptr;
+  if (ctx)
+    ctx->activate(); // made on another thread
+  else
+    ctx = env_.backend.createContext(0, &error);
   if (!ctx)
     return refuse("cannot create a device context: " + error);
   std::vector<bool> allowedCopy = allowed;

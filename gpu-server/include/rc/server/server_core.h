@@ -69,6 +69,9 @@ public:
   uint64_t closedSessions() const { return closed_; }
   // With ServerOptions::reservedSession: the session this process waits for.
   SessionTicket &ticket() { return ticket_; }
+  // With ServerOptions::reservedSession: makes device 0's context now, for
+  // that session to take (SessionEnv::waitingContext).
+  bool prepareContext(std::string *error);
   // True after a sticky CUDA error in any session: every context of this
   // process is unusable, so rc-server must restart (main() re-executes).
   bool deviceLost() const { return health_.lost(); }
@@ -111,6 +114,7 @@ private:
   std::atomic<uint64_t> live_{0};
   std::atomic<uint64_t> closed_{0};
   SessionTicket ticket_;
+  WaitingContext waitingContext_; // after backend_: destroyed before it
   std::mutex workersMutex_;
   std::list<Worker> workers_;
   MetricsBoard metrics_;

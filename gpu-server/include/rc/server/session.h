@@ -45,6 +45,19 @@ private:
   std::string reason_;
 };
 
+// Device 0's context made before its client came: a worker process of
+// --isolation process makes it while it waits, so the session it was
+// reserved for does not wait for cuCtxCreate. The first session takes it.
+class WaitingContext {
+public:
+  void put(std::unique_ptr<DeviceContext> ctx);
+  std::unique_ptr<DeviceContext> take();
+
+private:
+  std::mutex mutex_;
+  std::unique_ptr<DeviceContext> ctx_;
+};
+
 struct SessionEnv {
   const Registry &registry;
   Backend &backend;
@@ -61,6 +74,7 @@ struct SessionEnv {
   // A worker process's reservation (--isolation process): only a Hello
   // with this ticket opens a session. Null: any client may.
   SessionTicket *ticket = nullptr;
+  WaitingContext *waitingContext = nullptr; // null: none is made ahead
 };
 
 struct SessionStats {
