@@ -59,11 +59,13 @@ pack_rc() {
   for b in "$RC_BUILD"/samples/*; do
     [[ -f "$b.rcm" ]] && cp "$b" "$b.rcm" "$rc/samples/"
   done
-  # bench/bulk.sh's program, built by remote-clang (the GPU machine has no
-  # clang; it builds the local one with nvcc).
+  # bench/bulk.sh's and bench/session-start.sh's programs, built by
+  # remote-clang (the GPU machine has no clang; it builds the local ones
+  # with nvcc).
   mkdir -p "$rc/bench"
-  "$RC_BUILD/bin/remote-clang++" -O2 "$REPO/bench/copy_bandwidth.cu" \
-    -o "$rc/bench/copy_bandwidth"
+  for prog in copy_bandwidth session_start; do
+    "$RC_BUILD/bin/remote-clang++" -O2 "$REPO/bench/$prog.cu" -o "$rc/bench/$prog"
+  done
   # glibc and libstdc++ are newer on the GPU machine (Ubuntu 24.04), so those
   # stay behind. libfabric is loaded at run time (docs/transport.md), so ldd
   # does not list it: named here with its own dependencies.
@@ -75,7 +77,8 @@ pack_rc() {
       *) cp -L "$lib" "$rc/lib/" ;;
     esac
   done
-  strip_debug "$rc"/bin/* "$rc"/lib/* "$rc"/samples/* "$rc/bench/copy_bandwidth"
+  strip_debug "$rc"/bin/* "$rc"/lib/* "$rc"/samples/* "$rc"/bench/copy_bandwidth \
+    "$rc"/bench/session_start
   tar -C "$STAGE" -cf - rc | xz -T2 -6 > "$out/rc.tar.xz"
 }
 
@@ -93,6 +96,11 @@ pack_llama() {
   [[ $n -gt 0 ]] || { echo "pack-device-bundle: no llama.cpp binaries in $LLAMA_BUILD/bin" >&2; exit 1; }
   # Shared libraries keep their soname symlinks (-a); manifests beside them.
   cp -a "$LLAMA_BUILD"/bin/*.so* "$bin/"
+  # clang's OpenMP runtime (ggml-cpu links it when CMake finds OpenMP with
+  # clang): the GPU machine has gcc's libgomp only.
+  for f in $(ldd "$bin"/*.so "$bin/llama-bench" 2>/dev/null | awk '/libomp\.so/ {print $3}' | sort -u); do
+    cp -L "$f" "$bin/"
+  done
   for f in "$bin"/*; do
     [[ -L "$f" || "$f" == *.rcm ]] || strip_debug "$f"
   done

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Turns bench/session-start.sh's raw lines ("<isolation>-<transport>
+<manifests>: first_call_ms X first_kernel_ms Y") into
+<date>-<gpu>-session-start.json, whose `rows` are {case, isolation,
+transport, manifests, value, p90, unit, local_value, ratio, vs_none}: value
+is the median time to the first kernel's result in ms, ratio remote /
+local, vs_none this isolation / no isolation on the same transport (lower
+is better for both); and a markdown table beside it.
+
+    session_start_report.py --raw RAW --out DIR --gpu NAME --reps N --gap S
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import statistics
+
+LINE = re.compile(r"^(\S+) (\S+): first_call_ms ([0-9.]+) "
+                  r"first_kernel_ms ([0-9.]+)$")
+
+
+def p90(values):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--gpu", required=True)
+    ap.add_argument("--reps", type=int, required=True)
+    ap.add_argument("--gap", type=float, required=True)
+    args = ap.parse_args()
+    runs = {}  # (config, manifests) -> [first kernel ms]
+    with open(args.raw) as f:
+        for line in f:
+            m = LINE.match(line.strip())
+            if m:
+                runs.setdefault((m.group(1), m.group(2)), []).append(
+                    float(m.group(4)))
+    median = {k: statistics.median(v) for k, v in runs.items()}
+    local = median.get(("local", "own"))
+    rows = []
+    for (config, manifests), values in sorted(runs.items()):
+        if config == "local":
+            continue
+        isolation, transport = config.split("-", 1)
+        value = median[(config, manifests)]
+        none = median.get(("none-" + transport, manifests))
+        rows.append({"case": "first-kernel", "isolation": isolation,
+                     "transport": transport, "manifests": manifests,
+                     "value": round(value, 2), "p90": round(p90(values), 2),
+                     "unit": "ms", "local_value": local and round(local, 2),
+                     "ratio": round(value / local, 3) if local else None,
+                     "vs_none": round(value / none, 3) if none else None})
+    date = datetime.date.today().isoformat()
+    gpu = re.sub(r"[^a-z0-9]+", "-", args.gpu.lower()).strip("-")
+    base = os.path.join(args.out, "%s-%s-session-start" % (date, gpu))
+    setup = ("time from a program's first CUDA call to its first kernel's "
+             "result (bench/session_start.cu), median of %d runs %.1f s "
+             "apart; manifests 'llama': rc-server and the client also hold "
+             "llama.cpp's" % (args.reps, args.gap))
+    doc = {"date": date, "gpu": args.gpu, "setup": setup, "rows": rows}
+    with open(base + ".json", "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    with open(base + ".md", "w") as f:
+        f.write("# Session start, %s, %s\n\n%s.\n\n" % (args.gpu, date, setup))
+        f.write("| isolation | transport | manifests | ms (median) | p90 | "
+                "local ms | remote / local | vs no isolation |\n")
+        f.write("|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            f.write("| %s | %s | %s | %.2f | %.2f | %s | %s | %s |\n" % (
+                r["isolation"], r["transport"], r["manifests"], r["value"],
+                r["p90"], "%.2f" % r["local_value"] if r["local_value"] else "-",
+                "%.3f" % r["ratio"] if r["ratio"] else "-",
+                "%.3f" % r["vs_none"] if r["vs_none"] else "-"))
+    print("session_start_report: wrote %s.json and .md (%d rows)" %
+          (base, len(rows)))
+
+
+if __name__ == "__main__":
+    main()
