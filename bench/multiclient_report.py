@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""bench/multiclient.sh's numbers.
+
+One run (--run DIR --tag TAG --clients N --t0 NS --failed F): reads the
+token stamps of the run's clients (bench/token_clock.c: one line per
+decoded token, its end first, CLOCK_MONOTONIC ns) and prints one JSON line:
+the window in which every client decodes (from the last client's first
+token to the first client's last), all clients' tokens in it over its
+length (aggregate_tps), and the median client's time from the launch (t0)
+to its first token (ttft_ms).
+
+The report (--raw RAW --out DIR --gpu NAME --tokens T): the runs' lines
+into <date>-<gpu>-multiclient.json, whose `rows` are {model, mode,
+clients, transport, isolation, aggregate_tps, local_aggregate_tps, ratio,
+ttft_ms}, a markdown table and, where matplotlib is installed, a chart.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import statistics
+
+
+def read_stamps(path):
+    ends = []
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if parts:
+                ends.append(int(parts[0]))
+    return sorted(ends)
+
+
+def one_run(args):
+    clients = []
+    for i in range(args.clients):
+        path = os.path.join(args.run, "%s-c%d.stamps" % (args.tag, i))
+        if os.path.exists(path):
+            ends = read_stamps(path)
+            if ends:
+                clients.append(ends)
+    shape, rest = args.tag.split("-", 1)
+    config, n = rest.rsplit("-n", 1)
+    isolation, transport = ("-", "local") if config == "local" else \
+        config.split("-", 1)
+    row = {"model": shape, "mode": "bench", "clients": args.clients,
+           "transport": transport, "isolation": isolation,
+           "failed_clients": args.failed + args.clients - len(clients)}
+    if len(clients) == args.clients:
+        start = max(c[0] for c in clients)
+        end = min(c[-1] for c in clients)
+        tokens = sum(sum(1 for e in c if start < e <= end) for c in clients)
+        row["window_s"] = round((end - start) / 1e9, 3)
+        row["aggregate_tps"] = round(tokens / ((end - start) / 1e9), 1) \
+            if end > start else None
+        row["ttft_ms"] = round(statistics.median(
+            (c[0] - args.t0) / 1e6 for c in clients), 1)
+    print(json.dumps(row))
+
+
+def report(args):
+    runs = [json.loads(l) for l in open(args.raw) if l.strip()]
+    local = {(r["model"], r["clients"]): r.get("aggregate_tps")
+             for r in runs if r["transport"] == "local"}
+    rows = []
+    for r in runs:
+        ref = local.get((r["model"], r["clients"]))
+        tps = r.get("aggregate_tps")
+        rows.append({"model": r["model"], "mode": r["mode"],
+                     "clients": r["clients"], "transport": r["transport"],
+                     "isolation": r["isolation"], "aggregate_tps": tps,
+                     "local_aggregate_tps": ref,
+                     "ratio": round(tps / ref, 3) if tps and ref else None,
+                     "ttft_ms": r.get("ttft_ms"),
+                     "window_s": r.get("window_s"),
+                     "failed_clients": r["failed_clients"]})
+    date = datetime.date.today().isoformat()
+    gpu = re.sub(r"[^a-z0-9]+", "-", args.gpu.lower()).strip("-")
+    base = os.path.join(args.out, "%s-%s-multiclient" % (date, gpu))
+    setup = ("N concurrent llama-bench decode clients (-p 0 -n %d), "
+             "aggregate tokens/s over the window in which all decode "
+             "(bench/multiclient.sh); local: N nvcc-built processes on the "
+             "GPU" % args.tokens)
+    with open(base + ".json", "w") as f:
+        json.dump({"date": date, "gpu": args.gpu, "setup": setup,
+                   "rows": rows}, f, indent=1)
+        f.write("\n")
+    with open(base + ".md", "w") as f:
+        f.write("# Many clients, %s, %s\n\n%s.\n\n" % (args.gpu, date, setup))
+        f.write("| model | clients | transport | isolation | tokens/s | "
+                "local tokens/s | remote / local | ttft ms | failed |\n")
+        f.write("|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            f.write("| %s | %d | %s | %s | %s | %s | %s | %s | %d |\n" % (
+                r["model"], r["clients"], r["transport"], r["isolation"],
+                r["aggregate_tps"], r["local_aggregate_tps"],
+                "%.3f" % r["ratio"] if r["ratio"] else "-", r["ttft_ms"],
+                r["failed_clients"]))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("multiclient_report: no matplotlib: no chart")
+    else:
+        models = sorted({r["model"] for r in rows})
+        fig, axes = plt.subplots(1, len(models), figsize=(6 * len(models), 4))
+        axes = axes if len(models) > 1 else [axes]
+        for ax, model in zip(axes, models):
+            for key in sorted({(r["transport"], r["isolation"]) for r in rows
+                               if r["model"] == model}):
+                pts = sorted((r["clients"], r["aggregate_tps"] or 0)
+                             for r in rows if r["model"] == model and
+                             (r["transport"], r["isolation"]) == key)
+                label = "local" if key[0] == "local" else "%s, %s" % key
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
+                        label=label)
+            ax.set_title(model)
+            ax.set_xlabel("clients")
+            ax.set_ylabel("aggregate tokens/s")
+            ax.legend()
+        fig.tight_layout()
+        fig.savefig(base + ".png", dpi=100)
+    print("multiclient_report: wrote %s.json and .md (%d rows)" %
+          (base, len(rows)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--run")
+    ap.add_argument("--tag")
+    ap.add_argument("--clients", type=int)
+    ap.add_argument("--t0", type=int)
+    ap.add_argument("--failed", type=int, default=0)
+    ap.add_argument("--raw")
+    ap.add_argument("--out")
+    ap.add_argument("--gpu")
+    ap.add_argument("--tokens", type=int)
+    args = ap.parse_args()
+    if args.run:
+        one_run(args)
+    else:
+        report(args)
+
+
+if __name__ == "__main__":
+    main()
