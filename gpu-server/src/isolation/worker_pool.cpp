@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,8 @@ constexpr int kMonitorMs = 50;
 // After a worker ended before it was ready (a start-up error), the next
 // start waits this long, so a broken set-up does not spin.
 constexpr auto kRetryAfterFailure = std::chrono::seconds(1);
+// The channel's number in a worker: the first after stdin, stdout, stderr.
+constexpr int kChildChannelFd = 3;
 
 std::string describeStatus(int status) {
   if (WIFEXITED(status))
@@ -61,15 +64,27 @@ bool WorkerPool::spawnLocked(std::string *error) {
     return false;
   std::vector<std::string> args = options_.command;
   args.push_back("--listen=" + workerUrl(++spawned_));
-  args.push_back("--worker-channel=" + std::to_string(fds[1]));
+  args.push_back("--worker-channel=" + std::to_string(kChildChannelFd));
   std::vector<char *> argv;
   for (std::string &a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
+  rlimit files{};
+  getrlimit(RLIMIT_NOFILE, &files);
+  const int maxFd = int(std::min<rlim_t>(files.rlim_cur, 1 << 20));
   pid_t pid = fork();
   if (pid == 0) {
     // Only async-signal-safe calls until exec: this process has threads.
-    fcntl(fds[1], F_SETFD, 0);
+    // The worker gets its channel and stdio, nothing else of the
+    // supervisor's: not the listening socket (it would keep the address
+    // taken after the supervisor is gone), nor a client's connection.
+    if (fds[1] == kChildChannelFd)
+      fcntl(fds[1], F_SETFD, 0);
+    else
+      dup2(fds[1], kChildChannelFd); // the copy has no close-on-exec
+    if (close_range(kChildChannelFd + 1, ~0U, 0) != 0)
+      for (int fd = kChildChannelFd + 1; fd < maxFd; ++fd)
+        close(fd);
     execv("/proc/self/exe", argv.data());
     _exit(127);
   }

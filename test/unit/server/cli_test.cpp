@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
 #include <netinet/in.h>
@@ -270,6 +271,65 @@ TEST(Cli, IsolatedWorkerServesOnlyItsTicketOnce) {
   const rc::wire::BatchReply *br = asBatchReply(reply);
   ASSERT_TRUE(br && resultAt(br, 0));
   EXPECT_NE(resultAt(br, 0)->addr(), 0u);
+}
+
+// The inode of the socket listening on 127.0.0.1:`port` (/proc/net/tcp),
+// or "" when there is none.
+std::string listeningInode(int port) {
+  std::ifstream f("/proc/net/tcp");
+  std::string line;
+  char local[16];
+  std::snprintf(local, sizeof local, "0100007F:%04X", port);
+  while (std::getline(f, line)) {
+    std::istringstream in(line);
+    std::string slot, addr, remote, state, queues, timer, retr, uid, timeout,
+        inode;
+    in >> slot >> addr >> remote >> state >> queues >> timer >> retr >> uid >>
+        timeout >> inode;
+    if (addr == local && state == "0A")
+      return inode;
+  }
+  return "";
+}
+
+// A worker started after the supervisor listens has none of its sockets:
+// not the listening one (it would keep the address taken after the
+// supervisor is gone), nor a client's.
+TEST(Cli, IsolatedWorkersHoldNoneOfTheSupervisorsSockets) {
+  TestManifest m = writeTestManifest();
+  int port = freePort();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(port);
+  Child server({"--listen", url, "--manifest", m.path, "--test-device",
+                "--isolation", "process", "--log-level", "debug"});
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  openIsolatedSession(url, {m.hash}).reset(); // a replacement starts
+  auto readyWorkers = [&] {
+    std::vector<pid_t> pids;
+    const std::string tag = "rc-server worker ";
+    for (size_t at = server.text.find(tag); at != std::string::npos;
+         at = server.text.find(tag, at + 1))
+      if (server.text.compare(server.text.find(':', at), 11, ": ready on ") ==
+          0)
+        pids.push_back(pid_t(std::atol(server.text.c_str() + at + tag.size())));
+    return pids;
+  };
+  for (int i = 0; i < 100 && readyWorkers().size() < 2; ++i)
+    server.waitFor("\x01", 100);
+  std::vector<pid_t> workers = readyWorkers();
+  ASSERT_EQ(workers.size(), 2u) << server.text;
+  std::string inode = listeningInode(port);
+  ASSERT_FALSE(inode.empty());
+  const std::string socket = "socket:[" + inode + "]";
+  std::string fdDir = "/proc/" + std::to_string(workers[1]) + "/fd";
+  DIR *dir = opendir(fdDir.c_str());
+  ASSERT_NE(dir, nullptr) << fdDir;
+  while (dirent *e = readdir(dir)) {
+    char target[256] = {};
+    std::string link = fdDir + "/" + e->d_name;
+    if (readlink(link.c_str(), target, sizeof target - 1) > 0)
+      EXPECT_NE(socket, target) << "the worker holds the listening socket";
+  }
+  closedir(dir);
 }
 
 // SIGTERM: the supervisor stops taking clients; a worker's live session
