@@ -38,7 +38,7 @@ const char kUsage[] =
     "                 [--log-level quiet|info|debug] [--devices LIST]\n"
     "                 [--metrics FILE]\n"
     "                 [--isolation none|process] [--warm-workers N]\n"
-    "                 [--max-workers N]\n"
+    "                 [--max-workers N] [--quotas FILE]\n"
     "       rc-server keygen FILE [--key-id ID]\n"
     "\n"
     "Serves remote-clang applications: every kernel of the given manifests\n"
@@ -75,6 +75,9 @@ const char kUsage[] =
     "                     ahead of clients (default 1)\n"
     "  --max-workers N    with --isolation process: sessions at once\n"
     "                     (default 32)\n"
+    "  --quotas FILE      per-tenant bounds; a tenant is a key id of\n"
+    "                     --auth-key-file. Lines: TENANT sessions=N, TENANT\n"
+    "                     a key id or * for every other tenant\n"
     "  --help             this text\n"
     "\n"
     "rc-server keygen FILE writes a new key file (mode 0600) holding one\n"
@@ -294,6 +297,10 @@ int main(int argc, char **argv) {
       if (!need("FILE") || value.empty())
         return usageError("--metrics needs a file name");
       options.metricsFile = value;
+    } else if (arg == "--quotas") {
+      if (!need("FILE") || value.empty())
+        return usageError("--quotas needs a file name");
+      options.quotasFile = value;
     } else if (arg == "--isolation") {
       if (!need("MODE") || (value != "none" && value != "process"))
         return usageError("--isolation must be none or process");
@@ -327,6 +334,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "rc-server: %s\n", refusal.c_str());
     return 2;
   }
+  if (!options.quotasFile.empty() && options.authKeyFile.empty())
+    return usageError("--quotas needs --auth-key-file: a tenant is the id of "
+                      "the key its clients hold");
   const bool supervisor = isolation == "process" && workerChannel < 0;
   if (isolation != "process" && (warmWorkers >= 0 || maxWorkers >= 0))
     return usageError("--warm-workers and --max-workers need --isolation "
@@ -370,6 +380,7 @@ int main(int argc, char **argv) {
     SupervisorOptions sup;
     sup.listenUrl = listenUrl;
     sup.authKeyFile = options.authKeyFile;
+    sup.quotasFile = options.quotasFile;
     sup.workerCommand.assign(argv, argv + argc);
     sup.warmWorkers = warmWorkers >= 0 ? warmWorkers : 1;
     sup.maxWorkers = maxWorkers >= 0 ? maxWorkers : 32;

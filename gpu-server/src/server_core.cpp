@@ -89,6 +89,13 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   if (!options.authKeyFile.empty() &&
       !auth::loadKeyFile(options.authKeyFile, &keys, error))
     return false;
+  // A worker of --isolation process leaves quotas to its supervisor.
+  if (!options.quotasFile.empty() && !options.reservedSession) {
+    TenantQuotas quotas;
+    if (!quotas.load(options.quotasFile, keys, error))
+      return false;
+    tenants_ = std::make_unique<TenantLedger>(std::move(quotas));
+  }
   for (const std::string &path : options.manifests)
     if (!registry_.addFile(path, error))
       return false;
@@ -113,7 +120,7 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
       registry_, *backend_, &health_, std::move(keys), &authThrottle_, &limits_,
       budgets_.get(), options.settings.session,
       options.reservedSession ? &ticket_ : nullptr,
-      options.reservedSession ? &waitingContext_ : nullptr});
+      options.reservedSession ? &waitingContext_ : nullptr, tenants_.get()});
   if (!options.metricsFile.empty()) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);
@@ -219,6 +226,7 @@ void ServerCore::runSession(transport::Connection &conn,
   SessionStats stats;
   uint64_t id = nextSession_++;
   uint32_t pid = 0;
+  std::string tenant;
   {
     Session session(*env_, id);
     session.useConnection(&conn);
@@ -287,11 +295,13 @@ void ServerCore::runSession(transport::Connection &conn,
       --handshaking_;
     stats = session.stats();
     pid = session.clientPid();
+    tenant = session.tenant();
   } // the session's context (and all its memory) is destroyed here
   std::string devices;
   for (int d : stats.devices)
     devices += (devices.empty() ? "" : ",") + std::to_string(d);
   logInfo("session " + std::to_string(id) + " (app pid " + std::to_string(pid) +
+          (tenant.empty() ? "" : ", tenant '" + tenant + "'") +
           ") closed: " + std::to_string(stats.batches) + " batches, " +
           std::to_string(stats.commands) + " commands, " +
           std::to_string(stats.bytesIn) + " bytes in, device(s) " +

@@ -62,8 +62,8 @@ int msLeft(Lobby::Clock::time_point deadline) {
 } // namespace
 
 FrontDoor::FrontDoor(std::vector<auth::Key> keys, const ServerLimits &limits,
-                     WorkerPool &pool)
-    : keys_(std::move(keys)), limits_(limits), pool_(pool) {
+                     WorkerPool &pool, TenantLedger *tenants)
+    : keys_(std::move(keys)), limits_(limits), pool_(pool), tenants_(tenants) {
   lobby_ = std::make_unique<Lobby>(
       limits_.maxPending, limits_.helloTimeoutMs,
       [this](std::unique_ptr<transport::Connection> c, std::vector<uint8_t> m,
@@ -169,10 +169,17 @@ void FrontDoor::handshake(transport::Connection &conn,
       return refuse(why);
     }
   }
-  WorkerPool::Reservation r;
+  const std::string tenant = auth.required() ? auth.keyId() : "";
   std::string why;
-  if (!pool_.reserve(msLeft(deadline), &r, &why))
+  const bool counted = tenants_ && auth.required();
+  if (counted && !tenants_->openSession(tenant, &why))
     return refuse(why);
+  WorkerPool::Reservation r;
+  if (!pool_.reserve(msLeft(deadline), counted ? tenant : "", &r, &why)) {
+    if (counted)
+      tenants_->closeSession(tenant);
+    return refuse(why);
+  }
   std::vector<uint8_t> reply =
       redirect(r, auth.required() ? &serverProof : nullptr);
   if (conn.send(reply.data(), reply.size()) != transport::Status::Ok)

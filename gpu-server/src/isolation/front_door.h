@@ -13,6 +13,7 @@
 #include "rc/auth/key_file.h"
 #include "rc/server/auth_throttle.h"
 #include "rc/server/limits.h"
+#include "rc/server/tenant_quotas.h"
 #include "rc/transport.h"
 
 #include <atomic>
@@ -26,8 +27,10 @@ namespace rc::server {
 
 class FrontDoor {
 public:
+  // `tenants` (may be null: no quotas) counts a session of a tenant from
+  // its reservation until its worker ends (WorkerPoolOptions::sessionEnded).
   FrontDoor(std::vector<auth::Key> keys, const ServerLimits &limits,
-            WorkerPool &pool);
+            WorkerPool &pool, TenantLedger *tenants);
   ~FrontDoor(); // drops waiting connections, joins handshakes
 
   // Takes a new connection: it waits in the lobby for its Hello, then its
@@ -50,6 +53,7 @@ private:
   const std::vector<auth::Key> keys_;
   const ServerLimits limits_;
   WorkerPool &pool_;
+  TenantLedger *tenants_;
   AuthThrottle throttle_;
   std::atomic<int> handshaking_{0};
   std::atomic<uint64_t> nextId_{1};

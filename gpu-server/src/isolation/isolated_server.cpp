@@ -36,8 +36,24 @@ int runSupervisor(const SupervisorOptions &options,
     logError("start-up failed: " + error);
     return 1;
   }
-  WorkerPool pool({options.workerCommand, options.listenUrl,
-                   options.warmWorkers, options.maxWorkers});
+  // Tenants are counted here, from a client's reservation until its
+  // worker ends; the workers count nothing.
+  std::unique_ptr<TenantLedger> tenants;
+  if (!options.quotasFile.empty()) {
+    TenantQuotas quotas;
+    if (!quotas.load(options.quotasFile, keys, &error)) {
+      logError("start-up failed: " + error);
+      return 1;
+    }
+    tenants = std::make_unique<TenantLedger>(std::move(quotas));
+  }
+  WorkerPoolOptions poolOptions{options.workerCommand, options.listenUrl,
+                                options.warmWorkers, options.maxWorkers,
+                                [&tenants](const std::string &tenant) {
+                                  if (tenants)
+                                    tenants->closeSession(tenant);
+                                }};
+  WorkerPool pool(std::move(poolOptions));
   std::string summary;
   if (!pool.start(kFirstWorkerMs, &summary, &error)) {
     logError("start-up failed: " + error);
@@ -49,7 +65,7 @@ int runSupervisor(const SupervisorOptions &options,
     logError("cannot listen: " + error);
     return 1;
   }
-  FrontDoor door(std::move(keys), options.limits, pool);
+  FrontDoor door(std::move(keys), options.limits, pool, tenants.get());
   logInfo(summary + "; listening on " + listener->address() +
           "; every session in a worker process of its own (" +
           std::to_string(options.warmWorkers) + " kept ready, at most " +

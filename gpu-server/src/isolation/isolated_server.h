@@ -25,6 +25,7 @@ struct ProcessSignals {
 struct SupervisorOptions {
   std::string listenUrl;
   std::string authKeyFile; // empty: no authentication
+  std::string quotasFile;  // empty: no quotas (rc/server/tenant_quotas.h)
   std::vector<std::string> workerCommand;
   int warmWorkers = 1;
   int maxWorkers = 32;

@@ -133,7 +133,8 @@ bool WorkerPool::start(int timeoutMs, std::string *summary,
   return false;
 }
 
-bool WorkerPool::reserve(int timeoutMs, Reservation *out, std::string *why) {
+bool WorkerPool::reserve(int timeoutMs, const std::string &tenant,
+                         Reservation *out, std::string *why) {
   std::vector<uint8_t> ticket(SessionTicket::kBytes);
   if (!auth::randomBytes(ticket.data(), ticket.size())) {
     *why = "rc-server cannot draw a random ticket";
@@ -148,6 +149,7 @@ bool WorkerPool::reserve(int timeoutMs, Reservation *out, std::string *why) {
       if (w.state != State::Ready || !w.channelOpen)
         continue;
       w.state = State::Reserved; // even if the send fails: do not retry it
+      w.tenant = tenant;
       if (w.channel->send(ticketMessage(ticket))) {
         out->pid = w.pid;
         out->address = w.address;
@@ -277,6 +279,9 @@ void WorkerPool::reapEnded() {
     } else {
       logDebug("worker " + std::to_string(it->pid) + " ended (" + how + ")");
     }
+    if (it->state == State::Reserved && !it->tenant.empty() &&
+        options_.sessionEnded)
+      options_.sessionEnded(it->tenant);
     it = workers_.erase(it);
     cv_.notify_all();
   }

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -30,6 +31,8 @@ struct WorkerPoolOptions {
   std::string listenUrl; // the supervisor's: workers listen beside it
   int warm = 1;          // idle workers kept ready
   int max = 32;          // workers at most, busy or not
+  // Called when a worker reserved for `tenant` (reserve()'s) has ended.
+  std::function<void(const std::string &tenant)> sessionEnded;
 };
 
 class WorkerPool {
@@ -48,9 +51,11 @@ public:
   // ready; *summary is its start-up line (manifests, devices). False when
   // none became ready: *error says why (the worker printed its own error).
   bool start(int timeoutMs, std::string *summary, std::string *error);
-  // A ready worker reserved for one client, with a fresh ticket it now
-  // expects; false with *why when none became ready within timeoutMs.
-  bool reserve(int timeoutMs, Reservation *out, std::string *why);
+  // A ready worker reserved for one client of `tenant` (a key id, or ""),
+  // with a fresh ticket it now expects; false with *why when none became
+  // ready within timeoutMs.
+  bool reserve(int timeoutMs, const std::string &tenant, Reservation *out,
+               std::string *why);
   // No more workers start; `sig` goes to every worker.
   void stopSpawning(int sig);
   // Waits until every worker has ended or timeoutMs passed; true if none
@@ -66,6 +71,7 @@ private:
     State state = State::Starting;
     bool channelOpen = true;
     std::string address;
+    std::string tenant; // whom it was reserved for
   };
   bool spawnLocked(std::string *error);
   std::string workerUrl(uint64_t n) const;

@@ -93,6 +93,8 @@ Session::Session(const SessionEnv &env, uint64_t id)
       auth_(std::make_unique<HelloAuth>(env.keys, env.authThrottle, id)),
       recorder_(SessionRecorder::into(env.settings.recordDir, id)) {}
 Session::~Session() {
+  if (countedInLedger_)
+    env_.tenants->closeSession(tenant_);
   // No RMA write of the client may land in the ring once it is freed.
   if (conn_ && exposedRing_)
     conn_->withdraw(exposedRing_, exposedRingSize_);
@@ -272,6 +274,14 @@ Session::Next Session::openSession(const void *p,
                              ticket ? ticket->size() : 0, &why))
       return refuse(why);
   }
+  if (auth_->required())
+    tenant_ = auth_->keyId();
+  if (env_.tenants && auth_->required()) {
+    std::string why;
+    if (!env_.tenants->openSession(tenant_, &why))
+      return refuse(why);
+    countedInLedger_ = true;
+  }
   if (env_.health && env_.health->lost())
     return refuse("this server's GPU state was lost (" + env_.health->reason() +
                   "); rc-server is restarting, retry shortly");
@@ -353,7 +363,8 @@ Session::Next Session::openSession(const void *p,
   hr.add_auth_proof(proof);
   replies.push_back(finish(fbb, wire::Body::HelloReply, hr.Finish().Union()));
   logInfo("session " + std::to_string(id_) + " (app pid " +
-          std::to_string(pid_) + ", " + name_ + ") opened");
+          std::to_string(pid_) + ", " + name_ +
+          (tenant_.empty() ? "" : ", tenant '" + tenant_ + "'") + ") opened");
   return Next::Continue;
 }
 

@@ -578,3 +578,61 @@ TEST(RuntimeIntegration, AWorkerThatDiesEndsOnlyItsSessionOverShm) {
 TEST(RuntimeIntegration, AWorkerThatDiesEndsOnlyItsSessionOverTcp) {
   killOneWorker(loopbackTcpUrl());
 }
+
+// ---- rc-server --quotas: a tenant is the id of the key its clients hold --
+// With sessions=1, a second program of the tenant is refused at its first
+// call naming the quota while the first streams; once the first is gone,
+// the next is served. Without isolation the session counts; with it, the
+// worker serving it.
+void runWithSessionQuota(const std::string &url,
+                         std::vector<std::string> serverArgs) {
+  rc::test::KeyDir keys;
+  std::string key = keys.newKey("server.key", "team-a");
+  std::string quotas =
+      keys.write("quotas", "team-a sessions=1\n* sessions=0\n", 0600);
+  serverArgs.insert(serverArgs.end(),
+                    {"--auth-key-file", key, "--quotas", quotas});
+  ServedPrograms served;
+  served.start(url, serverArgs);
+  if (!served.running())
+    return;
+  std::vector<std::string> env = served.env();
+  env.push_back("RC_AUTH_KEY_FILE=" + key);
+  const std::string &dir = served.dir();
+  pid_t streamer = startChild({RC_STREAM_PROG}, env, dir + "/stream.out");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (readFile(dir + "/stream.out").find("streaming") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_NE(readFile(dir + "/stream.out").find("streaming"), std::string::npos)
+      << readFile(dir + "/stream.out") << "\n--- server log ---\n"
+      << served.log();
+  ChildResult refused =
+      runChild({RC_ROUNDTRIP_PROG}, env, dir + "/refused.out", 60);
+  EXPECT_NE(refused.status, 0) << refused.output;
+  EXPECT_NE(refused.output.find("tenant 'team-a' has 1 session(s) open"),
+            std::string::npos)
+      << refused.output;
+  kill(streamer, SIGKILL);
+  waitpid(streamer, nullptr, 0);
+  // The server notices the streamer's end within a moment.
+  ChildResult served1;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    served1 = runChild({RC_ROUNDTRIP_PROG}, env, dir + "/after.out", 60);
+    if (served1.status == 0)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_EQ(served1.status, 0) << served1.output << "\n--- server log ---\n"
+                               << served.log();
+  EXPECT_NE(served.log().find("tenant 'team-a'"), std::string::npos)
+      << served.log();
+}
+
+TEST(RuntimeIntegration, SessionQuotaOfATenantOverShm) {
+  runWithSessionQuota(shmUrl("quota"), {});
+}
+
+TEST(RuntimeIntegration, SessionQuotaOfATenantWithIsolationOverTcp) {
+  runWithSessionQuota(loopbackTcpUrl(), kIsolated);
+}

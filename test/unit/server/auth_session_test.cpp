@@ -10,7 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
+#include <unistd.h>
 
 using namespace rc::server;
 using namespace rc::server::test;
@@ -282,3 +285,38 @@ TEST_F(AuthSessionTest, AnswersToChallengesIssuedBeforeAFailureWaitToo) {
 }
 
 } // namespace
+
+// rc-server --quotas: a tenant (the key id its client proved) past its
+// sessions bound is refused at the Hello naming the bound; a session that
+// ends gives its place back.
+TEST_F(AuthSessionTest, ATenantPastItsSessionsQuotaIsRefused) {
+  char path[] = "/tmp/rc-quotas-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "tenant-1 sessions=1\n", 20), 20);
+  close(fd);
+  TenantQuotas quotas;
+  std::string error;
+  bool loaded = quotas.load(path, env->keys, &error);
+  std::remove(path);
+  ASSERT_TRUE(loaded) << error;
+  TenantLedger ledger(std::move(quotas));
+  env->tenants = &ledger;
+  ASSERT_TRUE(asHelloReply(authenticate(key, "tenant-1"))->ok());
+  EXPECT_EQ(session->tenant(), "tenant-1");
+  std::unique_ptr<Session> first = std::move(session);
+  newSession(8, "10.0.0.1");
+  Session::Next next;
+  std::string why = refusal(authenticate(key, "tenant-1", &next));
+  EXPECT_NE(why.find("tenant 'tenant-1' has 1 session(s) open"),
+            std::string::npos)
+      << why;
+  EXPECT_EQ(next, Session::Next::Close);
+  session.reset();
+  first.reset(); // gives the place back
+  newSession(9, "10.0.0.1");
+  EXPECT_TRUE(asHelloReply(authenticate(key, "tenant-1"))->ok());
+  EXPECT_EQ(ledger.sessions("tenant-1"), 1);
+  session.reset();
+  EXPECT_EQ(ledger.sessions("tenant-1"), 0);
+}

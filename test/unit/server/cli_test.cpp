@@ -2,6 +2,7 @@
 // works, and a test-device server started on a free tcp port serves a
 // client and shuts down cleanly on SIGTERM.
 #include "isolated_client.h"
+#include "key_dir.h"
 #include "process_util.h"
 #include "server_test_util.h"
 
@@ -207,6 +208,25 @@ TEST(Cli, SigtermDrainEndsAtItsLimit) {
   EXPECT_NE(server.text.find("shutting down: 1 live sessions"),
             std::string::npos)
       << server.text;
+}
+
+// A quotas file naming a tenant that is no key id stops the start, with
+// and without isolation, naming the file and the line.
+TEST(Cli, BadQuotasFileStopsTheStartNamingTheLine) {
+  rc::test::KeyDir keys;
+  std::string key = keys.newKey("server.key", "team-a");
+  std::string quotas =
+      keys.write("quotas", "team-a sessions=1\nteam-b sessions=2\n", 0600);
+  for (const char *isolation : {"none", "process"}) {
+    std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+    Child server({"--listen", url, "--test-device", "--auth-key-file", key,
+                  "--quotas", quotas, "--isolation", isolation});
+    EXPECT_EQ(server.wait(), 1) << server.text;
+    EXPECT_NE(server.text.find(quotas + " line 2: 'team-b' is not the id of "
+                                        "a key"),
+              std::string::npos)
+        << server.text;
+  }
 }
 
 // --isolation process: a worker's start-up error (here a missing

@@ -37,6 +37,9 @@ struct ServerOptions {
   // A worker process of --isolation process: only the Hello with the
   // ticket given to ticket() opens a session (rc/server/session_ticket.h).
   bool reservedSession = false;
+  // Per-tenant bounds (rc/server/tenant_quotas.h); empty: none. Needs
+  // authKeyFile: tenants are key ids.
+  std::string quotasFile;
   ServerSettings settings; // the environment's, read once (main.cpp)
 };
 
@@ -114,7 +117,8 @@ private:
   std::atomic<uint64_t> live_{0};
   std::atomic<uint64_t> closed_{0};
   SessionTicket ticket_;
-  WaitingContext waitingContext_; // after backend_: destroyed before it
+  WaitingContext waitingContext_;         // after backend_: destroyed before it
+  std::unique_ptr<TenantLedger> tenants_; // with quotasFile
   std::mutex workersMutex_;
   std::list<Worker> workers_;
   MetricsBoard metrics_;

@@ -13,6 +13,7 @@
 #include "rc/server/session_recording.h"
 #include "rc/server/session_ticket.h"
 #include "rc/server/settings.h"
+#include "rc/server/tenant_quotas.h"
 
 #include <cstdint>
 #include <memory>
@@ -75,6 +76,9 @@ struct SessionEnv {
   // with this ticket opens a session. Null: any client may.
   SessionTicket *ticket = nullptr;
   WaitingContext *waitingContext = nullptr; // null: none is made ahead
+  // What each tenant (key id) holds against its quota (rc-server --quotas);
+  // null: no quotas, or a worker whose supervisor counts them.
+  TenantLedger *tenants = nullptr;
 };
 
 struct SessionStats {
@@ -101,6 +105,8 @@ public:
   uint64_t id() const { return id_; }
   uint32_t clientPid() const { return pid_; }
   const std::string &clientName() const { return name_; }
+  // The key id the client proved it holds ("" without authentication).
+  const std::string &tenant() const { return tenant_; }
   // Why handle() returned Close ("goodbye", "handshake failed: ...").
   const std::string &closeReason() const { return closeReason_; }
   SessionStats stats() const;
@@ -148,6 +154,8 @@ private:
   uint64_t id_;
   uint32_t pid_ = 0;
   std::string name_;
+  std::string tenant_;
+  bool countedInLedger_ = false; // env_.tenants holds one session for it
   std::string closeReason_;
   std::shared_ptr<SessionMetrics> metrics_;
   std::unique_ptr<HelloAuth> auth_;

@@ -1,0 +1,61 @@
+// Tenants and their quotas (docs/server.md, "Tenants and quotas"). A tenant
+// is the id of a key of rc-server's key file: a client that proved it holds
+// key K is tenant K. rc-server --quotas FILE bounds what each tenant may
+// hold at once; a session past a bound is refused at its Hello, naming the
+// tenant, the bound and the file.
+//
+// FILE holds one tenant a line, `TENANT key=value ...`; TENANT is a key id of
+// the key file, or `*` for every tenant without a line of its own. Blank
+// lines and lines starting with `#` are ignored. Keys:
+//   sessions=N   sessions open at once (with --isolation process: worker
+//                processes serving the tenant)
+#ifndef RC_SERVER_TENANT_QUOTAS_H
+#define RC_SERVER_TENANT_QUOTAS_H
+
+#include "rc/auth/key_file.h"
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace rc::server {
+
+struct TenantQuota {
+  int sessions = -1; // -1: no bound
+};
+
+class TenantQuotas {
+public:
+  // Reads FILE; every tenant it names must be the id of one of `keys`.
+  // False with *error naming the file, the line and what is wrong.
+  bool load(const std::string &path, const std::vector<auth::Key> &keys,
+            std::string *error);
+  // The tenant's own line, else `*`'s, else no bounds.
+  TenantQuota of(const std::string &tenant) const;
+  const std::string &file() const { return path_; }
+
+private:
+  std::string path_;
+  std::map<std::string, TenantQuota> quotas_; // "*" included
+};
+
+// What each tenant holds now, against its quota.
+class TenantLedger {
+public:
+  explicit TenantLedger(TenantQuotas quotas) : quotas_(std::move(quotas)) {}
+  // Counts one more session of `tenant`; false with *why when that would
+  // pass its quota.
+  bool openSession(const std::string &tenant, std::string *why);
+  void closeSession(const std::string &tenant);
+  int sessions(const std::string &tenant) const;
+
+private:
+  const TenantQuotas quotas_;
+  mutable std::mutex mu_;
+  std::map<std::string, int> sessions_;
+};
+
+} // namespace rc::server
+
+#endif

@@ -1,0 +1,98 @@
+#include "rc/server/tenant_quotas.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace rc::server {
+
+namespace {
+// The limit of a count such as sessions=N.
+constexpr long kMaxCount = 1 << 20;
+} // namespace
+
+bool TenantQuotas::load(const std::string &path,
+                        const std::vector<auth::Key> &keys,
+                        std::string *error) {
+  std::ifstream in(path);
+  if (!in) {
+    *error = "cannot read the quotas file " + path;
+    return false;
+  }
+  path_ = path;
+  quotas_.clear();
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    auto fail = [&](const std::string &why) {
+      *error = path + " line " + std::to_string(number) + ": " + why;
+      return false;
+    };
+    std::istringstream words(line);
+    std::string tenant;
+    if (!(words >> tenant) || tenant[0] == '#')
+      continue;
+    bool known = tenant == "*";
+    for (const auth::Key &k : keys)
+      known = known || k.id == tenant;
+    if (!known)
+      return fail("'" + tenant +
+                  "' is not the id of a key of --auth-key-file (tenants are "
+                  "key ids; '*' is every other tenant)");
+    if (quotas_.count(tenant))
+      return fail("a second line for '" + tenant + "'");
+    TenantQuota quota;
+    std::string setting;
+    while (words >> setting) {
+      size_t eq = setting.find('=');
+      std::string name = setting.substr(0, eq);
+      std::string value = eq == std::string::npos ? "" : setting.substr(eq + 1);
+      char *end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (name != "sessions")
+        return fail("unknown setting '" + name + "' (known: sessions)");
+      if (value.empty() || *end || n < 0 || n > kMaxCount)
+        return fail("sessions must be a count from 0 to " +
+                    std::to_string(kMaxCount) + ", got '" + value + "'");
+      quota.sessions = int(n);
+    }
+    quotas_[tenant] = quota;
+  }
+  return true;
+}
+
+TenantQuota TenantQuotas::of(const std::string &tenant) const {
+  auto it = quotas_.find(tenant);
+  if (it == quotas_.end())
+    it = quotas_.find("*");
+  return it == quotas_.end() ? TenantQuota{} : it->second;
+}
+
+bool TenantLedger::openSession(const std::string &tenant, std::string *why) {
+  TenantQuota quota = quotas_.of(tenant);
+  std::lock_guard<std::mutex> lock(mu_);
+  int &open = sessions_[tenant];
+  if (quota.sessions >= 0 && open >= quota.sessions) {
+    *why = "tenant '" + tenant + "' has " + std::to_string(open) +
+           " session(s) open, its quota (sessions=" +
+           std::to_string(quota.sessions) + " in " + quotas_.file() +
+           "); retry when one ends";
+    return false;
+  }
+  ++open;
+  return true;
+}
+
+void TenantLedger::closeSession(const std::string &tenant) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sessions_.find(tenant);
+  if (it != sessions_.end() && --it->second <= 0)
+    sessions_.erase(it);
+}
+
+int TenantLedger::sessions(const std::string &tenant) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sessions_.find(tenant);
+  return it == sessions_.end() ? 0 : it->second;
+}
+
+} // namespace rc::server

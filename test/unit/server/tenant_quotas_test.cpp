@@ -1,0 +1,90 @@
+// rc-server --quotas: the file's rules (tenants are key ids, `*` for the
+// rest, one line each, known settings only) and the ledger that holds each
+// tenant to its bound.
+#include "rc/server/tenant_quotas.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+using rc::server::TenantLedger;
+using rc::server::TenantQuotas;
+
+namespace {
+
+const std::vector<rc::auth::Key> kKeys = {{"alice", {}}, {"bob", {}}};
+
+// A fresh file holding `text`, removed with this object.
+struct QuotasFile {
+  explicit QuotasFile(const std::string &text) {
+    char name[] = "/tmp/rc-quotas-XXXXXX";
+    int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    close(fd);
+    path = name;
+    std::ofstream(path) << text;
+  }
+  ~QuotasFile() { std::remove(path.c_str()); }
+  std::string path;
+};
+
+TEST(TenantQuotasTest, OwnLineThenStarThenNoBound) {
+  TenantQuotas q;
+  std::string error;
+  QuotasFile file("# comment\n\nalice sessions=2\n* sessions=1\n");
+  ASSERT_TRUE(q.load(file.path, kKeys, &error)) << error;
+  EXPECT_EQ(q.of("alice").sessions, 2);
+  EXPECT_EQ(q.of("bob").sessions, 1);
+  TenantQuotas none;
+  QuotasFile three("alice sessions=3\n");
+  ASSERT_TRUE(none.load(three.path, kKeys, &error));
+  EXPECT_EQ(none.of("bob").sessions, -1);
+}
+
+TEST(TenantQuotasTest, MistakesAreRefusedNamingTheLine) {
+  struct Case {
+    const char *text, *message;
+  } cases[] = {
+      {"carol sessions=1\n", "line 1: 'carol' is not the id of a key"},
+      {"alice sessions=1\nalice sessions=2\n", "line 2: a second line"},
+      {"alice memory=1\n", "unknown setting 'memory'"},
+      {"alice sessions=-1\n", "sessions must be a count"},
+      {"alice sessions=x\n", "sessions must be a count"},
+      {"alice sessions\n", "sessions must be a count"},
+  };
+  for (const Case &c : cases) {
+    TenantQuotas q;
+    std::string error;
+    QuotasFile file(c.text);
+    EXPECT_FALSE(q.load(file.path, kKeys, &error)) << c.text;
+    EXPECT_NE(error.find(c.message), std::string::npos) << error;
+    EXPECT_NE(error.find(file.path), std::string::npos) << error;
+  }
+  TenantQuotas q;
+  std::string error;
+  EXPECT_FALSE(q.load("/nonexistent/quotas", kKeys, &error));
+  EXPECT_NE(error.find("/nonexistent/quotas"), std::string::npos);
+}
+
+TEST(TenantLedgerTest, EachTenantIsHeldToItsOwnBound) {
+  TenantQuotas q;
+  std::string error;
+  QuotasFile file("alice sessions=2\n* sessions=0\n");
+  ASSERT_TRUE(q.load(file.path, kKeys, &error));
+  TenantLedger ledger(std::move(q));
+  std::string why;
+  EXPECT_TRUE(ledger.openSession("alice", &why));
+  EXPECT_TRUE(ledger.openSession("alice", &why));
+  EXPECT_FALSE(ledger.openSession("alice", &why));
+  EXPECT_NE(why.find("tenant 'alice' has 2 session(s) open"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("sessions=2"), std::string::npos) << why;
+  EXPECT_FALSE(ledger.openSession("bob", &why)) << "'*' gives bob none";
+  ledger.closeSession("alice");
+  EXPECT_EQ(ledger.sessions("alice"), 1);
+  EXPECT_TRUE(ledger.openSession("alice", &why)) << why;
+}
+
+} // namespace
