@@ -167,18 +167,6 @@ bool ServerCore::prepareContext(std::string *error) {
   return true;
 }
 
-void ServerCore::reapFinished() {
-  std::lock_guard<std::mutex> lock(workersMutex_);
-  for (auto it = workers_.begin(); it != workers_.end();) {
-    if (it->done) {
-      it->thread.join();
-      it = workers_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-}
-
 void ServerCore::serve(std::unique_ptr<transport::Connection> conn) {
   if (!lobby_) {
     logError("session refused: server not started");
@@ -191,32 +179,21 @@ void ServerCore::serve(std::unique_ptr<transport::Connection> conn) {
 void ServerCore::startSession(std::unique_ptr<transport::Connection> conn,
                               std::vector<uint8_t> first,
                               std::chrono::steady_clock::time_point arrived) {
-  reapFinished();
   ++handshaking_; // before the thread: the lobby's next check counts it
-  std::lock_guard<std::mutex> lock(workersMutex_);
-  workers_.emplace_back();
-  Worker &w = workers_.back();
-  // The thread owns the connection; `w` stays put (std::list).
-  w.thread = std::thread(
-      [this, &w, arrived](std::unique_ptr<transport::Connection> c,
-                          std::vector<uint8_t> m) {
+  // The thread owns the connection.
+  sessionThreads_.start(
+      [this, arrived, c = std::move(conn), m = std::move(first)]() mutable {
         runSession(*c, std::move(m), arrived);
         c.reset();
         releaseFreedHeap();
-        w.done = true;
-      },
-      std::move(conn), std::move(first));
+      });
 }
 
 size_t ServerCore::waitingConnections() const {
   return lobby_ ? lobby_->waiting() : 0;
 }
 
-size_t ServerCore::sessionThreads() {
-  reapFinished();
-  std::lock_guard<std::mutex> lock(workersMutex_);
-  return workers_.size();
-}
+size_t ServerCore::sessionThreads() { return sessionThreads_.running(); }
 
 void ServerCore::runSession(transport::Connection &conn,
                             std::vector<uint8_t> first,
@@ -316,14 +293,7 @@ void ServerCore::runSession(transport::Connection &conn,
 void ServerCore::stop() {
   stopping_ = true;
   lobby_.reset(); // no new sessions start
-  std::list<Worker> workers;
-  {
-    std::lock_guard<std::mutex> lock(workersMutex_);
-    workers.splice(workers.end(), workers_);
-  }
-  for (Worker &w : workers)
-    if (w.thread.joinable())
-      w.thread.join();
+  sessionThreads_.joinAll();
   metricsWriter_.reset(); // a last write: every session is closed now
 }
 

@@ -75,9 +75,7 @@ FrontDoor::FrontDoor(std::vector<auth::Key> keys, const ServerLimits &limits,
 
 FrontDoor::~FrontDoor() {
   lobby_.reset();
-  std::lock_guard<std::mutex> lock(mu_);
-  for (Handshake &h : handshakes_)
-    h.thread.join();
+  handshakes_.joinAll();
 }
 
 void FrontDoor::serve(std::unique_ptr<transport::Connection> conn) {
@@ -86,35 +84,16 @@ void FrontDoor::serve(std::unique_ptr<transport::Connection> conn) {
   lobby_->admit(std::move(conn));
 }
 
-void FrontDoor::reapFinished() {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = handshakes_.begin(); it != handshakes_.end();) {
-    if (it->done) {
-      it->thread.join();
-      it = handshakes_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-}
-
 void FrontDoor::startHandshake(std::unique_ptr<transport::Connection> conn,
                                std::vector<uint8_t> first,
                                Lobby::Clock::time_point arrived) {
-  reapFinished();
   ++handshaking_; // before the thread: the lobby's next check counts it
-  std::lock_guard<std::mutex> lock(mu_);
-  handshakes_.emplace_back();
-  Handshake &h = handshakes_.back();
-  h.thread = std::thread(
-      [this, &h, arrived](std::unique_ptr<transport::Connection> c,
-                          std::vector<uint8_t> m) {
+  handshakes_.start(
+      [this, arrived, c = std::move(conn), m = std::move(first)]() mutable {
         handshake(*c, std::move(m), arrived);
         c.reset();
         --handshaking_;
-        h.done = true;
-      },
-      std::move(conn), std::move(first));
+      });
 }
 
 void FrontDoor::handshake(transport::Connection &conn,

@@ -14,13 +14,11 @@
 #include "rc/server/auth_throttle.h"
 #include "rc/server/limits.h"
 #include "rc/server/tenant_quotas.h"
+#include "rc/server/thread_set.h"
 #include "rc/transport.h"
 
 #include <atomic>
-#include <list>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 namespace rc::server {
@@ -39,16 +37,11 @@ public:
   uint64_t redirected() const { return redirected_; }
 
 private:
-  struct Handshake {
-    std::thread thread;
-    std::atomic<bool> done{false};
-  };
   void startHandshake(std::unique_ptr<transport::Connection> conn,
                       std::vector<uint8_t> first,
                       Lobby::Clock::time_point arrived);
   void handshake(transport::Connection &conn, std::vector<uint8_t> first,
                  Lobby::Clock::time_point arrived);
-  void reapFinished();
 
   const std::vector<auth::Key> keys_;
   const ServerLimits limits_;
@@ -58,8 +51,7 @@ private:
   std::atomic<int> handshaking_{0};
   std::atomic<uint64_t> nextId_{1};
   std::atomic<uint64_t> redirected_{0};
-  std::mutex mu_;
-  std::list<Handshake> handshakes_;
+  ThreadSet handshakes_;
   std::unique_ptr<Lobby> lobby_; // last: its thread starts handshakes
 };
 

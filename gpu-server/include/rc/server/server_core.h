@@ -12,6 +12,7 @@
 #include "rc/server/registry.h"
 #include "rc/server/session.h"
 #include "rc/server/settings.h"
+#include "rc/server/thread_set.h"
 #include "rc/transport.h"
 
 #include <atomic>
@@ -89,11 +90,6 @@ public:
   const ServerBudgets *budgets() const { return budgets_.get(); }
 
 private:
-  struct Worker {
-    std::thread thread;
-    std::atomic<bool> done{false};
-  };
-  void reapFinished();
   // Starts the session thread for a connection whose first message came.
   void startSession(std::unique_ptr<transport::Connection> conn,
                     std::vector<uint8_t> first,
@@ -119,8 +115,7 @@ private:
   SessionTicket ticket_;
   WaitingContext waitingContext_;         // after backend_: destroyed before it
   std::unique_ptr<TenantLedger> tenants_; // with quotasFile
-  std::mutex workersMutex_;
-  std::list<Worker> workers_;
+  ThreadSet sessionThreads_;
   MetricsBoard metrics_;
   std::unique_ptr<MetricsFileWriter> metricsWriter_; // with --metrics
   std::unique_ptr<Lobby> lobby_; // last: its thread starts sessions
