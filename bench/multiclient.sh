@@ -39,21 +39,8 @@ RAW="$RESULTS/multiclient-raw.jsonl"
 : > "$RAW"
 export WORK MODELS
 
-steps=()
-[[ -x "$WORK/llama/bin/llama-bench" ]] || steps+=(unpack)
-[[ " $CONFIGS " != *" local "* || -x "$WORK/ref/bin/llama-bench" ]] || steps+=(ref)
-steps+=(models)
-bash "$REPO/scripts/device-run.sh" "${steps[@]}" > "$RUNS/setup.log" 2>&1 ||
-  { tail -20 "$RUNS/setup.log"; echo "multiclient: setup failed"; exit 1; }
-SHIM="$WORK/token_clock.so"
-"${CC:-cc}" -O2 -shared -fPIC -o "$SHIM" "$REPO/bench/token_clock.c" -ldl ||
-  { echo "multiclient: cannot build the shim"; exit 1; }
-
-RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"; REF_BIN="$WORK/ref/bin"
-MANIFESTS=(); while read -r m; do MANIFESTS+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')
-SERVER_PID=""
-stop_server() { [[ -n "$SERVER_PID" ]] && kill -INT "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""; }
-trap stop_server EXIT
+source "$REPO/bench/llama-setup.sh"
+llama_bench_setup multiclient "$RUNS"
 
 # $1 url, $2 log, then rc-server's options.
 start_server() {

@@ -499,6 +499,19 @@ TEST(RuntimeIntegration, IsolatedConcurrentClientsCopyStressOverShm) {
   runConcurrentCopyStress(shmUrl("isostress"), kIsolated);
 }
 
+// Whether the file `path` (a program's output) says "streaming" within
+// `seconds`.
+bool startsStreaming(const std::string &path, int seconds) {
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (readFile(path).find("streaming") == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
 // The worker rc-server's debug log says serves the client with this pid.
 pid_t workerOf(const std::string &log, pid_t client) {
   size_t at = log.find("pid " + std::to_string(client) + ") from");
@@ -531,11 +544,7 @@ void killOneWorker(const std::string &url) {
   auto out = [&](size_t i) { return dir + "/c" + std::to_string(i) + ".out"; };
   for (size_t i = 0; i < 3; ++i) {
     clients.push_back(startChild({RC_STREAM_PROG}, served.env(), out(i)));
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (readFile(out(i)).find("streaming") == std::string::npos &&
-           std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_NE(readFile(out(i)).find("streaming"), std::string::npos)
+    ASSERT_TRUE(startsStreaming(out(i), 30))
         << readFile(out(i)) << "\n--- server log ---\n"
         << served.log();
   }
@@ -600,11 +609,7 @@ void runWithSessionQuota(const std::string &url,
   env.push_back("RC_AUTH_KEY_FILE=" + key);
   const std::string &dir = served.dir();
   pid_t streamer = startChild({RC_STREAM_PROG}, env, dir + "/stream.out");
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (readFile(dir + "/stream.out").find("streaming") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_NE(readFile(dir + "/stream.out").find("streaming"), std::string::npos)
+  ASSERT_TRUE(startsStreaming(dir + "/stream.out", 30))
       << readFile(dir + "/stream.out") << "\n--- server log ---\n"
       << served.log();
   ChildResult refused =
