@@ -74,6 +74,11 @@ void appendSessionJson(std::string &out, const SessionHeader &header,
   out += ",\"client\":";
   appendJsonString(out, m.clientName());
   appendField(out, "pid", m.clientPid());
+  std::string tenant = m.tenant();
+  if (!tenant.empty()) {
+    out += ",\"tenant\":";
+    appendJsonString(out, tenant);
+  }
   char seconds[48];
   std::snprintf(seconds, sizeof seconds, ",\"seconds\":%.3f", header.seconds);
   out += seconds;

@@ -274,8 +274,10 @@ Session::Next Session::openSession(const void *p,
                              ticket ? ticket->size() : 0, &why))
       return refuse(why);
   }
-  if (auth_->required())
+  if (auth_->required()) {
     tenant_ = auth_->keyId();
+    metrics_->setTenant(tenant_);
+  }
   if (env_.tenants && auth_->required()) {
     std::string why;
     if (!env_.tenants->openSession(tenant_, &why))

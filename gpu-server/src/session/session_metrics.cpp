@@ -18,4 +18,14 @@ std::string SessionMetrics::clientName() const {
   return name_;
 }
 
+void SessionMetrics::setTenant(const std::string &tenant) {
+  std::lock_guard<std::mutex> lock(identityMutex_);
+  tenant_ = tenant;
+}
+
+std::string SessionMetrics::tenant() const {
+  std::lock_guard<std::mutex> lock(identityMutex_);
+  return tenant_;
+}
+
 } // namespace rc::server

@@ -4,6 +4,7 @@
 // unknown key ids, missing keys, replayed answers and tampered Hellos, and
 // makes a failing host wait before its next attempt.
 #include "host_session_fixture.h"
+#include "metrics/metrics_json.h"
 #include "rc/auth/proof.h"
 #include "rc/server/log.h"
 
@@ -304,6 +305,10 @@ TEST_F(AuthSessionTest, ATenantPastItsSessionsQuotaIsRefused) {
   env->tenants = &ledger;
   ASSERT_TRUE(asHelloReply(authenticate(key, "tenant-1"))->ok());
   EXPECT_EQ(session->tenant(), "tenant-1");
+  // The tenant is in the session's metrics, as --metrics writes them.
+  std::string json;
+  appendSessionJson(json, SessionHeader{7}, *session->metrics());
+  EXPECT_NE(json.find("\"tenant\":\"tenant-1\""), std::string::npos) << json;
   std::unique_ptr<Session> first = std::move(session);
   newSession(8, "10.0.0.1");
   Session::Next next;

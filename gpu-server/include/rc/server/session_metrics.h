@@ -71,11 +71,16 @@ struct SessionMetrics {
   void identify(uint32_t pid, const std::string &name);
   uint32_t clientPid() const;
   std::string clientName() const;
+  // The key id the client proved (docs/server.md, "Tenants and quotas");
+  // "" without authentication.
+  void setTenant(const std::string &tenant);
+  std::string tenant() const;
 
 private:
   mutable std::mutex identityMutex_;
   uint32_t pid_ = 0;
   std::string name_;
+  std::string tenant_;
 };
 
 // Adds the time from construction to destruction to one command type.
