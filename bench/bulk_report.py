@@ -7,10 +7,9 @@ local, higher is better for a bandwidth) and a markdown table beside it.
     bulk_report.py --raw bulk-raw.txt --out DIR --gpu NAME --mib N --reps N
 """
 import argparse
-import datetime
-import json
-import os
 import re
+
+from results_doc import write_results
 
 LINE = re.compile(r"^(\S+): (H2D|D2H) (pageable|pinned)\s+([0-9.]+) GB/s$")
 
@@ -38,26 +37,17 @@ def main():
         rows.append({"bench": "copy", "case": case, "transport": config,
                      "value": value, "unit": "GB/s", "local_value": local,
                      "ratio": round(value / local, 3) if local else None})
-    date = datetime.date.today().isoformat()
-    gpu = re.sub(r"[^a-z0-9]+", "-", args.gpu.lower()).strip("-")
-    base = os.path.join(args.out, "%s-%s-bulk" % (date, gpu))
-    doc = {"date": date, "gpu": args.gpu,
-           "setup": "synchronous cudaMemcpy of %d MiB, median of %d, one "
-                    "stream (bench/copy_bandwidth.cu)" % (args.mib, args.reps),
-           "rows": rows}
-    with open(base + ".json", "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    with open(base + ".md", "w") as f:
-        f.write("# Bulk copies, %s, %s\n\n%s.\n\n" % (args.gpu, date,
-                                                    doc["setup"]))
-        f.write("| case | transport | GB/s | local GB/s | remote / local |\n")
-        f.write("|---|---|---|---|---|\n")
-        for r in rows:
-            f.write("| %s | %s | %.2f | %s | %s |\n" % (
-                r["case"], r["transport"], r["value"],
-                "%.2f" % r["local_value"] if r["local_value"] else "-",
-                "%.3f" % r["ratio"] if r["ratio"] else "-"))
+    setup = ("synchronous cudaMemcpy of %d MiB, median of %d, one stream "
+             "(bench/copy_bandwidth.cu)" % (args.mib, args.reps))
+    base = write_results(args.out, args.gpu, "bulk", "Bulk copies", setup,
+                         rows, [
+        ("case", lambda r: r["case"]),
+        ("transport", lambda r: r["transport"]),
+        ("GB/s", lambda r: "%.2f" % r["value"]),
+        ("local GB/s", lambda r: "%.2f" % r["local_value"]
+         if r["local_value"] else "-"),
+        ("remote / local", lambda r: "%.3f" % r["ratio"] if r["ratio"] else "-"),
+    ])
     print("bulk_report: wrote %s.json and .md (%d rows)" % (base, len(rows)))
 
 

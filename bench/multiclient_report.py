@@ -15,11 +15,11 @@ clients, transport, isolation, aggregate_tps, local_aggregate_tps, ratio,
 ttft_ms}, a markdown table and, where matplotlib is installed, a chart.
 """
 import argparse
-import datetime
 import json
 import os
-import re
 import statistics
+
+from results_doc import write_results
 
 
 def read_stamps(path):
@@ -77,29 +77,22 @@ def report(args):
                      "ttft_ms": r.get("ttft_ms"),
                      "window_s": r.get("window_s"),
                      "failed_clients": r["failed_clients"]})
-    date = datetime.date.today().isoformat()
-    gpu = re.sub(r"[^a-z0-9]+", "-", args.gpu.lower()).strip("-")
-    base = os.path.join(args.out, "%s-%s-multiclient" % (date, gpu))
     setup = ("N concurrent llama-bench decode clients (-p 0 -n %d), "
              "aggregate tokens/s over the window in which all decode "
              "(bench/multiclient.sh); local: N nvcc-built processes on the "
              "GPU" % args.tokens)
-    with open(base + ".json", "w") as f:
-        json.dump({"date": date, "gpu": args.gpu, "setup": setup,
-                   "rows": rows}, f, indent=1)
-        f.write("\n")
-    with open(base + ".md", "w") as f:
-        f.write("# Many clients, %s, %s\n\n%s.\n\n" % (args.gpu, date, setup))
-        f.write("| model | clients | transport | isolation | tokens/s | "
-                "local tokens/s | remote / local | ttft ms | failed |\n")
-        f.write("|---|---|---|---|---|---|---|---|---|\n")
-        for r in rows:
-            f.write("| %s | %d | %s | %s | %s | %s | %s | %s | %d |\n" % (
-                r["model"], r["clients"], r["transport"], r["isolation"],
-                r["aggregate_tps"] or "no common window",
-                r["local_aggregate_tps"],
-                "%.3f" % r["ratio"] if r["ratio"] else "-", r["ttft_ms"],
-                r["failed_clients"]))
+    base = write_results(args.out, args.gpu, "multiclient", "Many clients",
+                         setup, rows, [
+        ("model", lambda r: r["model"]),
+        ("clients", lambda r: "%d" % r["clients"]),
+        ("transport", lambda r: r["transport"]),
+        ("isolation", lambda r: r["isolation"]),
+        ("tokens/s", lambda r: str(r["aggregate_tps"] or "no common window")),
+        ("local tokens/s", lambda r: str(r["local_aggregate_tps"])),
+        ("remote / local", lambda r: "%.3f" % r["ratio"] if r["ratio"] else "-"),
+        ("ttft ms", lambda r: str(r["ttft_ms"])),
+        ("failed", lambda r: "%d" % r["failed_clients"]),
+    ])
     try:
         import matplotlib
         matplotlib.use("Agg")

@@ -10,11 +10,10 @@ is better for both); and a markdown table beside it.
     session_start_report.py --raw RAW --out DIR --gpu NAME --reps N --gap S
 """
 import argparse
-import datetime
-import json
-import os
 import re
 import statistics
+
+from results_doc import write_results
 
 LINE = re.compile(r"^(\S+) (\S+): first_call_ms ([0-9.]+) "
                   r"first_kernel_ms ([0-9.]+)$")
@@ -55,28 +54,26 @@ def main():
                      "unit": "ms", "local_value": local and round(local, 2),
                      "ratio": round(value / local, 3) if local else None,
                      "vs_none": round(value / none, 3) if none else None})
-    date = datetime.date.today().isoformat()
-    gpu = re.sub(r"[^a-z0-9]+", "-", args.gpu.lower()).strip("-")
-    base = os.path.join(args.out, "%s-%s-session-start" % (date, gpu))
     setup = ("time from a program's first CUDA call to its first kernel's "
              "result (bench/session_start.cu), median of %d runs %.1f s "
              "apart; manifests 'llama': rc-server and the client also hold "
              "llama.cpp's" % (args.reps, args.gap))
-    doc = {"date": date, "gpu": args.gpu, "setup": setup, "rows": rows}
-    with open(base + ".json", "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    with open(base + ".md", "w") as f:
-        f.write("# Session start, %s, %s\n\n%s.\n\n" % (args.gpu, date, setup))
-        f.write("| isolation | transport | manifests | ms (median) | p90 | "
-                "local ms | remote / local | vs no isolation |\n")
-        f.write("|---|---|---|---|---|---|---|---|\n")
-        for r in rows:
-            f.write("| %s | %s | %s | %.2f | %.2f | %s | %s | %s |\n" % (
-                r["isolation"], r["transport"], r["manifests"], r["value"],
-                r["p90"], "%.2f" % r["local_value"] if r["local_value"] else "-",
-                "%.3f" % r["ratio"] if r["ratio"] else "-",
-                "%.3f" % r["vs_none"] if r["vs_none"] else "-"))
+
+    def ratio(key):
+        return lambda r: "%.3f" % r[key] if r[key] else "-"
+
+    base = write_results(args.out, args.gpu, "session-start", "Session start",
+                         setup, rows, [
+        ("isolation", lambda r: r["isolation"]),
+        ("transport", lambda r: r["transport"]),
+        ("manifests", lambda r: r["manifests"]),
+        ("ms (median)", lambda r: "%.2f" % r["value"]),
+        ("p90", lambda r: "%.2f" % r["p90"]),
+        ("local ms", lambda r: "%.2f" % r["local_value"]
+         if r["local_value"] else "-"),
+        ("remote / local", ratio("ratio")),
+        ("vs no isolation", ratio("vs_none")),
+    ])
     print("session_start_report: wrote %s.json and .md (%d rows)" %
           (base, len(rows)))
 
