@@ -2,6 +2,14 @@
 
 namespace rc::server {
 
+transport::ListenOptions ServerLimits::listenOptions() const {
+  transport::ListenOptions listen;
+  listen.accepted = {pendingMessageBytes, pendingMessageBytes};
+  listen.maxHandshakes = maxPending;
+  listen.handshakeMs = helloTimeoutMs;
+  return listen;
+}
+
 void ServerLimits::read(EnvReader &env) {
   const uint64_t kib = 1 << 10, mib = 1 << 20, tib = uint64_t(1) << 40;
   maxPending = int(env.count("RC_SERVER_MAX_PENDING", maxPending, 1, 4096));

@@ -187,7 +187,7 @@ static int serveForever(ServerCore &core, const std::string &url,
                         const ServerLimits &limits, uint64_t drainMs) {
   std::string error;
   std::unique_ptr<rc::transport::Listener> listener =
-      rc::transport::listen(url, listenOptions(limits), &error);
+      rc::transport::listen(url, limits.listenOptions(), &error);
   if (!listener) {
     logError("cannot listen: " + error);
     return 1;

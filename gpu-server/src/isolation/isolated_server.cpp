@@ -19,14 +19,6 @@ constexpr int kFirstWorkerMs = 120000;
 constexpr auto kWorkerPoll = std::chrono::milliseconds(50);
 } // namespace
 
-transport::ListenOptions listenOptions(const ServerLimits &limits) {
-  transport::ListenOptions listen;
-  listen.accepted = {limits.pendingMessageBytes, limits.pendingMessageBytes};
-  listen.maxHandshakes = limits.maxPending;
-  listen.handshakeMs = limits.helloTimeoutMs;
-  return listen;
-}
-
 int runSupervisor(const SupervisorOptions &options,
                   const ProcessSignals &signals) {
   std::vector<auth::Key> keys;
@@ -60,7 +52,7 @@ int runSupervisor(const SupervisorOptions &options,
     return 1;
   }
   std::unique_ptr<transport::Listener> listener = transport::listen(
-      options.listenUrl, listenOptions(options.limits), &error);
+      options.listenUrl, options.limits.listenOptions(), &error);
   if (!listener) {
     logError("cannot listen: " + error);
     return 1;
@@ -106,7 +98,7 @@ int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
     return 1;
   }
   std::unique_ptr<transport::Listener> listener =
-      transport::listen(listenUrl, listenOptions(limits), &error);
+      transport::listen(listenUrl, limits.listenOptions(), &error);
   if (!listener) {
     logError("cannot listen: " + error);
     return 1;

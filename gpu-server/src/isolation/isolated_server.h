@@ -46,10 +46,6 @@ int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
               const ServerLimits &limits, uint64_t drainMs,
               const ProcessSignals &signals);
 
-// The listener's bounds for clients in the transport's handshake, from the
-// session limits (docs/server.md, "Bounds").
-transport::ListenOptions listenOptions(const ServerLimits &limits);
-
 } // namespace rc::server
 
 #endif

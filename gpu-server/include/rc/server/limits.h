@@ -6,6 +6,7 @@
 #define RC_SERVER_LIMITS_H
 
 #include "rc/env_reader.h"
+#include "rc/transport.h"
 
 #include <atomic>
 #include <cstdint>
@@ -37,6 +38,9 @@ struct ServerLimits {
   // rule: a value outside its range is the reader's error). rc-server reads
   // them with the rest of its settings (ServerSettings::fromEnv).
   void read(EnvReader &env);
+  // A listener's bounds for clients still in the transport's handshake: as
+  // many, as long and as small as for those waiting for their Hello.
+  transport::ListenOptions listenOptions() const;
 };
 
 // Bytes shared by all sessions: take() refuses what would pass the total,
