@@ -1,5 +1,6 @@
 #include "rc/auth/key_file.h"
 #include "rc/auth/proof.h"
+#include "rc/hex.h"
 
 #include <algorithm>
 #include <cctype>
@@ -20,29 +21,6 @@ constexpr size_t kMaxSecretBytes =
     64; // HMAC-SHA256's block: longer adds nothing
 constexpr size_t kGeneratedSecretBytes = 32;
 constexpr off_t kMaxFileBytes = 1 << 20;
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-bool decodeHex(const std::string &hex, std::vector<uint8_t> *out) {
-  if (hex.size() % 2)
-    return false;
-  out->clear();
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = hexValue(hex[i]), lo = hexValue(hex[i + 1]);
-    if (hi < 0 || lo < 0)
-      return false;
-    out->push_back(uint8_t(hi << 4 | lo));
-  }
-  return true;
-}
 
 std::string octalMode(mode_t mode) {
   char buf[8];
@@ -89,7 +67,7 @@ bool parseKeys(const std::string &text, const std::string &origin,
     if (fields >> extra)
       return fail("key '" + id + "' has more than one secret");
     Key key{id, {}};
-    if (!decodeHex(secret, &key.secret))
+    if (!parseHexBytes(secret, &key.secret))
       return fail("the secret of key '" + id + "' is not hex digits");
     if (key.secret.size() < kMinSecretBytes ||
         key.secret.size() > kMaxSecretBytes)
@@ -162,13 +140,7 @@ bool writeNewKeyFile(const std::string &path, const std::string &id,
                      "# rc-server --auth-key-file FILE accepts its keys; a "
                      "client with RC_AUTH_KEY_FILE=FILE\n"
                      "# uses the first one. Keep it private (mode 0600).\n" +
-                     id + " ";
-  static const char kDigits[] = "0123456789abcdef";
-  for (uint8_t b : secret) {
-    text += kDigits[b >> 4];
-    text += kDigits[b & 15];
-  }
-  text += "\n";
+                     id + " " + hexBytes(secret, sizeof secret) + "\n";
   std::memset(secret, 0, sizeof secret);
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {

@@ -1,4 +1,5 @@
 #include "isolation/worker_channel.h"
+#include "rc/hex.h"
 
 #include <cerrno>
 #include <cstring>
@@ -30,33 +31,13 @@ bool parseReadyMessage(const std::string &message, std::string *address,
 }
 
 std::string ticketMessage(const std::vector<uint8_t> &ticket) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string text = "ticket ";
-  for (uint8_t b : ticket) {
-    text += kDigits[b >> 4];
-    text += kDigits[b & 15];
-  }
-  return text;
+  return "ticket " + hexBytes(ticket.data(), ticket.size());
 }
 
 bool parseTicketMessage(const std::string &message,
                         std::vector<uint8_t> *ticket) {
-  if (message.rfind("ticket ", 0) != 0 || (message.size() - 7) % 2 != 0 ||
-      message.size() == 7)
-    return false;
-  auto digit = [](char c) {
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                  : -1;
-  };
-  ticket->clear();
-  for (size_t i = 7; i < message.size(); i += 2) {
-    int hi = digit(message[i]), lo = digit(message[i + 1]);
-    if (hi < 0 || lo < 0)
-      return false;
-    ticket->push_back(uint8_t(hi << 4 | lo));
-  }
-  return true;
+  return message.rfind("ticket ", 0) == 0 && message.size() > 7 &&
+         parseHexBytes(message.substr(7), ticket);
 }
 
 WorkerChannel::~WorkerChannel() {
