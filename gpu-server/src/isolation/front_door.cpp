@@ -2,25 +2,13 @@
 #include "rc/server/log.h"
 #include "rc/wire_message.h"
 #include "session/hello_auth.h"
+#include "session/server_message.h"
 
 #include <chrono>
 
 namespace rc::server {
 
 namespace {
-
-std::vector<uint8_t> finish(flatbuffers::FlatBufferBuilder &fbb,
-                            flatbuffers::Offset<wire::HelloReply> reply) {
-  fbb.Finish(wire::CreateMessage(fbb, wire::Body::HelloReply, reply.Union()),
-             "RCW1");
-  return std::vector<uint8_t>(fbb.GetBufferPointer(),
-                              fbb.GetBufferPointer() + fbb.GetSize());
-}
-
-std::vector<uint8_t> refusal(const std::string &why) {
-  flatbuffers::FlatBufferBuilder fbb;
-  return finish(fbb, wire::CreateHelloReplyDirect(fbb, false, why.c_str()));
-}
 
 // A worker listening on every interface is reached at the host the client
 // reached the supervisor at: the redirect leaves the host out.
@@ -50,7 +38,7 @@ std::vector<uint8_t> redirect(const WorkerPool::Reservation &r,
     hr.add_auth_proof(proof);
   hr.add_redirect(address);
   hr.add_ticket(ticket);
-  return finish(fbb, hr.Finish());
+  return finishMessage(fbb, wire::Body::HelloReply, hr.Finish().Union());
 }
 
 int msLeft(Lobby::Clock::time_point deadline) {
@@ -103,7 +91,7 @@ void FrontDoor::handshake(transport::Connection &conn,
   const auto deadline =
       arrived + std::chrono::milliseconds(limits_.helloTimeoutMs);
   auto refuse = [&](const std::string &why) {
-    std::vector<uint8_t> reply = refusal(why);
+    std::vector<uint8_t> reply = helloRefusal(why);
     conn.send(reply.data(), reply.size());
     logDebug("client " + std::to_string(id) + " from " + conn.peerHost() +
              " refused: " + why);

@@ -1,4 +1,5 @@
 #include "session/hello_auth.h"
+#include "session/server_message.h"
 
 namespace rc::server {
 
@@ -55,10 +56,7 @@ bool HelloAuth::challenge(const wire::Hello &hello, const uint8_t *message,
   auto serverNonce = fbb.CreateVector(transcript_.serverNonce.data(),
                                       transcript_.serverNonce.size());
   auto body = wire::CreateAuthChallenge(fbb, serverNonce, sessionId_);
-  fbb.Finish(wire::CreateMessage(fbb, wire::Body::AuthChallenge, body.Union()),
-             "RCW1");
-  challenge->assign(fbb.GetBufferPointer(),
-                    fbb.GetBufferPointer() + fbb.GetSize());
+  *challenge = finishMessage(fbb, wire::Body::AuthChallenge, body.Union());
   awaiting_ = true;
   return true;
 }

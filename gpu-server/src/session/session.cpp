@@ -7,6 +7,7 @@
 #include "rc/wire_message.h"
 #include "session/hello_auth.h"
 #include "session/hello_kernel_attrs.h"
+#include "session/server_message.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,22 +17,6 @@
 namespace rc::server {
 
 namespace {
-
-std::vector<uint8_t> finish(flatbuffers::FlatBufferBuilder &fbb,
-                            wire::Body type, flatbuffers::Offset<void> body) {
-  fbb.Finish(wire::CreateMessage(fbb, type, body), "RCW1");
-  return std::vector<uint8_t>(fbb.GetBufferPointer(),
-                              fbb.GetBufferPointer() + fbb.GetSize());
-}
-
-std::vector<uint8_t> helloFailure(const std::string &error) {
-  flatbuffers::FlatBufferBuilder fbb;
-  auto err = fbb.CreateString(error);
-  wire::HelloReplyBuilder hr(fbb);
-  hr.add_ok(false);
-  hr.add_error(err);
-  return finish(fbb, wire::Body::HelloReply, hr.Finish().Union());
-}
 
 // Finishes a BatchReply in `fbb`, which may already hold the read-back
 // payloads that `results` point to.
@@ -53,7 +38,7 @@ std::vector<uint8_t> batchReply(flatbuffers::FlatBufferBuilder &fbb,
   auto body =
       wire::CreateBatchReply(fbb, seq, fbb.CreateVector(rs),
                              fbb.CreateVector(es), ringReleased, printed);
-  return finish(fbb, wire::Body::BatchReply, body.Union());
+  return finishMessage(fbb, wire::Body::BatchReply, body.Union());
 }
 
 std::vector<uint8_t> errorReply(uint64_t seq, const ErrorData &error) {
@@ -168,7 +153,7 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
   if (!msg) {
     logDebug("session " + std::to_string(id_) + ": " + bad);
     if (!executor_)
-      replies.push_back(helloFailure(bad));
+      replies.push_back(helloRefusal(bad));
     else
       replyError(0, kErrInvalidValue, bad, replies);
     return Next::Continue;
@@ -183,7 +168,7 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
   default:
     if (!executor_)
       replies.push_back(
-          helloFailure("unexpected message: the first message must be Hello"));
+          helloRefusal("unexpected message: the first message must be Hello"));
     else
       replyError(0, kErrInvalidValue,
                  "unexpected message type " +
@@ -201,7 +186,7 @@ std::string Session::peerHost() const {
 Session::Next Session::refuseHello(const std::string &why,
                                    std::vector<std::vector<uint8_t>> &replies) {
   closeReason_ = "handshake refused: " + why;
-  replies.push_back(helloFailure(why));
+  replies.push_back(helloRefusal(why));
   return Next::Close;
 }
 
@@ -363,7 +348,8 @@ Session::Next Session::openSession(const void *p,
   hr.add_kernel_attributes(kernelAttrs);
   hr.add_upload_ring(ring);
   hr.add_auth_proof(proof);
-  replies.push_back(finish(fbb, wire::Body::HelloReply, hr.Finish().Union()));
+  replies.push_back(
+      finishMessage(fbb, wire::Body::HelloReply, hr.Finish().Union()));
   logInfo("session " + std::to_string(id_) + " (app pid " +
           std::to_string(pid_) + ", " + name_ +
           (tenant_.empty() ? "" : ", tenant '" + tenant_ + "'") + ") opened");

@@ -1,0 +1,22 @@
+#include "session/server_message.h"
+
+namespace rc::server {
+
+std::vector<uint8_t> finishMessage(flatbuffers::FlatBufferBuilder &fbb,
+                                   wire::Body type,
+                                   flatbuffers::Offset<void> body) {
+  wire::FinishMessageBuffer(fbb, wire::CreateMessage(fbb, type, body));
+  return std::vector<uint8_t>(fbb.GetBufferPointer(),
+                              fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+std::vector<uint8_t> helloRefusal(const std::string &why) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto error = fbb.CreateString(why);
+  wire::HelloReplyBuilder hr(fbb);
+  hr.add_ok(false);
+  hr.add_error(error);
+  return finishMessage(fbb, wire::Body::HelloReply, hr.Finish().Union());
+}
+
+} // namespace rc::server
