@@ -32,12 +32,74 @@ void ServerLimits::read(EnvReader &env) {
 }
 
 bool ByteBudget::take(uint64_t bytes) {
-  uint64_t used = used_.load();
+  uint64_t used = used_->load();
   do {
     if (bytes > total_ || used > total_ - bytes)
       return false;
-  } while (!used_.compare_exchange_weak(used, used + bytes));
+  } while (!used_->compare_exchange_weak(used, used + bytes));
+  if (held_)
+    held_->fetch_add(bytes);
   return true;
 }
+
+void ByteBudget::give(uint64_t bytes) {
+  if (held_)
+    held_->fetch_sub(bytes);
+  used_->fetch_sub(bytes);
+}
+
+std::string ByteBudget::refusal(uint64_t bytes) const {
+  return std::to_string(bytes) + " more bytes do not fit " + what_ + " (" +
+         std::to_string(used()) + " of " + std::to_string(total_) +
+         " bytes in use; " + source_ + ")";
+}
+
+BudgetSet::BudgetSet(std::initializer_list<ByteBudget *> budgets) {
+  for (ByteBudget *b : budgets)
+    if (b)
+      budgets_.push_back(b);
+}
+
+bool BudgetSet::take(uint64_t bytes, std::string *why) {
+  for (size_t i = 0; i < budgets_.size(); ++i) {
+    if (budgets_[i]->take(bytes))
+      continue;
+    *why = budgets_[i]->refusal(bytes);
+    while (i-- > 0)
+      budgets_[i]->give(bytes);
+    return false;
+  }
+  return true;
+}
+
+void BudgetSet::give(uint64_t bytes) {
+  for (ByteBudget *b : budgets_)
+    b->give(bytes);
+}
+
+std::shared_ptr<const HeldBytes>
+HeldBytes::take(BudgetSet budgets, uint64_t bytes, std::string *why) {
+  if (!budgets.take(bytes, why))
+    return nullptr;
+  return std::make_shared<const HeldBytes>(std::move(budgets), bytes);
+}
+
+std::vector<BudgetSpec> ServerBudgets::specs(const ServerLimits &l) {
+  return {{kReplyName, l.replyTotalBytes,
+           "the server's memory for read-back replies of all sessions",
+           "RC_SERVER_REPLY_TOTAL_MIB"},
+          {kPinnedName, l.pinnedTotalBytes,
+           "the server's pinned memory for all sessions",
+           "RC_SERVER_PINNED_TOTAL_MIB"}};
+}
+
+namespace {
+std::unique_ptr<ByteBudget> ownBudget(const BudgetSpec &spec) {
+  return std::make_unique<ByteBudget>(spec.total, spec.what, spec.source);
+}
+} // namespace
+
+ServerBudgets::ServerBudgets(const ServerLimits &l)
+    : ServerBudgets(ownBudget(specs(l)[0]), ownBudget(specs(l)[1])) {}
 
 } // namespace rc::server

@@ -76,8 +76,9 @@ const char kUsage[] =
     "  --max-workers N    with --isolation process: sessions at once\n"
     "                     (default 32)\n"
     "  --quotas FILE      per-tenant bounds; a tenant is a key id of\n"
-    "                     --auth-key-file. Lines: TENANT sessions=N, TENANT\n"
-    "                     a key id or * for every other tenant\n"
+    "                     --auth-key-file. Lines: TENANT sessions=N\n"
+    "                     device=SIZE pinned=SIZE (SIZE: 8GiB, 512MiB, ...),\n"
+    "                     TENANT a key id or * for every other tenant\n"
     "  --help             this text\n"
     "\n"
     "rc-server keygen FILE writes a new key file (mode 0600) holding one\n"
@@ -311,6 +312,14 @@ int main(int argc, char **argv) {
     } else if (arg == "--max-workers") {
       if (!need("N") || (maxWorkers = count(value, 1)) < 0)
         return usageError("--max-workers needs a count from 1 to 4096");
+    } else if (arg == "--worker-budgets") {
+      // Internal: the supervisor's budget table, FD:ROW (isolation/).
+      size_t colon = value.find(':');
+      if (!need("FD:ROW") || colon == std::string::npos ||
+          (options.budgetTableFd = count(value.substr(0, colon), 0)) < 0 ||
+          (options.budgetHolder = count(value.substr(colon + 1), 0)) < 0)
+        return usageError("--worker-budgets is rc-server's own (--isolation "
+                          "process starts workers with it)");
     } else if (arg == "--worker-channel") {
       // Internal: how the supervisor starts its workers (isolation/).
       if (!need("FD") || (workerChannel = count(value, 0)) < 0)

@@ -89,13 +89,25 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   if (!options.authKeyFile.empty() &&
       !auth::loadKeyFile(options.authKeyFile, &keys, error))
     return false;
-  // A worker of --isolation process leaves quotas to its supervisor.
-  if (!options.quotasFile.empty() && !options.reservedSession) {
+  // A worker of --isolation process leaves quotas to its supervisor: it
+  // counts the sessions and made the budget table the worker charges.
+  if (options.budgetTableFd >= 0) {
+    budgetTable_ =
+        BudgetTable::attach(options.budgetTableFd, options.budgetHolder, error);
+  } else {
     TenantQuotas quotas;
-    if (!quotas.load(options.quotasFile, keys, error))
+    const bool quoted = !options.quotasFile.empty();
+    if (quoted && !quotas.load(options.quotasFile, keys, error))
       return false;
-    tenants_ = std::make_unique<TenantLedger>(std::move(quotas));
+    budgetTable_ =
+        BudgetTable::create(serverBudgetSpecs(options.settings.limits,
+                                              quoted ? &quotas : nullptr, keys),
+                            1, error);
+    if (quoted)
+      tenants_ = std::make_unique<TenantLedger>(std::move(quotas));
   }
+  if (!budgetTable_)
+    return false;
   for (const std::string &path : options.manifests)
     if (!registry_.addFile(path, error))
       return false;
@@ -115,12 +127,20 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
     logInfo("removed " + std::to_string(n) +
             " shared-memory file(s) of rc-servers that are gone");
   limits_ = options.settings.limits;
-  budgets_ = std::make_unique<ServerBudgets>(limits_);
+  auto reply = budgetTable_->budget(ServerBudgets::kReplyName);
+  auto pinned = budgetTable_->budget(ServerBudgets::kPinnedName);
+  if (!reply || !pinned) {
+    *error = "the budget table has no server budgets";
+    return false;
+  }
+  budgets_ =
+      std::make_unique<ServerBudgets>(std::move(reply), std::move(pinned));
   env_.reset(new SessionEnv{
       registry_, *backend_, &health_, std::move(keys), &authThrottle_, &limits_,
       budgets_.get(), options.settings.session,
       options.reservedSession ? &ticket_ : nullptr,
-      options.reservedSession ? &waitingContext_ : nullptr, tenants_.get()});
+      options.reservedSession ? &waitingContext_ : nullptr, tenants_.get(),
+      budgetTable_.get()});
   if (!options.metricsFile.empty()) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);

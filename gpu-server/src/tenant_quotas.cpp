@@ -1,6 +1,7 @@
 #include "rc/server/tenant_quotas.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -9,7 +10,38 @@ namespace rc::server {
 namespace {
 // The limit of a count such as sessions=N.
 constexpr long kMaxCount = 1 << 20;
+
+// "1073741824", "512MiB", "8GiB": false unless the whole text is a size.
+bool parseSize(const std::string &text, uint64_t *bytes) {
+  static const struct {
+    const char *suffix;
+    int shift;
+  } kUnits[] = {{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"", 0}};
+  for (const auto &unit : kUnits) {
+    size_t n = std::strlen(unit.suffix);
+    if (text.size() <= n || text.compare(text.size() - n, n, unit.suffix))
+      continue;
+    std::string digits = text.substr(0, text.size() - n);
+    if (digits.find_first_not_of("0123456789") != std::string::npos ||
+        digits.size() > 15)
+      return false;
+    uint64_t value = std::stoull(digits);
+    if (value > (uint64_t(1) << 50) >> unit.shift)
+      return false;
+    *bytes = value << unit.shift;
+    return true;
+  }
+  return false;
+}
 } // namespace
+
+std::string tenantDeviceBudget(const std::string &tenant) {
+  return "tenant/" + tenant + "/device";
+}
+
+std::string tenantPinnedBudget(const std::string &tenant) {
+  return "tenant/" + tenant + "/pinned";
+}
 
 bool TenantQuotas::load(const std::string &path,
                         const std::vector<auth::Key> &keys,
@@ -46,14 +78,25 @@ bool TenantQuotas::load(const std::string &path,
       size_t eq = setting.find('=');
       std::string name = setting.substr(0, eq);
       std::string value = eq == std::string::npos ? "" : setting.substr(eq + 1);
-      char *end = nullptr;
-      long n = std::strtol(value.c_str(), &end, 10);
-      if (name != "sessions")
-        return fail("unknown setting '" + name + "' (known: sessions)");
-      if (value.empty() || *end || n < 0 || n > kMaxCount)
-        return fail("sessions must be a count from 0 to " +
-                    std::to_string(kMaxCount) + ", got '" + value + "'");
-      quota.sessions = int(n);
+      if (name == "sessions") {
+        char *end = nullptr;
+        long n = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end || n < 0 || n > kMaxCount)
+          return fail("sessions must be a count from 0 to " +
+                      std::to_string(kMaxCount) + ", got '" + value + "'");
+        quota.sessions = int(n);
+      } else if (name == "device" || name == "pinned") {
+        uint64_t bytes = 0;
+        if (!parseSize(value, &bytes))
+          return fail(name +
+                      " must be a size such as 8GiB, 512MiB or a count "
+                      "of bytes (at most 1024TiB), got '" +
+                      value + "'");
+        (name == "device" ? quota.deviceBytes : quota.pinnedBytes) = bytes;
+      } else {
+        return fail("unknown setting '" + name +
+                    "' (known: sessions, device, pinned)");
+      }
     }
     quotas_[tenant] = quota;
   }
@@ -87,6 +130,26 @@ void TenantLedger::closeSession(const std::string &tenant) {
   auto it = sessions_.find(tenant);
   if (it != sessions_.end() && --it->second <= 0)
     sessions_.erase(it);
+}
+
+std::vector<BudgetSpec>
+TenantQuotas::budgetSpecs(const std::vector<auth::Key> &keys) const {
+  std::vector<BudgetSpec> specs;
+  for (const auth::Key &key : keys) {
+    TenantQuota quota = of(key.id);
+    auto add = [&](const std::string &name, uint64_t bytes, const char *what,
+                   const char *setting) {
+      if (bytes != UINT64_MAX)
+        specs.push_back({name, bytes, "tenant '" + key.id + "''s " + what,
+                         std::string("its quota ") + setting + "=" +
+                             std::to_string(bytes) + " in " + path_});
+    };
+    add(tenantDeviceBudget(key.id), quota.deviceBytes, "device memory",
+        "device");
+    add(tenantPinnedBudget(key.id), quota.pinnedBytes, "pinned host memory",
+        "pinned");
+  }
+  return specs;
 }
 
 int TenantLedger::sessions(const std::string &tenant) const {

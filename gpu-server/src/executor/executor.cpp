@@ -45,25 +45,19 @@ Executor::~Executor() {
 const UploadRing *Executor::createUploadRing(uint64_t size, bool shared,
                                              std::string *why) {
   dropUploadRing();
-  if (pinnedBudget_ && !pinnedBudget_->take(size)) {
-    *why = "the server's pinned memory for all sessions is in use (" +
-           std::to_string(pinnedBudget_->used()) + " of " +
-           std::to_string(pinnedBudget_->total()) +
-           " bytes, RC_SERVER_PINNED_TOTAL_MIB)";
+  if (!pinnedBudgets_.take(size, why))
     return nullptr;
-  }
   uploadRing_ = UploadRing::create(*contexts_[0], size, shared, why);
   if (uploadRing_)
     ringHeld_ = size;
-  else if (pinnedBudget_)
-    pinnedBudget_->give(size);
+  else
+    pinnedBudgets_.give(size);
   return uploadRing_.get();
 }
 
 void Executor::dropUploadRing() {
   uploadRing_.reset();
-  if (pinnedBudget_ && ringHeld_)
-    pinnedBudget_->give(ringHeld_);
+  pinnedBudgets_.give(ringHeld_);
   ringHeld_ = 0;
 }
 
@@ -240,7 +234,7 @@ OpStatus Executor::symbol(const VariableInfo &v, uint64_t *addr) {
       return st;
     it = symbols_.emplace(key, std::make_pair(a, size)).first;
     // Kernels may be handed a variable's address (cudaGetSymbolAddress).
-    symbolRanges_[a] = Range{size, bound_};
+    symbolRanges_[a] = Range{size, bound_, nullptr};
   }
   *addr = it->second.first;
   return OpStatus::success();
@@ -256,12 +250,17 @@ OpStatus Executor::doMalloc(const wire::Malloc &c, ResultData &r) {
   if (c.size() > boundDevice().totalMem)
     return fail(kErrMemoryAllocation,
                 std::to_string(c.size()) + " bytes exceed the device memory");
+  std::string why;
+  std::shared_ptr<const HeldBytes> charge =
+      HeldBytes::take(deviceBudgets_, c.size(), &why);
+  if (!charge)
+    return fail(kErrMemoryAllocation, why);
   uint64_t addr = 0;
   OpStatus st = ctx_->malloc(c.size(), &addr);
   if (!st.ok())
     return st;
   if (addr)
-    allocations_[addr] = Range{c.size(), bound_};
+    allocations_[addr] = Range{c.size(), bound_, std::move(charge)};
   r.addr = addr;
   return st;
 }
@@ -718,11 +717,12 @@ OpStatus Executor::handle(const wire::Goodbye &, Answer &) {
 }
 
 void Executor::setBounds(uint64_t maxReplyBytes, uint64_t maxSharedHostBytes,
-                         ByteBudget *replyBudget, ByteBudget *pinnedBudget) {
+                         const Budgets &budgets) {
   maxReplyBytes_ = std::min(maxReplyBytes, kMaxReplyBytes);
-  replyBudget_ = replyBudget;
-  pinnedBudget_ = pinnedBudget;
-  sharedHost_.setLimits(maxSharedHostBytes, pinnedBudget);
+  replyBudgets_ = BudgetSet{budgets.reply};
+  pinnedBudgets_ = BudgetSet{budgets.tenantPinned, budgets.pinned};
+  deviceBudgets_ = BudgetSet{budgets.tenantDevice};
+  sharedHost_.setLimits(maxSharedHostBytes, pinnedBudgets_);
 }
 
 OpStatus Executor::reserveReply(uint64_t size) {
@@ -733,24 +733,17 @@ OpStatus Executor::reserveReply(uint64_t size) {
                     std::to_string(maxReplyBytes_) +
                     " bytes (the server's RC_SERVER_MAX_REPLY_MIB); split "
                     "the read-back");
-  if (replyBudget_ && !replyBudget_->take(size))
+  std::string why;
+  if (!replyBudgets_.take(size, &why))
     return fail(kErrMemoryAllocation,
-                "the server's memory for read-back replies is in use (" +
-                    std::to_string(replyBudget_->used()) + " of " +
-                    std::to_string(replyBudget_->total()) +
-                    " bytes for all sessions, RC_SERVER_REPLY_TOTAL_MIB): " +
-                    std::to_string(size) +
-                    " more bytes do not fit now; retry or read back less at "
-                    "once");
+                why + ": retry or read back less at once");
   replyBytes_ += size;
-  if (replyBudget_)
-    replyHeld_ += size;
+  replyHeld_ += size;
   return OpStatus::success();
 }
 
 void Executor::releaseReply() {
-  if (replyBudget_ && replyHeld_)
-    replyBudget_->give(replyHeld_);
+  replyBudgets_.give(replyHeld_);
   replyHeld_ = 0;
 }
 

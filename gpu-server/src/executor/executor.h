@@ -64,11 +64,17 @@ public:
            std::unique_ptr<DeviceContext> first,
            std::vector<bool> allowedManifests, const SessionSettings &settings);
   ~Executor(); // gives back what it took from the shared budgets
+  // What the session's memory is charged to (rc/server/limits.h): the
+  // budgets all sessions share and its tenant's quotas (null: no bound).
+  struct Budgets {
+    ByteBudget *reply = nullptr, *pinned = nullptr;
+    ByteBudget *tenantPinned = nullptr, *tenantDevice = nullptr;
+  };
   // The session's bounds (limits.h): read-back bytes in one batch's reply,
-  // pinned memory shared with the client; and the budgets all sessions
-  // share (null: none). Before the first batch.
+  // pinned memory shared with the client; and its budgets. Before the
+  // first batch.
   void setBounds(uint64_t maxReplyBytes, uint64_t maxSharedHostBytes,
-                 ByteBudget *replyBudget, ByteBudget *pinnedBudget);
+                 const Budgets &budgets);
 
   // Runs the batch up to its first failing command. Returns false and fills
   // *error when a command failed; `results` gets what commands returned.
@@ -356,6 +362,7 @@ private:
   struct Range {
     uint64_t size = 0;
     int device = 0;
+    std::shared_ptr<const HeldBytes> charge; // of deviceBudgets_
   };
   std::map<uint64_t, Range> allocations_;  // base -> size, device
   std::map<uint64_t, Range> symbolRanges_; // address -> size, device
@@ -372,6 +379,7 @@ private:
     int device = 0;
     uint64_t rowBytes = 0, rows = 0, slices = 0;
     uint32_t flags = 0;
+    std::shared_ptr<const HeldBytes> charge; // of deviceBudgets_
   };
   std::map<uint64_t, ArrayRecord> arrays_;
   struct TextureObject {
@@ -444,10 +452,11 @@ private:
   // rather than fail beyond that.
   static constexpr uint64_t kMaxReplyBytes = uint64_t(1) << 30;
   uint64_t maxReplyBytes_ = ServerLimits().replyBytes;
-  ByteBudget *replyBudget_ = nullptr;
-  uint64_t replyHeld_ = 0; // taken from replyBudget_ for the last reply
-  ByteBudget *pinnedBudget_ = nullptr;
-  uint64_t ringHeld_ = 0; // taken from pinnedBudget_ for the upload ring
+  BudgetSet replyBudgets_;
+  uint64_t replyHeld_ = 0; // taken from replyBudgets_ for the last reply
+  BudgetSet pinnedBudgets_;
+  uint64_t ringHeld_ = 0;   // taken from pinnedBudgets_ for the upload ring
+  BudgetSet deviceBudgets_; // device memory: cudaMalloc, VMM, arrays
   int sticky_ = 0;
   std::string stickyMessage_;
   bool goodbye_ = false;

@@ -118,6 +118,9 @@ OpStatus Executor::handle(const wire::MemCreate &c, Answer &a) {
   VmmTable::Physical p;
   p.size = c.size();
   p.device = bound_;
+  std::string why;
+  if (!(p.charge = HeldBytes::take(deviceBudgets_, c.size(), &why)))
+    return fail(kErrMemoryAllocation, why);
   if (c.compression() != 0 && c.compression() != CU_MEM_ALLOCATION_COMP_GENERIC)
     return fail(kErrInvalidValue, "compression type " +
                                       std::to_string(c.compression()) +
@@ -167,7 +170,7 @@ OpStatus Executor::handle(const wire::MemMap &c, Answer &) {
                 range(c.addr(), c.size()) + " overlaps an existing mapping");
   OpStatus st = ctx_->memMap(c.addr(), c.size(), c.offset(), p->native);
   if (st.ok())
-    vmm_.addMapping(c.addr(), c.size(), p->device);
+    vmm_.addMapping(c.addr(), c.size(), p->device, p->charge);
   return st;
 }
 

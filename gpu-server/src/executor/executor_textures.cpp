@@ -78,6 +78,9 @@ OpStatus Executor::handle(const wire::ArrayCreate &c, Answer &) {
       __builtin_mul_overflow(r.rowBytes, r.rows, &bytes) ||
       __builtin_mul_overflow(bytes, r.slices, &bytes))
     return OpStatus::fail(kErrMemoryAllocation, "array size overflows");
+  std::string why;
+  if (!(r.charge = HeldBytes::take(deviceBudgets_, bytes, &why)))
+    return OpStatus::fail(kErrMemoryAllocation, why);
   OpStatus st = ctx_->textures()->arrayCreate(shape, &r.native);
   if (st.ok())
     arrays_[c.array()] = r;

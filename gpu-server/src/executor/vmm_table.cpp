@@ -21,8 +21,9 @@ const VmmTable::Physical *VmmTable::physical(uint64_t handle) const {
   return it == physical_.end() ? nullptr : &it->second;
 }
 
-void VmmTable::addMapping(uint64_t base, uint64_t size, int device) {
-  mappings_[base] = Mapping{size, false, device};
+void VmmTable::addMapping(uint64_t base, uint64_t size, int device,
+                          std::shared_ptr<const HeldBytes> charge) {
+  mappings_[base] = Mapping{size, false, device, std::move(charge)};
 }
 
 bool VmmTable::firstMappingIn(uint64_t addr, uint64_t size,

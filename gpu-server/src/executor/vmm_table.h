@@ -8,9 +8,11 @@
 #define RC_SERVER_VMM_TABLE_H
 
 #include "rc/server/backend.h"
+#include "rc/server/limits.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -22,6 +24,9 @@ public:
     NativeHandle native = 0;
     uint64_t size = 0;
     int device = 0; // where the memory is
+    // Its memory against the session's device budgets: held by the handle
+    // and by each mapping of it, as the memory itself is.
+    std::shared_ptr<const HeldBytes> charge;
   };
 
   // Reserved address ranges.
@@ -41,8 +46,10 @@ public:
   }
   void removePhysical(uint64_t handle) { physical_.erase(handle); }
 
-  // Mappings. A new one has access off until enableAccess.
-  void addMapping(uint64_t base, uint64_t size, int device);
+  // Mappings. A new one has access off until enableAccess; it holds the
+  // charge of the memory it maps (Physical::charge).
+  void addMapping(uint64_t base, uint64_t size, int device,
+                  std::shared_ptr<const HeldBytes> charge = nullptr);
   // The lowest mapping base within [addr, addr+size), if any.
   bool firstMappingIn(uint64_t addr, uint64_t size, uint64_t *base) const;
   bool overlapsMapping(uint64_t addr, uint64_t size) const;
@@ -64,6 +71,7 @@ private:
     uint64_t size = 0;
     bool access = false;
     int device = 0;
+    std::shared_ptr<const HeldBytes> charge;
   };
   std::map<uint64_t, uint64_t> reservations_; // base -> size
   std::unordered_map<uint64_t, Physical> physical_;

@@ -28,23 +28,35 @@ int runSupervisor(const SupervisorOptions &options,
     logError("start-up failed: " + error);
     return 1;
   }
-  // Tenants are counted here, from a client's reservation until its
-  // worker ends; the workers count nothing.
+  // Tenants' sessions are counted here, from a client's reservation until
+  // its worker ends; their memory by the workers, in one budget table.
   std::unique_ptr<TenantLedger> tenants;
-  if (!options.quotasFile.empty()) {
-    TenantQuotas quotas;
-    if (!quotas.load(options.quotasFile, keys, &error)) {
-      logError("start-up failed: " + error);
-      return 1;
-    }
-    tenants = std::make_unique<TenantLedger>(std::move(quotas));
+  TenantQuotas quotas;
+  const bool quoted = !options.quotasFile.empty();
+  if (quoted && !quotas.load(options.quotasFile, keys, &error)) {
+    logError("start-up failed: " + error);
+    return 1;
   }
-  WorkerPoolOptions poolOptions{options.workerCommand, options.listenUrl,
-                                options.warmWorkers, options.maxWorkers,
+  // The budgets all workers charge: those of all sessions and the
+  // tenants' memory quotas.
+  std::unique_ptr<BudgetTable> budgets = BudgetTable::create(
+      serverBudgetSpecs(options.limits, quoted ? &quotas : nullptr, keys),
+      options.maxWorkers, &error);
+  if (!budgets) {
+    logError("start-up failed: " + error);
+    return 1;
+  }
+  if (quoted)
+    tenants = std::make_unique<TenantLedger>(std::move(quotas));
+  WorkerPoolOptions poolOptions{options.workerCommand,
+                                options.listenUrl,
+                                options.warmWorkers,
+                                options.maxWorkers,
                                 [&tenants](const std::string &tenant) {
                                   if (tenants)
                                     tenants->closeSession(tenant);
-                                }};
+                                },
+                                budgets.get()};
   WorkerPool pool(std::move(poolOptions));
   std::string summary;
   if (!pool.start(kFirstWorkerMs, &summary, &error)) {

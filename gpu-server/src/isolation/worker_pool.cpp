@@ -20,8 +20,10 @@ constexpr int kMonitorMs = 50;
 // After a worker ended before it was ready (a start-up error), the next
 // start waits this long, so a broken set-up does not spin.
 constexpr auto kRetryAfterFailure = std::chrono::seconds(1);
-// The channel's number in a worker: the first after stdin, stdout, stderr.
+// The channel's number in a worker: the first after stdin, stdout, stderr;
+// the budget table's after it.
 constexpr int kChildChannelFd = 3;
+constexpr int kChildBudgetsFd = 4;
 
 std::string describeStatus(int status) {
   if (WIFEXITED(status))
@@ -34,7 +36,11 @@ std::string describeStatus(int status) {
 } // namespace
 
 WorkerPool::WorkerPool(WorkerPoolOptions options)
-    : options_(std::move(options)) {}
+    : options_(std::move(options)) {
+  if (options_.budgets)
+    for (int row = options_.max - 1; row >= 0; --row)
+      freeRows_.push_back(row);
+}
 
 WorkerPool::~WorkerPool() {
   {
@@ -65,6 +71,19 @@ bool WorkerPool::spawnLocked(std::string *error) {
   std::vector<std::string> args = options_.command;
   args.push_back("--listen=" + workerUrl(++spawned_));
   args.push_back("--worker-channel=" + std::to_string(kChildChannelFd));
+  int row = -1, budgetsFd = -1;
+  if (options_.budgets) {
+    if (freeRows_.empty()) { // more workers than rows: a bug, not a client's
+      *error = "no budget table row is free for another worker";
+      close(fds[0]);
+      close(fds[1]);
+      return false;
+    }
+    row = freeRows_.back();
+    budgetsFd = options_.budgets->fd();
+    args.push_back("--worker-budgets=" + std::to_string(kChildBudgetsFd) + ":" +
+                   std::to_string(row));
+  }
   std::vector<char *> argv;
   for (std::string &a : args)
     argv.push_back(a.data());
@@ -78,12 +97,25 @@ bool WorkerPool::spawnLocked(std::string *error) {
     // The worker gets its channel and stdio, nothing else of the
     // supervisor's: not the listening socket (it would keep the address
     // taken after the supervisor is gone), nor a client's connection.
+    int lastFd = kChildChannelFd;
+    if (budgetsFd >= 0) {
+      // The table first: the channel's dup2 may land on its number.
+      if (budgetsFd == kChildChannelFd || fds[1] == kChildBudgetsFd) {
+        budgetsFd = fcntl(budgetsFd, F_DUPFD, kChildBudgetsFd + 1);
+        fds[1] = fcntl(fds[1], F_DUPFD, kChildBudgetsFd + 1);
+      }
+      if (budgetsFd == kChildBudgetsFd)
+        fcntl(budgetsFd, F_SETFD, 0);
+      else
+        dup2(budgetsFd, kChildBudgetsFd);
+      lastFd = kChildBudgetsFd;
+    }
     if (fds[1] == kChildChannelFd)
       fcntl(fds[1], F_SETFD, 0);
     else
       dup2(fds[1], kChildChannelFd); // the copy has no close-on-exec
-    if (close_range(kChildChannelFd + 1, ~0U, 0) != 0)
-      for (int fd = kChildChannelFd + 1; fd < maxFd; ++fd)
+    if (close_range(lastFd + 1, ~0U, 0) != 0)
+      for (int fd = lastFd + 1; fd < maxFd; ++fd)
         close(fd);
     execv("/proc/self/exe", argv.data());
     _exit(127);
@@ -97,6 +129,10 @@ bool WorkerPool::spawnLocked(std::string *error) {
   }
   Worker w;
   w.pid = pid;
+  if (row >= 0) {
+    w.row = row;
+    freeRows_.pop_back();
+  }
   w.channel = std::make_unique<WorkerChannel>(fds[0]);
   workers_.push_back(std::move(w));
   return true;
@@ -282,6 +318,10 @@ void WorkerPool::reapEnded() {
     if (it->state == State::Reserved && !it->tenant.empty() &&
         options_.sessionEnded)
       options_.sessionEnded(it->tenant);
+    if (it->row >= 0) { // what it held, had it no time to give it back
+      options_.budgets->releaseHolder(it->row);
+      freeRows_.push_back(it->row);
+    }
     it = workers_.erase(it);
     cv_.notify_all();
   }

@@ -9,6 +9,7 @@
 #define RC_SERVER_WORKER_POOL_H
 
 #include "isolation/worker_channel.h"
+#include "rc/server/budget_table.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -33,6 +34,10 @@ struct WorkerPoolOptions {
   int max = 32;          // workers at most, busy or not
   // Called when a worker reserved for `tenant` (reserve()'s) has ended.
   std::function<void(const std::string &tenant)> sessionEnded;
+  // The budget table every worker charges (rc/server/budget_table.h), with
+  // a row for each of `max` workers; a worker's row is released when it
+  // ends. Null: workers make their own.
+  BudgetTable *budgets = nullptr;
 };
 
 class WorkerPool {
@@ -72,6 +77,7 @@ private:
     bool channelOpen = true;
     std::string address;
     std::string tenant; // whom it was reserved for
+    int row = -1;       // its row of options_.budgets
   };
   bool spawnLocked(std::string *error);
   std::string workerUrl(uint64_t n) const;
@@ -91,6 +97,7 @@ private:
   std::string firstSummary_;
   std::string lastFailure_; // how the last worker that never got ready ended
   uint64_t spawned_ = 0;
+  std::vector<int> freeRows_;     // of options_.budgets
   Clock::time_point nextSpawn_{}; // after a failed start: not before this
   std::thread monitor_;
 };

@@ -311,9 +311,18 @@ Session::Next Session::openSession(const void *p,
   executor_->setMetrics(metrics_.get());
   static const ServerLimits kDefaultLimits;
   const ServerLimits &limits = env_.limits ? *env_.limits : kDefaultLimits;
-  executor_->setBounds(limits.replyBytes, limits.sharedHostBytes,
-                       env_.budgets ? &env_.budgets->reply : nullptr,
-                       env_.budgets ? &env_.budgets->pinned : nullptr);
+  Executor::Budgets budgets;
+  if (env_.budgets) {
+    budgets.reply = &env_.budgets->reply;
+    budgets.pinned = &env_.budgets->pinned;
+  }
+  if (env_.budgetTable && !tenant_.empty()) {
+    tenantDevice_ = env_.budgetTable->budget(tenantDeviceBudget(tenant_));
+    tenantPinned_ = env_.budgetTable->budget(tenantPinnedBudget(tenant_));
+    budgets.tenantDevice = tenantDevice_.get();
+    budgets.tenantPinned = tenantPinned_.get();
+  }
+  executor_->setBounds(limits.replyBytes, limits.sharedHostBytes, budgets);
   executor_->allowHostSharing(conn_ && conn_->sameHost());
   if (conn_)
     executor_->setRemoteWriter([conn = conn_](const uint8_t *data,

@@ -11,10 +11,7 @@ OpStatus unknownRegion(uint64_t id) {
 }
 } // namespace
 
-SharedHost::~SharedHost() {
-  if (total_)
-    total_->give(bytes_);
-}
+SharedHost::~SharedHost() { budgets_.give(bytes_); }
 
 OpStatus SharedHost::create(DeviceContext &ctx, uint64_t size, uint64_t *id,
                             std::string *name) {
@@ -26,19 +23,13 @@ OpStatus SharedHost::create(DeviceContext &ctx, uint64_t size, uint64_t *id,
         std::to_string(size) + " bytes more of shared pinned memory would " +
             "pass the session's limit of " + std::to_string(maxBytes_) + " (" +
             std::to_string(bytes_) + " shared; RC_SERVER_SHARED_HOST_MIB)");
-  if (total_ && !total_->take(size))
-    return OpStatus::fail(kErrMemoryAllocation,
-                          std::to_string(size) +
-                              " bytes more of shared pinned memory do not " +
-                              "fit the server's total for all sessions (" +
-                              std::to_string(total_->used()) + " of " +
-                              std::to_string(total_->total()) +
-                              " bytes in use; RC_SERVER_PINNED_TOTAL_MIB)");
+  std::string why;
+  if (!budgets_.take(size, &why))
+    return OpStatus::fail(kErrMemoryAllocation, "shared pinned memory: " + why);
   std::unique_ptr<SharedMemory> region;
   OpStatus st = SharedMemory::create(ctx, "/rc-host-", size, &region);
   if (!st.ok()) {
-    if (total_)
-      total_->give(size);
+    budgets_.give(size);
     return st;
   }
   *id = nextId_++;
@@ -53,8 +44,7 @@ OpStatus SharedHost::release(uint64_t id) {
   if (it == regions_.end())
     return unknownRegion(id);
   bytes_ -= it->second->size();
-  if (total_)
-    total_->give(it->second->size());
+  budgets_.give(it->second->size());
   regions_.erase(it);
   return OpStatus::success();
 }

@@ -23,13 +23,13 @@ public:
   // At most `maxBytes` shared at once (pinned memory is the host's, not the
   // GPU's: a client must not be able to lock it all).
   explicit SharedHost(uint64_t maxBytes) : maxBytes_(maxBytes) {}
-  // The same bound, and `total`: pinned memory all sessions share (null:
-  // none). Before the first create().
-  void setLimits(uint64_t maxBytes, ByteBudget *total) {
+  // The same bound, and `budgets`: pinned memory all sessions share and
+  // the tenant's quota. Before the first create().
+  void setLimits(uint64_t maxBytes, BudgetSet budgets) {
     maxBytes_ = maxBytes;
-    total_ = total;
+    budgets_ = std::move(budgets);
   }
-  ~SharedHost(); // gives its regions' bytes back to the shared total
+  ~SharedHost(); // gives its regions' bytes back to the budgets
   SharedHost(const SharedHost &) = delete;
   SharedHost &operator=(const SharedHost &) = delete;
 
@@ -44,7 +44,7 @@ public:
 
 private:
   uint64_t maxBytes_;
-  ByteBudget *total_ = nullptr;
+  BudgetSet budgets_;
   uint64_t bytes_ = 0;
   uint64_t nextId_ = 1;
   std::map<uint64_t, std::unique_ptr<SharedMemory>> regions_;

@@ -499,17 +499,21 @@ TEST(RuntimeIntegration, IsolatedConcurrentClientsCopyStressOverShm) {
   runConcurrentCopyStress(shmUrl("isostress"), kIsolated);
 }
 
-// Whether the file `path` (a program's output) says "streaming" within
+// Whether the file `path` (a program's output) says `text` within
 // `seconds`.
-bool startsStreaming(const std::string &path, int seconds) {
+bool saysWithin(const std::string &path, const std::string &text, int seconds) {
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (readFile(path).find("streaming") == std::string::npos) {
+  while (readFile(path).find(text) == std::string::npos) {
     if (std::chrono::steady_clock::now() >= deadline)
       return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return true;
+}
+
+bool startsStreaming(const std::string &path, int seconds) {
+  return saysWithin(path, "streaming", seconds);
 }
 
 // The worker rc-server's debug log says serves the client with this pid.
@@ -640,4 +644,71 @@ TEST(RuntimeIntegration, SessionQuotaOfATenantOverShm) {
 
 TEST(RuntimeIntegration, SessionQuotaOfATenantWithIsolationOverTcp) {
   runWithSessionQuota(loopbackTcpUrl(), kIsolated);
+}
+
+// ---- rc-server --quotas device=SIZE: a tenant's sessions together -------
+// One program of the tenant holds 6 MiB of its 8; another is refused 6
+// more, naming the quota, and gets 2. Once the holder's session is gone
+// the 6 fit again. With `killWorker` (--isolation process) the holder's
+// worker is killed -9, so nothing in it gives the memory back: its
+// supervisor does, from the worker's row of the shared budget table.
+void runWithDeviceQuota(const std::string &url,
+                        std::vector<std::string> serverArgs, bool killWorker) {
+  rc::test::KeyDir keys;
+  std::string key = keys.newKey("server.key", "team-a");
+  std::string quotas = keys.write("quotas", "team-a device=8MiB\n", 0600);
+  serverArgs.insert(serverArgs.end(), {"--auth-key-file", key, "--quotas",
+                                       quotas, "--log-level", "debug"});
+  ServedPrograms served;
+  served.start(url, serverArgs);
+  if (!served.running())
+    return;
+  std::vector<std::string> env = served.env();
+  env.push_back("RC_AUTH_KEY_FILE=" + key);
+  const std::string &dir = served.dir();
+  pid_t holder =
+      startChild({RC_ALLOC_HOLD_PROG, "6", "hold"}, env, dir + "/hold.out");
+  ASSERT_TRUE(saysWithin(dir + "/hold.out", "allocated 6 MiB", 30))
+      << readFile(dir + "/hold.out") << "\n--- server log ---\n"
+      << served.log();
+  ChildResult refused =
+      runChild({RC_ALLOC_HOLD_PROG, "6"}, env, dir + "/refused.out", 60);
+  EXPECT_EQ(refused.status, 1) << refused.output;
+  EXPECT_NE(refused.output.find("refused: cudaErrorMemoryAllocation"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_NE(refused.output.find("tenant 'team-a''s device memory (6291456 of "
+                                "8388608 bytes in use; its quota "
+                                "device=8388608 in " +
+                                quotas),
+            std::string::npos)
+      << refused.output;
+  ChildResult fits =
+      runChild({RC_ALLOC_HOLD_PROG, "2"}, env, dir + "/fits.out", 60);
+  EXPECT_EQ(fits.status, 0) << fits.output;
+  if (killWorker) {
+    pid_t worker = workerOf(served.log(), holder);
+    ASSERT_GT(worker, 0) << served.log();
+    ASSERT_EQ(kill(worker, SIGKILL), 0);
+  }
+  kill(holder, SIGKILL);
+  waitpid(holder, nullptr, 0);
+  // The server notices the end within a moment.
+  ChildResult after;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    after = runChild({RC_ALLOC_HOLD_PROG, "6"}, env, dir + "/after.out", 60);
+    if (after.status == 0)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_EQ(after.status, 0) << after.output << "\n--- server log ---\n"
+                             << served.log();
+}
+
+TEST(RuntimeIntegration, DeviceQuotaOfATenantOverShm) {
+  runWithDeviceQuota(shmUrl("devquota"), {}, false);
+}
+
+TEST(RuntimeIntegration, DeviceQuotaOfATenantWithIsolationOverTcp) {
+  runWithDeviceQuota(loopbackTcpUrl(), kIsolated, true);
 }

@@ -3,9 +3,11 @@
 // right proof, proves its own key in the HelloReply, refuses wrong keys,
 // unknown key ids, missing keys, replayed answers and tampered Hellos, and
 // makes a failing host wait before its next attempt.
+#include "ext_commands.h"
 #include "host_session_fixture.h"
 #include "metrics/metrics_json.h"
 #include "rc/auth/proof.h"
+#include "rc/server/budget_table.h"
 #include "rc/server/log.h"
 
 #include <gtest/gtest.h>
@@ -18,17 +20,21 @@
 
 using namespace rc::server;
 using namespace rc::server::test;
+using namespace rc::server::test::ext;
 
 namespace {
 
 // A session's connection that only says which host the client is on.
 class HostConnection : public NullConnection {
 public:
-  explicit HostConnection(std::string host) : host_(std::move(host)) {}
+  explicit HostConnection(std::string host, bool sameHost = false)
+      : host_(std::move(host)), sameHost_(sameHost) {}
   std::string peerHost() const override { return host_; }
+  bool sameHost() const override { return sameHost_; }
 
 private:
   std::string host_;
+  bool sameHost_;
 };
 
 class AuthSessionTest : public HostSessionTest {
@@ -45,8 +51,8 @@ protected:
     env->authThrottle = throttle.get();
     newSession(7, "10.0.0.1");
   }
-  void newSession(uint64_t id, const std::string &host) {
-    conn = std::make_unique<HostConnection>(host);
+  void newSession(uint64_t id, const std::string &host, bool sameHost = false) {
+    conn = std::make_unique<HostConnection>(host, sameHost);
     session = std::make_unique<Session>(*env, id);
     session->useConnection(conn.get());
   }
@@ -324,4 +330,79 @@ TEST_F(AuthSessionTest, ATenantPastItsSessionsQuotaIsRefused) {
   EXPECT_EQ(ledger.sessions("tenant-1"), 1);
   session.reset();
   EXPECT_EQ(ledger.sessions("tenant-1"), 0);
+}
+
+// rc-server --quotas device=SIZE pinned=SIZE: a tenant's sessions draw on
+// one budget of each; past one, the command fails naming the tenant, the
+// bound and the file. Driver VMM memory counts until its handle and its
+// last mapping are gone (ggml releases the handle right after mapping), and
+// a session that ends gives back all it held.
+TEST_F(AuthSessionTest, ATenantsSessionsShareItsMemoryQuotas) {
+  char path[] = "/tmp/rc-quotas-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string line = "tenant-1 device=4MiB pinned=1MiB\n";
+  ASSERT_EQ(write(fd, line.data(), line.size()), ssize_t(line.size()));
+  close(fd);
+  TenantQuotas quotas;
+  std::string error;
+  bool loaded = quotas.load(path, env->keys, &error);
+  std::remove(path);
+  ASSERT_TRUE(loaded) << error;
+  std::unique_ptr<BudgetTable> table = BudgetTable::create(
+      serverBudgetSpecs(ServerLimits(), &quotas, env->keys), 1, &error);
+  ASSERT_TRUE(table) << error;
+  env->budgetTable = table.get();
+  // Sessions charge the table: they end before it does, even on a failure.
+  struct EndSession {
+    std::unique_ptr<Session> &s;
+    ~EndSession() { s.reset(); }
+  } endSession{session};
+  std::unique_ptr<ByteBudget> device =
+      table->budget(tenantDeviceBudget("tenant-1"));
+  std::unique_ptr<ByteBudget> pinned =
+      table->budget(tenantPinnedBudget("tenant-1"));
+  ASSERT_TRUE(device && pinned);
+  EXPECT_EQ(table->budget(tenantDeviceBudget("other")), nullptr);
+
+  ASSERT_TRUE(asHelloReply(authenticate(key, "tenant-1"))->ok());
+  EXPECT_NE(malloc(3 << 20), 0u);
+  EXPECT_EQ(device->used(), 3u << 20);
+  std::unique_ptr<Session> first = std::move(session);
+  std::unique_ptr<HostConnection> firstConn = std::move(conn);
+  newSession(8, "10.0.0.1", true);
+  ASSERT_TRUE(asHelloReply(authenticate(key, "tenant-1"))->ok());
+  std::string e = expectError(batch(2, {cMalloc(2 << 20)}), 0,
+                              2 /* cudaErrorMemoryAllocation */, 2);
+  EXPECT_NE(e.find("2097152 more bytes do not fit tenant 'tenant-1''s "
+                   "device memory (3145728 of 4194304 bytes in use; its "
+                   "quota device=4194304 in " +
+                   std::string(path)),
+            std::string::npos)
+      << e;
+  // VMM: a mapped 1 MiB whose handle is released still counts.
+  Bytes r = send1(batch(3, {cReserve(2 << 20)}));
+  ASSERT_TRUE(resultAt(asBatchReply(r), 0));
+  uint64_t base = resultAt(asBatchReply(r), 0)->addr();
+  r = send1(batch(4, {cCreate(0x77, 1 << 20), cMap(base, 1 << 20, 0, 0x77),
+                      cRelease(0x77)}));
+  ASSERT_TRUE(asBatchReply(r));
+  if (const auto *errors = asBatchReply(r)->errors())
+    ASSERT_EQ(errors->size(), 0u) << errors->Get(0)->message()->str();
+  EXPECT_EQ(device->used(), 4u << 20);
+  e = expectError(batch(5, {cCreate(0x78, 1 << 20)}), 0, 2, 5);
+  EXPECT_NE(e.find("tenant 'tenant-1''s device memory"), std::string::npos)
+      << e;
+  send1(batch(6, {cUnmap(base, 1 << 20)}));
+  EXPECT_EQ(device->used(), 3u << 20);
+  // Pinned memory shared with the client: the tenant's 1 MiB.
+  e = expectError(batch(7, {cHostShare(2 << 20)}), 0, 2, 7);
+  EXPECT_NE(e.find("tenant 'tenant-1''s pinned host memory"), std::string::npos)
+      << e;
+  send1(batch(8, {cHostShare(1 << 20)}));
+  EXPECT_EQ(pinned->used(), 1u << 20);
+  session.reset();
+  EXPECT_EQ(pinned->used(), 0u);
+  first.reset();
+  EXPECT_EQ(device->used(), 0u);
 }

@@ -43,6 +43,25 @@ TEST(TenantQuotasTest, OwnLineThenStarThenNoBound) {
   EXPECT_EQ(none.of("bob").sessions, -1);
 }
 
+TEST(TenantQuotasTest, MemorySizesAndTheirBudgets) {
+  TenantQuotas q;
+  std::string error;
+  QuotasFile file("alice device=8GiB pinned=512MiB\n* device=1048576\n");
+  ASSERT_TRUE(q.load(file.path, kKeys, &error)) << error;
+  EXPECT_EQ(q.of("alice").deviceBytes, 8ull << 30);
+  EXPECT_EQ(q.of("alice").pinnedBytes, 512ull << 20);
+  EXPECT_EQ(q.of("bob").deviceBytes, 1ull << 20);
+  EXPECT_EQ(q.of("bob").pinnedBytes, UINT64_MAX);
+  // One budget per bound: bob (by `*`) has no pinned one.
+  std::vector<rc::server::BudgetSpec> specs = q.budgetSpecs(kKeys);
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[0].name, rc::server::tenantDeviceBudget("alice"));
+  EXPECT_EQ(specs[1].name, rc::server::tenantPinnedBudget("alice"));
+  EXPECT_EQ(specs[1].total, 512ull << 20);
+  EXPECT_EQ(specs[2].name, rc::server::tenantDeviceBudget("bob"));
+  EXPECT_EQ(specs[2].source, "its quota device=1048576 in " + file.path);
+}
+
 TEST(TenantQuotasTest, MistakesAreRefusedNamingTheLine) {
   struct Case {
     const char *text, *message;
@@ -50,6 +69,10 @@ TEST(TenantQuotasTest, MistakesAreRefusedNamingTheLine) {
       {"carol sessions=1\n", "line 1: 'carol' is not the id of a key"},
       {"alice sessions=1\nalice sessions=2\n", "line 2: a second line"},
       {"alice memory=1\n", "unknown setting 'memory'"},
+      {"alice device=1XB\n", "device must be a size"},
+      {"alice device=-1\n", "device must be a size"},
+      {"alice pinned=MiB\n", "pinned must be a size"},
+      {"alice pinned=2048TiB\n", "pinned must be a size"},
       {"alice sessions=-1\n", "sessions must be a count"},
       {"alice sessions=x\n", "sessions must be a count"},
       {"alice sessions\n", "sessions must be a count"},

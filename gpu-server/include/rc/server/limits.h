@@ -10,7 +10,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace rc::server {
 
@@ -43,27 +46,100 @@ struct ServerLimits {
   transport::ListenOptions listenOptions() const;
 };
 
-// Bytes shared by all sessions: take() refuses what would pass the total,
-// so that many clients together stay within what the operator allowed.
+// Bytes that many sessions draw from: take() refuses what would pass the
+// total, so that clients together stay within what the operator allowed.
+// The count is the budget's own, or a counter in shared memory that every
+// process of one rc-server charges (rc/server/budget_table.h); `held` then
+// counts this process's part, which its supervisor gives back should the
+// process end without doing so.
 class ByteBudget {
 public:
-  explicit ByteBudget(uint64_t total = UINT64_MAX) : total_(total) {}
+  // `what` and `source` name the budget in a refusal: "the server's pinned
+  // memory for all sessions", "RC_SERVER_PINNED_TOTAL_MIB".
+  explicit ByteBudget(uint64_t total = UINT64_MAX, std::string what = "",
+                      std::string source = "")
+      : total_(total), what_(std::move(what)), source_(std::move(source)) {}
+  ByteBudget(uint64_t total, std::string what, std::string source,
+             std::atomic<uint64_t> *used, std::atomic<uint64_t> *held)
+      : total_(total), what_(std::move(what)), source_(std::move(source)),
+        used_(used), held_(held) {}
+  ByteBudget(const ByteBudget &) = delete;
+  ByteBudget &operator=(const ByteBudget &) = delete;
+
   bool take(uint64_t bytes);
-  void give(uint64_t bytes) { used_.fetch_sub(bytes); }
+  void give(uint64_t bytes);
   uint64_t total() const { return total_; }
-  uint64_t used() const { return used_.load(); }
+  uint64_t used() const { return used_->load(); }
+  // Why `bytes` more were refused: the budget, what is in use, its source.
+  std::string refusal(uint64_t bytes) const;
 
 private:
   uint64_t total_;
-  std::atomic<uint64_t> used_{0};
+  std::string what_, source_;
+  std::atomic<uint64_t> own_{0};
+  std::atomic<uint64_t> *used_ = &own_;
+  std::atomic<uint64_t> *held_ = nullptr;
 };
 
-// The budgets one ServerCore's sessions share.
+// The budgets one kind of memory is charged to at once (the server's total
+// for all sessions, and the session's tenant's quota): bytes are taken from
+// all of them or from none. Null members are skipped.
+class BudgetSet {
+public:
+  BudgetSet() = default;
+  BudgetSet(std::initializer_list<ByteBudget *> budgets);
+  // False with *why (the first refusal) when one of them has no room.
+  bool take(uint64_t bytes, std::string *why);
+  void give(uint64_t bytes);
+  bool empty() const { return budgets_.empty(); }
+
+private:
+  std::vector<ByteBudget *> budgets_;
+};
+
+// Bytes taken from a BudgetSet, given back when the last owner lets go (a
+// VMM allocation's memory lives while its handle or any mapping of it
+// does: both own it).
+class HeldBytes {
+public:
+  // Takes `bytes` from `budgets`; null with *why when one has no room.
+  static std::shared_ptr<const HeldBytes>
+  take(BudgetSet budgets, uint64_t bytes, std::string *why);
+  HeldBytes(BudgetSet budgets, uint64_t bytes)
+      : budgets_(std::move(budgets)), bytes_(bytes) {}
+  ~HeldBytes() { budgets_.give(bytes_); }
+  HeldBytes(const HeldBytes &) = delete;
+  HeldBytes &operator=(const HeldBytes &) = delete;
+
+private:
+  BudgetSet budgets_;
+  uint64_t bytes_;
+};
+
+// A budget's name (its key in a BudgetTable), bound and how a refusal
+// names it (ByteBudget's `what` and `source`).
+struct BudgetSpec {
+  std::string name; // "server/pinned", "tenant/alice/device"
+  uint64_t total = UINT64_MAX;
+  std::string what, source;
+};
+
+// The budgets one ServerCore's sessions share: its own, or with
+// --isolation process those every worker of one supervisor shares
+// (rc/server/budget_table.h).
 struct ServerBudgets {
-  explicit ServerBudgets(const ServerLimits &l)
-      : reply(l.replyTotalBytes), pinned(l.pinnedTotalBytes) {}
-  ByteBudget reply;
-  ByteBudget pinned;
+  // Their names in a BudgetTable, and their specs.
+  static constexpr const char *kReplyName = "server/reply";
+  static constexpr const char *kPinnedName = "server/pinned";
+  static std::vector<BudgetSpec> specs(const ServerLimits &l);
+  explicit ServerBudgets(const ServerLimits &l);
+  ServerBudgets(std::unique_ptr<ByteBudget> reply,
+                std::unique_ptr<ByteBudget> pinned)
+      : replyOwned(std::move(reply)), pinnedOwned(std::move(pinned)),
+        reply(*replyOwned), pinned(*pinnedOwned) {}
+  std::unique_ptr<ByteBudget> replyOwned, pinnedOwned;
+  ByteBudget &reply;  // read-back bytes in replies being built or sent
+  ByteBudget &pinned; // pinned host memory: upload rings, shared regions
 };
 
 } // namespace rc::server

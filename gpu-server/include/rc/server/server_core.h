@@ -8,6 +8,7 @@
 
 #include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
+#include "rc/server/budget_table.h"
 #include "rc/server/metrics_board.h"
 #include "rc/server/registry.h"
 #include "rc/server/session.h"
@@ -41,6 +42,11 @@ struct ServerOptions {
   // Per-tenant bounds (rc/server/tenant_quotas.h); empty: none. Needs
   // authKeyFile: tenants are key ids.
   std::string quotasFile;
+  // A worker's budget table (rc/server/budget_table.h): the file
+  // descriptor its supervisor passed and its row. -1: the process makes a
+  // table of its own.
+  int budgetTableFd = -1;
+  int budgetHolder = 0;
   ServerSettings settings; // the environment's, read once (main.cpp)
 };
 
@@ -102,6 +108,7 @@ private:
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<SessionEnv> env_;
   ServerLimits limits_;
+  std::unique_ptr<BudgetTable> budgetTable_;
   std::unique_ptr<ServerBudgets> budgets_;
   // Sessions whose handshake has not finished (their thread runs).
   std::atomic<int> handshaking_{0};

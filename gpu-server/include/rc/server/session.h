@@ -8,6 +8,7 @@
 #include "rc/auth/proof.h"
 #include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
+#include "rc/server/budget_table.h"
 #include "rc/server/device_output.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/session_recording.h"
@@ -79,6 +80,9 @@ struct SessionEnv {
   // What each tenant (key id) holds against its quota (rc-server --quotas);
   // null: no quotas, or a worker whose supervisor counts them.
   TenantLedger *tenants = nullptr;
+  // Where each tenant's memory quotas are counted (rc-server's budget
+  // table, rc/server/budget_table.h); null: no tenant has one.
+  const BudgetTable *budgetTable = nullptr;
 };
 
 struct SessionStats {
@@ -156,6 +160,9 @@ private:
   std::string name_;
   std::string tenant_;
   bool countedInLedger_ = false; // env_.tenants holds one session for it
+  // The tenant's memory quotas, if it has any; the executor charges them
+  // (and is gone before they are).
+  std::unique_ptr<ByteBudget> tenantDevice_, tenantPinned_;
   std::string closeReason_;
   std::shared_ptr<SessionMetrics> metrics_;
   std::unique_ptr<HelloAuth> auth_;

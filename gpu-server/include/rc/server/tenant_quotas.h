@@ -9,11 +9,20 @@
 // lines and lines starting with `#` are ignored. Keys:
 //   sessions=N   sessions open at once (with --isolation process: worker
 //                processes serving the tenant)
+//   device=SIZE  device memory its sessions hold together (cudaMalloc and
+//                its kin, driver VMM allocations, CUDA arrays)
+//   pinned=SIZE  pinned host memory its sessions hold together (upload
+//                rings, memory shared with clients over shm)
+// SIZE is a count of bytes, or one with KiB, MiB, GiB or TiB after it.
+// Memory quotas are budgets (rc/server/budget_table.h): a cudaMalloc past
+// one fails with cudaErrorMemoryAllocation naming the tenant and the file.
 #ifndef RC_SERVER_TENANT_QUOTAS_H
 #define RC_SERVER_TENANT_QUOTAS_H
 
 #include "rc/auth/key_file.h"
+#include "rc/server/limits.h"
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -22,8 +31,13 @@
 namespace rc::server {
 
 struct TenantQuota {
-  int sessions = -1; // -1: no bound
+  int sessions = -1;                                           // -1: no bound
+  uint64_t deviceBytes = UINT64_MAX, pinnedBytes = UINT64_MAX; // MAX: none
 };
+
+// The names of a tenant's memory budgets in rc-server's BudgetTable.
+std::string tenantDeviceBudget(const std::string &tenant);
+std::string tenantPinnedBudget(const std::string &tenant);
 
 class TenantQuotas {
 public:
@@ -34,6 +48,8 @@ public:
   // The tenant's own line, else `*`'s, else no bounds.
   TenantQuota of(const std::string &tenant) const;
   const std::string &file() const { return path_; }
+  // The memory budgets of each of `keys`' tenants that has a bound.
+  std::vector<BudgetSpec> budgetSpecs(const std::vector<auth::Key> &keys) const;
 
 private:
   std::string path_;
