@@ -89,23 +89,22 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   if (!options.authKeyFile.empty() &&
       !auth::loadKeyFile(options.authKeyFile, &keys, error))
     return false;
-  // A worker of --isolation process leaves quotas to its supervisor: it
-  // counts the sessions and made the budget table the worker charges.
-  if (options.budgetTableFd >= 0) {
+  if (!options.quotasFile.empty()) {
+    quotas_ = std::make_unique<TenantQuotas>();
+    if (!quotas_->load(options.quotasFile, keys, error))
+      return false;
+  }
+  // A worker of --isolation process counts no sessions and charges the
+  // budget table of its supervisor, which counts them and made it.
+  if (options.budgetTableFd >= 0)
     budgetTable_ =
         BudgetTable::attach(options.budgetTableFd, options.budgetHolder, error);
-  } else {
-    TenantQuotas quotas;
-    const bool quoted = !options.quotasFile.empty();
-    if (quoted && !quotas.load(options.quotasFile, keys, error))
-      return false;
-    budgetTable_ =
-        BudgetTable::create(serverBudgetSpecs(options.settings.limits,
-                                              quoted ? &quotas : nullptr, keys),
-                            1, error);
-    if (quoted)
-      tenants_ = std::make_unique<TenantLedger>(std::move(quotas));
-  }
+  else
+    budgetTable_ = BudgetTable::create(
+        serverBudgetSpecs(options.settings.limits, quotas_.get(), keys), 1,
+        error);
+  if (quotas_ && !options.reservedSession)
+    tenants_ = std::make_unique<TenantLedger>(*quotas_);
   if (!budgetTable_)
     return false;
   for (const std::string &path : options.manifests)
@@ -140,7 +139,7 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
       budgets_.get(), options.settings.session,
       options.reservedSession ? &ticket_ : nullptr,
       options.reservedSession ? &waitingContext_ : nullptr, tenants_.get(),
-      budgetTable_.get()});
+      budgetTable_.get(), quotas_.get()});
   if (!options.metricsFile.empty()) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);

@@ -93,9 +93,14 @@ bool TenantQuotas::load(const std::string &path,
                       "of bytes (at most 1024TiB), got '" +
                       value + "'");
         (name == "device" ? quota.deviceBytes : quota.pinnedBytes) = bytes;
+      } else if (name == "priority") {
+        if (value != "high" && value != "normal")
+          return fail("priority must be high or normal, got '" + value + "'");
+        quota.streamPriority =
+            value == "high" ? kGreatestStreamPriority : kDefaultStreamPriority;
       } else {
         return fail("unknown setting '" + name +
-                    "' (known: sessions, device, pinned)");
+                    "' (known: sessions, device, pinned, priority)");
       }
     }
     quotas_[tenant] = quota;

@@ -501,7 +501,8 @@ OpStatus Executor::handle(const wire::StreamCreate &c, Answer &) {
     return fail(kErrInvalidValue, "stream handle " + hexAddress(c.stream()) +
                                       " is reserved or already in use");
   NativeHandle s = 0;
-  OpStatus st = ctx_->streamCreate(c.flags(), c.priority(), &s);
+  OpStatus st =
+      ctx_->streamCreate(c.flags(), streamPriority_.value_or(c.priority()), &s);
   if (st.ok())
     streams_[c.stream()] = OnDevice{s, bound_};
   return st;

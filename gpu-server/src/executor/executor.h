@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -75,6 +76,12 @@ public:
   // first batch.
   void setBounds(uint64_t maxReplyBytes, uint64_t maxSharedHostBytes,
                  const Budgets &budgets);
+  // Every stream the session creates, or sets a priority on, runs at
+  // `priority` whatever the client asks (its tenant's quota); none: as
+  // asked.
+  void forceStreamPriority(std::optional<int> priority) {
+    streamPriority_ = priority;
+  }
 
   // Runs the batch up to its first failing command. Returns false and fills
   // *error when a command failed; `results` gets what commands returned.
@@ -457,6 +464,7 @@ private:
   BudgetSet pinnedBudgets_;
   uint64_t ringHeld_ = 0;   // taken from pinnedBudgets_ for the upload ring
   BudgetSet deviceBudgets_; // device memory: cudaMalloc, VMM, arrays
+  std::optional<int> streamPriority_;
   int sticky_ = 0;
   std::string stickyMessage_;
   bool goodbye_ = false;

@@ -229,8 +229,10 @@ OpStatus Executor::handle(const wire::StreamAttribute &c, Answer &) {
              .ok())
       return st;
     break;
-  case CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY:
   case CU_STREAM_ATTRIBUTE_PRIORITY:
+    v.value = streamPriority_.value_or(c.value());
+    break;
+  case CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY:
   case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN:
     v.value = c.value();
     break;

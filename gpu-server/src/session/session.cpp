@@ -323,6 +323,10 @@ Session::Next Session::openSession(const void *p,
     budgets.tenantPinned = tenantPinned_.get();
   }
   executor_->setBounds(limits.replyBytes, limits.sharedHostBytes, budgets);
+  std::optional<int> priority;
+  if (env_.quotas && !tenant_.empty())
+    priority = env_.quotas->of(tenant_).streamPriority;
+  executor_->forceStreamPriority(priority);
   executor_->allowHostSharing(conn_ && conn_->sameHost());
   if (conn_)
     executor_->setRemoteWriter([conn = conn_](const uint8_t *data,
@@ -357,6 +361,10 @@ Session::Next Session::openSession(const void *p,
   hr.add_kernel_attributes(kernelAttrs);
   hr.add_upload_ring(ring);
   hr.add_auth_proof(proof);
+  if (priority) {
+    hr.add_stream_priority_set(true);
+    hr.add_stream_priority(*priority);
+  }
   replies.push_back(
       finishMessage(fbb, wire::Body::HelloReply, hr.Finish().Union()));
   logInfo("session " + std::to_string(id_) + " (app pid " +

@@ -28,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -701,6 +702,9 @@ private:
     int priority; // clamped to cudaDeviceGetStreamPriorityRange's, as CUDA does
   };
   std::map<uint64_t, StreamInfo> streams_;
+  // The server's word at Hello: every stream runs at this priority (the
+  // tenant's, rc-server --quotas priority=...); none: as asked.
+  std::optional<int> forcedStreamPriority_;
   // What cudaStreamSetAttribute set, by (wire stream, attribute).
   std::map<std::pair<uint64_t, int>, cudaLaunchAttributeValue> streamAttrs_;
   std::map<uint64_t, unsigned> events_; // id -> flags

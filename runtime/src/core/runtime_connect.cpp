@@ -237,6 +237,9 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
     return cudaErrorNoDevice;
   }
   storeKernelAttributesLocked(*reply);
+  forcedStreamPriority_ = std::nullopt;
+  if (reply->stream_priority_set())
+    forcedStreamPriority_ = reply->stream_priority();
   if (const wire::RemoteMemory *ring = reply->upload_ring())
     useUploadRingLocked(*ring);
   return cudaSuccess;

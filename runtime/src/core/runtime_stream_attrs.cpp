@@ -60,7 +60,10 @@ cudaError_t Runtime::streamSetAttribute(cudaStream_t stream, int attribute,
                    .Union(),
                {"cudaStreamSetAttribute", 0});
   afterAppendLocked();
-  streamAttrs_[{sid, attribute}] = *value;
+  cudaLaunchAttributeValue &kept = streamAttrs_[{sid, attribute}];
+  kept = *value;
+  if (attribute == cudaLaunchAttributePriority && forcedStreamPriority_)
+    kept.priority = *forcedStreamPriority_; // what the server set
   return cudaSuccess;
 }
 

@@ -78,7 +78,8 @@ cudaError_t Runtime::streamCreate(cudaStream_t *stream, unsigned flags,
       wire::Command::StreamCreate,
       wire::CreateStreamCreate(batch_.fbb(), id, flags, priority).Union(),
       {"cudaStreamCreate", 0});
-  streams_[id] = {flags, std::clamp(priority, kGreatestStreamPriority, 0)};
+  streams_[id] = {flags, forcedStreamPriority_.value_or(
+                             std::clamp(priority, kGreatestStreamPriority, 0))};
   *stream = reinterpret_cast<cudaStream_t>(uintptr_t(id));
   afterAppendLocked();
   return cudaSuccess;

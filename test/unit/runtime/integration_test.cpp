@@ -712,3 +712,26 @@ TEST(RuntimeIntegration, DeviceQuotaOfATenantOverShm) {
 TEST(RuntimeIntegration, DeviceQuotaOfATenantWithIsolationOverTcp) {
   runWithDeviceQuota(loopbackTcpUrl(), kIsolated, true);
 }
+
+// ---- rc-server --quotas priority=high -------------------------------------
+// The tenant's streams run at the greatest priority, and its program's
+// queries say so although it asked for the default. A worker loads the
+// quotas too.
+TEST(RuntimeIntegration, StreamPriorityOfATenantWithIsolationOverShm) {
+  rc::test::KeyDir keys;
+  std::string key = keys.newKey("server.key", "team-a");
+  std::string quotas = keys.write("quotas", "team-a priority=high\n", 0600);
+  ServedPrograms served;
+  served.start(shmUrl("priority"), {"--isolation", "process", "--auth-key-file",
+                                    key, "--quotas", quotas});
+  if (!served.running())
+    return;
+  std::vector<std::string> env = served.env();
+  env.push_back("RC_AUTH_KEY_FILE=" + key);
+  ChildResult r = runChild({RC_STREAM_PRIORITY_PROG}, env,
+                           served.dir() + "/priority.out", 60);
+  EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                         << served.log();
+  EXPECT_NE(r.output.find("priority -5, attribute -5"), std::string::npos)
+      << r.output;
+}

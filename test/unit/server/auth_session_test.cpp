@@ -406,3 +406,41 @@ TEST_F(AuthSessionTest, ATenantsSessionsShareItsMemoryQuotas) {
   first.reset();
   EXPECT_EQ(device->used(), 0u);
 }
+
+// rc-server --quotas priority=high: every stream the tenant's sessions
+// create, or set a priority on, runs at the greatest priority whatever the
+// program asked, and the HelloReply says so (the runtime then answers
+// cudaStreamGetPriority with it). Another tenant's streams are as asked.
+TEST_F(AuthSessionTest, ATenantsStreamPriorityGoesToEveryStream) {
+  char path[] = "/tmp/rc-quotas-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string line = "tenant-1 priority=high\n";
+  ASSERT_EQ(write(fd, line.data(), line.size()), ssize_t(line.size()));
+  close(fd);
+  TenantQuotas quotas;
+  std::string error;
+  bool loaded = quotas.load(path, env->keys, &error);
+  std::remove(path);
+  ASSERT_TRUE(loaded) << error;
+  env->quotas = &quotas;
+  struct EndSession {
+    std::unique_ptr<Session> &s;
+    ~EndSession() { s.reset(); }
+  } endSession{session};
+  Bytes r = authenticate(key, "tenant-1");
+  const wire::HelloReply *hr = asHelloReply(r);
+  ASSERT_TRUE(hr && hr->ok());
+  EXPECT_TRUE(hr->stream_priority_set());
+  EXPECT_EQ(hr->stream_priority(), kGreatestStreamPriority);
+  send1(batch(2, {cStreamCreate(0x500)}));
+  ASSERT_FALSE(backend->streamPriorities().empty());
+  EXPECT_EQ(backend->streamPriorities().back(), kGreatestStreamPriority);
+
+  newSession(8, "10.0.0.1");
+  hr = asHelloReply(r = authenticate(env->keys[0], "other"));
+  ASSERT_TRUE(hr && hr->ok());
+  EXPECT_FALSE(hr->stream_priority_set());
+  send1(batch(2, {cStreamCreate(0x500)}));
+  EXPECT_EQ(backend->streamPriorities().back(), kDefaultStreamPriority);
+}

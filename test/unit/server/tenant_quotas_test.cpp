@@ -52,6 +52,7 @@ TEST(TenantQuotasTest, MemorySizesAndTheirBudgets) {
   EXPECT_EQ(q.of("alice").pinnedBytes, 512ull << 20);
   EXPECT_EQ(q.of("bob").deviceBytes, 1ull << 20);
   EXPECT_EQ(q.of("bob").pinnedBytes, UINT64_MAX);
+  EXPECT_FALSE(q.of("bob").streamPriority.has_value());
   // One budget per bound: bob (by `*`) has no pinned one.
   std::vector<rc::server::BudgetSpec> specs = q.budgetSpecs(kKeys);
   ASSERT_EQ(specs.size(), 3u);
@@ -60,6 +61,15 @@ TEST(TenantQuotasTest, MemorySizesAndTheirBudgets) {
   EXPECT_EQ(specs[1].total, 512ull << 20);
   EXPECT_EQ(specs[2].name, rc::server::tenantDeviceBudget("bob"));
   EXPECT_EQ(specs[2].source, "its quota device=1048576 in " + file.path);
+}
+
+TEST(TenantQuotasTest, StreamPriorities) {
+  TenantQuotas q;
+  std::string error;
+  QuotasFile file("alice priority=high\n* priority=normal\n");
+  ASSERT_TRUE(q.load(file.path, kKeys, &error)) << error;
+  EXPECT_EQ(q.of("alice").streamPriority, rc::server::kGreatestStreamPriority);
+  EXPECT_EQ(q.of("bob").streamPriority, rc::server::kDefaultStreamPriority);
 }
 
 TEST(TenantQuotasTest, MistakesAreRefusedNamingTheLine) {
@@ -73,6 +83,7 @@ TEST(TenantQuotasTest, MistakesAreRefusedNamingTheLine) {
       {"alice device=-1\n", "device must be a size"},
       {"alice pinned=MiB\n", "pinned must be a size"},
       {"alice pinned=2048TiB\n", "pinned must be a size"},
+      {"alice priority=urgent\n", "priority must be high or normal"},
       {"alice sessions=-1\n", "sessions must be a count"},
       {"alice sessions=x\n", "sessions must be a count"},
       {"alice sessions\n", "sessions must be a count"},

@@ -75,6 +75,8 @@ public:
   uint64_t streamSyncs() const { return streamSyncs_; }
   uint64_t streamWaits() const { return streamWaits_; }
   uint64_t eventRecords() const { return eventRecords_; }
+  // The priority every stream was created with, in order (for tests).
+  std::vector<int> streamPriorities() const;
 
   // Used by contexts. Fake addresses are handed out once each, below
   // kAddressLimit; past it both calls return 0 (out of memory) rather than
@@ -85,6 +87,7 @@ public:
   // Fake addresses only, no memory accounted (cuMemAddressReserve).
   uint64_t reserveAddressSpace(uint64_t size, uint64_t alignment);
   void record(LaunchRecord r);
+  void recordStreamCreate(int priority);
   void recordStreamSync() { ++streamSyncs_; }
   void recordStreamWait() { ++streamWaits_; }
   void recordEventRecord() { ++eventRecords_; }
@@ -96,6 +99,7 @@ private:
   uint64_t nextAddr_ = kHostDeviceBase;
   uint64_t inUse_ = 0;
   std::vector<LaunchRecord> launches_;
+  std::vector<int> streamPriorities_;
   std::function<void(const LaunchRecord &)> onLaunch_;
   std::unique_ptr<ModuleLibrary> modules_;
   std::atomic<uint64_t> streamSyncs_{0};

@@ -121,7 +121,8 @@ private:
   std::atomic<uint64_t> closed_{0};
   SessionTicket ticket_;
   WaitingContext waitingContext_;         // after backend_: destroyed before it
-  std::unique_ptr<TenantLedger> tenants_; // with quotasFile
+  std::unique_ptr<TenantQuotas> quotas_;  // with quotasFile
+  std::unique_ptr<TenantLedger> tenants_; // with quotasFile, not in a worker
   ThreadSet sessionThreads_;
   MetricsBoard metrics_;
   std::unique_ptr<MetricsFileWriter> metricsWriter_; // with --metrics

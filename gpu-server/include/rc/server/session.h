@@ -83,6 +83,9 @@ struct SessionEnv {
   // Where each tenant's memory quotas are counted (rc-server's budget
   // table, rc/server/budget_table.h); null: no tenant has one.
   const BudgetTable *budgetTable = nullptr;
+  // rc-server --quotas, for what a session of a tenant gets besides
+  // bounds (its stream priority); null: no quotas.
+  const TenantQuotas *quotas = nullptr;
 };
 
 struct SessionStats {

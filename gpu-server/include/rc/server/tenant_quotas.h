@@ -13,6 +13,11 @@
 //                its kin, driver VMM allocations, CUDA arrays)
 //   pinned=SIZE  pinned host memory its sessions hold together (upload
 //                rings, memory shared with clients over shm)
+//   priority=high|normal  every stream its sessions create runs at the
+//                GPU's greatest stream priority, or at the default one,
+//                whatever the program asks (without it: as asked); a
+//                busy GPU's SMs take blocks of higher-priority streams
+//                first
 // SIZE is a count of bytes, or one with KiB, MiB, GiB or TiB after it.
 // Memory quotas are budgets (rc/server/budget_table.h): a cudaMalloc past
 // one fails with cudaErrorMemoryAllocation naming the tenant and the file.
@@ -25,6 +30,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +39,13 @@ namespace rc::server {
 struct TenantQuota {
   int sessions = -1;                                           // -1: no bound
   uint64_t deviceBytes = UINT64_MAX, pinnedBytes = UINT64_MAX; // MAX: none
+  std::optional<int> streamPriority; // none: as the program asks
 };
+
+// CUDA's stream priorities: lower numbers run first. The greatest is the
+// driver's on current GPUs; it clamps any other to its own range.
+constexpr int kDefaultStreamPriority = 0;
+constexpr int kGreatestStreamPriority = -5;
 
 // The names of a tenant's memory budgets in rc-server's BudgetTable.
 std::string tenantDeviceBudget(const std::string &tenant);

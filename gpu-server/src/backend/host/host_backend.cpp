@@ -212,7 +212,8 @@ public:
     return OpStatus::success();
   }
 
-  OpStatus streamCreate(uint32_t, int32_t, NativeHandle *s) override {
+  OpStatus streamCreate(uint32_t, int32_t priority, NativeHandle *s) override {
+    backend_.recordStreamCreate(priority);
     *s = nextHandle_++;
     return OpStatus::success();
   }
@@ -516,6 +517,16 @@ uint64_t HostBackend::bytesInUse() const {
 std::vector<LaunchRecord> HostBackend::launches() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return launches_;
+}
+
+void HostBackend::recordStreamCreate(int priority) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  streamPriorities_.push_back(priority);
+}
+
+std::vector<int> HostBackend::streamPriorities() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return streamPriorities_;
 }
 
 uint64_t HostBackend::reserve(uint64_t size) {
