@@ -17,11 +17,19 @@
 # from the launch of all clients to its first decoded token (process start
 # and model load included).
 #
+# Server mode: one llama-server with -np N slots, N concurrent streamed
+# requests of $SERVER_T tokens (bench/server_clients.py stamps each token
+# as it arrives); local is the nvcc-built llama-server. The window and the
+# aggregate are computed alike; ttft_ms is from the requests' sending.
+#
+#   MODES="bench server"
 #   MODELS="1b:q4_0 7b:q4_0"   CLIENTS="1 4 8 16"   CLIENTS_7b="1 8"
 #   (CLIENTS_<shape>: that model's counts, else CLIENTS; 16 7B clients
-#   would need ~64 GiB)
-#   T=1024 tokens per client; CONFIGS="local none-shm process-shm none-tcp
-#   process-tcp"
+#   would need ~64 GiB)   SERVER_CLIENTS="1 8"
+#   T=1024 tokens per client, SERVER_T=512 per request;
+#   CONFIGS="local none-shm process-shm none-tcp process-tcp"
+#   MERGE=FILE: an earlier results .json whose rows this run does not
+#   measure are kept (one mode a device call)
 # Results in $OUT (or bench/out): multiclient-raw.jsonl, then
 # bench/multiclient_report.py's <date>-<gpu>-multiclient.{json,md,png}.
 set -uo pipefail
@@ -31,10 +39,13 @@ MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 CLIENTS="${CLIENTS:-1 4 8 16}"
 CLIENTS_7b="${CLIENTS_7b:-1 8}"
 T="${T:-1024}"
+MODES="${MODES:-bench server}"
+SERVER_CLIENTS="${SERVER_CLIENTS:-1 8}"
+SERVER_T="${SERVER_T:-512}"
 CONFIGS="${CONFIGS:-local none-shm process-shm none-tcp process-tcp}"
 RESULTS="${OUT:-$REPO/bench/out}"
 RUNS="$WORK/multiclient"
-rm -rf "$RUNS"; mkdir -p "$RUNS" "$RESULTS"
+rm -rf "$RUNS"; mkdir -p "$RUNS/server" "$RESULTS"
 RAW="$RESULTS/multiclient-raw.jsonl"
 : > "$RAW"
 export WORK MODELS
@@ -70,28 +81,52 @@ run_clients() {
   tail -1 "$RAW"
 }
 
-for m in $MODELS; do
-  shape="${m%%:*}"; model="$WORK/models/$shape-${m##*:}.gguf"
-  counts_of="CLIENTS_$shape"
-  for n in ${!counts_of:-$CLIENTS}; do
-    for cfg in $CONFIGS; do
-      tag="$shape-$cfg-n$n"
-      if [[ $cfg == local ]]; then
-        run_clients "$tag" "$n" "$model" "$REF_BIN/llama-bench"
-        continue
-      fi
-      isolation="${cfg%%-*}" transport="${cfg##*-}"
-      url="shm://rc-multi-$$"; [[ $transport == tcp ]] && url="tcp://127.0.0.1:$(( 20000 + RANDOM % 10000 ))"
-      opts=(--isolation "$isolation")
-      [[ $isolation == process ]] && opts+=(--warm-workers "$n" --max-workers "$(( n > 32 ? n : 32 ))")
-      start_server "$url" "$RUNS/server-$tag.log" "${opts[@]}" || continue
-      # Every warm worker ready (each makes a context) before the clients come.
-      [[ $isolation == process ]] && sleep $(( 2 + n / 4 ))
-      run_clients "$tag" "$n" "$model" env LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" \
-        "$LL_BIN/llama-bench"
-      stop_server
+# One llama-server with $2 slots answering $2 streamed requests at once.
+# $1 run tag, $2 clients, $3 model, then the environment and the binary.
+run_server_clients() {
+  local tag="$1" n="$2" model="$3" port=$(( 30000 + RANDOM % 20000 )) pid t0 failed; shift 3
+  "$@" -m "$model" -ngl 99 -np "$n" -c $(( n * (SERVER_T + 128) )) --host 127.0.0.1 \
+    --port "$port" --no-warmup > "$RUNS/server/$tag.log" 2>&1 &
+  pid=$!
+  read -r t0 failed < <(python3 "$REPO/bench/server_clients.py" --url "http://127.0.0.1:$port" \
+    --clients "$n" --tokens "$SERVER_T" --run "$RUNS/server" --tag "$tag" 2> "$RUNS/server/$tag.err")
+  [[ $failed == 0 ]] || tail -3 "$RUNS/server/$tag.err"
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  python3 "$REPO/bench/multiclient_report.py" --run "$RUNS/server" --tag "$tag" \
+    --clients "$n" --t0 "$t0" --failed "$failed" --mode server >> "$RAW"
+  tail -1 "$RAW"
+}
+
+for mode in $MODES; do
+  for m in $MODELS; do
+    shape="${m%%:*}"; model="$WORK/models/$shape-${m##*:}.gguf"
+    counts_of="CLIENTS_$shape"; counts="${!counts_of:-$CLIENTS}"
+    [[ $mode == server ]] && counts="$SERVER_CLIENTS"
+    run=run_clients binary=llama-bench
+    [[ $mode == server ]] && run=run_server_clients binary=llama-server
+    for n in $counts; do
+      for cfg in $CONFIGS; do
+        tag="$shape-$cfg-n$n"
+        if [[ $cfg == local ]]; then
+          $run "$tag" "$n" "$model" "$REF_BIN/$binary"
+          continue
+        fi
+        isolation="${cfg%%-*}" transport="${cfg##*-}"
+        # llama-server is one client of rc-server, whatever its slots.
+        workers="$n"; [[ $mode == server ]] && workers=1
+        url="shm://rc-multi-$$"; [[ $transport == tcp ]] && url="tcp://127.0.0.1:$(( 20000 + RANDOM % 10000 ))"
+        opts=(--isolation "$isolation")
+        [[ $isolation == process ]] && opts+=(--warm-workers "$workers" --max-workers "$(( workers > 32 ? workers : 32 ))")
+        start_server "$url" "$RUNS/server-$mode-$tag.log" "${opts[@]}" || continue
+        # Every warm worker ready (each makes a context) before the clients come.
+        [[ $isolation == process ]] && sleep $(( 2 + workers / 4 ))
+        $run "$tag" "$n" "$model" env LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" \
+          "$LL_BIN/$binary"
+        stop_server
+      done
     done
   done
 done
 python3 "$REPO/bench/multiclient_report.py" --raw "$RAW" --out "$RESULTS" \
-  --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" --tokens "$T"
+  --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" --tokens "$T" \
+  --server-tokens "$SERVER_T" ${MERGE:+--merge "$MERGE"}

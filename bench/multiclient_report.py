@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 """bench/multiclient.sh's numbers.
 
-One run (--run DIR --tag TAG --clients N --t0 NS --failed F): reads the
-token stamps of the run's clients (bench/token_clock.c: one line per
-decoded token, its end first, CLOCK_MONOTONIC ns) and prints one JSON line:
+One run (--run DIR --tag TAG --clients N --t0 NS --failed F --mode M):
+reads the token stamps of the run's clients (bench/token_clock.c, or
+bench/server_clients.py for mode server: one line per decoded token, its
+end first, CLOCK_MONOTONIC ns) and prints one JSON line:
 the window in which every client decodes (from the last client's first
 token to the first client's last), all clients' tokens in it over its
 length (aggregate_tps), and the median client's time from the launch (t0)
 to its first token (ttft_ms).
 
-The report (--raw RAW --out DIR --gpu NAME --tokens T): the runs' lines
-into <date>-<gpu>-multiclient.json, whose `rows` are {model, mode,
-clients, transport, isolation, aggregate_tps, local_aggregate_tps, ratio,
-ttft_ms}, a markdown table and, where matplotlib is installed, a chart.
+The report (--raw RAW --out DIR --gpu NAME --tokens T --server-tokens S):
+the runs' lines into <date>-<gpu>-multiclient.json, whose `rows` are
+{model, mode (bench|server), clients, transport, isolation, aggregate_tps,
+local_aggregate_tps, ratio, ttft_ms}, a markdown table and, where
+matplotlib is installed, a chart. ttft_ms: for bench, from the launch of
+the processes (model load included); for server, from the requests'
+sending (the model is loaded once, before). --merge FILE keeps FILE's rows
+that this run did not measure.
 """
 import argparse
 import json
@@ -44,7 +49,7 @@ def one_run(args):
     config, n = rest.rsplit("-n", 1)
     isolation, transport = ("-", "local") if config == "local" else \
         config.split("-", 1)
-    row = {"model": shape, "mode": "bench", "clients": args.clients,
+    row = {"model": shape, "mode": args.mode, "clients": args.clients,
            "transport": transport, "isolation": isolation,
            "failed_clients": args.failed + args.clients - len(clients)}
     if len(clients) == args.clients:
@@ -63,11 +68,11 @@ def one_run(args):
 
 def report(args):
     runs = [json.loads(l) for l in open(args.raw) if l.strip()]
-    local = {(r["model"], r["clients"]): r.get("aggregate_tps")
+    local = {(r["model"], r["mode"], r["clients"]): r.get("aggregate_tps")
              for r in runs if r["transport"] == "local"}
     rows = []
     for r in runs:
-        ref = local.get((r["model"], r["clients"]))
+        ref = local.get((r["model"], r["mode"], r["clients"]))
         tps = r.get("aggregate_tps")
         rows.append({"model": r["model"], "mode": r["mode"],
                      "clients": r["clients"], "transport": r["transport"],
@@ -77,13 +82,25 @@ def report(args):
                      "ttft_ms": r.get("ttft_ms"),
                      "window_s": r.get("window_s"),
                      "failed_clients": r["failed_clients"]})
-    setup = ("N concurrent llama-bench decode clients (-p 0 -n %d), "
-             "aggregate tokens/s over the window in which all decode "
-             "(bench/multiclient.sh); local: N nvcc-built processes on the "
-             "GPU" % args.tokens)
+    if args.merge:
+        # Rows of an earlier report this run did not measure (another mode
+        # run in a device call of its own) are kept as they were.
+        measured = {(r["model"], r["mode"], r["clients"], r["transport"],
+                     r["isolation"]) for r in rows}
+        with open(args.merge) as f:
+            rows += [r for r in json.load(f)["rows"]
+                     if (r["model"], r.get("mode", "bench"), r["clients"],
+                         r["transport"], r["isolation"]) not in measured]
+    setup = ("bench: N concurrent llama-bench decode clients (-p 0 -n %d);"
+             " local: N nvcc-built processes on the GPU. server: one "
+             "llama-server -np N answering N concurrent streamed requests "
+             "(%d tokens each); local: the nvcc-built llama-server. "
+             "Aggregate tokens/s over the window in which all N decode "
+             "(bench/multiclient.sh)" % (args.tokens, args.server_tokens))
     base = write_results(args.out, args.gpu, "multiclient", "Many clients",
                          setup, rows, [
         ("model", lambda r: r["model"]),
+        ("mode", lambda r: r["mode"]),
         ("clients", lambda r: "%d" % r["clients"]),
         ("transport", lambda r: r["transport"]),
         ("isolation", lambda r: r["isolation"]),
@@ -104,14 +121,16 @@ def report(args):
         fig, axes = plt.subplots(1, len(models), figsize=(6 * len(models), 4))
         axes = axes if len(models) > 1 else [axes]
         for ax, model in zip(axes, models):
-            for key in sorted({(r["transport"], r["isolation"]) for r in rows
-                               if r["model"] == model}):
+            for key in sorted({(r["mode"], r["transport"], r["isolation"])
+                               for r in rows if r["model"] == model}):
                 pts = sorted((r["clients"], r["aggregate_tps"] or 0)
                              for r in rows if r["model"] == model and
-                             (r["transport"], r["isolation"]) == key)
-                label = "local" if key[0] == "local" else "%s, %s" % key
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
-                        label=label)
+                             (r["mode"], r["transport"], r["isolation"]) ==
+                             key)
+                label = "%s local" % key[0] if key[1] == "local" else \
+                    "%s %s, %s" % key
+                ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                        "o-" if key[0] == "bench" else "s--", label=label)
             ax.set_title(model)
             ax.set_xlabel("clients")
             ax.set_ylabel("aggregate tokens/s")
@@ -133,6 +152,9 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--gpu")
     ap.add_argument("--tokens", type=int)
+    ap.add_argument("--server-tokens", type=int)
+    ap.add_argument("--mode", default="bench")
+    ap.add_argument("--merge", help="an earlier report: keep its other rows")
     args = ap.parse_args()
     if args.run:
         one_run(args)
