@@ -123,10 +123,11 @@ def report(args):
         for ax, model in zip(axes, models):
             for key in sorted({(r["mode"], r["transport"], r["isolation"])
                                for r in rows if r["model"] == model}):
-                pts = sorted((r["clients"], r["aggregate_tps"] or 0)
+                # A run without a common window has no point.
+                pts = sorted((r["clients"], r["aggregate_tps"])
                              for r in rows if r["model"] == model and
                              (r["mode"], r["transport"], r["isolation"]) ==
-                             key)
+                             key and r["aggregate_tps"])
                 label = "%s local" % key[0] if key[1] == "local" else \
                     "%s %s, %s" % key
                 ax.plot([p[0] for p in pts], [p[1] for p in pts],

@@ -19,7 +19,7 @@
 #
 #   SOAK_S=600  CLIENTS=16  ISOLATION=none|process  TRANSPORT=shm|tcp
 # Results: $OUT (or bench/out)/soak-*.jsonl, then bench/soak_report.py's
-# <date>-<gpu>-soak.{json,md}.
+# <date>-<gpu>-soak-<isolation>.{json,md}.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"
@@ -44,7 +44,7 @@ wait)
   mkdir -p "$RESULTS"
   cp "$RUNS"/*.jsonl "$RUNS/server.log" "$RESULTS/" 2>/dev/null
   python3 "$REPO/bench/soak_report.py" --runs "$RUNS" --out "$RESULTS" \
-    --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+    --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" --isolation "$ISOLATION"
   exit $? ;;
 run) ;;
 *) echo "usage: bench/soak.sh start|wait|run"; exit 2 ;;
@@ -68,11 +68,11 @@ sleep 3 # warm workers ready
 # $1 what: the sample's label.
 sample() {
   local pids rss gpu
-  pids="$SERVER_PID $(pgrep -P "$SERVER_PID" | tr '\n' ' ')"
-  rss="$(ps -o rss= -p "${pids// /,}" 2>/dev/null | awk '{s += $1} END {print s + 0}')"
+  pids="$(echo "$SERVER_PID" $(pgrep -P "$SERVER_PID") | tr ' ' ',')"
+  rss="$(ps -o rss= -p "$pids" | awk '{s += $1} END {print s + 0}')"
   gpu="$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)"
   printf '{"what": "%s", "t": %s, "server_rss_kib": %s, "gpu_used_mib": %s, "processes": %s}\n' \
-    "$1" "$(date +%s)" "$rss" "$gpu" "$(wc -w <<< "$pids")" >> "$RUNS/soak-samples.jsonl"
+    "$1" "$(date +%s)" "$rss" "$gpu" "$(tr ',' '\n' <<< "$pids" | wc -l)" >> "$RUNS/soak-samples.jsonl"
 }
 
 client() { # $1 index, $2 model file

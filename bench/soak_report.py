@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """bench/soak.sh's report: the runs (how many, how many failed, by model)
-and the memory samples into <date>-<gpu>-soak.{json,md}.
+and the memory samples into <date>-<gpu>-soak-<isolation>.{json,md}.
 
-  soak_report.py --runs DIR --out DIR --gpu NAME
+  soak_report.py --runs DIR --out DIR --gpu NAME --isolation none|process
 
 Memory is flat when rc-server's resident memory in the last third of the
 busy samples is no higher than in the first third (allowing 10 %: what
@@ -28,11 +28,15 @@ def main():
     ap.add_argument("--runs", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--gpu", required=True)
+    ap.add_argument("--isolation", default="none")
     args = ap.parse_args()
     runs = read_lines(os.path.join(args.runs, "soak-runs.jsonl"))
     samples = read_lines(os.path.join(args.runs, "soak-samples.jsonl"))
     busy = [s for s in samples if s["what"] == "busy"]
     idle = {s["what"]: s for s in samples if s["what"] != "busy"}
+    if not busy or any(s["server_rss_kib"] <= 0 for s in busy):
+        raise SystemExit("soak_report: rc-server's memory was not sampled "
+                         "(server_rss_kib 0): no verdict")
     third = max(1, len(busy) // 3)
     first = statistics.median(s["server_rss_kib"] for s in busy[:third])
     last = statistics.median(s["server_rss_kib"] for s in busy[-third:])
@@ -69,7 +73,8 @@ def main():
                                            "server_rss_mib_last_third",
                                            "gpu_used_mib_idle_start",
                                            "gpu_used_mib_idle_end")})
-    base = write_results(args.out, args.gpu, "soak", "Soak", setup, rows, [
+    base = write_results(args.out, args.gpu, "soak-" + args.isolation,
+                         "Soak, --isolation " + args.isolation, setup, rows, [
         ("model", lambda r: r["model"]),
         ("runs", lambda r: "%d" % r["runs"]),
         ("failed", lambda r: "%d" % r["failed"]),
