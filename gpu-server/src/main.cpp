@@ -351,9 +351,6 @@ int main(int argc, char **argv) {
   if (isolation != "process" && (warmWorkers >= 0 || maxWorkers >= 0))
     return usageError("--warm-workers and --max-workers need --isolation "
                       "process");
-  if (supervisor && !options.metricsFile.empty())
-    return usageError("--metrics does not work with --isolation process yet: "
-                      "each session's counters live in its worker process");
   if (supervisor && warmWorkers > (maxWorkers >= 0 ? maxWorkers : 32))
     return usageError("--warm-workers must not exceed --max-workers");
   if (insecure && !reachesOnlyThisHost(listenUrl) && workerChannel < 0)
@@ -391,6 +388,7 @@ int main(int argc, char **argv) {
     sup.listenUrl = listenUrl;
     sup.authKeyFile = options.authKeyFile;
     sup.quotasFile = options.quotasFile;
+    sup.metricsFile = options.metricsFile;
     sup.workerCommand.assign(argv, argv + argc);
     sup.warmWorkers = warmWorkers >= 0 ? warmWorkers : 1;
     sup.maxWorkers = maxWorkers >= 0 ? maxWorkers : 32;
@@ -409,8 +407,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (workerChannel >= 0)
-    return runWorker(core, listenUrl, workerChannel, options.settings.limits,
-                     options.settings.drainMs, gSignals);
+    return runWorker(
+        core,
+        WorkerOptions{listenUrl, workerChannel, options.settings.limits,
+                      options.settings.drainMs, !options.metricsFile.empty()},
+        gSignals);
   int rc = serveForever(core, listenUrl, options.settings.limits,
                         options.settings.drainMs);
   if (rc == 3 && !gSignals.stop) {

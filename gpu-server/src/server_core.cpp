@@ -140,7 +140,7 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
       options.reservedSession ? &ticket_ : nullptr,
       options.reservedSession ? &waitingContext_ : nullptr, tenants_.get(),
       budgetTable_.get(), quotas_.get()});
-  if (!options.metricsFile.empty()) {
+  if (!options.metricsFile.empty() && !options.reservedSession) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);
     if (!metricsWriter_->start(error)) {

@@ -1,7 +1,9 @@
 #include "isolation/isolated_server.h"
 #include "isolation/front_door.h"
 #include "isolation/worker_channel.h"
+#include "isolation/worker_metrics.h"
 #include "isolation/worker_pool.h"
+#include "metrics/metrics_file_writer.h"
 #include "rc/auth/key_file.h"
 #include "rc/server/log.h"
 
@@ -17,6 +19,9 @@ using Clock = std::chrono::steady_clock;
 constexpr int kFirstWorkerMs = 120000;
 // How often a worker whose session runs looks whether it ended.
 constexpr auto kWorkerPoll = std::chrono::milliseconds(50);
+// How often a worker sends its session's counters (--metrics), as often as
+// rc-server rewrites its metrics file.
+constexpr auto kMetricsEvery = std::chrono::milliseconds(1000);
 } // namespace
 
 int runSupervisor(const SupervisorOptions &options,
@@ -48,6 +53,17 @@ int runSupervisor(const SupervisorOptions &options,
   }
   if (quoted)
     tenants = std::make_unique<TenantLedger>(std::move(quotas));
+  std::unique_ptr<WorkerMetrics> metrics;
+  std::unique_ptr<MetricsFileWriter> metricsWriter;
+  if (!options.metricsFile.empty()) {
+    metrics = std::make_unique<WorkerMetrics>();
+    metricsWriter =
+        std::make_unique<MetricsFileWriter>(*metrics, options.metricsFile);
+    if (!metricsWriter->start(&error)) {
+      logError("start-up failed: " + error);
+      return 1;
+    }
+  }
   WorkerPoolOptions poolOptions{options.workerCommand,
                                 options.listenUrl,
                                 options.warmWorkers,
@@ -56,7 +72,8 @@ int runSupervisor(const SupervisorOptions &options,
                                   if (tenants)
                                     tenants->closeSession(tenant);
                                 },
-                                budgets.get()};
+                                budgets.get(),
+                                metrics.get()};
   WorkerPool pool(std::move(poolOptions));
   std::string summary;
   if (!pool.start(kFirstWorkerMs, &summary, &error)) {
@@ -98,10 +115,10 @@ int runSupervisor(const SupervisorOptions &options,
   return 0;
 }
 
-int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
-              const ServerLimits &limits, uint64_t drainMs,
+int runWorker(ServerCore &core, const WorkerOptions &options,
               const ProcessSignals &signals) {
-  WorkerChannel channel(channelFd);
+  const ServerLimits &limits = options.limits;
+  WorkerChannel channel(options.channelFd);
   std::string error;
   // The session's context now, while no client waits (cuCtxCreate and the
   // staging memory: most of a session's start otherwise).
@@ -110,7 +127,7 @@ int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
     return 1;
   }
   std::unique_ptr<transport::Listener> listener =
-      transport::listen(listenUrl, limits.listenOptions(), &error);
+      transport::listen(options.listenUrl, limits.listenOptions(), &error);
   if (!listener) {
     logError("cannot listen: " + error);
     return 1;
@@ -119,6 +136,7 @@ int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
     return 0; // the supervisor is gone
   logDebug("ready on " + listener->address());
   std::vector<uint8_t> ticket;
+  uint64_t sessionId = 0;
   std::string message;
   while (ticket.empty()) {
     if (signals.stop)
@@ -127,10 +145,20 @@ int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
     if (got == WorkerChannel::Got::Closed)
       return 0; // the supervisor went before it needed this worker
     if (got == WorkerChannel::Got::Message &&
-        !parseTicketMessage(message, &ticket))
+        !parseTicketMessage(message, &ticket, &sessionId))
       logError("unexpected message from the supervisor: " + message);
   }
+  core.numberSessionsFrom(sessionId);
   core.ticket().expect(ticket);
+  // With --metrics: the session's counters to the supervisor, about once a
+  // second and once more at its end.
+  Clock::time_point lastMetrics{};
+  auto sendMetrics = [&] {
+    std::string json = core.metrics().sessionJson(sessionId);
+    if (options.sendMetrics && !json.empty())
+      channel.send(metricsMessage(json));
+    lastMetrics = Clock::now();
+  };
   // The client connects anew and says Hello (and answers a challenge).
   const auto comeBy =
       Clock::now() + std::chrono::milliseconds(2 * limits.helloTimeoutMs);
@@ -138,7 +166,7 @@ int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
   for (;;) {
     if (signals.stop) {
       if (drainEnd == Clock::time_point{})
-        drainEnd = Clock::now() + std::chrono::milliseconds(drainMs);
+        drainEnd = Clock::now() + std::chrono::milliseconds(options.drainMs);
       if (signals.last != SIGTERM || signals.count > 1 ||
           !core.ticket().redeemed() || Clock::now() >= drainEnd)
         break;
@@ -147,6 +175,8 @@ int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
       listener.reset(); // this process serves no one else
       if (core.liveSessions() == 0)
         break;
+      if (Clock::now() - lastMetrics >= kMetricsEvery)
+        sendMetrics();
       std::this_thread::sleep_for(kWorkerPoll);
       continue;
     }
@@ -159,6 +189,7 @@ int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
       core.serve(std::move(conn));
   }
   core.stop();
+  sendMetrics(); // its last word: the session closed, and why
   if (core.deviceLost()) {
     logInfo("its session lost the GPU state (" + core.deviceLostReason() +
             "); this process ends with it, no other session is affected");

@@ -26,6 +26,7 @@ struct SupervisorOptions {
   std::string listenUrl;
   std::string authKeyFile; // empty: no authentication
   std::string quotasFile;  // empty: no quotas (rc/server/tenant_quotas.h)
+  std::string metricsFile; // empty: none (the workers' sessions, merged)
   std::vector<std::string> workerCommand;
   int warmWorkers = 1;
   int maxWorkers = 32;
@@ -42,8 +43,14 @@ int runSupervisor(const SupervisorOptions &options,
 // session ended (or its client never came, or the supervisor went before
 // reserving this worker), 3 when the session lost the GPU state, 1 on a
 // start-up error.
-int runWorker(ServerCore &core, const std::string &listenUrl, int channelFd,
-              const ServerLimits &limits, uint64_t drainMs,
+struct WorkerOptions {
+  std::string listenUrl; // its private address
+  int channelFd = -1;    // the socket to the supervisor
+  ServerLimits limits;
+  uint64_t drainMs = 30000;
+  bool sendMetrics = false; // its session's counters go to the supervisor
+};
+int runWorker(ServerCore &core, const WorkerOptions &options,
               const ProcessSignals &signals);
 
 } // namespace rc::server

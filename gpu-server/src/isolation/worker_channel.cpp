@@ -11,7 +11,8 @@ namespace rc::server {
 
 namespace {
 // Far above any line either side sends (an address and a summary).
-constexpr size_t kMaxMessage = 4096;
+// A session's metrics with every command type counted stay under 16 KiB.
+constexpr size_t kMaxMessage = 64 << 10;
 } // namespace
 
 std::string readyMessage(const std::string &address,
@@ -30,14 +31,35 @@ bool parseReadyMessage(const std::string &message, std::string *address,
   return !address->empty();
 }
 
-std::string ticketMessage(const std::vector<uint8_t> &ticket) {
-  return "ticket " + hexBytes(ticket.data(), ticket.size());
+std::string ticketMessage(const std::vector<uint8_t> &ticket,
+                          uint64_t sessionId) {
+  return "ticket " + hexBytes(ticket.data(), ticket.size()) + " " +
+         std::to_string(sessionId);
 }
 
 bool parseTicketMessage(const std::string &message,
-                        std::vector<uint8_t> *ticket) {
-  return message.rfind("ticket ", 0) == 0 && message.size() > 7 &&
-         parseHexBytes(message.substr(7), ticket);
+                        std::vector<uint8_t> *ticket, uint64_t *sessionId) {
+  size_t space = message.find(' ', 7);
+  if (message.rfind("ticket ", 0) != 0 || space == std::string::npos ||
+      !parseHexBytes(message.substr(7, space - 7), ticket))
+    return false;
+  std::string id = message.substr(space + 1);
+  if (id.empty() || id.size() > 19 ||
+      id.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  *sessionId = std::stoull(id);
+  return *sessionId > 0;
+}
+
+std::string metricsMessage(const std::string &sessionJson) {
+  return "metrics " + sessionJson;
+}
+
+bool parseMetricsMessage(const std::string &message, std::string *sessionJson) {
+  if (message.rfind("metrics {", 0) != 0)
+    return false;
+  *sessionJson = message.substr(8);
+  return true;
 }
 
 WorkerChannel::~WorkerChannel() {
@@ -70,14 +92,14 @@ WorkerChannel::Got WorkerChannel::receive(std::string *message, int timeoutMs) {
     return Got::Closed;
   if (r == 0)
     return Got::Nothing;
-  char buf[kMaxMessage];
+  message->resize(kMaxMessage);
   ssize_t n;
   do
-    n = recv(fd_, buf, sizeof buf, 0);
+    n = recv(fd_, message->data(), message->size(), 0);
   while (n < 0 && errno == EINTR);
   if (n <= 0)
     return Got::Closed; // 0: the other side closed its end
-  message->assign(buf, size_t(n));
+  message->resize(size_t(n));
   return Got::Message;
 }
 

@@ -2,8 +2,11 @@
 // processes (--isolation process, docs/server.md "Fault containment").
 // Each message is one short line of text in one datagram (SOCK_SEQPACKET,
 // so no framing): the worker says "ready ADDRESS SUMMARY" once it listens,
-// the supervisor answers "ticket HEX" when it reserves the worker for a
-// client. Either side sees the other go as the socket's end.
+// the supervisor answers "ticket HEX ID" when it reserves the worker for a
+// client (ID: the number the session gets, unique in the supervisor's
+// logs and metrics); with --metrics the worker sends "metrics JSON" (its
+// session's counters) about once a second and when the session ends.
+// Either side sees the other go as the socket's end.
 #ifndef RC_SERVER_WORKER_CHANNEL_H
 #define RC_SERVER_WORKER_CHANNEL_H
 
@@ -18,9 +21,12 @@ std::string readyMessage(const std::string &address,
                          const std::string &summary);
 bool parseReadyMessage(const std::string &message, std::string *address,
                        std::string *summary);
-std::string ticketMessage(const std::vector<uint8_t> &ticket);
+std::string ticketMessage(const std::vector<uint8_t> &ticket,
+                          uint64_t sessionId);
 bool parseTicketMessage(const std::string &message,
-                        std::vector<uint8_t> *ticket);
+                        std::vector<uint8_t> *ticket, uint64_t *sessionId);
+std::string metricsMessage(const std::string &sessionJson);
+bool parseMetricsMessage(const std::string &message, std::string *sessionJson);
 
 class WorkerChannel {
 public:

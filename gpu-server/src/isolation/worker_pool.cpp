@@ -186,7 +186,7 @@ bool WorkerPool::reserve(int timeoutMs, const std::string &tenant,
         continue;
       w.state = State::Reserved; // even if the send fails: do not retry it
       w.tenant = tenant;
-      if (w.channel->send(ticketMessage(ticket))) {
+      if (w.channel->send(ticketMessage(ticket, nextSession_++))) {
         out->pid = w.pid;
         out->address = w.address;
         out->ticket = ticket;
@@ -262,29 +262,35 @@ void WorkerPool::readChannels() {
   if (poll(fds.data(), fds.size(), kMonitorMs) <= 0)
     return;
   std::lock_guard<std::mutex> lock(mu_);
-  for (Worker &w : workers_) {
-    if (!w.channelOpen)
-      continue;
-    std::string message, address, summary;
-    WorkerChannel::Got got;
-    while ((got = w.channel->receive(&message, 0)) ==
-           WorkerChannel::Got::Message) {
-      if (w.state == State::Starting &&
-          parseReadyMessage(message, &address, &summary)) {
-        w.state = State::Ready;
-        w.address = address;
-        if (!everReady_)
-          firstSummary_ = summary;
-        everReady_ = true;
-        cv_.notify_all();
-      } else {
-        logError("worker " + std::to_string(w.pid) +
-                 " sent an unexpected message: " + message);
-      }
+  for (Worker &w : workers_)
+    takeMessagesLocked(w);
+}
+
+void WorkerPool::takeMessagesLocked(Worker &w) {
+  if (!w.channelOpen)
+    return;
+  std::string message, address, summary, session;
+  WorkerChannel::Got got;
+  while ((got = w.channel->receive(&message, 0)) ==
+         WorkerChannel::Got::Message) {
+    if (w.state == State::Reserved && options_.metrics &&
+        parseMetricsMessage(message, &session)) {
+      options_.metrics->update(w.pid, session);
+    } else if (w.state == State::Starting &&
+               parseReadyMessage(message, &address, &summary)) {
+      w.state = State::Ready;
+      w.address = address;
+      if (!everReady_)
+        firstSummary_ = summary;
+      everReady_ = true;
+      cv_.notify_all();
+    } else {
+      logError("worker " + std::to_string(w.pid) +
+               " sent an unexpected message: " + message);
     }
-    if (got == WorkerChannel::Got::Closed)
-      w.channelOpen = false;
   }
+  if (got == WorkerChannel::Got::Closed)
+    w.channelOpen = false;
 }
 
 void WorkerPool::reapEnded() {
@@ -295,6 +301,7 @@ void WorkerPool::reapEnded() {
       ++it;
       continue;
     }
+    takeMessagesLocked(*it); // what it said before it went
     std::string how = describeStatus(status);
     bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (it->state == State::Starting) {
@@ -318,6 +325,8 @@ void WorkerPool::reapEnded() {
     if (it->state == State::Reserved && !it->tenant.empty() &&
         options_.sessionEnded)
       options_.sessionEnded(it->tenant);
+    if (options_.metrics)
+      options_.metrics->ended(it->pid, how);
     if (it->row >= 0) { // what it held, had it no time to give it back
       options_.budgets->releaseHolder(it->row);
       freeRows_.push_back(it->row);

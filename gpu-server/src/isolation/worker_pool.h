@@ -9,6 +9,7 @@
 #define RC_SERVER_WORKER_POOL_H
 
 #include "isolation/worker_channel.h"
+#include "isolation/worker_metrics.h"
 #include "rc/server/budget_table.h"
 
 #include <chrono>
@@ -38,6 +39,8 @@ struct WorkerPoolOptions {
   // a row for each of `max` workers; a worker's row is released when it
   // ends. Null: workers make their own.
   BudgetTable *budgets = nullptr;
+  // With --metrics: what the workers say of their sessions. Null: none.
+  WorkerMetrics *metrics = nullptr;
 };
 
 class WorkerPool {
@@ -83,6 +86,8 @@ private:
   std::string workerUrl(uint64_t n) const;
   void monitor();
   void readChannels();
+  // Handles every message `w` sent that is still unread.
+  void takeMessagesLocked(Worker &w);
   void reapEnded();
   void refill();
 
@@ -98,6 +103,7 @@ private:
   std::string lastFailure_; // how the last worker that never got ready ended
   uint64_t spawned_ = 0;
   std::vector<int> freeRows_;     // of options_.budgets
+  uint64_t nextSession_ = 1;      // the number a reserved worker's session gets
   Clock::time_point nextSpawn_{}; // after a failed start: not before this
   std::thread monitor_;
 };

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -45,44 +46,76 @@ uint64_t MetricsBoard::changeCount() const {
   return changes_;
 }
 
-std::string MetricsBoard::json() const {
+std::string metricsDocument(double uptimeSeconds, size_t live,
+                            uint64_t closedTotal, const std::string &sessions) {
+  char head[200];
+  std::snprintf(head, sizeof head,
+                "{\"server_pid\":%d,\"uptime_s\":%.3f,\"live_sessions\":%zu,"
+                "\"closed_sessions\":%llu,\n",
+                int(getpid()), uptimeSeconds, live,
+                static_cast<unsigned long long>(closedTotal));
+  return head + ("\"sessions\":[" + sessions + "]}\n");
+}
+
+std::string MetricsBoard::render(const Entry &e, Clock::time_point now) {
+  SessionHeader h;
+  h.id = e.id;
+  h.live = e.live;
+  h.seconds = h.live ? std::chrono::duration<double>(now - e.opened).count()
+                     : e.seconds;
+  h.closeReason = e.closeReason;
+  std::string out;
+  appendSessionJson(out, h, *e.metrics);
+  return out;
+}
+
+std::string MetricsBoard::sessionsJson(size_t *live,
+                                       uint64_t *closedTotal) const {
   // Copy the list under the lock; the counters are read without it.
   std::vector<Entry> entries;
-  uint64_t closedTotal;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto &kv : live_)
       entries.push_back(kv.second);
     entries.insert(entries.end(), closed_.begin(), closed_.end());
-    closedTotal = closedTotal_;
+    if (live)
+      *live = live_.size();
+    if (closedTotal)
+      *closedTotal = closedTotal_;
   }
   auto now = Clock::now();
-  size_t live = 0;
-  std::string out;
-  out.reserve(1024 + entries.size() * 1024);
-  char head[160];
-  std::snprintf(head, sizeof head, "{\"server_pid\":%d,\"uptime_s\":%.3f,",
-                int(getpid()),
-                std::chrono::duration<double>(now - started_).count());
-  out += head;
-  std::string sessions = "\"sessions\":[";
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const Entry &e = entries[i];
-    SessionHeader h;
-    h.id = e.id;
-    h.live = e.live;
-    live += h.live;
-    h.seconds = h.live ? std::chrono::duration<double>(now - e.opened).count()
-                       : e.seconds;
-    h.closeReason = e.closeReason;
-    if (i)
-      sessions += ",\n";
-    appendSessionJson(sessions, h, *e.metrics);
+  std::string sessions;
+  sessions.reserve(entries.size() * 1024);
+  for (const Entry &e : entries)
+    sessions += (sessions.empty() ? "" : ",\n") + render(e, now);
+  return sessions;
+}
+
+std::string MetricsBoard::sessionJson(uint64_t id) const {
+  Entry entry;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = live_.find(id);
+    if (it != live_.end()) {
+      entry = it->second;
+    } else {
+      auto closed = std::find_if(closed_.begin(), closed_.end(),
+                                 [id](const Entry &e) { return e.id == id; });
+      if (closed == closed_.end())
+        return "";
+      entry = *closed;
+    }
   }
-  out += "\"live_sessions\":" + std::to_string(live) +
-         ",\"closed_sessions\":" + std::to_string(closedTotal) + ",\n";
-  out += sessions + "]}\n";
-  return out;
+  return render(entry, Clock::now());
+}
+
+std::string MetricsBoard::json() const {
+  size_t live = 0;
+  uint64_t closedTotal = 0;
+  std::string sessions = sessionsJson(&live, &closedTotal);
+  return metricsDocument(
+      std::chrono::duration<double>(Clock::now() - started_).count(), live,
+      closedTotal, sessions);
 }
 
 } // namespace rc::server

@@ -9,7 +9,7 @@
 
 namespace rc::server {
 
-MetricsFileWriter::MetricsFileWriter(const MetricsBoard &board,
+MetricsFileWriter::MetricsFileWriter(const MetricsSource &board,
                                      std::string path)
     : board_(board), path_(std::move(path)),
       tempPath_(path_ + ".tmp." + std::to_string(getpid())) {}

@@ -16,7 +16,7 @@ namespace rc::server {
 
 class MetricsFileWriter {
 public:
-  MetricsFileWriter(const MetricsBoard &board, std::string path);
+  MetricsFileWriter(const MetricsSource &board, std::string path);
   ~MetricsFileWriter(); // writes a last time and stops the thread
 
   // Writes the file once (so a bad path fails start-up, not silently
@@ -31,7 +31,7 @@ private:
   void loop();
 
   static constexpr std::chrono::milliseconds kInterval{1000};
-  const MetricsBoard &board_;
+  const MetricsSource &board_;
   std::string path_;
   std::string tempPath_;
   std::mutex mutex_; // guards the flags below and serialises writes

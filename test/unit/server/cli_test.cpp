@@ -72,9 +72,6 @@ TEST(Cli, BadArgumentsExitTwoWithAMessage) {
       {{"--listen", "tcp://127.0.0.1:1", "--isolation", "process",
         "--warm-workers", "5", "--max-workers", "4"},
        "--warm-workers must not exceed --max-workers"},
-      {{"--listen", "tcp://127.0.0.1:1", "--isolation", "process", "--metrics",
-        "m.json"},
-       "--metrics does not work with --isolation process"},
   };
   for (const Case &k : cases) {
     Child c(k.args);
@@ -416,6 +413,72 @@ TEST(Cli, MetricsFileListsAClientsSession) {
   EXPECT_EQ(server.wait(), 0) << server.text;
   std::remove(path.c_str());
 }
+// --metrics with isolation: the supervisor's file lists each worker's
+// session under the number the supervisor gave it, live while it runs and
+// closed after; a session whose worker was killed is closed with how.
+TEST(Cli, IsolatedMetricsFileListsEachWorkersSession) {
+  TestManifest m = writeTestManifest();
+  std::string path = m.path + ".isolated-metrics.json";
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", m.path, "--test-device",
+                "--isolation", "process", "--warm-workers", "2", "--log-level",
+                "debug", "--metrics=" + path});
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  auto waitForFile = [&](const std::string &text) {
+    std::string file;
+    for (int i = 0; i < 500; ++i) {
+      file = fileText(path);
+      if (file.find(text) != std::string::npos)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return file;
+  };
+  std::string err;
+  Redirect first = askForWorker(url, {m.hash});
+  ASSERT_FALSE(first.url.empty());
+  auto c1 = rc::transport::connect(first.url, 5000, &err);
+  ASSERT_NE(c1, nullptr) << err;
+  ASSERT_TRUE(
+      asHelloReply(roundTrip(*c1, ticketHello({m.hash}, first.ticket), 5000)));
+  Bytes b = batch(1, {cMalloc(64), cMalloc(64), cGoodbye()}, false);
+  ASSERT_EQ(c1->send(b.data(), b.size()), rc::transport::Status::Ok);
+  std::string text = waitForFile("\"state\":\"closed\"");
+  EXPECT_NE(text.find("{\"id\":1,\"state\":\"closed\""), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"Malloc\":{\"count\":2,"), std::string::npos) << text;
+
+  Redirect second = askForWorker(url, {m.hash});
+  ASSERT_FALSE(second.url.empty());
+  auto c2 = rc::transport::connect(second.url, 5000, &err);
+  ASSERT_NE(c2, nullptr) << err;
+  ASSERT_TRUE(
+      asHelloReply(roundTrip(*c2, ticketHello({m.hash}, second.ticket), 5000)));
+  text = waitForFile("{\"id\":2,\"state\":\"live\"");
+  EXPECT_NE(text.find("\"live_sessions\":1,\"closed_sessions\":1"),
+            std::string::npos)
+      << text;
+  // Its worker: the one the supervisor redirected the second client to.
+  ASSERT_TRUE(server.waitFor("client 2 (", 5000)) << server.text;
+  size_t at =
+      server.text.find("goes to worker ", server.text.find("client 2 ("));
+  ASSERT_NE(at, std::string::npos) << server.text;
+  pid_t worker = pid_t(std::atoll(server.text.c_str() + at + 15));
+  ASSERT_GT(worker, 0);
+  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  text = waitForFile("signal 9");
+  EXPECT_NE(text.find("{\"id\":2,\"state\":\"closed\",\"close_reason\":"
+                      "\"its worker process ended with signal 9"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"live_sessions\":0,\"closed_sessions\":2"),
+            std::string::npos)
+      << text;
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  std::remove(path.c_str());
+}
+
 #endif
 
 } // namespace

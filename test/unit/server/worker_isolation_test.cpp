@@ -5,6 +5,7 @@
 // and, on a GPU, GpuCli.ADeviceAssertEndsOnlyItsOwnSessionWithIsolation).
 #include "host_session_fixture.h"
 #include "isolation/worker_channel.h"
+#include "isolation/worker_metrics.h"
 #include "rc/server/session_ticket.h"
 
 #include <gtest/gtest.h>
@@ -51,12 +52,53 @@ TEST(WorkerChannelTest, MessagesReadBackAsWritten) {
   EXPECT_EQ(summary, "1 manifests, 2 modules");
   EXPECT_FALSE(parseReadyMessage("ticket 00", &address, &summary));
   std::vector<uint8_t> t = ticketOf(0xf0), back;
-  ASSERT_TRUE(parseTicketMessage(ticketMessage(t), &back));
+  uint64_t id = 0;
+  ASSERT_TRUE(parseTicketMessage(ticketMessage(t, 17), &back, &id));
   EXPECT_EQ(back, t);
-  EXPECT_FALSE(parseTicketMessage("ticket ", &back));
-  EXPECT_FALSE(parseTicketMessage("ticket 0", &back));
-  EXPECT_FALSE(parseTicketMessage("ticket zz", &back));
-  EXPECT_FALSE(parseTicketMessage("ready x y", &back));
+  EXPECT_EQ(id, 17u);
+  EXPECT_FALSE(parseTicketMessage("ticket ", &back, &id));
+  EXPECT_FALSE(parseTicketMessage("ticket 0", &back, &id));
+  EXPECT_FALSE(parseTicketMessage("ticket zz 1", &back, &id));
+  EXPECT_FALSE(parseTicketMessage("ticket 00 0", &back, &id));
+  EXPECT_FALSE(parseTicketMessage("ticket 00 x", &back, &id));
+  EXPECT_FALSE(parseTicketMessage("ready x y", &back, &id));
+  std::string json;
+  ASSERT_TRUE(parseMetricsMessage(metricsMessage("{\"id\":3}"), &json));
+  EXPECT_EQ(json, "{\"id\":3}");
+  EXPECT_FALSE(parseMetricsMessage("metrics ", &json));
+  EXPECT_FALSE(parseMetricsMessage("ready {", &json));
+}
+
+// A supervisor's metrics file lists its workers' sessions: the latest of
+// each while live, then closed, and a session whose worker died before
+// its last word is closed with how the worker ended.
+TEST(WorkerMetricsTest, WorkersSessionsAsOneServersFile) {
+  WorkerMetrics m;
+  m.update(100, "{\"id\":1,\"state\":\"live\",\"batches\":1}");
+  m.update(101, "{\"id\":2,\"state\":\"live\",\"batches\":5}");
+  m.update(100, "{\"id\":1,\"state\":\"live\",\"batches\":2}");
+  EXPECT_EQ(m.liveCount(), 2u);
+  std::string text = m.json();
+  EXPECT_NE(text.find("\"live_sessions\":2,\"closed_sessions\":0"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"batches\":2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"batches\":1"), std::string::npos) << text;
+  uint64_t changes = m.changeCount();
+  m.update(100, "{\"id\":1,\"state\":\"closed\",\"batches\":3}");
+  m.ended(100, "exit status 0"); // said its last word already
+  m.ended(101, "signal 9 (Killed)");
+  EXPECT_GT(m.changeCount(), changes);
+  EXPECT_EQ(m.liveCount(), 0u);
+  text = m.json();
+  EXPECT_NE(text.find("\"live_sessions\":0,\"closed_sessions\":2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{\"id\":2,\"state\":\"closed\",\"close_reason\":"
+                      "\"its worker process ended with signal 9 (Killed)\","
+                      "\"batches\":5}"),
+            std::string::npos)
+      << text;
 }
 
 TEST(WorkerChannelTest, EachSideSeesTheOtherGo) {

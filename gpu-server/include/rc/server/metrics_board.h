@@ -17,7 +17,25 @@
 
 namespace rc::server {
 
-class MetricsBoard {
+// What rc-server's metrics file is written from (MetricsFileWriter): one
+// process's board, or a supervisor's view of its workers' sessions.
+class MetricsSource {
+public:
+  virtual ~MetricsSource() = default;
+  virtual size_t liveCount() const = 0;
+  // Changes with every open and close: the writer rewrites the file when
+  // this moved even if no session is live any more.
+  virtual uint64_t changeCount() const = 0;
+  // The metrics file's JSON document (docs/server.md, "Metrics").
+  virtual std::string json() const = 0;
+};
+
+// The header of the metrics file's document around `sessions` (each a
+// JSON object of appendSessionJson, comma-joined).
+std::string metricsDocument(double uptimeSeconds, size_t live,
+                            uint64_t closedTotal, const std::string &sessions);
+
+class MetricsBoard : public MetricsSource {
 public:
   // Closed sessions listed, newest last; older ones only count in
   // closed_sessions (a server that runs for weeks must not grow the file).
@@ -26,13 +44,15 @@ public:
   void open(uint64_t id, std::shared_ptr<const SessionMetrics> metrics);
   void close(uint64_t id, const std::string &reason);
 
-  size_t liveCount() const;
-  // Changes with every open and close: the writer rewrites the file when
-  // this moved even if no session is live any more.
-  uint64_t changeCount() const;
-
-  // The metrics file's JSON document (docs/server.md, "Metrics").
-  std::string json() const;
+  size_t liveCount() const override;
+  uint64_t changeCount() const override;
+  std::string json() const override;
+  // Only the sessions' objects, comma-joined, with the live and closed
+  // counts of that moment.
+  std::string sessionsJson(size_t *live = nullptr,
+                           uint64_t *closedTotal = nullptr) const;
+  // Session `id`'s object, live or closed; "" if the board has none.
+  std::string sessionJson(uint64_t id) const;
 
 private:
   using Clock = std::chrono::steady_clock;
@@ -44,6 +64,8 @@ private:
     double seconds = 0; // how long it was open, once closed
     std::string closeReason;
   };
+
+  static std::string render(const Entry &e, Clock::time_point now);
 
   mutable std::mutex mutex_;
   std::map<uint64_t, Entry> live_;

@@ -35,7 +35,8 @@ struct ServerOptions {
   std::string authKeyFile;
   std::vector<int> devices; // CUDA ordinals; empty: every visible GPU
   int testDevices = 1;      // with testDevice: how many
-  std::string metricsFile;  // empty: no metrics file (docs/server.md)
+  std::string metricsFile;  // empty: no metrics file (docs/server.md); a
+                            // worker leaves the file to its supervisor
   // A worker process of --isolation process: only the Hello with the
   // ticket given to ticket() opens a session (rc/server/session_ticket.h).
   bool reservedSession = false;
@@ -76,6 +77,9 @@ public:
   Backend &backend() { return *backend_; }
   const Registry &registry() const { return registry_; }
   uint64_t liveSessions() const { return live_; }
+  // The next session gets number `id` (a worker's, from its supervisor, so
+  // that numbers are unique across workers).
+  void numberSessionsFrom(uint64_t id) { nextSession_ = id; }
   uint64_t closedSessions() const { return closed_; }
   // With ServerOptions::reservedSession: the session this process waits for.
   SessionTicket &ticket() { return ticket_; }
