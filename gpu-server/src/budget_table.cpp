@@ -22,7 +22,7 @@ struct BudgetTable::Header {
 struct BudgetTable::Entry {
   char name[96];
   char what[160];
-  char source[288]; // a quota's names its file
+  char source[288]; // a quota's source names its file
   uint64_t total;
   std::atomic<uint64_t> used;
 };

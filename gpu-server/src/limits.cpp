@@ -31,6 +31,10 @@ void ServerLimits::read(EnvReader &env) {
                                0, tib / mib, mib);
 }
 
+// The count first on take, this process's part first on give: a process
+// killed between the two leaves its bytes counted (one allocation leaked)
+// and never has them given back twice (an underflow would let every
+// session past the bound).
 bool ByteBudget::take(uint64_t bytes) {
   uint64_t used = used_->load();
   do {

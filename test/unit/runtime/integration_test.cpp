@@ -593,24 +593,36 @@ TEST(RuntimeIntegration, AWorkerThatDiesEndsOnlyItsSessionOverTcp) {
 }
 
 // ---- rc-server --quotas: a tenant is the id of the key its clients hold --
+// rc-server with tenant "team-a"'s key and a quotas file of `quotaLines`;
+// env: what its programs run with (the key included).
+struct TenantServer {
+  TenantServer(const std::string &url, std::vector<std::string> args,
+               const std::string &quotaLines) {
+    key = keys.newKey("server.key", "team-a");
+    quotas = keys.write("quotas", quotaLines, 0600);
+    args.insert(args.end(), {"--auth-key-file", key, "--quotas", quotas});
+    served.start(url, args);
+    env = served.env();
+    env.push_back("RC_AUTH_KEY_FILE=" + key);
+  }
+  rc::test::KeyDir keys;
+  std::string key, quotas;
+  ServedPrograms served;
+  std::vector<std::string> env;
+};
+
 // With sessions=1, a second program of the tenant is refused at its first
 // call naming the quota while the first streams; once the first is gone,
 // the next is served. Without isolation the session counts; with it, the
 // worker serving it.
 void runWithSessionQuota(const std::string &url,
                          std::vector<std::string> serverArgs) {
-  rc::test::KeyDir keys;
-  std::string key = keys.newKey("server.key", "team-a");
-  std::string quotas =
-      keys.write("quotas", "team-a sessions=1\n* sessions=0\n", 0600);
-  serverArgs.insert(serverArgs.end(),
-                    {"--auth-key-file", key, "--quotas", quotas});
-  ServedPrograms served;
-  served.start(url, serverArgs);
-  if (!served.running())
+  TenantServer t(url, std::move(serverArgs),
+                 "team-a sessions=1\n* sessions=0\n");
+  if (!t.served.running())
     return;
-  std::vector<std::string> env = served.env();
-  env.push_back("RC_AUTH_KEY_FILE=" + key);
+  const ServedPrograms &served = t.served;
+  const std::vector<std::string> &env = t.env;
   const std::string &dir = served.dir();
   pid_t streamer = startChild({RC_STREAM_PROG}, env, dir + "/stream.out");
   ASSERT_TRUE(startsStreaming(dir + "/stream.out", 30))
@@ -654,17 +666,12 @@ TEST(RuntimeIntegration, SessionQuotaOfATenantWithIsolationOverTcp) {
 // supervisor does, from the worker's row of the shared budget table.
 void runWithDeviceQuota(const std::string &url,
                         std::vector<std::string> serverArgs, bool killWorker) {
-  rc::test::KeyDir keys;
-  std::string key = keys.newKey("server.key", "team-a");
-  std::string quotas = keys.write("quotas", "team-a device=8MiB\n", 0600);
-  serverArgs.insert(serverArgs.end(), {"--auth-key-file", key, "--quotas",
-                                       quotas, "--log-level", "debug"});
-  ServedPrograms served;
-  served.start(url, serverArgs);
-  if (!served.running())
+  serverArgs.insert(serverArgs.end(), {"--log-level", "debug"});
+  TenantServer t(url, std::move(serverArgs), "team-a device=8MiB\n");
+  if (!t.served.running())
     return;
-  std::vector<std::string> env = served.env();
-  env.push_back("RC_AUTH_KEY_FILE=" + key);
+  const ServedPrograms &served = t.served;
+  const std::vector<std::string> &env = t.env;
   const std::string &dir = served.dir();
   pid_t holder =
       startChild({RC_ALLOC_HOLD_PROG, "6", "hold"}, env, dir + "/hold.out");
@@ -680,7 +687,7 @@ void runWithDeviceQuota(const std::string &url,
   EXPECT_NE(refused.output.find("tenant 'team-a''s device memory (6291456 of "
                                 "8388608 bytes in use; its quota "
                                 "device=8388608 in " +
-                                quotas),
+                                t.quotas),
             std::string::npos)
       << refused.output;
   ChildResult fits =
@@ -718,20 +725,13 @@ TEST(RuntimeIntegration, DeviceQuotaOfATenantWithIsolationOverTcp) {
 // queries say so although it asked for the default. A worker loads the
 // quotas too.
 TEST(RuntimeIntegration, StreamPriorityOfATenantWithIsolationOverShm) {
-  rc::test::KeyDir keys;
-  std::string key = keys.newKey("server.key", "team-a");
-  std::string quotas = keys.write("quotas", "team-a priority=high\n", 0600);
-  ServedPrograms served;
-  served.start(shmUrl("priority"), {"--isolation", "process", "--auth-key-file",
-                                    key, "--quotas", quotas});
-  if (!served.running())
+  TenantServer t(shmUrl("priority"), kIsolated, "team-a priority=high\n");
+  if (!t.served.running())
     return;
-  std::vector<std::string> env = served.env();
-  env.push_back("RC_AUTH_KEY_FILE=" + key);
-  ChildResult r = runChild({RC_STREAM_PRIORITY_PROG}, env,
-                           served.dir() + "/priority.out", 60);
+  ChildResult r = runChild({RC_STREAM_PRIORITY_PROG}, t.env,
+                           t.served.dir() + "/priority.out", 60);
   EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
-                         << served.log();
+                         << t.served.log();
   EXPECT_NE(r.output.find("priority -5, attribute -5"), std::string::npos)
       << r.output;
 }

@@ -95,6 +95,23 @@ protected:
     return r.empty() ? Bytes() : r[0];
   }
 
+  // rc-server --quotas of `text`, read from a file as rc-server reads it;
+  // *path: the file's name (gone again, but named in refusals).
+  TenantQuotas quotasOf(const std::string &text, std::string *path = nullptr) {
+    char name[] = "/tmp/rc-quotas-XXXXXX";
+    int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(write(fd, text.data(), text.size()), ssize_t(text.size()));
+    close(fd);
+    TenantQuotas quotas;
+    std::string error;
+    EXPECT_TRUE(quotas.load(name, env->keys, &error)) << error;
+    std::remove(name);
+    if (path)
+      *path = name;
+    return quotas;
+  }
+
   std::string refusal(const Bytes &reply) {
     const wire::HelloReply *hr = asHelloReply(reply);
     EXPECT_TRUE(hr && !hr->ok() && hr->error());
@@ -297,17 +314,7 @@ TEST_F(AuthSessionTest, AnswersToChallengesIssuedBeforeAFailureWaitToo) {
 // sessions bound is refused at the Hello naming the bound; a session that
 // ends gives its place back.
 TEST_F(AuthSessionTest, ATenantPastItsSessionsQuotaIsRefused) {
-  char path[] = "/tmp/rc-quotas-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(write(fd, "tenant-1 sessions=1\n", 20), 20);
-  close(fd);
-  TenantQuotas quotas;
-  std::string error;
-  bool loaded = quotas.load(path, env->keys, &error);
-  std::remove(path);
-  ASSERT_TRUE(loaded) << error;
-  TenantLedger ledger(std::move(quotas));
+  TenantLedger ledger(quotasOf("tenant-1 sessions=1\n"));
   env->tenants = &ledger;
   ASSERT_TRUE(asHelloReply(authenticate(key, "tenant-1"))->ok());
   EXPECT_EQ(session->tenant(), "tenant-1");
@@ -338,17 +345,8 @@ TEST_F(AuthSessionTest, ATenantPastItsSessionsQuotaIsRefused) {
 // last mapping are gone (ggml releases the handle right after mapping), and
 // a session that ends gives back all it held.
 TEST_F(AuthSessionTest, ATenantsSessionsShareItsMemoryQuotas) {
-  char path[] = "/tmp/rc-quotas-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  const std::string line = "tenant-1 device=4MiB pinned=1MiB\n";
-  ASSERT_EQ(write(fd, line.data(), line.size()), ssize_t(line.size()));
-  close(fd);
-  TenantQuotas quotas;
-  std::string error;
-  bool loaded = quotas.load(path, env->keys, &error);
-  std::remove(path);
-  ASSERT_TRUE(loaded) << error;
+  std::string path, error;
+  TenantQuotas quotas = quotasOf("tenant-1 device=4MiB pinned=1MiB\n", &path);
   std::unique_ptr<BudgetTable> table = BudgetTable::create(
       serverBudgetSpecs(ServerLimits(), &quotas, env->keys), 1, &error);
   ASSERT_TRUE(table) << error;
@@ -377,7 +375,7 @@ TEST_F(AuthSessionTest, ATenantsSessionsShareItsMemoryQuotas) {
   EXPECT_NE(e.find("2097152 more bytes do not fit tenant 'tenant-1''s "
                    "device memory (3145728 of 4194304 bytes in use; its "
                    "quota device=4194304 in " +
-                   std::string(path)),
+                   path),
             std::string::npos)
       << e;
   // VMM: a mapped 1 MiB whose handle is released still counts.
@@ -412,17 +410,7 @@ TEST_F(AuthSessionTest, ATenantsSessionsShareItsMemoryQuotas) {
 // program asked, and the HelloReply says so (the runtime then answers
 // cudaStreamGetPriority with it). Another tenant's streams are as asked.
 TEST_F(AuthSessionTest, ATenantsStreamPriorityGoesToEveryStream) {
-  char path[] = "/tmp/rc-quotas-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  const std::string line = "tenant-1 priority=high\n";
-  ASSERT_EQ(write(fd, line.data(), line.size()), ssize_t(line.size()));
-  close(fd);
-  TenantQuotas quotas;
-  std::string error;
-  bool loaded = quotas.load(path, env->keys, &error);
-  std::remove(path);
-  ASSERT_TRUE(loaded) << error;
+  TenantQuotas quotas = quotasOf("tenant-1 priority=high\n");
   env->quotas = &quotas;
   struct EndSession {
     std::unique_ptr<Session> &s;
