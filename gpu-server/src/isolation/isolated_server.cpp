@@ -154,7 +154,8 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
   // second and once more at its end.
   Clock::time_point lastMetrics{};
   auto sendMetrics = [&] {
-    std::string json = core.metrics().sessionJson(sessionId);
+    uint64_t served = core.ticket().redeemedBy();
+    std::string json = served ? core.metrics().sessionJson(served) : "";
     if (options.sendMetrics && !json.empty())
       channel.send(metricsMessage(json));
     lastMetrics = Clock::now();

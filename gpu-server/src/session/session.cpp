@@ -256,7 +256,7 @@ Session::Next Session::openSession(const void *p,
     const flatbuffers::Vector<uint8_t> *ticket = hello->ticket();
     std::string why;
     if (!env_.ticket->redeem(ticket ? ticket->data() : nullptr,
-                             ticket ? ticket->size() : 0, &why))
+                             ticket ? ticket->size() : 0, id_, &why))
       return refuse(why);
   }
   if (auth_->required()) {

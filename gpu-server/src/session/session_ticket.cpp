@@ -8,6 +8,7 @@ void SessionTicket::expect(const std::vector<uint8_t> &ticket) {
   std::lock_guard<std::mutex> lock(mu_);
   ticket_ = ticket;
   redeemed_ = false;
+  redeemedBy_ = 0;
 }
 
 bool SessionTicket::expected() const {
@@ -16,7 +17,7 @@ bool SessionTicket::expected() const {
 }
 
 bool SessionTicket::redeem(const uint8_t *given, size_t size,
-                           std::string *why) {
+                           uint64_t sessionId, std::string *why) {
   std::lock_guard<std::mutex> lock(mu_);
   if (ticket_.empty()) {
     *why = "this rc-server process serves only a session it was reserved "
@@ -35,12 +36,18 @@ bool SessionTicket::redeem(const uint8_t *given, size_t size,
     return false;
   }
   redeemed_ = true;
+  redeemedBy_ = sessionId;
   return true;
 }
 
 bool SessionTicket::redeemed() const {
   std::lock_guard<std::mutex> lock(mu_);
   return redeemed_;
+}
+
+uint64_t SessionTicket::redeemedBy() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return redeemedBy_;
 }
 
 } // namespace rc::server

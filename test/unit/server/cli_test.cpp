@@ -437,6 +437,15 @@ TEST(Cli, IsolatedMetricsFileListsEachWorkersSession) {
   std::string err;
   Redirect first = askForWorker(url, {m.hash});
   ASSERT_FALSE(first.url.empty());
+  // A connection with a wrong ticket comes first: refused, and not what
+  // the file lists for this worker.
+  auto wrong = rc::transport::connect(first.url, 5000, &err);
+  ASSERT_NE(wrong, nullptr) << err;
+  std::vector<uint8_t> other = first.ticket;
+  other[0] ^= 1;
+  const rc::wire::HelloReply *refused =
+      asHelloReply(roundTrip(*wrong, ticketHello({m.hash}, other), 5000));
+  ASSERT_TRUE(refused && !refused->ok());
   auto c1 = rc::transport::connect(first.url, 5000, &err);
   ASSERT_NE(c1, nullptr) << err;
   ASSERT_TRUE(
@@ -444,8 +453,9 @@ TEST(Cli, IsolatedMetricsFileListsEachWorkersSession) {
   Bytes b = batch(1, {cMalloc(64), cMalloc(64), cGoodbye()}, false);
   ASSERT_EQ(c1->send(b.data(), b.size()), rc::transport::Status::Ok);
   std::string text = waitForFile("\"state\":\"closed\"");
-  EXPECT_NE(text.find("{\"id\":1,\"state\":\"closed\""), std::string::npos)
+  EXPECT_NE(text.find("\"close_reason\":\"goodbye\""), std::string::npos)
       << text;
+  EXPECT_EQ(text.find("handshake refused"), std::string::npos) << text;
   EXPECT_NE(text.find("\"Malloc\":{\"count\":2,"), std::string::npos) << text;
 
   Redirect second = askForWorker(url, {m.hash});

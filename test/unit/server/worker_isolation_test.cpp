@@ -28,18 +28,21 @@ TEST(SessionTicketTest, OnlyTheExpectedTicketIsRedeemedAndOnlyOnce) {
   SessionTicket ticket;
   std::string why;
   std::vector<uint8_t> t = ticketOf(1);
-  EXPECT_FALSE(ticket.redeem(t.data(), t.size(), &why));
+  EXPECT_FALSE(ticket.redeem(t.data(), t.size(), 7, &why));
   EXPECT_NE(why.find("none is yet"), std::string::npos) << why;
   ticket.expect(t);
   std::vector<uint8_t> other = ticketOf(2);
-  EXPECT_FALSE(ticket.redeem(other.data(), other.size(), &why));
+  EXPECT_FALSE(ticket.redeem(other.data(), other.size(), 7, &why));
   EXPECT_NE(why.find("reserved for another client"), std::string::npos);
-  EXPECT_FALSE(ticket.redeem(t.data(), t.size() - 1, &why));
-  EXPECT_FALSE(ticket.redeem(nullptr, 0, &why));
+  EXPECT_FALSE(ticket.redeem(t.data(), t.size() - 1, 7, &why));
+  EXPECT_FALSE(ticket.redeem(nullptr, 0, 7, &why));
   EXPECT_FALSE(ticket.redeemed());
-  EXPECT_TRUE(ticket.redeem(t.data(), t.size(), &why)) << why;
+  EXPECT_EQ(ticket.redeemedBy(), 0u);
+  EXPECT_TRUE(ticket.redeem(t.data(), t.size(), 8, &why)) << why;
   EXPECT_TRUE(ticket.redeemed());
-  EXPECT_FALSE(ticket.redeem(t.data(), t.size(), &why));
+  EXPECT_EQ(ticket.redeemedBy(), 8u); // not 7, whose tickets were wrong
+  EXPECT_FALSE(ticket.redeem(t.data(), t.size(), 9, &why));
+  EXPECT_EQ(ticket.redeemedBy(), 8u);
   EXPECT_NE(why.find("used already"), std::string::npos) << why;
 }
 

@@ -21,14 +21,20 @@ public:
   void expect(const std::vector<uint8_t> &ticket);
   bool expected() const;
   // Whether `given` (size bytes) is the expected ticket and unused; it is
-  // used from then on. Compared in constant time. *why says what failed.
-  bool redeem(const uint8_t *given, size_t size, std::string *why);
+  // used from then on, by session `sessionId`. Compared in constant time.
+  // *why says what failed.
+  bool redeem(const uint8_t *given, size_t size, uint64_t sessionId,
+              std::string *why);
   bool redeemed() const;
+  // The session that redeemed it (0: none yet): the one the worker serves,
+  // whatever other connections tried before it.
+  uint64_t redeemedBy() const;
 
 private:
   mutable std::mutex mu_;
   std::vector<uint8_t> ticket_;
   bool redeemed_ = false;
+  uint64_t redeemedBy_ = 0;
 };
 
 } // namespace rc::server
