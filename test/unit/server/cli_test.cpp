@@ -443,8 +443,8 @@ TEST(Cli, IsolatedMetricsFileListsEachWorkersSession) {
   ASSERT_NE(wrong, nullptr) << err;
   std::vector<uint8_t> other = first.ticket;
   other[0] ^= 1;
-  const rc::wire::HelloReply *refused =
-      asHelloReply(roundTrip(*wrong, ticketHello({m.hash}, other), 5000));
+  Bytes refusal = roundTrip(*wrong, ticketHello({m.hash}, other), 5000);
+  const rc::wire::HelloReply *refused = asHelloReply(refusal);
   ASSERT_TRUE(refused && !refused->ok());
   auto c1 = rc::transport::connect(first.url, 5000, &err);
   ASSERT_NE(c1, nullptr) << err;
