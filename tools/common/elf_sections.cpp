@@ -75,7 +75,9 @@ bool readElfSections(const uint8_t *data, size_t size,
       s.name.assign(p, strnlen(p, strtabSize - r.name));
     }
     s.type = r.type;
-    s.offset = r.offset;
+    // SHT_NOBITS has no bytes in the file, wherever its offset points: a
+    // pointer made from that offset would lie outside the file.
+    s.offset = r.type == kShtNobits ? 0 : r.offset;
     s.size = r.type == kShtNobits ? 0 : r.size;
     s.link = r.link;
     s.entsize = r.entsize;

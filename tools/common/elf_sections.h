@@ -14,9 +14,9 @@ namespace rc::tools {
 struct ElfSection {
   std::string name;
   uint32_t type = 0;
-  uint64_t offset = 0;
-  uint64_t size = 0; // bytes present in the file (0 for SHT_NOBITS)
-  uint32_t link = 0; // sh_link: e.g. a symbol table's string table
+  uint64_t offset = 0; // in the file (0 for SHT_NOBITS)
+  uint64_t size = 0;   // bytes present in the file (0 for SHT_NOBITS)
+  uint32_t link = 0;   // sh_link: e.g. a symbol table's string table
   uint64_t entsize = 0;
 };
 

@@ -73,6 +73,9 @@ TEST(ElfSections, NobitsNameTableIsNotRead) {
   EXPECT_EQ(sections[0].name, "");
   EXPECT_EQ(sections[1].name, "");
   EXPECT_EQ(sections[1].size, 0u) << "SHT_NOBITS has no bytes in the file";
+  // Nor an offset in it: readCubinKernels made a pointer from it (UBSan,
+  // the fatbin fuzzer, a .nv.info section of that type).
+  EXPECT_EQ(sections[1].offset, 0u);
 }
 
 TEST(ElfSections, SymbolTableWithAHugeEntrySizeHoldsNoSymbol) {
