@@ -18,7 +18,7 @@ using rc::server::ByteBudget;
 namespace {
 
 std::vector<BudgetSpec> twoBudgets() {
-  return {{"server/pinned", 100, "the pinned memory", "RC_TEST_TOTAL"},
+  return {{"server/pinned", 100, "the pinned memory", "its test total"},
           {"tenant/a/device", 50, "tenant 'a''s device memory",
            "its quota device=50 in quotas"}};
 }

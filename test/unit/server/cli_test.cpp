@@ -254,11 +254,7 @@ TEST(Cli, IsolatedWorkerServesOnlyItsTicketOnce) {
   ASSERT_FALSE(r.url.empty());
   EXPECT_EQ(r.ticket.size(), 16u);
   std::string err;
-  auto wrong = rc::transport::connect(r.url, 5000, &err);
-  ASSERT_NE(wrong, nullptr) << err;
-  std::vector<uint8_t> other = r.ticket;
-  other[0] ^= 1;
-  Bytes reply = roundTrip(*wrong, ticketHello({m.hash}, other), 5000);
+  Bytes reply = helloWithAnotherTicket(r, {m.hash});
   const rc::wire::HelloReply *hr = asHelloReply(reply);
   ASSERT_TRUE(hr && !hr->ok());
   EXPECT_NE(hr->error()->str().find("reserved for another client"),
@@ -439,11 +435,7 @@ TEST(Cli, IsolatedMetricsFileListsEachWorkersSession) {
   ASSERT_FALSE(first.url.empty());
   // A connection with a wrong ticket comes first: refused, and not what
   // the file lists for this worker.
-  auto wrong = rc::transport::connect(first.url, 5000, &err);
-  ASSERT_NE(wrong, nullptr) << err;
-  std::vector<uint8_t> other = first.ticket;
-  other[0] ^= 1;
-  Bytes refusal = roundTrip(*wrong, ticketHello({m.hash}, other), 5000);
+  Bytes refusal = helloWithAnotherTicket(first, {m.hash});
   const rc::wire::HelloReply *refused = asHelloReply(refusal);
   ASSERT_TRUE(refused && !refused->ok());
   auto c1 = rc::transport::connect(first.url, 5000, &err);
@@ -458,12 +450,8 @@ TEST(Cli, IsolatedMetricsFileListsEachWorkersSession) {
   EXPECT_EQ(text.find("handshake refused"), std::string::npos) << text;
   EXPECT_NE(text.find("\"Malloc\":{\"count\":2,"), std::string::npos) << text;
 
-  Redirect second = askForWorker(url, {m.hash});
-  ASSERT_FALSE(second.url.empty());
-  auto c2 = rc::transport::connect(second.url, 5000, &err);
-  ASSERT_NE(c2, nullptr) << err;
-  ASSERT_TRUE(
-      asHelloReply(roundTrip(*c2, ticketHello({m.hash}, second.ticket), 5000)));
+  auto c2 = openIsolatedSession(url, {m.hash});
+  ASSERT_NE(c2, nullptr);
   text = waitForFile("{\"id\":2,\"state\":\"live\"");
   EXPECT_NE(text.find("\"live_sessions\":1,\"closed_sessions\":1"),
             std::string::npos)

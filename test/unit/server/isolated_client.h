@@ -40,6 +40,21 @@ inline Redirect askForWorker(const std::string &url,
   return r;
 }
 
+// The worker's answer to a Hello with `r`'s ticket but one bit flipped,
+// from a connection of its own (a refusal: a worker honours its ticket
+// only).
+inline Bytes helloWithAnotherTicket(const Redirect &r,
+                                    const std::vector<uint64_t> &hashes) {
+  std::string err;
+  auto conn = transport::connect(r.url, 5000, &err);
+  EXPECT_NE(conn, nullptr) << r.url << ": " << err;
+  if (!conn || r.ticket.empty())
+    return {};
+  std::vector<uint8_t> other = r.ticket;
+  other[0] ^= 1;
+  return roundTrip(*conn, ticketHello(hashes, other), 5000);
+}
+
 // A session in a worker: the connection, after the worker accepted the
 // ticket's Hello (null, with a test failure, otherwise).
 inline std::unique_ptr<transport::Connection>
