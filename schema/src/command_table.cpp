@@ -122,6 +122,13 @@ constexpr CommandInfo kCommands[] = {
     // A library works on the stream its object was given (curandSetStream),
     // which the bookkeeping does not follow: untracked, as cuBLAS.
     {Command::LibCall, "vendor library call", nullptr, kUntracked, true, true},
+    // The content cache's: an upload named by hashes, the insertion of an
+    // upload's chunk (a read of the device in stream order), rc-cache.
+    {Command::MemcpyH2DCached, "cudaMemcpyAsync (host to device, cached)",
+     &streamField<MemcpyH2DCached>, kOnStream, false, false},
+    {Command::CacheInsert, "cudaMemcpyAsync (host to device, into the cache)",
+     &streamField<CacheInsert>, kOnStream, false, false},
+    {Command::CacheControl, "rc-cache", nullptr, kNone, false, false},
 };
 
 constexpr bool inSchemaOrder() {
