@@ -4,6 +4,7 @@
 #include "rc/server/listen_policy.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
+#include "rc/server/tenant_quotas.h"
 #include "rc/transport.h"
 
 #include <atomic>
@@ -38,7 +39,7 @@ const char kUsage[] =
     "                 [--log-level quiet|info|debug] [--devices LIST]\n"
     "                 [--metrics FILE]\n"
     "                 [--isolation none|process] [--warm-workers N]\n"
-    "                 [--max-workers N] [--quotas FILE]\n"
+    "                 [--max-workers N] [--quotas FILE] [--cache SIZE]\n"
     "       rc-server keygen FILE [--key-id ID]\n"
     "\n"
     "Serves remote-clang applications: every kernel of the given manifests\n"
@@ -80,6 +81,10 @@ const char kUsage[] =
     "                     device=SIZE pinned=SIZE priority=high|normal\n"
     "                     (SIZE: 8GiB, 512MiB, ...),\n"
     "                     TENANT a key id or * for every other tenant\n"
+    "  --cache SIZE       keep chunks of uploads (4 MiB each) in SIZE of\n"
+    "                     pinned host memory across sessions, one\n"
+    "                     namespace per tenant: a repeated upload sends\n"
+    "                     hashes, not bytes (default: no cache)\n"
     "  --help             this text\n"
     "\n"
     "rc-server keygen FILE writes a new key file (mode 0600) holding one\n"
@@ -299,6 +304,11 @@ int main(int argc, char **argv) {
       if (!need("FILE") || value.empty())
         return usageError("--metrics needs a file name");
       options.metricsFile = value;
+    } else if (arg == "--cache") {
+      if (!need("SIZE") || !parseSize(value, &options.cacheBytes) ||
+          options.cacheBytes < (4u << 20))
+        return usageError("--cache needs a size of at least 4MiB, like 8GiB "
+                          "(bytes, or a count with KiB, MiB, GiB or TiB)");
     } else if (arg == "--quotas") {
       if (!need("FILE") || value.empty())
         return usageError("--quotas needs a file name");
@@ -348,6 +358,9 @@ int main(int argc, char **argv) {
     return usageError("--quotas needs --auth-key-file: a tenant is the id of "
                       "the key its clients hold");
   const bool supervisor = isolation == "process" && workerChannel < 0;
+  if (isolation == "process" && options.cacheBytes)
+    return usageError("--cache is not served with --isolation process yet: "
+                      "each worker process would hold a cache of its own");
   if (isolation != "process" && (warmWorkers >= 0 || maxWorkers >= 0))
     return usageError("--warm-workers and --max-workers need --isolation "
                       "process");

@@ -140,6 +140,8 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
       options.reservedSession ? &ticket_ : nullptr,
       options.reservedSession ? &waitingContext_ : nullptr, tenants_.get(),
       budgetTable_.get(), quotas_.get()});
+  if (options.cacheBytes && !startContentCache(options.cacheBytes, error))
+    return false;
   if (!options.metricsFile.empty() && !options.reservedSession) {
     metricsWriter_ =
         std::make_unique<MetricsFileWriter>(metrics_, options.metricsFile);
@@ -162,6 +164,9 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   for (int i = 0; i < backend_->deviceCount(); ++i)
     summary_ +=
         (i ? ", " : " ") + std::to_string(i) + " " + backend_->device(i).name;
+  if (cache_)
+    summary_ += "; content cache " +
+                std::to_string(cache_->stats().capacity >> 20) + " MiB";
   size_t nKeys = env_->keys.size();
   summary_ += nKeys ? "; clients authenticate (" + std::to_string(nKeys) +
                           (nKeys == 1 ? " key)" : " keys)")
@@ -307,6 +312,34 @@ void ServerCore::runSession(transport::Connection &conn,
     metricsWriter_->poke();
   ++closed_;
   --live_;
+}
+
+bool ServerCore::startContentCache(uint64_t bytes, std::string *error) {
+  cacheContext_ = backend_->createContext(0, error);
+  if (!cacheContext_) {
+    *error = "the content cache needs a device context: " + *error;
+    return false;
+  }
+  DeviceContext *ctx = cacheContext_.get();
+  ContentCache::Options options;
+  options.capacity = bytes;
+  cache_ = std::make_unique<ContentCache>(
+      options,
+      [ctx](uint64_t n) {
+        uint8_t *p = nullptr;
+        return ctx->hostAlloc(n, &p).ok() ? p : nullptr;
+      },
+      [ctx](uint8_t *p) { ctx->hostFree(p); });
+  if (!cache_->ok()) {
+    cache_.reset();
+    *error = "cannot allocate the content cache's " + std::to_string(bytes) +
+             " bytes of pinned host memory (rc-server --cache; at least " +
+             std::to_string(options.chunkBytes) + ")";
+    return false;
+  }
+  env_->cache = cache_.get();
+  metrics_.showContentCache(cache_.get());
+  return true;
 }
 
 void ServerCore::stop() {

@@ -11,7 +11,8 @@ namespace {
 // The limit of a count such as sessions=N.
 constexpr long kMaxCount = 1 << 20;
 
-// "1073741824", "512MiB", "8GiB": false unless the whole text is a size.
+} // namespace
+
 bool parseSize(const std::string &text, uint64_t *bytes) {
   static const struct {
     const char *suffix;
@@ -33,7 +34,6 @@ bool parseSize(const std::string &text, uint64_t *bytes) {
   }
   return false;
 }
-} // namespace
 
 std::string tenantDeviceBudget(const std::string &tenant) {
   return "tenant/" + tenant + "/device";

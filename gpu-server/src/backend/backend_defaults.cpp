@@ -43,6 +43,11 @@ OpStatus DeviceContext::copyD2HRegistered(uint8_t *dst, uint64_t src,
   return copyD2H(dst, src, size, stream);
 }
 
+OpStatus DeviceContext::copyD2HToHostAlloc(uint8_t *dst, uint64_t src,
+                                           uint64_t size, NativeHandle stream) {
+  return copyD2H(dst, src, size, stream);
+}
+
 OpStatus DeviceContext::readD2H(uint64_t src, uint64_t size,
                                 NativeHandle stream,
                                 const ChunkConsumer &consume) {

@@ -34,7 +34,8 @@ Executor::Executor(const Registry &registry, Backend &backend,
 }
 
 Executor::~Executor() {
-  finishSharedUploads(); // before the shared regions go
+  settleCacheCopies(true); // before the contexts of their events go
+  finishSharedUploads();   // before the shared regions go
   destroyLibObjects();
   releaseReply();
   dropUploadRing();
@@ -802,6 +803,8 @@ bool Executor::run(const wire::Batch &batch, std::vector<ResultData> &results,
   uint32_t index = 0;
   replyBytes_ = 0;
   releaseReply(); // the previous batch's reply has been sent
+  if (!cacheCopies_.empty())
+    settleCacheCopies(false); // chunks whose copies are done go on
   reply_ = &reply;
   batchSeq_ = batch.seq();
   auto report = [&](uint64_t seq, uint32_t i, int code,

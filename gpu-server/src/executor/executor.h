@@ -8,12 +8,14 @@
 #include "executor/vmm_table.h"
 #include "protocol_generated.h"
 #include "rc/server/backend.h"
+#include "rc/server/content_cache.h"
 #include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/settings.h"
 #include "session/shared_host.h"
 #include "session/upload_ring.h"
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -123,6 +125,16 @@ public:
   uint64_t uploadRingReleased() {
     return uploadRing_ ? uploadRing_->released() : 0;
   }
+  // The server's content cache and the session's namespace in it (its
+  // tenant; docs/server.md, "Content cache"); null: none (the cache's
+  // commands fail naming it).
+  void setContentCache(ContentCache *cache, std::string space) {
+    cache_ = cache;
+    cacheSpace_ = std::move(space);
+  }
+  // Hands finished cache copies on: reads release their chunks, insertions
+  // go to the cache's verifier. With `wait`, waits for every one first.
+  void settleCacheCopies(bool wait);
 
 private:
   OpStatus execute(const wire::CommandEntry &entry, uint32_t index,
@@ -190,6 +202,9 @@ private:
   OpStatus handle(const wire::ProfilerControl &c, Answer &a);
   OpStatus handle(const wire::DeviceLimit &c, Answer &a);
   OpStatus handle(const wire::MemcpyH2DRing &c, Answer &a);
+  OpStatus handle(const wire::MemcpyH2DCached &c, Answer &a);
+  OpStatus handle(const wire::CacheInsert &c, Answer &a);
+  OpStatus handle(const wire::CacheControl &c, Answer &a);
   OpStatus handle(const wire::HostShare &c, Answer &a);
   OpStatus handle(const wire::HostUnshare &c, Answer &a);
   // Arrays and texture/surface objects (executor_textures.cpp).
@@ -470,6 +485,19 @@ private:
   bool goodbye_ = false;
   uint64_t commands_ = 0;
   SessionMetrics *metrics_ = nullptr;
+  // The content cache (executor_cache.cpp): copies from or into its chunks
+  // still on a stream, each with the event after it and the context that
+  // recorded it; a chunk stays referenced until its copy is done.
+  ContentCache *cache_ = nullptr;
+  std::string cacheSpace_;
+  struct CacheCopy {
+    std::vector<ContentCache::Ref> reads;
+    std::shared_ptr<ContentCache::Chunk> insert;
+    DeviceContext *ctx = nullptr;
+    NativeHandle event = 0;
+  };
+  std::deque<CacheCopy> cacheCopies_;
+  OpStatus trackCacheCopy(CacheCopy copy, NativeHandle stream);
   RemoteWriter remoteWriter_;
   // cuBLAS handles of this session -> their device and workspace.
   struct BlasHandle {

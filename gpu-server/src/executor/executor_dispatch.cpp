@@ -126,6 +126,12 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_PeerAccess(), a);
   case Command::MemcpyH2DRing:
     return handle(*entry.cmd_as_MemcpyH2DRing(), a);
+  case Command::MemcpyH2DCached:
+    return handle(*entry.cmd_as_MemcpyH2DCached(), a);
+  case Command::CacheInsert:
+    return handle(*entry.cmd_as_CacheInsert(), a);
+  case Command::CacheControl:
+    return handle(*entry.cmd_as_CacheControl(), a);
   case Command::HostShare:
     return handle(*entry.cmd_as_HostShare(), a);
   case Command::HostUnshare:

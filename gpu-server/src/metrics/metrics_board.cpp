@@ -1,5 +1,7 @@
 #include "rc/server/metrics_board.h"
+
 #include "metrics/metrics_json.h"
+#include "rc/server/content_cache.h"
 
 #include <unistd.h>
 
@@ -47,14 +49,15 @@ uint64_t MetricsBoard::changeCount() const {
 }
 
 std::string metricsDocument(double uptimeSeconds, size_t live,
-                            uint64_t closedTotal, const std::string &sessions) {
+                            uint64_t closedTotal, const std::string &sessions,
+                            const std::string &server) {
   char head[200];
   std::snprintf(head, sizeof head,
                 "{\"server_pid\":%d,\"uptime_s\":%.3f,\"live_sessions\":%zu,"
                 "\"closed_sessions\":%llu,\n",
                 int(getpid()), uptimeSeconds, live,
                 static_cast<unsigned long long>(closedTotal));
-  return head + ("\"sessions\":[" + sessions + "]}\n");
+  return head + server + "\"sessions\":[" + sessions + "]}\n";
 }
 
 std::string MetricsBoard::render(const Entry &e, Clock::time_point now) {
@@ -113,9 +116,29 @@ std::string MetricsBoard::json() const {
   size_t live = 0;
   uint64_t closedTotal = 0;
   std::string sessions = sessionsJson(&live, &closedTotal);
+  std::string server;
+  if (cache_) {
+    ContentCache::Stats c = cache_->stats();
+    auto field = [&](const char *name, uint64_t v, bool last = false) {
+      server += std::string("\"") + name + "\":" + std::to_string(v) +
+                (last ? "" : ",");
+    };
+    server += "\"content_cache\":{";
+    field("capacity", c.capacity);
+    field("chunks", c.chunks);
+    field("bytes", c.bytes);
+    field("hits", c.hits);
+    field("misses", c.misses);
+    field("bytes_saved", c.bytesSaved);
+    field("inserted", c.inserted);
+    field("rejected", c.rejected);
+    field("evicted", c.evicted);
+    field("refused", c.refused, true);
+    server += "},\n";
+  }
   return metricsDocument(
       std::chrono::duration<double>(Clock::now() - started_).count(), live,
-      closedTotal, sessions);
+      closedTotal, sessions, server);
 }
 
 } // namespace rc::server

@@ -98,6 +98,7 @@ void appendSessionJson(std::string &out, const SessionHeader &header,
   appendField(out, "bytes_out_rma", m.bytesOutRma.get());
   appendField(out, "bytes_out_shared", m.bytesOutShared.get());
   appendField(out, "bytes_in_shared", m.bytesInShared.get());
+  appendField(out, "bytes_in_cached", m.bytesInCached.get());
   appendField(out, "replay_ns", m.replayNs.get());
   appendField(out, "reply_ns", m.replyNs.get());
   appendField(out, "sync_fences", m.syncFences.get());

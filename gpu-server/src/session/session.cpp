@@ -1,6 +1,8 @@
 #include "rc/server/session.h"
+
 #include "executor/executor.h"
 #include "rc/hex.h"
+#include "rc/server/content_cache.h"
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
 #include "rc/transport.h"
@@ -351,6 +353,13 @@ Session::Next Session::openSession(const void *p,
   auto devices = fbb.CreateVector(infos);
   auto kernelAttrs = helloKernelAttributes(fbb, env_.registry, allowedCopy);
   auto ring = exposeUploadRing(fbb, hello->upload_ring_bytes());
+  flatbuffers::Offset<wire::ContentCacheOffer> cacheOffer;
+  if (env_.cache) {
+    // The tenant is the namespace: chunks never cross tenants.
+    executor_->setContentCache(env_.cache, tenant_);
+    const ContentCache::Options &o = env_.cache->options();
+    cacheOffer = wire::CreateContentCacheOffer(fbb, o.chunkBytes, o.minUpload);
+  }
   auto proof = serverProof
                    ? fbb.CreateVector(serverProof->data(), serverProof->size())
                    : 0;
@@ -361,6 +370,7 @@ Session::Next Session::openSession(const void *p,
   hr.add_kernel_attributes(kernelAttrs);
   hr.add_upload_ring(ring);
   hr.add_auth_proof(proof);
+  hr.add_content_cache(cacheOffer);
   if (priority) {
     hr.add_stream_priority_set(true);
     hr.add_stream_priority(*priority);

@@ -506,6 +506,31 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
                .Union();
     break;
   }
+  case Command::MemcpyH2DCached: {
+    // Hash counts right and wrong for the size; hashes the cache may hold
+    // (zeros) or not.
+    std::vector<ChunkHash> hashes(size_t(small(0, 6)));
+    for (ChunkHash &h : hashes)
+      h = chance(50) ? ChunkHash(0, 0) : ChunkHash(rng_(), rng_());
+    body = CreateMemcpyH2DCachedDirect(fbb, address(), stream(),
+                                       chance(70) ? size() % (9 << 20) : size(),
+                                       &hashes)
+               .Union();
+    break;
+  }
+  case Command::CacheInsert: {
+    ChunkHash hash(chance(50) ? 0 : rng_(), rng_());
+    body = CreateCacheInsert(fbb, address(), stream(),
+                             chance(80) ? size() % (5 << 20) : size(),
+                             chance(90) ? &hash : nullptr)
+               .Union();
+    break;
+  }
+  case Command::CacheControl: {
+    std::vector<ChunkHash> hashes(size_t(small(0, 2)), ChunkHash(rng_(), 0));
+    body = CreateCacheControlDirect(fbb, chance(50), &hashes).Union();
+    break;
+  }
   case Command::StreamAttribute:
     body =
         CreateStreamAttribute(

@@ -104,8 +104,10 @@ std::string readText(const std::string &path) {
 class ServerProcess {
 public:
   ServerProcess(const Options &o, const std::string &url) : log_(o.log) {
-    std::vector<std::string> args = {o.server, "--test-device", "--listen",
-                                     url,      "--log-level",   "info"};
+    // A small content cache: its commands and its evictions are fuzzed too.
+    std::vector<std::string> args = {o.server,  "--test-device", "--listen",
+                                     url,       "--log-level",   "info",
+                                     "--cache", "16MiB"};
     for (const std::string &m : o.manifests)
       args.insert(args.end(), {"--manifest", m});
     // A previous run's log must not be read as this server's.

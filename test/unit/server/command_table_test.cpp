@@ -58,6 +58,8 @@ TEST(CommandTable, EveryStreamOrderedCommandYieldsTheStreamItNames) {
       OneCommand(cH2D(0x1000, Bytes(4, 1), s)),
       OneCommand(cD2H(0x1000, 4, s)),
       OneCommand(cH2DRing(0x1000, 0, 4, 4, s)),
+      OneCommand(cH2DCached(0x1000, 4, {ContentHash{}}, s)),
+      OneCommand(cCacheInsert(0x1000, 4, ContentHash{}, s)),
       OneCommand(cD2D(0x1000, 0x2000, 4, s)),
       OneCommand(cMemset(0x1000, 7, 4, s)),
       OneCommand(cLaunch(0xabc, Bytes(), s)),
@@ -95,11 +97,11 @@ TEST(CommandTable, ClientDeviceWorkAndGraphNodesAreTheDocumentedSets) {
       graphNodes.insert(t);
   }
   using C = wire::Command;
-  EXPECT_EQ(
-      noDeviceWork,
-      (std::set<C>{C::Malloc, C::Free, C::ArrayCreate, C::MemcpyH2D,
-                   C::MemcpyH2DRing, C::StreamSynchronize, C::DeviceSynchronize,
-                   C::ModuleLoad, C::ModuleFunction}));
+  EXPECT_EQ(noDeviceWork,
+            (std::set<C>{C::Malloc, C::Free, C::ArrayCreate, C::MemcpyH2D,
+                         C::MemcpyH2DRing, C::StreamSynchronize,
+                         C::DeviceSynchronize, C::ModuleLoad, C::ModuleFunction,
+                         C::MemcpyH2DCached, C::CacheInsert, C::CacheControl}));
   EXPECT_EQ(graphNodes, (std::set<C>{C::Launch, C::Memset, C::MemcpyD2D,
                                      C::CublasGemm, C::LibCall}));
 }

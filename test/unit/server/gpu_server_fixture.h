@@ -29,6 +29,7 @@ protected:
     g = writeGpuManifest();
     ServerOptions o;
     o.manifests = {g.path};
+    configure(o);
     std::string err;
     if (!core.start(o, &err)) {
       if (noUsableGpu(err))
@@ -36,6 +37,9 @@ protected:
       FAIL() << err;
     }
   }
+
+  // What a suite adds to the server's options before it starts.
+  virtual void configure(ServerOptions &) {}
 
   // A new client whose Hello succeeded (a failure is reported; the client
   // is returned anyway). *helloReply keeps the reply when asked for.

@@ -171,6 +171,35 @@ Cmd cH2DRing(uint64_t dst, uint64_t ringOffset, uint64_t size, uint64_t ringEnd,
     return wire::CreateMemcpyH2DRing(f, dst, stream, ringOffset, size, ringEnd);
   });
 }
+namespace {
+std::vector<wire::ChunkHash> wireHashes(const std::vector<ContentHash> &h) {
+  std::vector<wire::ChunkHash> out;
+  for (const ContentHash &one : h)
+    out.push_back(one.wire());
+  return out;
+}
+} // namespace
+
+Cmd cH2DCached(uint64_t dst, uint64_t size,
+               const std::vector<ContentHash> &hashes, uint64_t stream) {
+  return entry<wire::MemcpyH2DCached>([=](fb::FlatBufferBuilder &f) {
+    auto named = wireHashes(hashes);
+    return wire::CreateMemcpyH2DCachedDirect(f, dst, stream, size, &named);
+  });
+}
+Cmd cCacheInsert(uint64_t dst, uint64_t size, const ContentHash &hash,
+                 uint64_t stream) {
+  return entry<wire::CacheInsert>([=](fb::FlatBufferBuilder &f) {
+    wire::ChunkHash h = hash.wire();
+    return wire::CreateCacheInsert(f, dst, stream, size, &h);
+  });
+}
+Cmd cCacheControl(bool evict, const std::vector<ContentHash> &hashes) {
+  return entry<wire::CacheControl>([=](fb::FlatBufferBuilder &f) {
+    auto named = wireHashes(hashes);
+    return wire::CreateCacheControlDirect(f, evict, &named);
+  });
+}
 Cmd cHostShare(uint64_t size) {
   return entry<wire::HostShare>(
       [=](fb::FlatBufferBuilder &f) { return wire::CreateHostShare(f, size); });

@@ -5,6 +5,7 @@
 
 #include "manifest_generated.h"
 #include "protocol_generated.h"
+#include "rc/content_hash.h"
 #include "rc/server/server_core.h"
 #include "rc/transport.h"
 
@@ -65,6 +66,13 @@ Cmd cD2H(uint64_t src, uint64_t size, uint64_t stream = 0, bool rma = false,
          uint64_t addr = 0, uint64_t key = 0);
 Cmd cH2DRing(uint64_t dst, uint64_t ringOffset, uint64_t size, uint64_t ringEnd,
              uint64_t stream = 0);
+// The content cache's commands: an upload named by its chunks' hashes,
+// keeping [dst, dst+size) under `hash`, rc-cache's listing (and eviction).
+Cmd cH2DCached(uint64_t dst, uint64_t size,
+               const std::vector<ContentHash> &hashes, uint64_t stream = 0);
+Cmd cCacheInsert(uint64_t dst, uint64_t size, const ContentHash &hash,
+                 uint64_t stream = 0);
+Cmd cCacheControl(bool evict, const std::vector<ContentHash> &hashes = {});
 // Pinned host memory shared with the server (HostShare), and a read-back
 // into bytes [offset, offset+size) of such a region.
 Cmd cHostShare(uint64_t size);

@@ -114,6 +114,11 @@ public:
   virtual void hostUnregister(uint8_t *host);
   virtual OpStatus copyD2HRegistered(uint8_t *dst, uint64_t src, uint64_t size,
                                      NativeHandle stream);
+  // Into memory of hostAlloc, asynchronously on the stream (the content
+  // cache's insertions: the caller waits for an event after it). Default:
+  // copyD2H, which returns once the bytes are there.
+  virtual OpStatus copyD2HToHostAlloc(uint8_t *dst, uint64_t src, uint64_t size,
+                                      NativeHandle stream);
   virtual OpStatus copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                            NativeHandle stream) = 0;
   // Between devices: `dst` in memory of dstCtx's device, `src` in srcCtx's,

@@ -32,8 +32,13 @@ public:
 
 // The header of the metrics file's document around `sessions` (each a
 // JSON object of appendSessionJson, comma-joined).
+// `server`: members about the whole server put before the sessions (each
+// `"name":{...},` with its comma), such as the content cache's counters.
 std::string metricsDocument(double uptimeSeconds, size_t live,
-                            uint64_t closedTotal, const std::string &sessions);
+                            uint64_t closedTotal, const std::string &sessions,
+                            const std::string &server = "");
+
+class ContentCache;
 
 class MetricsBoard : public MetricsSource {
 public:
@@ -53,6 +58,9 @@ public:
                            uint64_t *closedTotal = nullptr) const;
   // Session `id`'s object, live or closed; "" if the board has none.
   std::string sessionJson(uint64_t id) const;
+  // The content cache whose counters the document carries (rc-server
+  // --cache); before the writer starts.
+  void showContentCache(const ContentCache *cache) { cache_ = cache; }
 
 private:
   using Clock = std::chrono::steady_clock;
@@ -73,6 +81,7 @@ private:
   uint64_t closedTotal_ = 0;
   uint64_t changes_ = 0;
   Clock::time_point started_ = Clock::now();
+  const ContentCache *cache_ = nullptr;
 };
 
 } // namespace rc::server

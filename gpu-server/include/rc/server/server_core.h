@@ -9,6 +9,7 @@
 #include "rc/server/auth_throttle.h"
 #include "rc/server/backend.h"
 #include "rc/server/budget_table.h"
+#include "rc/server/content_cache.h"
 #include "rc/server/metrics_board.h"
 #include "rc/server/registry.h"
 #include "rc/server/session.h"
@@ -48,6 +49,8 @@ struct ServerOptions {
   // table of its own.
   int budgetTableFd = -1;
   int budgetHolder = 0;
+  // The content cache's size in bytes (rc-server --cache; 0: none).
+  uint64_t cacheBytes = 0;
   ServerSettings settings; // the environment's, read once (main.cpp)
 };
 
@@ -98,12 +101,16 @@ public:
   size_t waitingConnections() const;
   size_t sessionThreads();
   const ServerBudgets *budgets() const { return budgets_.get(); }
+  // rc-server --cache (null: none).
+  ContentCache *contentCache() { return cache_.get(); }
 
 private:
   // Starts the session thread for a connection whose first message came.
   void startSession(std::unique_ptr<transport::Connection> conn,
                     std::vector<uint8_t> first,
                     std::chrono::steady_clock::time_point arrived);
+  // The content cache of `bytes` and the context its pool belongs to.
+  bool startContentCache(uint64_t bytes, std::string *error);
   // Runs a session on the calling thread until the client leaves.
   void runSession(transport::Connection &conn, std::vector<uint8_t> first,
                   std::chrono::steady_clock::time_point arrived);
@@ -127,6 +134,10 @@ private:
   WaitingContext waitingContext_;         // after backend_: destroyed before it
   std::unique_ptr<TenantQuotas> quotas_;  // with quotasFile
   std::unique_ptr<TenantLedger> tenants_; // with quotasFile, not in a worker
+  // With cacheBytes: the cache's pool is pinned memory of a context of its
+  // own, kept for the server's life (sessions' contexts come and go).
+  std::unique_ptr<DeviceContext> cacheContext_; // after backend_
+  std::unique_ptr<ContentCache> cache_;         // after cacheContext_
   ThreadSet sessionThreads_;
   MetricsBoard metrics_;
   std::unique_ptr<MetricsFileWriter> metricsWriter_; // with --metrics

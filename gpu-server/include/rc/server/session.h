@@ -28,6 +28,8 @@ class Connection;
 
 namespace rc::server {
 
+class ContentCache;
+
 class Executor;
 class HelloAuth;
 
@@ -86,6 +88,9 @@ struct SessionEnv {
   // rc-server --quotas, for what a session of a tenant gets besides
   // bounds (its stream priority); null: no quotas.
   const TenantQuotas *quotas = nullptr;
+  // rc-server --cache: chunks of uploads kept across sessions, a namespace
+  // per tenant (docs/server.md, "Content cache"); null: none.
+  ContentCache *cache = nullptr;
 };
 
 struct SessionStats {

@@ -55,6 +55,7 @@ struct SessionMetrics {
   MetricCounter bytesOutRma;    // read-back bytes written by RMA instead
   MetricCounter bytesOutShared; // read back straight into shared host memory
   MetricCounter bytesInShared;  // uploaded straight from shared host memory
+  MetricCounter bytesInCached;  // uploaded from the content cache, not sent
   MetricCounter replayNs;       // inside Executor::run, per batch
   MetricCounter replyNs;        // building BatchReplies + sending all replies
   MetricCounter deferredSyncNs; // waiting for deferred stream syncs

@@ -36,6 +36,10 @@
 
 namespace rc::server {
 
+// "1073741824", "512MiB", "8GiB": false unless the whole text is a size
+// (quotas, rc-server --cache).
+bool parseSize(const std::string &text, uint64_t *bytes);
+
 struct TenantQuota {
   int sessions = -1;                                           // -1: no bound
   uint64_t deviceBytes = UINT64_MAX, pinnedBytes = UINT64_MAX; // MAX: none

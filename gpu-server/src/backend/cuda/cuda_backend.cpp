@@ -56,6 +56,8 @@ public:
   OpStatus copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src, uint64_t size,
                                 NativeHandle s) override;
   OpStatus hostRegister(uint8_t *host, uint64_t size) override;
+  OpStatus copyD2HToHostAlloc(uint8_t *dst, uint64_t src, uint64_t size,
+                              NativeHandle stream) override;
   void hostUnregister(uint8_t *host) override;
   OpStatus copyD2HRegistered(uint8_t *dst, uint64_t src, uint64_t size,
                              NativeHandle s) override;
@@ -608,6 +610,11 @@ OpStatus CudaContext::hostRegister(uint8_t *host, uint64_t size) {
 // track of which one is, and a portable registration belongs to them all.
 void CudaContext::hostUnregister(uint8_t *host) {
   drv().cuMemHostUnregister(host);
+}
+
+OpStatus CudaContext::copyD2HToHostAlloc(uint8_t *dst, uint64_t src,
+                                         uint64_t size, NativeHandle s) {
+  return check(drv().cuMemcpyDtoHAsync(dst, src, size, toStream(s)));
 }
 
 // Straight into the registered pages; the stream's sync is the wait the
