@@ -50,7 +50,7 @@ pack_rc() {
   rm -rf "$out" && mkdir -p "$out" "$rc/bin" "$rc/lib" "$rc/samples"
   cp "$RC_BUILD/bin/rc-server" "$rc/bin/"
   for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_transport_bench \
-    rc_stress_client rc_stress_peers rc_rt_prog_copy_stress; do
+    rc_stress_client rc_stress_peers rc_rt_prog_copy_stress rc-cache; do
     [[ -x "$RC_BUILD/bin/$t" ]] && cp "$RC_BUILD/bin/$t" "$rc/bin/"
   done
   [[ -f "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" ]] &&

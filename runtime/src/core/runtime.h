@@ -87,6 +87,12 @@ struct Options {
   // shared with the server"), so read-backs into them copy nothing on
   // either side. RC_SHARED_HOST_MIN; RC_SHARED_HOST=0 (or 0 here): off.
   size_t sharedHostMin = 64 << 10;
+  // Uploads the server's content cache may hold are named by hash first
+  // (docs/server.md, "Content cache"): RC_CACHE=0 turns it off (every
+  // upload sends its bytes). Chunks are hashed on up to cacheHashThreads
+  // threads (RC_CACHE_HASH_THREADS).
+  bool contentCache = true;
+  unsigned cacheHashThreads = 4;
   // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;
   double emulateGbps = 0;
@@ -132,6 +138,13 @@ public:
   // either way. True when it shut down; *stats then holds the totals.
   bool shutdownAtExit(TrafficStats *stats);
   static constexpr std::chrono::milliseconds kExitLockWait{250};
+
+  // ---- the server's content cache (rc-cache) ----------------------------
+  // What the cache holds in this client's namespace, as rc-server's JSON
+  // (docs/server.md, "Content cache"); with `evict`, drops the chunks named
+  // (32-digit hashes; none: all of them) first.
+  cudaError_t cacheControl(bool evict, const std::vector<std::string> &hashes,
+                           std::string *json);
 
   // ---- device (answered locally) ---------------------------------------
   cudaError_t deviceCount(int *count);
@@ -762,6 +775,22 @@ private:
   // Takes the ring the server granted (mapping its file if it has one);
   // without one that works, large uploads travel inline.
   void useUploadRingLocked(const wire::RemoteMemory &ring);
+  // The server's content cache (HelloReply.content_cache): chunkBytes 0
+  // means none, or RC_CACHE=0.
+  struct CacheOffer {
+    uint64_t chunkBytes = 0, minUpload = 0;
+  } cacheOffer_;
+  bool cachedUploadLocked(size_t count) const {
+    return cacheOffer_.chunkBytes && count >= cacheOffer_.minUpload;
+  }
+  // An upload named by its chunks' hashes; the chunks the server does not
+  // hold go as usual, each followed by its CacheInsert.
+  cudaError_t uploadCachedLocked(uint64_t dst, const uint8_t *src, size_t count,
+                                 uint64_t stream, const char *call);
+  // Sends `count` bytes for dst: through the upload ring in pieces, or
+  // inline in the batch.
+  void uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
+                         uint64_t stream, const char *call);
   uint64_t batchRmaBytes_ = 0; // uploaded by RMA for the batch being built
 
   TrafficStats stats_;

@@ -62,6 +62,9 @@ Options Options::fromEnv() {
       size_t(env.count("RC_SHARED_HOST_MIN", o.sharedHostMin, 0, 1024 * gib));
   if (!env.onOff("RC_SHARED_HOST", true))
     o.sharedHostMin = 0;
+  o.contentCache = env.onOff("RC_CACHE", true);
+  o.cacheHashThreads =
+      unsigned(env.count("RC_CACHE_HASH_THREADS", o.cacheHashThreads, 1, 64));
   o.emulateRttUs = int64_t(env.count("RC_EMULATE_RTT_US", 0, 0, hour));
   o.emulateGbps = env.decimal("RC_EMULATE_GBPS", 0, 0, 1e6);
   o.settingsError = env.error();
@@ -242,6 +245,10 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
     forcedStreamPriority_ = reply->stream_priority();
   if (const wire::RemoteMemory *ring = reply->upload_ring())
     useUploadRingLocked(*ring);
+  cacheOffer_ = {};
+  const wire::ContentCacheOffer *cache = reply->content_cache();
+  if (cache && opts_.contentCache && cache->chunk_bytes())
+    cacheOffer_ = {cache->chunk_bytes(), cache->min_upload()};
   return cudaSuccess;
 }
 

@@ -1,6 +1,7 @@
 // Memory: allocation table, copies in every direction (chunked; H2D data
 // inline in the batch, D2H payloads in replies), memset, symbols.
 #include "core/runtime.h"
+#include "rc/content_hash.h"
 
 #include "api/unsupported.h"
 #include "manifests/startup_registry.h"
@@ -320,26 +321,12 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
     // Data is copied into the batch (or written into the upload ring) now,
     // so the caller may reuse `src`.
     const auto *bytes = static_cast<const uint8_t *>(src);
-    bool pieces = ringUploadLocked(count) && opts_.ringPieceBytes;
-    size_t step = pieces ? std::min(opts_.ringPieceBytes, opts_.chunkBytes)
-                         : opts_.chunkBytes;
-    for (size_t off = 0, n = 0; off < count; off += n) {
-      n = std::min(step, count - off);
-      // A tail too small for the ring rides with the last piece, as long as
-      // that stays a chunk (the piece goes inline when the ring is full).
-      if (pieces && count - off - n < opts_.rmaUploadMin &&
-          count - off <= opts_.chunkBytes)
-        n = count - off;
-      if (uploadThroughRingLocked(addrOf(dst) + off, bytes + off, n, sid, call))
-        continue;
-      auto data = batch_.fbb().CreateVector(bytes + off, n);
-      appendLocked(
-          wire::Command::MemcpyH2D,
-          wire::CreateMemcpyH2D(batch_.fbb(), addrOf(dst) + off, data, sid)
-              .Union(),
-          {call, 0});
-      stats_.bytesUpH2dData += n;
-      afterAppendLocked();
+    if (cachedUploadLocked(count)) {
+      if (cudaError_t err =
+              uploadCachedLocked(addrOf(dst), bytes, count, sid, call))
+        return err;
+    } else {
+      uploadBytesLocked(addrOf(dst), bytes, count, sid, call);
     }
     if (async)
       return cudaSuccess;
@@ -384,6 +371,119 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
     return err;
   return takePendingErrorLocked();
+}
+
+void Runtime::uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
+                                uint64_t sid, const char *call) {
+  bool pieces = ringUploadLocked(count) && opts_.ringPieceBytes;
+  size_t step = pieces ? std::min(opts_.ringPieceBytes, opts_.chunkBytes)
+                       : opts_.chunkBytes;
+  for (size_t off = 0, n = 0; off < count; off += n) {
+    n = std::min(step, count - off);
+    // A tail too small for the ring rides with the last piece, as long as
+    // that stays a chunk (the piece goes inline when the ring is full).
+    if (pieces && count - off - n < opts_.rmaUploadMin &&
+        count - off <= opts_.chunkBytes)
+      n = count - off;
+    if (uploadThroughRingLocked(dst + off, src + off, n, sid, call))
+      continue;
+    auto data = batch_.fbb().CreateVector(src + off, n);
+    appendLocked(
+        wire::Command::MemcpyH2D,
+        wire::CreateMemcpyH2D(batch_.fbb(), dst + off, data, sid).Union(),
+        {call, 0});
+    stats_.bytesUpH2dData += n;
+    afterAppendLocked();
+  }
+}
+
+// One round trip asks which chunks the server holds (it copies those at
+// once, in stream order); the others go as usual, and the server keeps
+// each after checking its hash. The wait costs one round trip per large
+// upload, against sending chunks of megabytes.
+cudaError_t Runtime::uploadCachedLocked(uint64_t dst, const uint8_t *src,
+                                        size_t count, uint64_t sid,
+                                        const char *call) {
+  const uint64_t chunkBytes = cacheOffer_.chunkBytes;
+  std::vector<ContentHash> hashes =
+      hashChunks(src, count, chunkBytes, opts_.cacheHashThreads);
+  std::vector<wire::ChunkHash> named;
+  named.reserve(hashes.size());
+  for (const ContentHash &h : hashes)
+    named.push_back(h.wire());
+  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+  auto chunks = fbb.CreateVectorOfStructs(named);
+  Sink sink;
+  sink.index = appendLocked(
+      wire::Command::MemcpyH2DCached,
+      wire::CreateMemcpyH2DCached(fbb, dst, sid, count, chunks).Union(),
+      {call, 0});
+  std::vector<uint8_t> missing(hashes.size() * 4);
+  size_t got = 0;
+  sink.payload = missing.data();
+  sink.payloadSize = missing.size();
+  sink.payloadGot = &got;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  uint64_t sent = 0;
+  for (size_t i = 0; i + 4 <= got; i += 4) {
+    uint32_t chunk = uint32_t(missing[i]) | uint32_t(missing[i + 1]) << 8 |
+                     uint32_t(missing[i + 2]) << 16 |
+                     uint32_t(missing[i + 3]) << 24;
+    if (chunk >= hashes.size())
+      continue; // not a chunk of this upload: a server's mistake, ignored
+    uint64_t offset = uint64_t(chunk) * chunkBytes;
+    uint64_t n = std::min<uint64_t>(chunkBytes, count - offset);
+    uploadBytesLocked(dst + offset, src + offset, n, sid, call);
+    wire::ChunkHash hash = hashes[chunk].wire();
+    appendLocked(
+        wire::Command::CacheInsert,
+        wire::CreateCacheInsert(batch_.fbb(), dst + offset, sid, n, &hash)
+            .Union(),
+        {call, 0});
+    afterAppendLocked();
+    sent += n;
+    ++stats_.cacheChunksMissed;
+  }
+  stats_.bytesUpCached += count - sent;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::cacheControl(bool evict,
+                                  const std::vector<std::string> &hashes,
+                                  std::string *json) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  if (!cacheOffer_.chunkBytes) {
+    std::fprintf(stderr,
+                 "remote-clang: %s keeps no content cache (rc-server "
+                 "--cache SIZE), or RC_CACHE=0 is set\n",
+                 serverName_.c_str());
+    return cudaErrorNotSupported;
+  }
+  std::vector<wire::ChunkHash> named;
+  for (const std::string &text : hashes) {
+    ContentHash h;
+    if (!ContentHash::parse(text, &h))
+      return cudaErrorInvalidValue;
+    named.push_back(h.wire());
+  }
+  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+  auto list = fbb.CreateVectorOfStructs(named);
+  Sink sink;
+  sink.index = appendLocked(wire::Command::CacheControl,
+                            wire::CreateCacheControl(fbb, evict, list).Union(),
+                            {"rc-cache", 0});
+  std::vector<char> reply(16 << 20);
+  size_t got = 0;
+  sink.payload = reply.data();
+  sink.payloadSize = reply.size();
+  sink.payloadGot = &got;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  json->assign(reply.data(), got);
+  return cudaSuccess;
 }
 
 bool Runtime::ringUploadLocked(size_t n) const {

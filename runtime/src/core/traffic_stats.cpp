@@ -57,14 +57,16 @@ std::string TrafficStats::json() const {
       "\"bytes_up\":%llu,\"bytes_up_h2d_data\":%llu,"
       "\"bytes_up_rma\":%llu,\"bytes_up_shared\":%llu,"
       "\"bytes_down\":%llu,\"bytes_down_rma\":%llu,"
-      "\"bytes_down_shared\":%llu,\"round_trips_by_call\":{",
+      "\"bytes_down_shared\":%llu,\"bytes_up_cached\":%llu,"
+      "\"cache_chunks_missed\":%llu,\"round_trips_by_call\":{",
       secondsSince(start), (unsigned long long)commands,
       (unsigned long long)launches, (unsigned long long)graphLaunches,
       (unsigned long long)messages, (unsigned long long)roundTrips,
       (unsigned long long)syncsElided, (unsigned long long)bytesUp,
       (unsigned long long)bytesUpH2dData, (unsigned long long)bytesUpRma,
       (unsigned long long)bytesUpShared, (unsigned long long)bytesDown,
-      (unsigned long long)bytesDownRma, (unsigned long long)bytesDownShared);
+      (unsigned long long)bytesDownRma, (unsigned long long)bytesDownShared,
+      (unsigned long long)bytesUpCached, (unsigned long long)cacheChunksMissed);
   std::string out = head;
   char timing[512];
   std::snprintf(timing, sizeof timing,
@@ -92,7 +94,8 @@ std::string TrafficStats::summary() const {
                 "remote-clang stats: %.3f s, %llu commands (%llu launches, "
                 "%llu graph launches) in %llu messages, %llu round trips, "
                 "%llu syncs elided, %.3f MB up (%.3f MB of it H2D data; "
-                "+%.3f MB by RMA, +%.3f MB from shared memory), %.3f MB down "
+                "+%.3f MB by RMA, +%.3f MB from shared memory, %.3f MB from "
+                "the server's cache), %.3f MB down "
                 "(+%.3f MB by RMA, "
                 "+%.3f MB into shared memory)\n",
                 secondsSince(start), (unsigned long long)commands,
@@ -100,7 +103,8 @@ std::string TrafficStats::summary() const {
                 (unsigned long long)messages, (unsigned long long)roundTrips,
                 (unsigned long long)syncsElided, bytesUp / 1e6,
                 bytesUpH2dData / 1e6, bytesUpRma / 1e6, bytesUpShared / 1e6,
-                bytesDown / 1e6, bytesDownRma / 1e6, bytesDownShared / 1e6);
+                bytesUpCached / 1e6, bytesDown / 1e6, bytesDownRma / 1e6,
+                bytesDownShared / 1e6);
   std::string out = line;
   std::snprintf(line, sizeof line,
                 "remote-clang stats: %.1f commands per batch; waited %.3f ms "

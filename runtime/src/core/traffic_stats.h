@@ -35,6 +35,10 @@ struct TrafficStats {
   // memory it shares with this process (same machine; in no other count).
   uint64_t bytesDownShared = 0;
   uint64_t bytesUpShared = 0; // uploads the server read from shared pages
+  // Uploads the server's content cache held (named by hash, not sent) and
+  // chunks it did not, which went as usual (docs/server.md, "Content cache").
+  uint64_t bytesUpCached = 0;
+  uint64_t cacheChunksMissed = 0;
   // Where the client's own time goes (issue 4): blocked until replies came,
   // and inside launch calls (argument packing, batching, sending a full
   // batch). Per round trip / per launch: divide, as json() does.

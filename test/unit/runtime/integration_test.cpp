@@ -277,8 +277,10 @@ TEST(RuntimeIntegration, AuthenticatedRoundTripOverShm) {
 // both ways with every byte checked (programs/copy_stress.cpp): uploads
 // through the upload ring, read-backs written by RMA, and the inline paths
 // beside them, in one server process.
+// `seeds`: each client's (clients with one seed upload the same bytes).
 void runConcurrentCopyStress(const std::string &url,
-                             const std::vector<std::string> &serverArgs = {}) {
+                             const std::vector<std::string> &serverArgs = {},
+                             const std::vector<int> &seeds = {1, 2, 3, 4}) {
   ServedPrograms served;
   served.start(url, serverArgs);
   if (!served.running())
@@ -287,11 +289,11 @@ void runConcurrentCopyStress(const std::string &url,
   std::vector<std::string> env = served.env();
   env.push_back("RC_RMA=1");
   std::vector<std::thread> clients;
-  std::vector<ChildResult> results(4);
+  std::vector<ChildResult> results(seeds.size());
   for (size_t i = 0; i < results.size(); ++i)
     clients.emplace_back([&, i] {
       results[i] =
-          runChild({RC_COPY_STRESS_PROG, "40", std::to_string(i + 1)}, env,
+          runChild({RC_COPY_STRESS_PROG, "40", std::to_string(seeds[i])}, env,
                    dir + "/stress" + std::to_string(i) + ".out", 120);
     });
   for (std::thread &t : clients)
@@ -310,6 +312,18 @@ TEST(RuntimeIntegration, ConcurrentClientsCopyStressOverShm) {
 
 TEST(RuntimeIntegration, ConcurrentClientsCopyStressOverTcp) {
   runConcurrentCopyStress(loopbackTcpUrl());
+}
+
+// With a content cache of four chunks: clients two by two upload the same
+// bytes at once, chunks are inserted, found and evicted under them, and
+// every byte read back is still checked.
+TEST(RuntimeIntegration, ConcurrentClientsShareTheContentCacheOverShm) {
+  runConcurrentCopyStress(shmUrl("stress-cache"), {"--cache", "16MiB"},
+                          {1, 1, 2, 2});
+}
+
+TEST(RuntimeIntegration, ConcurrentClientsShareTheContentCacheOverTcp) {
+  runConcurrentCopyStress(loopbackTcpUrl(), {"--cache", "16MiB"}, {3, 3, 4, 4});
 }
 
 // Ctrl-C and SIGTERM end a client at once, whatever it is doing: clients
@@ -734,4 +748,132 @@ TEST(RuntimeIntegration, StreamPriorityOfATenantWithIsolationOverShm) {
                          << t.served.log();
   EXPECT_NE(r.output.find("priority -5, attribute -5"), std::string::npos)
       << r.output;
+}
+
+// ---- rc-server --cache: chunks of uploads kept across sessions -----------
+// Runs upload_check MIB SEED (every byte checked) and returns the bytes
+// the server's cache held for it (RC_STATS's bytes_up_cached).
+long long cachedUpload(const ServedPrograms &served, int mib, int seed,
+                       const std::string &tag,
+                       const std::vector<std::string> &moreEnv = {}) {
+  std::string stats = served.dir() + "/" + tag + ".json";
+  std::vector<std::string> env = served.env();
+  env.push_back("RC_STATS=" + stats);
+  env.insert(env.end(), moreEnv.begin(), moreEnv.end());
+  ChildResult r = runChild(
+      {RC_UPLOAD_CHECK_PROG, std::to_string(mib), std::to_string(seed)}, env,
+      served.dir() + "/" + tag + ".out", 60);
+  EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                         << served.log();
+  std::string json = readFile(stats);
+  size_t at = json.find("\"bytes_up_cached\":");
+  EXPECT_NE(at, std::string::npos) << json;
+  return at == std::string::npos ? -1 : std::atoll(json.c_str() + at + 18);
+}
+
+// A chunk is found once the server has verified it, a moment after the
+// session that sent it copied it: the next run may come first.
+long long warmUpload(const ServedPrograms &served, int mib, int seed,
+                     const std::string &tag) {
+  long long cached = 0;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    cached = cachedUpload(served, mib, seed, tag);
+    if (cached == (long long)mib << 20)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return cached;
+}
+
+// 16 MiB of cache are four chunks of 4 MiB; an upload of 9 MiB is three
+// (4 + 4 + 1).
+void runContentCache(const std::string &url) {
+  const long long nine = 9ll << 20;
+  {
+    ServedPrograms served;
+    std::string metrics =
+        "/tmp/rc-rt-cache-metrics-" + std::to_string(getpid());
+    served.start(url, {"--cache", "16MiB", "--metrics", metrics});
+    if (!served.running())
+      return;
+    EXPECT_EQ(cachedUpload(served, 9, 1, "cold"), 0);
+    EXPECT_EQ(warmUpload(served, 9, 1, "warm"), nine);
+    EXPECT_EQ(cachedUpload(served, 9, 1, "off", {"RC_CACHE=0"}), 0);
+    // Three new chunks: the free one, then seed 1's two least recently used.
+    EXPECT_EQ(cachedUpload(served, 9, 2, "other"), 0);
+    EXPECT_EQ(warmUpload(served, 9, 2, "other-warm"), nine);
+    long long after = cachedUpload(served, 9, 1, "evicted");
+    EXPECT_GE(after, 0);
+    EXPECT_LT(after, nine) << "seed 1's chunks were evicted";
+    std::string doc = readFile(metrics);
+    EXPECT_NE(doc.find("\"content_cache\":{\"capacity\":16777216"),
+              std::string::npos)
+        << doc;
+    std::remove(metrics.c_str());
+  }
+
+  // A restarted server starts empty, and uploads go on as before.
+  ServedPrograms restarted;
+  restarted.start(url, {"--cache", "16MiB"});
+  EXPECT_EQ(cachedUpload(restarted, 9, 1, "restarted"), 0);
+  EXPECT_EQ(warmUpload(restarted, 9, 1, "restarted-warm"), nine);
+}
+
+TEST(RuntimeIntegration, ContentCacheAcrossSessionsEvictionAndRestartOverShm) {
+  runContentCache(shmUrl("cache"));
+}
+
+TEST(RuntimeIntegration, ContentCacheAcrossSessionsEvictionAndRestartOverTcp) {
+  runContentCache(loopbackTcpUrl());
+}
+
+// rc-cache: a file preloaded is what a later upload of the whole file
+// finds; listing, the report and eviction name the namespace's chunks.
+TEST(RuntimeIntegration, RcCachePreloadsListsAndEvicts) {
+  ServedPrograms served;
+  served.start(shmUrl("rc-cache"), {"--cache", "16MiB"});
+  if (!served.running())
+    return;
+  const std::string &dir = served.dir();
+  std::string blob = dir + "/blob.bin";
+  {
+    std::ofstream f(blob, std::ios::binary);
+    for (uint32_t i = 0; i < (9u << 20) / 4; ++i) {
+      uint32_t v = i * 2654435761u;
+      f.write(reinterpret_cast<const char *>(&v), 4);
+    }
+  }
+  auto tool = [&](std::vector<std::string> args, const std::string &tag) {
+    args.insert(args.begin(), RC_CACHE_TOOL);
+    ChildResult r = runChild(args, served.env(), dir + "/" + tag + ".out", 60);
+    EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                           << served.log();
+    return r.output;
+  };
+  EXPECT_NE(tool({"preload", blob}, "preload").find("preloaded"),
+            std::string::npos);
+  std::string list;
+  for (int attempt = 0; attempt < 20; ++attempt) { // verified a moment later
+    list = tool({"list"}, "list");
+    if (list.find("1048576") != std::string::npos)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // Three chunks: 4 MiB, 4 MiB and the last 1 MiB.
+  EXPECT_NE(list.find("4194304"), std::string::npos) << list;
+  EXPECT_NE(list.find("1048576"), std::string::npos) << list;
+  EXPECT_NE(tool({"report"}, "report").find("3 chunks, 9.0 MiB"),
+            std::string::npos);
+  std::string hash = list.substr(list.find('\n') + 1, 32);
+  EXPECT_NE(tool({"evict", hash}, "evict1").find("evicted 1 chunks"),
+            std::string::npos);
+  EXPECT_EQ(tool({"list"}, "after").find(hash), std::string::npos);
+  std::string all = tool({"evict"}, "evict-all");
+  EXPECT_NE(all.find("evicted 2 chunks"), std::string::npos) << all;
+  EXPECT_NE(all.find("0 chunks"), std::string::npos) << all;
+  ChildResult bad = runChild({RC_CACHE_TOOL, "evict", "nothex"}, served.env(),
+                             dir + "/bad.out", 60);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.output.find("is not a chunk's hash"), std::string::npos)
+      << bad.output;
 }

@@ -1,0 +1,169 @@
+// rc-cache: what rc-server's content cache holds for this client's
+// namespace (its tenant), dropping chunks of it, and warming it with a
+// file (docs/server.md, "Content cache"). A client program like any other:
+// it reaches the server named by RC_SERVER (and RC_AUTH_KEY_FILE) through
+// the remote-clang runtime.
+#include <cuda_runtime_api.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern "C" cudaError_t __rc_cache_control(int evict, const char *const *hashes,
+                                          size_t count, char **json);
+
+namespace {
+
+int usage() {
+  std::fprintf(
+      stderr,
+      "usage: rc-cache list [--json]      chunks of this client's namespace\n"
+      "       rc-cache report             their count and bytes, the pool's "
+      "use\n"
+      "       rc-cache evict [HASH...]    drop the chunks named (all of them "
+      "with none)\n"
+      "       rc-cache preload FILE...    upload each file once, as one "
+      "upload from its start\n"
+      "The server is RC_SERVER's (and RC_AUTH_KEY_FILE's key), as for any "
+      "remote-clang program.\n");
+  return 2;
+}
+
+// The server's answer, or null after printing why.
+char *control(bool evict, const std::vector<const char *> &hashes) {
+  char *json = nullptr;
+  cudaError_t err =
+      __rc_cache_control(evict, hashes.data(), hashes.size(), &json);
+  if (err != cudaSuccess) {
+    std::fprintf(stderr, "rc-cache: %s (%s)\n", cudaGetErrorName(err),
+                 cudaGetErrorString(err));
+    return nullptr;
+  }
+  return json;
+}
+
+// The number after "name": in the server's JSON (0 if absent).
+uint64_t field(const char *json, const char *name) {
+  std::string key = std::string("\"") + name + "\": ";
+  const char *at = std::strstr(json, key.c_str());
+  return at ? std::strtoull(at + key.size(), nullptr, 10) : 0;
+}
+
+void printTable(const char *json) {
+  std::printf("%-32s %12s %8s\n", "hash", "bytes", "hits");
+  for (const char *p = json; (p = std::strstr(p, "{\"hash\": \""));) {
+    p += 10;
+    std::string hash(p, std::min<size_t>(32, std::strlen(p)));
+    std::printf("%-32s %12" PRIu64 " %8" PRIu64 "\n", hash.c_str(),
+                field(p, "size"), field(p, "hits"));
+  }
+}
+
+void printReport(const char *json) {
+  std::printf("%" PRIu64 " chunks, %.1f MiB in this namespace; the pool: %.1f "
+              "of %.1f MiB used, chunks of %.1f MiB\n",
+              field(json, "chunks_held"), field(json, "bytes_held") / 1048576.0,
+              field(json, "pool_bytes_used") / 1048576.0,
+              field(json, "capacity") / 1048576.0,
+              field(json, "chunk_bytes") / 1048576.0);
+}
+
+// Uploads `path` in windows of a multiple of the cache's chunk size, so its
+// chunks are those of one upload of the whole file.
+bool preload(const char *path) {
+  int fd = open(path, O_RDONLY);
+  struct stat st{};
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    std::fprintf(stderr, "rc-cache: cannot open %s: %s\n", path,
+                 std::strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return false;
+  }
+  size_t size = size_t(st.st_size);
+  void *file =
+      size ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
+  close(fd);
+  if (size && file == MAP_FAILED) {
+    std::fprintf(stderr, "rc-cache: cannot map %s: %s\n", path,
+                 std::strerror(errno));
+    return false;
+  }
+  const size_t kWindow = size_t(256) << 20; // 64 chunks of 4 MiB
+  void *device = nullptr;
+  cudaError_t err =
+      size ? cudaMalloc(&device, std::min(size, kWindow)) : cudaSuccess;
+  for (size_t off = 0; err == cudaSuccess && off < size; off += kWindow)
+    err = cudaMemcpy(device, static_cast<const char *>(file) + off,
+                     std::min(kWindow, size - off), cudaMemcpyHostToDevice);
+  if (device)
+    cudaFree(device);
+  if (size)
+    munmap(file, size);
+  if (err != cudaSuccess) {
+    std::fprintf(stderr, "rc-cache: uploading %s: %s\n", path,
+                 cudaGetErrorName(err));
+    return false;
+  }
+  std::printf("preloaded %s (%zu bytes)\n", path, size);
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    return usage();
+  std::string cmd = argv[1];
+  std::vector<const char *> rest(argv + 2, argv + argc);
+  if (cmd == "list" || cmd == "report") {
+    bool json = rest.size() == 1 && std::strcmp(rest[0], "--json") == 0;
+    if (rest.size() > (cmd == "list" && json ? 1u : 0u))
+      return usage();
+    char *answer = control(false, {});
+    if (!answer)
+      return 1;
+    if (json)
+      std::printf("%s\n", answer);
+    else if (cmd == "list")
+      printTable(answer);
+    else
+      printReport(answer);
+    std::free(answer);
+    return 0;
+  }
+  if (cmd == "evict") {
+    for (const char *h : rest)
+      if (std::strlen(h) != 32 ||
+          std::strspn(h, "0123456789abcdefABCDEF") != 32) {
+        std::fprintf(stderr,
+                     "rc-cache: '%s' is not a chunk's hash (32 hex "
+                     "digits, as rc-cache list prints them)\n",
+                     h);
+        return 2;
+      }
+    char *answer = control(true, rest);
+    if (!answer)
+      return 1;
+    std::printf("evicted %" PRIu64 " chunks\n", field(answer, "evicted"));
+    printReport(answer);
+    std::free(answer);
+    return 0;
+  }
+  if (cmd == "preload" && !rest.empty()) {
+    for (const char *path : rest)
+      if (!preload(path))
+        return 1;
+    return 0;
+  }
+  return usage();
+}
