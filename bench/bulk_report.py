@@ -1,22 +1,53 @@
 #!/usr/bin/env python3
 """Turns bench/bulk.sh's raw lines ("<config>: H2D pinned   51.87 GB/s")
-into <date>-<gpu>-bulk.json with a top-level `rows` list of
+and bench/load.sh's ("shm cold rep 2: load time 612.3 ms") into
+<date>-<gpu>-bulk.json with a top-level `rows` list of
 {bench, case, transport, value, unit, local_value, ratio} (ratio: remote /
-local, higher is better for a bandwidth) and a markdown table beside it.
+local; higher is better for a bandwidth, lower for a load time) and a
+markdown table beside it.
 
-    bulk_report.py --raw bulk-raw.txt --out DIR --gpu NAME --mib N --reps N
+    bulk_report.py --raw bulk-raw.txt [--load-raw load-raw.txt] --out DIR
+                   --gpu NAME --mib N --reps N [--model 7b]
 """
 import argparse
 import re
+import statistics
 
 from results_doc import write_results
 
 LINE = re.compile(r"^(\S+): (H2D|D2H) (pageable|pinned)\s+([0-9.]+) GB/s$")
+LOAD = re.compile(r"^(\S+) (\S+) rep \d+: load time ([0-9.]+) ms$")
+
+
+def load_rows(path, model):
+    """Median load time per (transport, case) against the local median."""
+    times = {}  # (config, case) -> [ms]
+    with open(path) as f:
+        for line in f:
+            m = LOAD.match(line.strip())
+            if m:
+                times.setdefault((m.group(1), m.group(2)), []).append(
+                    float(m.group(3)))
+    local = times.get(("local", model))
+    local_ms = statistics.median(local) if local else None
+    rows = []
+    for (config, case), ms in sorted(times.items()):
+        if config == "local":
+            continue
+        value = statistics.median(ms)
+        rows.append({"bench": "load", "case": "%s-%s" % (model, case),
+                     "transport": config, "value": round(value, 1),
+                     "unit": "ms", "local_value": local_ms,
+                     "ratio": round(value / local_ms, 3) if local_ms else None,
+                     "runs": len(ms)})
+    return rows
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--raw", required=True)
+    ap.add_argument("--load-raw")
+    ap.add_argument("--model", default="7b")
     ap.add_argument("--out", required=True)
     ap.add_argument("--gpu", required=True)
     ap.add_argument("--mib", type=int, required=True)
@@ -39,16 +70,57 @@ def main():
                      "ratio": round(value / local, 3) if local else None})
     setup = ("synchronous cudaMemcpy of %d MiB, median of %d, one stream "
              "(bench/copy_bandwidth.cu)" % (args.mib, args.reps))
-    base = write_results(args.out, args.gpu, "bulk", "Bulk copies", setup,
+    if args.load_raw:
+        rows += load_rows(args.load_raw, args.model)
+        setup += ("; llama-completion's load time of the %s Q4_0 model, "
+                  "median of each case's runs (bench/load.sh): nocache "
+                  "RC_CACHE=0, cold a fresh rc-server --cache, warm the "
+                  "run after it; rpc-cache ggml-rpc-server -c" % args.model)
+    title = "Bulk copies and model loads" if args.load_raw else "Bulk copies"
+    base = write_results(args.out, args.gpu, "bulk", title, setup,
                          rows, [
         ("case", lambda r: r["case"]),
         ("transport", lambda r: r["transport"]),
-        ("GB/s", lambda r: "%.2f" % r["value"]),
-        ("local GB/s", lambda r: "%.2f" % r["local_value"]
+        ("value", lambda r: "%.2f %s" % (r["value"], r["unit"])),
+        ("local", lambda r: "%.2f %s" % (r["local_value"], r["unit"])
          if r["local_value"] else "-"),
         ("remote / local", lambda r: "%.3f" % r["ratio"] if r["ratio"] else "-"),
     ])
+    chart(base, rows)
     print("bulk_report: wrote %s.json and .md (%d rows)" % (base, len(rows)))
+
+
+def chart(base, rows):
+    """Remote / local per case and transport, copies and loads side by side
+    (a PNG beside the JSON; skipped without matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bulk_report: no matplotlib: no chart")
+        return
+    benches = [b for b in ("copy", "load") if any(r["bench"] == b for r in rows)]
+    fig, axes = plt.subplots(1, len(benches), figsize=(7 * len(benches), 4.5))
+    axes = axes if len(benches) > 1 else [axes]
+    for ax, bench in zip(axes, benches):
+        mine = [r for r in rows if r["bench"] == bench and r["ratio"]]
+        cases = sorted({r["case"] for r in mine})
+        transports = sorted({r["transport"] for r in mine})
+        width = 0.8 / max(1, len(transports))
+        for i, t in enumerate(transports):
+            ratio = {r["case"]: r["ratio"] for r in mine if r["transport"] == t}
+            ax.bar([c + i * width for c in range(len(cases))],
+                   [ratio.get(c, 0) for c in cases], width, label=t)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks([c + 0.4 - width / 2 for c in range(len(cases))])
+        ax.set_xticklabels(cases, rotation=20)
+        ax.set_ylabel("remote / local (%s)" % ("bandwidth: higher is better"
+                      if bench == "copy" else "load time: lower is better"))
+        ax.set_title(bench)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(base + ".png", dpi=100)
 
 
 if __name__ == "__main__":

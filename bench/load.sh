@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# llama.cpp model load time, local vs remote, with rc-server's content cache
+# cold (a fresh server) and warm (the next run), over shm, tcp and tcp with
+# a 3 and a 12 GB/s link emulated (RC_EMULATE_GBPS: 25 and 100 GbE), beside
+# llama.cpp's own RPC backend with its tensor cache (ggml-rpc-server -c).
+# Run on the GPU machine from the repository root after
+#   scripts/device-run.sh unpack ref models   (.bundle and .bundle-llama carried;
+#                                              ref in a call of its own)
+#   bash bench/load.sh
+#
+# Each run is one llama-completion process generating one token; its
+# "load time" line is the measure (llama.cpp's own clock: reading the file
+# and uploading every tensor). Per transport and case, $REPS runs (3):
+#   nocache  the client's RC_CACHE=0 (every byte crosses, as before the cache)
+#   cold     a server started just before, its cache empty
+#   warm     the run after a cold one, same server
+# Results in $OUT (the device tool's) or bench/out: load-raw.txt, which
+# bench/bulk_report.py --load-raw turns into rows of <date>-<gpu>-bulk.json.
+#   MODEL=7b (a models-step name: $WORK/models/$MODEL-q4_0.gguf)
+#   CACHE=8GiB  TRANSPORTS="shm tcp tcp-12gbps tcp-3gbps"  RPC=1
+set -uo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="${WORK:-$REPO/.device-work}"
+MODEL="${MODEL:-7b}"
+REPS="${REPS:-3}"
+CACHE="${CACHE:-8GiB}"
+TRANSPORTS="${TRANSPORTS:-shm tcp tcp-12gbps tcp-3gbps}"
+RPC="${RPC:-1}"
+RESULTS="${OUT:-$REPO/bench/out}"
+mkdir -p "$RESULTS"
+RAW="$RESULTS/load-raw.txt"
+: > "$RAW"
+RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"; REF_BIN="$WORK/ref/bin"
+MODEL_FILE="$WORK/models/$MODEL-q4_0.gguf"
+for f in "$MODEL_FILE" "$REF_BIN/llama-completion" "$LL_BIN/llama-completion" "$RC_BIN/rc-server"; do
+  [[ -e "$f" ]] || { echo "load.sh: no $f (run scripts/device-run.sh unpack ref models)"; exit 1; }
+done
+MANIFESTS=(); while read -r m; do MANIFESTS+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')
+export RC_MANIFEST="$(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm' | sort | tr '\n' ':')"
+SERVER_PID=""
+stop() {
+  [[ -n "$SERVER_PID" ]] || return 0
+  kill -INT "$SERVER_PID" 2>/dev/null
+  for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""
+}
+trap stop EXIT
+
+# One llama-completion run; prints its load time in ms (empty: it failed).
+completion() { # binary-dir, then extra llama-completion arguments
+  local bin="$1"; shift
+  timeout 300 "$bin/llama-completion" -m "$MODEL_FILE" -p "Hello" -n 1 --temp 0 \
+    -ngl 99 -no-cnv --no-warmup -c 512 "$@" 2> "$RESULTS/last-load.err" > /dev/null
+  sed -n 's/.*load time = *\([0-9.]*\) ms.*/\1/p' "$RESULTS/last-load.err" | head -1
+}
+record() { # config case rep value
+  if [[ -z "$4" ]]; then
+    echo "load.sh: $1 $2 rep $3 failed:"; tail -5 "$RESULTS/last-load.err"; return
+  fi
+  echo "$1 $2 rep $3: load time $4 ms" | tee -a "$RAW"
+}
+
+start() { # url [rc-server args]: a fresh server, cache empty
+  stop
+  local url="$1"; shift
+  env LD_LIBRARY_PATH="$WORK/rc/lib" "$RC_BIN/rc-server" --listen "$url" "${MANIFESTS[@]}" \
+    "$@" > "$RESULTS/load-server.log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 600); do
+    grep -q "listening on" "$RESULTS/load-server.log" && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "load.sh: rc-server did not start:"; tail -5 "$RESULTS/load-server.log"; return 1
+}
+
+# The page cache holds the model for every configuration alike.
+cat "$MODEL_FILE" > /dev/null
+for rep in $(seq "$REPS"); do
+  record local "$MODEL" "$rep" "$(completion "$REF_BIN")"
+done
+
+for t in $TRANSPORTS; do
+  case "$t" in
+    shm) url="shm://rc-load-$$"; gbps=0 ;;
+    tcp) url="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))"; gbps=0 ;;
+    tcp-*gbps) url="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))"; gbps="${t#tcp-}"; gbps="${gbps%gbps}" ;;
+  esac
+  # The remote-clang build's run (RC_CACHE from the caller: 1 unless set).
+  remote() {
+    LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_EMULATE_GBPS="$gbps" \
+      RC_CACHE="${RC_CACHE:-1}" completion "$LL_BIN"
+  }
+  start "$url" --cache "$CACHE" || continue
+  for rep in $(seq "$REPS"); do
+    record "$t" nocache "$rep" "$(RC_CACHE=0 remote)"
+  done
+  for rep in $(seq "$REPS"); do
+    start "$url" --cache "$CACHE" || break
+    record "$t" cold "$rep" "$(remote)"
+    record "$t" warm "$rep" "$(remote)"
+  done
+  grep -m1 "content cache" "$RESULTS/load-server.log" | head -1
+  stop
+done
+
+# llama.cpp's RPC backend with its file cache of tensors (-c): the client
+# sees no GPU of its own and sends hashes of large tensors first. Loopback
+# only: it has no link emulation.
+if [[ "$RPC" == 1 && -x "$REF_BIN/ggml-rpc-server" ]]; then
+  port=$(( 40000 + RANDOM % 10000 ))
+  for rep in $(seq "$REPS"); do
+    cache_dir="$(mktemp -d /tmp/rc-load-rpc-cache.XXXXXX)"
+    LLAMA_CACHE="$cache_dir" "$REF_BIN/ggml-rpc-server" -H 127.0.0.1 -p "$port" -c \
+      > "$RESULTS/load-rpc-server.log" 2>&1 &
+    SERVER_PID=$!
+    sleep 2
+    record rpc-cache cold "$rep" "$(CUDA_VISIBLE_DEVICES= completion "$REF_BIN" --rpc "127.0.0.1:$port")"
+    record rpc-cache warm "$rep" "$(CUDA_VISIBLE_DEVICES= completion "$REF_BIN" --rpc "127.0.0.1:$port")"
+    stop
+    rm -rf "$cache_dir"
+  done
+fi
+echo "load.sh: raw lines in $RAW"
