@@ -8,9 +8,9 @@
 #                                              ref in a call of its own)
 #   bash bench/load.sh
 #
-# Each run is one llama-completion process generating one token; its
-# "load time" line is the measure (llama.cpp's own clock: reading the file
-# and uploading every tensor). Per transport and case, $REPS runs (3):
+# Each run is one llama-completion process generating one token; the
+# measure is its model load (completion() below says how it is read). Per
+# transport and case, $REPS runs (3):
 #   nocache  the client's RC_CACHE=0 (every byte crosses, as before the cache)
 #   cold     a server started just before, its cache empty
 #   warm     the run after a cold one, same server
@@ -46,12 +46,22 @@ stop() {
 }
 trap stop EXIT
 
-# One llama-completion run; prints its load time in ms (empty: it failed).
+# One llama-completion run; prints its model load time in ms (empty: it
+# failed): from llama.cpp's "loading model tensors" log line to its
+# "constructing llama_context", by the log's own timestamps (M.SS.mmm.uuu):
+# the weights' buffers allocated and every tensor uploaded. (Its "load
+# time" perf line starts at a reset after loading: a few ms whatever the
+# model.)
 completion() { # binary-dir, then extra llama-completion arguments
   local bin="$1"; shift
   timeout 300 "$bin/llama-completion" -m "$MODEL_FILE" -p "Hello" -n 1 --temp 0 \
-    -ngl 99 -no-cnv --no-warmup -c 512 "$@" 2> "$RESULTS/last-load.err" > /dev/null
-  sed -n 's/.*load time = *\([0-9.]*\) ms.*/\1/p' "$RESULTS/last-load.err" | head -1
+    -ngl 99 -no-cnv --no-warmup -c 512 -v --log-timestamps "$@" \
+    2> "$RESULTS/last-load.err" > /dev/null
+  awk '
+    function ms(t,  p) { split(t, p, "."); return p[1] * 60000 + p[2] * 1000 + p[3] + p[4] / 1000 }
+    /loading model tensors/ { a = ms($1); b = 0 }
+    /constructing llama_context/ && a && !b { b = ms($1) }
+    END { if (a && b) printf "%.1f\n", b - a }' "$RESULTS/last-load.err"
 }
 record() { # config case rep value
   if [[ -z "$4" ]]; then
