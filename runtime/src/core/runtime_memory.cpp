@@ -420,11 +420,17 @@ cudaError_t Runtime::uploadCachedLocked(uint64_t dst, const uint8_t *src,
       {call, 0});
   std::vector<uint8_t> missing(hashes.size() * 4);
   size_t got = 0;
+  bool answered = false;
   sink.payload = missing.data();
   sink.payloadSize = missing.size();
   sink.payloadGot = &got;
+  sink.filled = &answered;
   if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
     return err;
+  if (!answered) { // no list of what is missing: send everything
+    uploadBytesLocked(dst, src, count, sid, call);
+    return cudaSuccess;
+  }
   uint64_t sent = 0;
   for (size_t i = 0; i + 4 <= got; i += 4) {
     uint32_t chunk = uint32_t(missing[i]) | uint32_t(missing[i + 1]) << 8 |
