@@ -40,6 +40,7 @@ const char kUsage[] =
     "                 [--metrics FILE]\n"
     "                 [--isolation none|process] [--warm-workers N]\n"
     "                 [--max-workers N] [--quotas FILE] [--cache SIZE]\n"
+    "                 [--cache-dir DIR] [--cache-disk SIZE]\n"
     "       rc-server keygen FILE [--key-id ID]\n"
     "\n"
     "Serves remote-clang applications: every kernel of the given manifests\n"
@@ -85,6 +86,9 @@ const char kUsage[] =
     "                     pinned host memory across sessions, one\n"
     "                     namespace per tenant: a repeated upload sends\n"
     "                     hashes, not bytes (default: no cache)\n"
+    "  --cache-dir DIR    keep the cache's chunks in DIR too, so that a\n"
+    "                     restarted server still holds them\n"
+    "  --cache-disk SIZE  what DIR holds at most (default: 4 x --cache)\n"
     "  --help             this text\n"
     "\n"
     "rc-server keygen FILE writes a new key file (mode 0600) holding one\n"
@@ -304,11 +308,17 @@ int main(int argc, char **argv) {
       if (!need("FILE") || value.empty())
         return usageError("--metrics needs a file name");
       options.metricsFile = value;
-    } else if (arg == "--cache") {
-      if (!need("SIZE") || !parseSize(value, &options.cacheBytes) ||
-          options.cacheBytes < (4u << 20))
-        return usageError("--cache needs a size of at least 4MiB, like 8GiB "
-                          "(bytes, or a count with KiB, MiB, GiB or TiB)");
+    } else if (arg == "--cache" || arg == "--cache-disk") {
+      uint64_t &bytes =
+          arg == "--cache" ? options.cacheBytes : options.cacheDiskBytes;
+      if (!need("SIZE") || !parseSize(value, &bytes) || bytes < (4u << 20))
+        return usageError(arg + " needs a size of at least 4MiB, like 8GiB "
+                                "(bytes, or a count with KiB, MiB, GiB or "
+                                "TiB)");
+    } else if (arg == "--cache-dir") {
+      if (!need("DIR") || value.empty())
+        return usageError("--cache-dir needs a directory");
+      options.cacheDir = value;
     } else if (arg == "--quotas") {
       if (!need("FILE") || value.empty())
         return usageError("--quotas needs a file name");
@@ -358,6 +368,11 @@ int main(int argc, char **argv) {
     return usageError("--quotas needs --auth-key-file: a tenant is the id of "
                       "the key its clients hold");
   const bool supervisor = isolation == "process" && workerChannel < 0;
+  if ((!options.cacheDir.empty() || options.cacheDiskBytes) &&
+      !options.cacheBytes)
+    return usageError("--cache-dir and --cache-disk need --cache SIZE");
+  if (!options.cacheDir.empty() && !options.cacheDiskBytes)
+    options.cacheDiskBytes = 4 * options.cacheBytes;
   if (isolation == "process" && options.cacheBytes)
     return usageError("--cache is not served with --isolation process yet: "
                       "each worker process would hold a cache of its own");

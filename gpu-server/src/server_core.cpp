@@ -140,7 +140,7 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
       options.reservedSession ? &ticket_ : nullptr,
       options.reservedSession ? &waitingContext_ : nullptr, tenants_.get(),
       budgetTable_.get(), quotas_.get()});
-  if (options.cacheBytes && !startContentCache(options.cacheBytes, error))
+  if (options.cacheBytes && !startContentCache(options, error))
     return false;
   if (!options.metricsFile.empty() && !options.reservedSession) {
     metricsWriter_ =
@@ -164,9 +164,14 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   for (int i = 0; i < backend_->deviceCount(); ++i)
     summary_ +=
         (i ? ", " : " ") + std::to_string(i) + " " + backend_->device(i).name;
-  if (cache_)
-    summary_ += "; content cache " +
-                std::to_string(cache_->stats().capacity >> 20) + " MiB";
+  if (cache_) {
+    ContentCache::Stats c = cache_->stats();
+    summary_ += "; content cache " + std::to_string(c.capacity >> 20) + " MiB";
+    if (!options.cacheDir.empty())
+      summary_ += " (on disk " + std::to_string(c.diskBytes >> 20) + " of " +
+                  std::to_string(options.cacheDiskBytes >> 20) + " MiB in " +
+                  options.cacheDir + ")";
+  }
   size_t nKeys = env_->keys.size();
   summary_ += nKeys ? "; clients authenticate (" + std::to_string(nKeys) +
                           (nKeys == 1 ? " key)" : " keys)")
@@ -314,7 +319,8 @@ void ServerCore::runSession(transport::Connection &conn,
   --live_;
 }
 
-bool ServerCore::startContentCache(uint64_t bytes, std::string *error) {
+bool ServerCore::startContentCache(const ServerOptions &o, std::string *error) {
+  const uint64_t bytes = o.cacheBytes;
   cacheContext_ = backend_->createContext(0, error);
   if (!cacheContext_) {
     *error = "the content cache needs a device context: " + *error;
@@ -336,6 +342,14 @@ bool ServerCore::startContentCache(uint64_t bytes, std::string *error) {
              " bytes of pinned host memory (rc-server --cache; at least " +
              std::to_string(options.chunkBytes) + ")";
     return false;
+  }
+  if (!o.cacheDir.empty()) {
+    auto files = std::make_unique<ChunkFiles>();
+    if (!files->open(o.cacheDir, o.cacheDiskBytes, error)) {
+      *error = "the content cache's disk tier (--cache-dir): " + *error;
+      return false;
+    }
+    cache_->useDiskTier(std::move(files));
   }
   env_->cache = cache_.get();
   metrics_.showContentCache(cache_.get());

@@ -58,13 +58,25 @@ ContentCache::~ContentCache() {
 
 ContentCache::Ref ContentCache::find(const std::string &space,
                                      const ContentHash &hash, uint64_t size) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = index_.find(Key{space, hash, size});
-  if (it == index_.end() || !it->second.published) {
-    ++stats_.misses;
-    return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = index_.find(Key{space, hash, size});
+    if (it != index_.end() && it->second.published)
+      return hitLocked(it->second);
+    if (it != index_.end() || !files_ || !files_->has(space, hash, size)) {
+      ++stats_.misses; // absent, or on its way into the pool
+      return nullptr;
+    }
   }
-  Entry &e = it->second;
+  Ref chunk = fromDisk(space, hash, size);
+  if (!chunk) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.misses;
+  }
+  return chunk;
+}
+
+ContentCache::Ref ContentCache::hitLocked(Entry &e) {
   if (e.guarded) {
     protected_.splice(protected_.begin(), protected_, e.lru);
   } else { // used again: protected from here on
@@ -78,8 +90,31 @@ ContentCache::Ref ContentCache::find(const std::string &space,
   }
   ++e.hits;
   ++stats_.hits;
-  stats_.bytesSaved += size;
+  stats_.bytesSaved += e.chunk->size;
   return e.chunk;
+}
+
+// A file is no more trusted than a client: its bytes are hashed again in
+// the slot they will be copied from.
+ContentCache::Ref ContentCache::fromDisk(const std::string &space,
+                                         const ContentHash &hash,
+                                         uint64_t size) {
+  std::shared_ptr<Chunk> chunk = reserve(space, hash, size);
+  if (!chunk)
+    return nullptr;
+  if (!files_->read(space, hash, size, chunk->data) ||
+      hashContent(chunk->data, size) != hash) {
+    files_->remove(space, hash, size);
+    abandon(chunk);
+    return nullptr;
+  }
+  publish(chunk, true);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = index_.find(Key{space, hash, size});
+  if (it == index_.end() || it->second.chunk != chunk)
+    return nullptr;
+  ++stats_.diskHits;
+  return hitLocked(it->second);
 }
 
 std::shared_ptr<ContentCache::Chunk>
@@ -187,6 +222,8 @@ void ContentCache::verifierMain() {
     lock.unlock();
     bool match = hashContent(chunk->data, chunk->size) == chunk->hash;
     publish(chunk, match);
+    if (match && files_)
+      files_->write(chunk->space, chunk->hash, chunk->size, chunk->data);
     if (!match) {
       std::lock_guard<std::mutex> statsLock(mutex_);
       ++stats_.rejected;
@@ -204,8 +241,16 @@ void ContentCache::settle() {
 }
 
 ContentCache::Stats ContentCache::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
+  Stats s;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    s = stats_;
+  }
+  if (files_) {
+    s.diskChunks = files_->count();
+    s.diskBytes = files_->bytes();
+  }
+  return s;
 }
 
 std::vector<ContentCache::Listed>
@@ -235,6 +280,8 @@ size_t ContentCache::evict(const std::string &space,
     ++stats_.evicted;
     dropLocked(entry);
   }
+  if (files_) // and what the disk tier keeps, or it would come back
+    files_->evict(space, hashes);
   return named.size();
 }
 

@@ -133,7 +133,10 @@ std::string MetricsBoard::json() const {
     field("inserted", c.inserted);
     field("rejected", c.rejected);
     field("evicted", c.evicted);
-    field("refused", c.refused, true);
+    field("refused", c.refused);
+    field("disk_hits", c.diskHits);
+    field("disk_chunks", c.diskChunks);
+    field("disk_bytes", c.diskBytes, true);
     server += "},\n";
   }
   return metricsDocument(

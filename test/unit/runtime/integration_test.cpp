@@ -819,6 +819,31 @@ void runContentCache(const std::string &url) {
   EXPECT_EQ(warmUpload(restarted, 9, 1, "restarted-warm"), nine);
 }
 
+// With a disk tier a restarted server still holds what was uploaded.
+void runDiskTierAcrossRestart(const std::string &url) {
+  const long long nine = 9ll << 20;
+  TestDir disk;
+  std::vector<std::string> args = {"--cache", "16MiB", "--cache-dir",
+                                   disk.path + "/chunks"};
+  {
+    ServedPrograms served;
+    served.start(url, args);
+    if (!served.running())
+      return;
+    EXPECT_EQ(cachedUpload(served, 9, 5, "first"), 0);
+    EXPECT_EQ(warmUpload(served, 9, 5, "second"), nine); // also on disk now
+  }
+  ServedPrograms restarted;
+  restarted.start(url, args);
+  EXPECT_NE(restarted.log().find("on disk 9 of 64 MiB"), std::string::npos)
+      << restarted.log();
+  EXPECT_EQ(cachedUpload(restarted, 9, 5, "after-restart"), nine);
+}
+
+TEST(RuntimeIntegration, ContentCacheDiskTierAcrossARestartOverShm) {
+  runDiskTierAcrossRestart(shmUrl("cache-disk"));
+}
+
 TEST(RuntimeIntegration, ContentCacheAcrossSessionsEvictionAndRestartOverShm) {
   runContentCache(shmUrl("cache"));
 }

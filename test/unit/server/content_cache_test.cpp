@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <thread>
 
@@ -186,6 +188,106 @@ TEST(ContentCacheTest, ManyThreadsAtOnceFindOnlyRightBytes) {
   ContentCache::Stats s = cache->stats();
   EXPECT_LE(s.chunks, 6u);
   EXPECT_EQ(s.rejected, 0u);
+}
+
+// A fresh directory, removed with everything in it at the end.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/rc-chunk-files-XXXXXX";
+    path = mkdtemp(tmpl) ? tmpl : "";
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+TEST(ChunkFilesTest, KeepsChunksAsFilesWithinItsBoundAndFindsThemAgain) {
+  TempDir dir;
+  auto a = pattern(kChunk, 90), b = pattern(kChunk, 91),
+       c = pattern(kChunk, 92);
+  ContentHash ha = hashContent(a.data(), kChunk),
+              hb = hashContent(b.data(), kChunk),
+              hc = hashContent(c.data(), kChunk);
+  {
+    ChunkFiles files;
+    std::string why;
+    ASSERT_TRUE(files.open(dir.path, 2 * kChunk, &why)) << why;
+    EXPECT_TRUE(files.write("team-a", ha, kChunk, a.data()));
+    EXPECT_TRUE(files.write("../team-b", hb, kChunk, b.data()));
+    std::vector<uint8_t> back(kChunk);
+    ASSERT_TRUE(files.read("team-a", ha, kChunk, back.data()));
+    EXPECT_EQ(back, a);
+    EXPECT_FALSE(files.has("team-b", hb, kChunk)); // namespaces apart
+    // A third chunk past the bound: the least recently used file goes.
+    EXPECT_TRUE(files.write("", hc, kChunk, c.data()));
+    EXPECT_EQ(files.count(), 2u);
+    EXPECT_TRUE(files.has("team-a", ha, kChunk));
+    EXPECT_FALSE(files.has("../team-b", hb, kChunk));
+  }
+  // Names that are no chunk files stay and are not indexed.
+  {
+    std::ofstream(dir.path + "/ns-/not-a-chunk") << "x";
+  }
+  ChunkFiles again;
+  std::string why;
+  ASSERT_TRUE(again.open(dir.path, 2 * kChunk, &why)) << why;
+  EXPECT_EQ(again.count(), 2u);
+  EXPECT_EQ(again.bytes(), 2 * kChunk);
+  EXPECT_TRUE(again.has("team-a", ha, kChunk));
+  EXPECT_TRUE(again.has("", hc, kChunk));
+  // Nothing outside its directory was written.
+  for (const auto &e : std::filesystem::directory_iterator(dir.path))
+    EXPECT_EQ(e.path().filename().string().rfind("ns-", 0), 0u) << e.path();
+}
+
+TEST(ContentCacheTest, TheDiskTierOutlivesTheCacheAndIsCheckedWhenRead) {
+  TempDir dir;
+  auto a = pattern(kChunk, 93);
+  ContentHash h = hashContent(a.data(), kChunk);
+  auto withFiles = [&] {
+    auto cache = smallCache(4);
+    auto files = std::make_unique<ChunkFiles>();
+    std::string why;
+    EXPECT_TRUE(files->open(dir.path, 8 * kChunk, &why)) << why;
+    cache->useDiskTier(std::move(files));
+    return cache;
+  };
+  {
+    auto cache = withFiles();
+    ASSERT_TRUE(insert(*cache, "t", a));
+    EXPECT_EQ(cache->stats().diskChunks, 1u);
+  }
+  {
+    auto restarted = withFiles(); // a new server: an empty pool
+    ContentCache::Ref got = restarted->find("t", h, kChunk);
+    ASSERT_NE(got, nullptr);
+    EXPECT_EQ(std::memcmp(got->data, a.data(), kChunk), 0);
+    EXPECT_EQ(restarted->stats().diskHits, 1u);
+    EXPECT_EQ(restarted->find("u", h, kChunk), nullptr); // namespaces apart
+  }
+  {
+    auto again = withFiles();
+    ASSERT_NE(again->find("t", h, kChunk), nullptr);
+    // Eviction takes the file too: the chunk does not come back.
+    EXPECT_EQ(again->evict("t", {h}), 1u);
+    EXPECT_EQ(again->find("t", h, kChunk), nullptr);
+    EXPECT_EQ(again->stats().diskChunks, 0u);
+    ASSERT_TRUE(insert(*again, "t", a)); // and on disk again
+  }
+  // A file whose bytes changed on disk is dropped, never used.
+  std::string path;
+  for (const auto &e : std::filesystem::recursive_directory_iterator(dir.path))
+    if (e.is_regular_file())
+      path = e.path();
+  ASSERT_FALSE(path.empty());
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put(char(a[100] ^ 1));
+  }
+  auto third = withFiles();
+  EXPECT_EQ(third->find("t", h, kChunk), nullptr);
+  EXPECT_EQ(third->stats().diskChunks, 0u);
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 // Sessions on the host test device with a cache of 4 chunks of kChunk.

@@ -25,6 +25,7 @@
 #define RC_SERVER_CONTENT_CACHE_H
 
 #include "rc/content_hash.h"
+#include "rc/server/chunk_files.h"
 
 #include <condition_variable>
 #include <cstdint>
@@ -56,6 +57,12 @@ public:
   ContentCache(const Options &options, Allocate allocate, Release release);
   ~ContentCache(); // stops the verifier; every Ref must be gone
   bool ok() const { return !slots_.empty(); }
+  // The disk tier (chunk_files.h), before the first session: every chunk
+  // published is also written there, and a chunk the pool lacks is looked
+  // for there (read into a slot and hashed again before it is used).
+  void useDiskTier(std::unique_ptr<ChunkFiles> files) {
+    files_ = std::move(files);
+  }
   const Options &options() const { return options_; }
 
   struct Chunk {
@@ -86,6 +93,8 @@ public:
     uint64_t hits = 0, misses = 0, bytesSaved = 0; // bytes not sent
     uint64_t inserted = 0, rejected = 0, evicted = 0, refused = 0;
     uint64_t chunks = 0, bytes = 0, capacity = 0;
+    // The disk tier: chunks read back from it, and what it holds.
+    uint64_t diskHits = 0, diskChunks = 0, diskBytes = 0;
   };
   Stats stats() const;
   // The published chunks of `space`, most recently used first.
@@ -95,7 +104,8 @@ public:
   };
   std::vector<Listed> list(const std::string &space) const;
   // Drops the chunks of `space` named (all of them for an empty list) that
-  // nobody reads now; returns how many went.
+  // nobody reads now, and their files in the disk tier; returns how many
+  // went from memory.
   size_t evict(const std::string &space,
                const std::vector<ContentHash> &hashes);
 
@@ -117,6 +127,12 @@ private:
     return e.guarded ? protected_ : probation_;
   }
   void dropLocked(std::map<Key, Entry>::iterator entry); // a published one
+  // A hit on a published entry: counted, moved up its list.
+  Ref hitLocked(Entry &e);
+  // A chunk the pool lacks, from the disk tier; null if it has none that
+  // hashes right.
+  Ref fromDisk(const std::string &space, const ContentHash &hash,
+               uint64_t size);
   uint8_t *takeSlotLocked(); // a free slot, evicting if need be; or null
   void giveSlot(uint8_t *slot);
   void publish(const std::shared_ptr<Chunk> &chunk, bool verified);
@@ -136,6 +152,8 @@ private:
 
   std::mutex freeMutex_; // the free slots (chunks give theirs back here)
   std::vector<uint8_t *> free_;
+
+  std::unique_ptr<ChunkFiles> files_; // the disk tier, or null
 
   std::mutex verifyMutex_;
   std::condition_variable verifyWake_, verifyDone_;

@@ -49,8 +49,11 @@ struct ServerOptions {
   // table of its own.
   int budgetTableFd = -1;
   int budgetHolder = 0;
-  // The content cache's size in bytes (rc-server --cache; 0: none).
+  // The content cache's size in bytes (rc-server --cache; 0: none), and
+  // its disk tier (--cache-dir, --cache-disk; empty: none).
   uint64_t cacheBytes = 0;
+  std::string cacheDir;
+  uint64_t cacheDiskBytes = 0;
   ServerSettings settings; // the environment's, read once (main.cpp)
 };
 
@@ -109,8 +112,9 @@ private:
   void startSession(std::unique_ptr<transport::Connection> conn,
                     std::vector<uint8_t> first,
                     std::chrono::steady_clock::time_point arrived);
-  // The content cache of `bytes` and the context its pool belongs to.
-  bool startContentCache(uint64_t bytes, std::string *error);
+  // The content cache (options' cache*) and the context its pool belongs
+  // to.
+  bool startContentCache(const ServerOptions &options, std::string *error);
   // Runs a session on the calling thread until the client leaves.
   void runSession(transport::Connection &conn, std::vector<uint8_t> first,
                   std::chrono::steady_clock::time_point arrived);
