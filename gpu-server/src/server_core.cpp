@@ -327,10 +327,10 @@ bool ServerCore::startContentCache(const ServerOptions &o, std::string *error) {
     return false;
   }
   DeviceContext *ctx = cacheContext_.get();
-  ContentCache::Options options;
-  options.capacity = bytes;
+  ContentCache::Options cacheOptions;
+  cacheOptions.capacity = bytes;
   cache_ = std::make_unique<ContentCache>(
-      options,
+      cacheOptions,
       [ctx](uint64_t n) {
         uint8_t *p = nullptr;
         return ctx->hostAlloc(n, &p).ok() ? p : nullptr;
@@ -340,7 +340,7 @@ bool ServerCore::startContentCache(const ServerOptions &o, std::string *error) {
     cache_.reset();
     *error = "cannot allocate the content cache's " + std::to_string(bytes) +
              " bytes of pinned host memory (rc-server --cache; at least " +
-             std::to_string(options.chunkBytes) + ")";
+             std::to_string(cacheOptions.chunkBytes) + ")";
     return false;
   }
   if (!o.cacheDir.empty()) {

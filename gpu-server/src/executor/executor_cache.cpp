@@ -3,10 +3,7 @@
 // listing and eviction. The cache itself is rc/server/content_cache.h.
 #include "executor/executor.h"
 
-#include "rc/hex.h"
 #include "rc/server/errors.h"
-
-#include <cstring>
 
 namespace rc::server {
 
@@ -103,8 +100,13 @@ OpStatus Executor::trackCacheCopy(CacheCopy copy, NativeHandle stream) {
   OpStatus st = ctx_->eventCreate(kEventDisableTiming, &copy.event);
   if (st.ok() && !(st = ctx_->eventRecord(copy.event, stream)).ok())
     ctx_->eventDestroy(copy.event);
-  if (!st.ok())
+  if (!st.ok()) {
+    // No event to tell when the copies are done: wait for them here, so
+    // that no slot is given to another chunk while the GPU still reads or
+    // writes it.
+    ctx_->streamSynchronize(stream);
     return st;
+  }
   copy.ctx = ctx_;
   cacheCopies_.push_back(std::move(copy));
   return st;
