@@ -299,6 +299,8 @@ protected:
     env->cache = cache.get();
     session = std::make_unique<Session>(*env, 7);
   }
+  // The session's copies hold chunks of the cache: it goes first.
+  void TearDown() override { session.reset(); }
   // The chunk indices a MemcpyH2DCached's result lists as missing.
   static std::vector<uint32_t> missing(const wire::Result *r) {
     std::vector<uint32_t> out;
