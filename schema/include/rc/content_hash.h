@@ -43,10 +43,6 @@ ContentHash hashContent(const void *data, size_t size);
 std::vector<ContentHash> hashChunks(const uint8_t *data, uint64_t size,
                                     uint64_t chunkBytes, unsigned threads);
 
-struct ContentHashKey {
-  size_t operator()(const ContentHash &h) const { return size_t(h.low); }
-};
-
 } // namespace rc
 
 #endif
