@@ -169,7 +169,6 @@ uint8_t *ContentCache::takeSlotLocked() {
 
 void ContentCache::dropLocked(std::map<Key, Entry>::iterator entry) {
   stats_.bytes -= entry->second.chunk->size;
-  --stats_.chunks;
   listOf(entry->second).erase(entry->second.lru);
   index_.erase(entry); // the slot goes back with the chunk's last reference
 }
@@ -192,7 +191,6 @@ void ContentCache::publish(const std::shared_ptr<Chunk> &chunk, bool verified) {
   probation_.push_front(it->first);
   it->second.lru = probation_.begin();
   ++stats_.inserted;
-  ++stats_.chunks;
   stats_.bytes += chunk->size;
 }
 
@@ -245,6 +243,7 @@ ContentCache::Stats ContentCache::stats() const {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     s = stats_;
+    s.chunks = probation_.size() + protected_.size(); // the published ones
   }
   if (files_) {
     s.diskChunks = files_->count();

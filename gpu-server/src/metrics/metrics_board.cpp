@@ -117,28 +117,8 @@ std::string MetricsBoard::json() const {
   uint64_t closedTotal = 0;
   std::string sessions = sessionsJson(&live, &closedTotal);
   std::string server;
-  if (cache_) {
-    ContentCache::Stats c = cache_->stats();
-    auto field = [&](const char *name, uint64_t v, bool last = false) {
-      server += std::string("\"") + name + "\":" + std::to_string(v) +
-                (last ? "" : ",");
-    };
-    server += "\"content_cache\":{";
-    field("capacity", c.capacity);
-    field("chunks", c.chunks);
-    field("bytes", c.bytes);
-    field("hits", c.hits);
-    field("misses", c.misses);
-    field("bytes_saved", c.bytesSaved);
-    field("inserted", c.inserted);
-    field("rejected", c.rejected);
-    field("evicted", c.evicted);
-    field("refused", c.refused);
-    field("disk_hits", c.diskHits);
-    field("disk_chunks", c.diskChunks);
-    field("disk_bytes", c.diskBytes, true);
-    server += "},\n";
-  }
+  if (cache_)
+    appendContentCacheJson(server, cache_->stats());
   return metricsDocument(
       std::chrono::duration<double>(Clock::now() - started_).count(), live,
       closedTotal, sessions, server);

@@ -120,4 +120,21 @@ void appendSessionJson(std::string &out, const SessionHeader &header,
   out += "}";
 }
 
+void appendContentCacheJson(std::string &out, const ContentCache::Stats &c) {
+  out += "\"content_cache\":{\"capacity\":" + std::to_string(c.capacity);
+  appendField(out, "chunks", c.chunks);
+  appendField(out, "bytes", c.bytes);
+  appendField(out, "hits", c.hits);
+  appendField(out, "misses", c.misses);
+  appendField(out, "bytes_saved", c.bytesSaved);
+  appendField(out, "inserted", c.inserted);
+  appendField(out, "rejected", c.rejected);
+  appendField(out, "evicted", c.evicted);
+  appendField(out, "refused", c.refused);
+  appendField(out, "disk_hits", c.diskHits);
+  appendField(out, "disk_chunks", c.diskChunks);
+  appendField(out, "disk_bytes", c.diskBytes);
+  out += "},\n";
+}
+
 } // namespace rc::server

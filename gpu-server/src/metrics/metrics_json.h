@@ -3,6 +3,7 @@
 #ifndef RC_SERVER_METRICS_JSON_H
 #define RC_SERVER_METRICS_JSON_H
 
+#include "rc/server/content_cache.h"
 #include "rc/server/session_metrics.h"
 
 #include <string>
@@ -23,6 +24,10 @@ struct SessionHeader {
 // {"id":..,"state":..,"client":..,"pid":..,...,"commands_by_type":{..}}.
 void appendSessionJson(std::string &out, const SessionHeader &header,
                        const SessionMetrics &metrics);
+
+// Appends "content_cache":{"capacity":..,"chunks":..,...},\n: the cache's
+// counters at the top of the document (metricsDocument's `server`).
+void appendContentCacheJson(std::string &out, const ContentCache::Stats &c);
 
 } // namespace rc::server
 

@@ -92,6 +92,7 @@ public:
   struct Stats {
     uint64_t hits = 0, misses = 0, bytesSaved = 0; // bytes not sent
     uint64_t inserted = 0, rejected = 0, evicted = 0, refused = 0;
+    // Published chunks (stats() counts them) and their bytes; the pool.
     uint64_t chunks = 0, bytes = 0, capacity = 0;
     // The disk tier: chunks read back from it, and what it holds.
     uint64_t diskHits = 0, diskChunks = 0, diskBytes = 0;
