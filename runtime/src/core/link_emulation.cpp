@@ -1,5 +1,6 @@
 #include "core/link_emulation.h"
 
+#include <algorithm>
 #include <thread>
 
 namespace rc::rt {
@@ -16,7 +17,7 @@ void waitUntil(std::chrono::steady_clock::time_point t) {
 LinkEmulation::Clock::duration LinkEmulation::transferTime(size_t bytes) const {
   if (gbps_ <= 0)
     return Clock::duration::zero();
-  double ns = double(bytes) * 8.0 / gbps_; // bits / (Gbit/s) = ns
+  double ns = double(bytes) / gbps_; // bytes / (GB/s) = ns
   return std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double, std::nano>(ns));
 }
@@ -32,9 +33,12 @@ void LinkEmulation::deliver(uint64_t seq, size_t bytes) {
   if (!active())
     return;
   auto it = sentAt_.find(seq);
-  if (it != sentAt_.end())
-    waitUntil(it->second + std::chrono::microseconds(rttUs_) +
-              transferTime(bytes));
+  if (it != sentAt_.end()) {
+    Clock::time_point start =
+        std::max(it->second + std::chrono::microseconds(rttUs_), backFree_);
+    backFree_ = start + transferTime(bytes);
+    waitUntil(backFree_);
+  }
   sentAt_.erase(sentAt_.begin(), sentAt_.upper_bound(seq));
 }
 

@@ -20,10 +20,22 @@ TEST(LinkEmulation, ReplyWaitsForTheRoundTripTime) {
 }
 
 TEST(LinkEmulation, BandwidthCostsTransferTimeEachWay) {
-  rc::rt::LinkEmulation link(0, 1.0); // 1 Gbit/s: 125 bytes per microsecond
+  rc::rt::LinkEmulation link(0, 1.0); // 1 GB/s: 1000 bytes per microsecond
   auto start = Clock::now();
-  link.sent(1, 250000);    // 2 ms
-  link.deliver(1, 125000); // 1 ms
+  link.sent(1, 2000000);    // 2 ms
+  link.deliver(1, 1000000); // 1 ms
+  EXPECT_GE(Clock::now() - start, std::chrono::microseconds(3000));
+}
+
+// A read-back in pieces sends its requests at once; their replies still
+// share one way back, so three of 1 ms each take 3 ms, not 1.
+TEST(LinkEmulation, RepliesSentTogetherArriveOneAfterAnother) {
+  rc::rt::LinkEmulation link(0, 1.0);
+  auto start = Clock::now();
+  for (uint64_t seq = 1; seq <= 3; ++seq)
+    link.sent(seq, 100);
+  for (uint64_t seq = 1; seq <= 3; ++seq)
+    link.deliver(seq, 1000000);
   EXPECT_GE(Clock::now() - start, std::chrono::microseconds(3000));
 }
 
