@@ -273,6 +273,9 @@ OpStatus Executor::doFree(const wire::Free &c) {
   if (it == allocations_.end())
     return fail(kErrInvalidValue,
                 hexAddress(c.addr()) + " is not an allocation of this session");
+  // The content cache's copies back run on a stream of their own: none
+  // may read memory that is gone.
+  settleCacheCopies(true);
   OpStatus st = bind(it->second.device); // cudaFree works from any device
   if (st.ok())
     st = ctx_->free(c.addr());

@@ -498,6 +498,10 @@ private:
   };
   std::deque<CacheCopy> cacheCopies_;
   OpStatus trackCacheCopy(CacheCopy copy, NativeHandle stream);
+  // Per context, the stream that copies uploaded chunks into the pool.
+  std::map<DeviceContext *, NativeHandle> cacheStreams_;
+  OpStatus cacheStream(NativeHandle *out);
+  OpStatus afterOnCacheStream(NativeHandle stream, NativeHandle *side);
   RemoteWriter remoteWriter_;
   // cuBLAS handles of this session -> their device and workspace.
   struct BlasHandle {

@@ -84,15 +84,48 @@ OpStatus Executor::handle(const wire::CacheInsert &c, Answer &) {
     return st;
   // The device holds the upload's bytes at this point of the stream: copy
   // them back (the copy engine, not this thread), then have them verified.
-  if (!(st = ctx_->copyD2HToHostAlloc(chunk->data, c.dst(), c.size(), s))
+  // The copy goes on the cache's own stream, so the uploads that follow on
+  // `s` do not wait for it; should the bytes change before it runs (a
+  // kernel, a race in the program), their hash differs and the verifier
+  // keeps nothing.
+  NativeHandle side = 0;
+  if (!(st = afterOnCacheStream(s, &side)).ok() ||
+      !(st = ctx_->copyD2HToHostAlloc(chunk->data, c.dst(), c.size(), side))
            .ok()) {
     cache_->abandon(chunk);
     return st;
   }
   CacheCopy copy;
   copy.insert = chunk;
-  if (!(st = trackCacheCopy(std::move(copy), s)).ok())
+  if (!(st = trackCacheCopy(std::move(copy), side)).ok())
     cache_->abandon(chunk);
+  return st;
+}
+
+OpStatus Executor::cacheStream(NativeHandle *out) {
+  auto it = cacheStreams_.find(ctx_);
+  if (it != cacheStreams_.end()) {
+    *out = it->second;
+    return OpStatus::success();
+  }
+  // Non-blocking: work on the legacy stream does not wait for pool copies.
+  // The stream goes with the session's context.
+  OpStatus st = ctx_->streamCreate(kStreamNonBlocking, 0, out);
+  if (st.ok())
+    cacheStreams_[ctx_] = *out;
+  return st;
+}
+
+// The cache's stream, waiting for what `stream` has been given so far.
+OpStatus Executor::afterOnCacheStream(NativeHandle stream, NativeHandle *side) {
+  NativeHandle uploaded = 0;
+  OpStatus st = cacheStream(side);
+  if (st.ok() &&
+      (st = ctx_->eventCreate(kEventDisableTiming, &uploaded)).ok()) {
+    if ((st = ctx_->eventRecord(uploaded, stream)).ok())
+      st = ctx_->streamWaitEvent(*side, uploaded, 0);
+    ctx_->eventDestroy(uploaded); // the wait holds what it needs
+  }
   return st;
 }
 
@@ -118,7 +151,7 @@ void Executor::settleCacheCopies(bool wait) {
     OpStatus st = wait ? copy.ctx->eventSynchronize(copy.event)
                        : copy.ctx->eventQuery(copy.event);
     if (!wait && st.code == kErrNotReady)
-      break; // in stream order: later copies are not done either
+      break; // the next time; copies on the other stream wait their turn
     copy.ctx->eventDestroy(copy.event);
     if (copy.insert) {
       if (st.ok())

@@ -178,6 +178,7 @@ OpStatus Executor::handle(const wire::MemUnmap &c, Answer &) {
   std::vector<uint64_t> bases;
   if (!vmm_.wholeMappings(c.addr(), c.size(), &bases))
     return notWholeMappings(c.addr(), c.size());
+  settleCacheCopies(true); // none may read memory that is unmapped
   OpStatus st = ctx_->memUnmap(c.addr(), c.size());
   if (st.ok())
     vmm_.removeMappings(bases);

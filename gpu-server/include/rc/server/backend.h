@@ -44,6 +44,9 @@ struct OpStatus {
 // streamCreate/eventCreate.
 using NativeHandle = uint64_t;
 constexpr NativeHandle kPerThreadStream = 2;
+// streamCreate's flag for a stream that does not wait for the legacy
+// stream (cudaStreamNonBlocking).
+constexpr uint32_t kStreamNonBlocking = 1;
 // eventCreate's flag for events that only order (cudaEventDisableTiming).
 constexpr uint32_t kEventDisableTiming = 2;
 
