@@ -15,7 +15,9 @@
 #   cold     a server started just before, its cache empty
 #   warm     the run after a cold one, same server
 # Results in $OUT (the device tool's) or bench/out: load-raw.txt, which
-# bench/bulk_report.py --load-raw turns into rows of <date>-<gpu>-bulk.json.
+# bench/bulk_report.py --load-raw turns into rows of <date>-<gpu>-bulk.json;
+# where the time goes: each remote run's RC_STATS (load-stats-*.json) and
+# each server's --metrics (load-metrics-*.json: commands by type).
 #   MODEL=7b (a models-step name: $WORK/models/$MODEL-q4_0.gguf)
 #   CACHE=8GiB  TRANSPORTS="shm tcp tcp-12gbps tcp-3gbps"  RPC=1
 set -uo pipefail
@@ -97,18 +99,18 @@ for t in $TRANSPORTS; do
     tcp-*gbps) url="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))"; gbps="${t#tcp-}"; gbps="${gbps%gbps}" ;;
   esac
   # The remote-clang build's run (RC_CACHE from the caller: 1 unless set).
-  remote() {
+  remote() { # case rep
     LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_EMULATE_GBPS="$gbps" \
-      RC_CACHE="${RC_CACHE:-1}" completion "$LL_BIN"
+      RC_CACHE="${RC_CACHE:-1}" RC_STATS="$RESULTS/load-stats-$t-$1-$2.json" completion "$LL_BIN"
   }
-  start "$url" --cache "$CACHE" || continue
+  start "$url" --cache "$CACHE" --metrics "$RESULTS/load-metrics-$t-nocache.json" || continue
   for rep in $(seq "$REPS"); do
-    record "$t" nocache "$rep" "$(RC_CACHE=0 remote)"
+    record "$t" nocache "$rep" "$(RC_CACHE=0 remote nocache "$rep")"
   done
   for rep in $(seq "$REPS"); do
-    start "$url" --cache "$CACHE" || break
-    record "$t" cold "$rep" "$(remote)"
-    record "$t" warm "$rep" "$(remote)"
+    start "$url" --cache "$CACHE" --metrics "$RESULTS/load-metrics-$t-$rep.json" || break
+    record "$t" cold "$rep" "$(remote cold "$rep")"
+    record "$t" warm "$rep" "$(remote warm "$rep")"
   done
   grep -m1 "content cache" "$RESULTS/load-server.log" | head -1
   stop
