@@ -142,6 +142,8 @@ TEST_F(GpuCacheTest, BytesChangedRightAfterTheirUploadAreNeverServed) {
       cmds.push_back(std::move(c));
     cmds.push_back(cDeviceSync());
     ok(a.roundTrip(batch(2, cmds)));
+    // A batch's start hands the finished copies to the verifier.
+    ok(a.roundTrip(batch(3, {cDeviceSync()})));
   }
   core.contentCache()->settle();
   ContentCache::Stats s = core.contentCache()->stats();
