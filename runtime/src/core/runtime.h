@@ -13,8 +13,10 @@
 #include "core/link_emulation.h"
 #include "core/managed_memory.h"
 #include "core/traffic_stats.h"
+#include "core/worker_pool.h"
 #include "graphs/graph_state.h"
 #include "manifests/kernel_index.h"
+#include "rc/content_hash.h"
 #include "rc/lib_call.h"
 #include "rc/transport.h"
 #include "rc_lib_call_abi.h"
@@ -89,10 +91,11 @@ struct Options {
   size_t sharedHostMin = 64 << 10;
   // Uploads the server's content cache may hold are named by hash first
   // (docs/server.md, "Content cache"): RC_CACHE=0 turns it off (every
-  // upload sends its bytes). Chunks are hashed on up to cacheHashThreads
-  // threads (RC_CACHE_HASH_THREADS).
+  // upload sends its bytes).
   bool contentCache = true;
-  unsigned cacheHashThreads = 4;
+  // Threads, the caller's included, that hash large uploads' chunks and
+  // copy them into a shm upload ring (worker_pool.h; RC_BULK_THREADS).
+  unsigned bulkThreads = 4;
   // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;
   double emulateGbps = 0;
@@ -787,10 +790,35 @@ private:
   // hold go as usual, each followed by its CacheInsert.
   cudaError_t uploadCachedLocked(uint64_t dst, const uint8_t *src, size_t count,
                                  uint64_t stream, const char *call);
+  // Every chunk sent with its CacheInsert, no question asked: hashing runs
+  // on the bulk threads while the bytes go.
+  void uploadUnaskedLocked(uint64_t dst, const uint8_t *src, size_t count,
+                           uint64_t stream, const char *call,
+                           const std::vector<ContentHash> &hashes,
+                           WorkerPool::Job &hashing);
+  // Asked uploads in a row whose every chunk the cache missed (a cold
+  // cache: a model's first load). From kColdUploads on, uploads go unasked
+  // but every kProbeEvery-th, which asks again and ends the run on a hit.
+  static constexpr uint64_t kColdUploads = 2, kProbeEvery = 8;
+  uint64_t coldUploads_ = 0, unaskedInRow_ = 0;
   // Sends `count` bytes for dst: through the upload ring in pieces, or
   // inline in the batch.
   void uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
                          uint64_t stream, const char *call);
+  // Pieces into a ring mapped here (shm): copied by the bulk threads a few
+  // at a time, each sent as soon as it is in. Returns the bytes placed
+  // (fewer when the ring stays full).
+  size_t uploadPiecesToMappedRingLocked(uint64_t dst, const uint8_t *src,
+                                        const std::vector<size_t> &pieces,
+                                        uint64_t stream, const char *call);
+  // Where a piece of n bytes goes in the ring (it never wraps), once the
+  // ring has room for it; false when it stays full.
+  bool placeInRingLocked(size_t n, uint64_t *offset);
+  // Appends a piece's MemcpyH2DRing (and sends it, with ringPieceBytes);
+  // `end` is ring_.written just after the piece was placed.
+  void announceRingPieceLocked(uint64_t dst, uint64_t offset, size_t n,
+                               uint64_t end, uint64_t stream, const char *call);
+  WorkerPool bulk_;            // after opts_: made from opts_.bulkThreads
   uint64_t batchRmaBytes_ = 0; // uploaded by RMA for the batch being built
 
   TrafficStats stats_;

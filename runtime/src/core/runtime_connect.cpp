@@ -63,8 +63,7 @@ Options Options::fromEnv() {
   if (!env.onOff("RC_SHARED_HOST", true))
     o.sharedHostMin = 0;
   o.contentCache = env.onOff("RC_CACHE", true);
-  o.cacheHashThreads =
-      unsigned(env.count("RC_CACHE_HASH_THREADS", o.cacheHashThreads, 1, 64));
+  o.bulkThreads = unsigned(env.count("RC_BULK_THREADS", o.bulkThreads, 1, 64));
   o.emulateRttUs = int64_t(env.count("RC_EMULATE_RTT_US", 0, 0, hour));
   o.emulateGbps = env.decimal("RC_EMULATE_GBPS", 0, 0, 1e6);
   o.settingsError = env.error();
@@ -92,7 +91,8 @@ int &threadDevice() {
 
 Runtime::Runtime(Connector connect, ManifestLoader manifests, Options opts)
     : connector_(std::move(connect)), manifestLoader_(std::move(manifests)),
-      opts_(opts), link_(opts.emulateRttUs, opts.emulateGbps) {}
+      opts_(opts), bulk_(opts.bulkThreads),
+      link_(opts.emulateRttUs, opts.emulateGbps) {}
 
 Runtime::~Runtime() { shutdown(); }
 

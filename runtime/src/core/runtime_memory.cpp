@@ -378,6 +378,7 @@ void Runtime::uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
   bool pieces = ringUploadLocked(count) && opts_.ringPieceBytes;
   size_t step = pieces ? std::min(opts_.ringPieceBytes, opts_.chunkBytes)
                        : opts_.chunkBytes;
+  std::vector<size_t> sizes;
   for (size_t off = 0, n = 0; off < count; off += n) {
     n = std::min(step, count - off);
     // A tail too small for the ring rides with the last piece, as long as
@@ -385,6 +386,16 @@ void Runtime::uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
     if (pieces && count - off - n < opts_.rmaUploadMin &&
         count - off <= opts_.chunkBytes)
       n = count - off;
+    sizes.push_back(n);
+  }
+  size_t off = 0, first = 0;
+  if (pieces && ring_.mapped) {
+    off = uploadPiecesToMappedRingLocked(dst, src, sizes, sid, call);
+    for (size_t placed = 0; placed < off; ++first)
+      placed += sizes[first];
+  }
+  for (size_t i = first; i < sizes.size(); off += sizes[i++]) {
+    size_t n = sizes[i];
     if (uploadThroughRingLocked(dst + off, src + off, n, sid, call))
       continue;
     auto data = batch_.fbb().CreateVector(src + off, n);
@@ -397,16 +408,66 @@ void Runtime::uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
   }
 }
 
+size_t Runtime::uploadPiecesToMappedRingLocked(uint64_t dst, const uint8_t *src,
+                                               const std::vector<size_t> &sizes,
+                                               uint64_t sid, const char *call) {
+  // A group is a few pieces placed at once, small beside the ring, so that
+  // its room frees as the server copies earlier ones.
+  const size_t groupBytes = std::max<uint64_t>(ring_.size / 4, 1);
+  size_t off = 0;
+  for (size_t i = 0; i < sizes.size();) {
+    struct Placed {
+      size_t from, n;
+      uint64_t offset, end; // in the ring; `end` as placeInRingLocked left it
+    };
+    std::vector<Placed> group;
+    for (size_t bytes = 0; i < sizes.size() && sizes[i] <= ring_.size &&
+                           (group.empty() || bytes + sizes[i] <= groupBytes);
+         ++i) {
+      Placed p{off, sizes[i], 0, 0};
+      if (!placeInRingLocked(p.n, &p.offset))
+        break;
+      p.end = ring_.written;
+      group.push_back(p);
+      bytes += p.n;
+      off += p.n;
+    }
+    if (group.empty())
+      return off; // the ring stays full: the rest goes another way
+    uint8_t *ring = ring_.mapped.get();
+    std::shared_ptr<WorkerPool::Job> copies =
+        bulk_.start(group.size(), [&](size_t k) {
+          std::memcpy(ring + group[k].offset, src + group[k].from, group[k].n);
+        });
+    for (size_t k = 0; k < group.size(); ++k) {
+      copies->wait(k); // each piece leaves as soon as it is in
+      announceRingPieceLocked(dst + group[k].from, group[k].offset, group[k].n,
+                              group[k].end, sid, call);
+    }
+  }
+  return off;
+}
+
 // One round trip asks which chunks the server holds (it copies those at
 // once, in stream order); the others go as usual, and the server keeps
 // each after checking its hash. The wait costs one round trip per large
-// upload, against sending chunks of megabytes.
+// upload, against sending chunks of megabytes; while the cache misses
+// everything (a cold cache), uploads skip it (uploadUnaskedLocked).
 cudaError_t Runtime::uploadCachedLocked(uint64_t dst, const uint8_t *src,
                                         size_t count, uint64_t sid,
                                         const char *call) {
   const uint64_t chunkBytes = cacheOffer_.chunkBytes;
-  std::vector<ContentHash> hashes =
-      hashChunks(src, count, chunkBytes, opts_.cacheHashThreads);
+  std::vector<ContentHash> hashes(size_t((count - 1) / chunkBytes + 1));
+  std::shared_ptr<WorkerPool::Job> hashing =
+      bulk_.start(hashes.size(), [&](size_t i) {
+        uint64_t off = uint64_t(i) * chunkBytes;
+        hashes[i] = hashContent(src + off, std::min(chunkBytes, count - off));
+      });
+  if (coldUploads_ >= kColdUploads && ++unaskedInRow_ % kProbeEvery != 0) {
+    uploadUnaskedLocked(dst, src, count, sid, call, hashes, *hashing);
+    return cudaSuccess;
+  }
+  hashing->waitAll();
   std::vector<wire::ChunkHash> named;
   named.reserve(hashes.size());
   for (const ContentHash &h : hashes)
@@ -452,7 +513,35 @@ cudaError_t Runtime::uploadCachedLocked(uint64_t dst, const uint8_t *src,
     ++stats_.cacheChunksMissed;
   }
   stats_.bytesUpCached += count - sent;
+  if (sent == count) {
+    ++coldUploads_;
+  } else {
+    coldUploads_ = 0;
+    unaskedInRow_ = 0;
+  }
   return cudaSuccess;
+}
+
+void Runtime::uploadUnaskedLocked(uint64_t dst, const uint8_t *src,
+                                  size_t count, uint64_t sid, const char *call,
+                                  const std::vector<ContentHash> &hashes,
+                                  WorkerPool::Job &hashing) {
+  const uint64_t chunkBytes = cacheOffer_.chunkBytes;
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    uint64_t offset = uint64_t(i) * chunkBytes;
+    uint64_t n = std::min<uint64_t>(chunkBytes, count - offset);
+    uploadBytesLocked(dst + offset, src + offset, n, sid, call);
+    hashing.wait(i);
+    wire::ChunkHash hash = hashes[i].wire();
+    appendLocked(
+        wire::Command::CacheInsert,
+        wire::CreateCacheInsert(batch_.fbb(), dst + offset, sid, n, &hash)
+            .Union(),
+        {call, 0});
+    afterAppendLocked();
+    ++stats_.cacheChunksMissed;
+  }
+  ++stats_.cacheUploadsUnasked;
 }
 
 cudaError_t Runtime::cacheControl(bool evict,
@@ -509,25 +598,41 @@ bool Runtime::ringSpaceLocked(uint64_t end) {
   return true;
 }
 
+bool Runtime::placeInRingLocked(size_t n, uint64_t *offset) {
+  // A piece never wraps: one that does not fit before the end of the ring
+  // starts at its beginning, and the tail stays unused this round.
+  uint64_t pos = ring_.written % ring_.size;
+  uint64_t skip = pos + n > ring_.size ? ring_.size - pos : 0;
+  uint64_t end = ring_.written + skip + n;
+  if (!ringSpaceLocked(end))
+    return false; // the server is still copying from that space
+  *offset = skip ? 0 : pos;
+  ring_.written = end; // the server reports `released` up to a piece's end
+  return true;
+}
+
 bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
                                       size_t n, uint64_t stream,
                                       const char *call) {
   if (!ringUploadLocked(n) || n > ring_.size)
     return false;
-  // A piece never wraps: one that does not fit before the end of the ring
-  // starts at its beginning, and the tail stays unused this round.
-  uint64_t pos = ring_.written % ring_.size;
-  uint64_t skip = pos + n > ring_.size ? ring_.size - pos : 0;
-  uint64_t offset = skip ? 0 : pos;
-  uint64_t end = ring_.written + skip + n;
-  if (!ringSpaceLocked(end))
-    return false; // the server is still copying from that space
-  if (ring_.mapped)
-    std::memcpy(ring_.mapped.get() + offset, src, n);
-  else if (conn_->writeRemote(src, n, {ring_.addr + offset, ring_.key}) !=
-           transport::Status::Ok)
+  uint64_t written = ring_.written, offset = 0;
+  if (!placeInRingLocked(n, &offset))
     return false;
-  ring_.written = end;
+  if (ring_.mapped) {
+    std::memcpy(ring_.mapped.get() + offset, src, n);
+  } else if (conn_->writeRemote(src, n, {ring_.addr + offset, ring_.key}) !=
+             transport::Status::Ok) {
+    ring_.written = written; // nothing went there
+    return false;
+  }
+  announceRingPieceLocked(dst, offset, n, ring_.written, stream, call);
+  return true;
+}
+
+void Runtime::announceRingPieceLocked(uint64_t dst, uint64_t offset, size_t n,
+                                      uint64_t end, uint64_t stream,
+                                      const char *call) {
   appendLocked(
       wire::Command::MemcpyH2DRing,
       wire::CreateMemcpyH2DRing(batch_.fbb(), dst, stream, offset, n, end)
@@ -539,7 +644,6 @@ bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
     sendBatchLocked(false, {}, nullptr); // its copy can start now
   else
     afterAppendLocked();
-  return true;
 }
 
 // Stream-ordered allocation without a pool: the memory comes from an

@@ -58,7 +58,8 @@ std::string TrafficStats::json() const {
       "\"bytes_up_rma\":%llu,\"bytes_up_shared\":%llu,"
       "\"bytes_down\":%llu,\"bytes_down_rma\":%llu,"
       "\"bytes_down_shared\":%llu,\"bytes_up_cached\":%llu,"
-      "\"cache_chunks_missed\":%llu,\"round_trips_by_call\":{",
+      "\"cache_chunks_missed\":%llu,\"cache_uploads_unasked\":%llu,"
+      "\"round_trips_by_call\":{",
       secondsSince(start), (unsigned long long)commands,
       (unsigned long long)launches, (unsigned long long)graphLaunches,
       (unsigned long long)messages, (unsigned long long)roundTrips,
@@ -66,7 +67,8 @@ std::string TrafficStats::json() const {
       (unsigned long long)bytesUpH2dData, (unsigned long long)bytesUpRma,
       (unsigned long long)bytesUpShared, (unsigned long long)bytesDown,
       (unsigned long long)bytesDownRma, (unsigned long long)bytesDownShared,
-      (unsigned long long)bytesUpCached, (unsigned long long)cacheChunksMissed);
+      (unsigned long long)bytesUpCached, (unsigned long long)cacheChunksMissed,
+      (unsigned long long)cacheUploadsUnasked);
   std::string out = head;
   char timing[512];
   std::snprintf(timing, sizeof timing,

@@ -39,6 +39,9 @@ struct TrafficStats {
   // chunks it did not, which went as usual (docs/server.md, "Content cache").
   uint64_t bytesUpCached = 0;
   uint64_t cacheChunksMissed = 0;
+  // Uploads sent with their hashes but without asking first: the server's
+  // cache had missed every chunk of the session's latest uploads.
+  uint64_t cacheUploadsUnasked = 0;
   // Where the client's own time goes (issue 4): blocked until replies came,
   // and inside launch calls (argument packing, batching, sending a full
   // batch). Per round trip / per launch: divide, as json() does.

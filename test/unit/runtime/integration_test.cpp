@@ -753,22 +753,37 @@ TEST(RuntimeIntegration, StreamPriorityOfATenantWithIsolationOverShm) {
 // ---- rc-server --cache: chunks of uploads kept across sessions -----------
 // Runs upload_check MIB SEED (every byte checked) and returns the bytes
 // the server's cache held for it (RC_STATS's bytes_up_cached).
-long long cachedUpload(const ServedPrograms &served, int mib, int seed,
-                       const std::string &tag,
-                       const std::vector<std::string> &moreEnv = {}) {
+// upload_check's RC_STATS (mib MiB in `parts` uploads); every byte it read
+// back was checked.
+std::string uploadStats(const ServedPrograms &served, int mib, int seed,
+                        int parts, const std::string &tag,
+                        const std::vector<std::string> &moreEnv = {}) {
   std::string stats = served.dir() + "/" + tag + ".json";
   std::vector<std::string> env = served.env();
   env.push_back("RC_STATS=" + stats);
   env.insert(env.end(), moreEnv.begin(), moreEnv.end());
-  ChildResult r = runChild(
-      {RC_UPLOAD_CHECK_PROG, std::to_string(mib), std::to_string(seed)}, env,
-      served.dir() + "/" + tag + ".out", 60);
+  ChildResult r = runChild({RC_UPLOAD_CHECK_PROG, std::to_string(mib),
+                            std::to_string(seed), std::to_string(parts)},
+                           env, served.dir() + "/" + tag + ".out", 60);
   EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
                          << served.log();
-  std::string json = readFile(stats);
-  size_t at = json.find("\"bytes_up_cached\":");
-  EXPECT_NE(at, std::string::npos) << json;
-  return at == std::string::npos ? -1 : std::atoll(json.c_str() + at + 18);
+  return readFile(stats);
+}
+
+// A number of an RC_STATS document; -1 when it is not there.
+long long statOf(const std::string &json, const std::string &key) {
+  size_t at = json.find("\"" + key + "\":");
+  EXPECT_NE(at, std::string::npos) << key << " in " << json;
+  return at == std::string::npos
+             ? -1
+             : std::atoll(json.c_str() + at + key.size() + 3);
+}
+
+long long cachedUpload(const ServedPrograms &served, int mib, int seed,
+                       const std::string &tag,
+                       const std::vector<std::string> &moreEnv = {}) {
+  return statOf(uploadStats(served, mib, seed, 1, tag, moreEnv),
+                "bytes_up_cached");
 }
 
 // A chunk is found once the server has verified it, a moment after the
@@ -850,6 +865,30 @@ TEST(RuntimeIntegration, ContentCacheAcrossSessionsEvictionAndRestartOverShm) {
 
 TEST(RuntimeIntegration, ContentCacheAcrossSessionsEvictionAndRestartOverTcp) {
   runContentCache(loopbackTcpUrl());
+}
+
+// While the cache misses every chunk (a model's first load), uploads stop
+// asking first and send their bytes with their hashes; what they sent is
+// in the cache all the same, and the next run asks and finds everything.
+TEST(RuntimeIntegration, ColdUploadsGoUnaskedAndFillTheCacheOverShm) {
+  ServedPrograms served;
+  served.start(shmUrl("cache-unasked"), {"--cache", "64MiB"});
+  if (!served.running())
+    return;
+  // Twelve uploads of 2 MiB: two asked and missed, then one in eight asks.
+  std::string cold = uploadStats(served, 24, 3, 12, "cold");
+  EXPECT_EQ(statOf(cold, "bytes_up_cached"), 0);
+  EXPECT_GE(statOf(cold, "cache_uploads_unasked"), 8) << cold;
+  EXPECT_EQ(statOf(cold, "cache_chunks_missed"), 12) << cold;
+  std::string warm;
+  for (int attempt = 0; attempt < 10; ++attempt) { // verified a moment later
+    warm = uploadStats(served, 24, 3, 12, "warm");
+    if (statOf(warm, "bytes_up_cached") == 24ll << 20)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(statOf(warm, "bytes_up_cached"), 24ll << 20) << warm;
+  EXPECT_EQ(statOf(warm, "cache_uploads_unasked"), 0) << warm;
 }
 
 // rc-cache: a file preloaded is what a later upload of the whole file
