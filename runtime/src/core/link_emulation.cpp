@@ -22,10 +22,11 @@ LinkEmulation::Clock::duration LinkEmulation::transferTime(size_t bytes) const {
       std::chrono::duration<double, std::nano>(ns));
 }
 
-void LinkEmulation::sent(uint64_t seq, size_t bytes) {
+void LinkEmulation::sent(uint64_t seq, size_t bytes, Clock::time_point began) {
   if (!active())
     return;
-  waitUntil(Clock::now() + transferTime(bytes));
+  outFree_ = std::max(outFree_, began) + transferTime(bytes);
+  waitUntil(outFree_);
   sentAt_[seq] = Clock::now();
 }
 

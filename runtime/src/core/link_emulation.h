@@ -18,25 +18,28 @@ namespace rc::rt {
 
 class LinkEmulation {
 public:
+  using Clock = std::chrono::steady_clock;
   LinkEmulation(int64_t rttUs, double gbps) : rttUs_(rttUs), gbps_(gbps) {}
   bool active() const { return rttUs_ > 0 || gbps_ > 0; }
 
-  // After batch `seq` of `bytes` left: the link is busy for bytes/bandwidth.
-  void sent(uint64_t seq, size_t bytes);
+  // After batch `seq` of `bytes` left, its first byte having started out
+  // at `began`: the way out carries it in bytes/bandwidth from then, or
+  // from when it is free. The real link's own time is part of that time,
+  // not added to it (loopback tcp alone takes 1 s for 4 GB).
+  void sent(uint64_t seq, size_t bytes, Clock::time_point began);
   // Before the reply to `seq` (`bytes` long) is used: waits until it could
   // have arrived, one reply after another on the way back. Forgets `seq`
   // and every earlier batch (replies are ordered).
   void deliver(uint64_t seq, size_t bytes);
 
 private:
-  using Clock = std::chrono::steady_clock;
   Clock::duration transferTime(size_t bytes) const;
   int64_t rttUs_;
   double gbps_;
   std::map<uint64_t, Clock::time_point> sentAt_;
-  // When the way back is free: replies to batches sent together arrive one
-  // after another, as read-backs in pieces do on a real link.
-  Clock::time_point backFree_{};
+  // When each way is free: batches and replies cross one after another, as
+  // an upload's or a read-back's pieces do on a real link.
+  Clock::time_point outFree_{}, backFree_{};
 };
 
 } // namespace rc::rt
