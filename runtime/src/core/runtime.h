@@ -801,6 +801,21 @@ private:
   // but every kProbeEvery-th, which asks again and ends the run on a hit.
   static constexpr uint64_t kColdUploads = 2, kProbeEvery = 8;
   uint64_t coldUploads_ = 0, unaskedInRow_ = 0;
+  // Device-to-host copies of at least kStagedReadbackMin into memory not
+  // shared with a server on this machine go through a block of
+  // kStagingBytes that is (runtime_memory.cpp): the GPU writes it at DMA
+  // speed, the bulk threads copy out of it, instead of the server writing
+  // the application's pages one process-to-process copy at a time.
+  static constexpr size_t kStagedReadbackMin = 1 << 20;
+  static constexpr size_t kStagingBytes = 32 << 20;
+  struct ReadbackStaging {
+    uint64_t region = 0;
+    std::shared_ptr<uint8_t> mapped;
+    bool refused = false; // the server would not share one: not asked again
+  } staging_;
+  bool stagedReadbackLocked(const uint8_t *out, size_t count);
+  cudaError_t readBackStagedLocked(uint8_t *out, uint64_t src, size_t count,
+                                   uint64_t stream, const char *call);
   // Sends `count` bytes for dst: through the upload ring in pieces, or
   // inline in the batch.
   void uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,

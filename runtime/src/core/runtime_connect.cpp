@@ -245,6 +245,7 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
     forcedStreamPriority_ = reply->stream_priority();
   if (const wire::RemoteMemory *ring = reply->upload_ring())
     useUploadRingLocked(*ring);
+  staging_ = {}; // a block of an earlier session is no longer shared
   cacheOffer_ = {};
   const wire::ContentCacheOffer *cache = reply->content_cache();
   if (cache && opts_.contentCache && cache->chunk_bytes())

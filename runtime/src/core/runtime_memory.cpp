@@ -341,6 +341,12 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   // out of it here.
   auto *out = static_cast<uint8_t *>(dst);
   managed_.prepareHostWrite(dst, count); // into a mirror: it is the newer
+  if (stagedReadbackLocked(out, count)) {
+    if (cudaError_t err =
+            readBackStagedLocked(out, addrOf(src), count, sid, call))
+      return err;
+    return takePendingErrorLocked();
+  }
   for (size_t off = 0; off < count; off += opts_.chunkBytes) {
     size_t n = std::min(opts_.chunkBytes, count - off);
     transport::RemoteRegion region;
@@ -371,6 +377,72 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
     return err;
   return takePendingErrorLocked();
+}
+
+bool Runtime::stagedReadbackLocked(const uint8_t *out, size_t count) {
+  uint64_t region, offset;
+  if (count < kStagedReadbackMin || !conn_->sameHost() ||
+      hostMemory_.sharedRange(out, 1, &region, &offset) ||
+      hostMemory_.sharedRange(out + count - 1, 1, &region, &offset))
+    return false;
+  if (!staging_.mapped && !staging_.refused) {
+    // Counted as the session's pinned memory, like cudaMallocHost; a server
+    // that refuses leaves read-backs as they were.
+    uint64_t shared = 0;
+    void *p = shareHostLocked(kStagingBytes, &shared);
+    staging_.refused = !p;
+    if (p) {
+      staging_.region = shared;
+      staging_.mapped.reset(static_cast<uint8_t *>(p),
+                            [](uint8_t *q) { munmap(q, kStagingBytes); });
+    }
+  }
+  return staging_.mapped != nullptr;
+}
+
+// Read-backs of a few chunks stay in flight: the GPU writes chunk k into
+// its slot while the bulk threads copy chunk k - 1 out of another. Pageable
+// memory is the caller's again when this returns, as with cudart.
+cudaError_t Runtime::readBackStagedLocked(uint8_t *out, uint64_t src,
+                                          size_t count, uint64_t sid,
+                                          const char *call) {
+  const size_t slot = opts_.chunkBytes, slots = kStagingBytes / slot;
+  const size_t chunks = (count - 1) / slot + 1;
+  std::vector<uint64_t> seqs(chunks);
+  auto copyOut = [&](size_t k) -> cudaError_t {
+    if (cudaError_t err = waitSeqLocked(seqs[k], /*all=*/false))
+      return err;
+    const uint8_t *from = staging_.mapped.get() + (k % slots) * slot;
+    size_t n = std::min(slot, count - k * slot);
+    constexpr size_t kPart = 1 << 20;
+    bulk_.run((n - 1) / kPart + 1, [&](size_t i) {
+      size_t at = i * kPart;
+      std::memcpy(out + k * slot + at, from + at, std::min(kPart, n - at));
+    });
+    return cudaSuccess;
+  };
+  countRoundTripLocked(call);
+  for (size_t k = 0; k < chunks; ++k) {
+    if (k >= slots)
+      if (cudaError_t err = copyOut(k - slots)) // its slot is needed again
+        return err;
+    size_t n = std::min(slot, count - k * slot);
+    Sink sink;
+    sink.index = appendLocked(
+        wire::Command::MemcpyD2H,
+        wire::CreateMemcpyD2H(batch_.fbb(), src + k * slot, n, sid, false, 0, 0,
+                              staging_.region, (k % slots) * slot)
+            .Union(),
+        {call, 0});
+    sink.payloadSize = n;
+    sink.rma = sink.shared = true; // the GPU writes the slot itself
+    if (cudaError_t err = sendBatchLocked(true, {sink}, &seqs[k]))
+      return err;
+  }
+  for (size_t k = chunks > slots ? chunks - slots : 0; k < chunks; ++k)
+    if (cudaError_t err = copyOut(k))
+      return err;
+  return cudaSuccess;
 }
 
 void Runtime::uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,

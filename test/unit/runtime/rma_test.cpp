@@ -3,7 +3,9 @@
 // buffer (the reply carries none of the bytes), uploads are written by the
 // client into the session's upload ring (the batch carries none of them).
 // Small copies, copies with RMA turned off, and uploads that find the ring
-// full still travel in the messages. Server: rc-server's core on the host
+// full still travel in the messages. Over shm, large read-backs into
+// pageable memory go through a staging block shared with the server
+// instead, unless sharing is off. Server: rc-server's core on the host
 // test device, in this process.
 #include "in_process_runtime.h"
 
@@ -26,12 +28,15 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
 
 class RmaTest : public st::TransportRuntimeTest {
 protected:
+  // Sharing is off unless asked for: these tests are about RMA.
   void start(size_t rmaReadbackMin, size_t rmaUploadMin = 64 << 10,
-             size_t ringPieceBytes = rt::Options().ringPieceBytes) {
+             size_t ringPieceBytes = rt::Options().ringPieceBytes,
+             size_t sharedHostMin = 0) {
     rt::Options opts;
     opts.rmaReadbackMin = rmaReadbackMin;
     opts.rmaUploadMin = rmaUploadMin;
     opts.ringPieceBytes = ringPieceBytes;
+    opts.sharedHostMin = sharedHostMin;
     TransportRuntimeTest::start(opts);
   }
   // Uploads `bytes`, reads them back with cudaMemcpy (or cudaMemcpyAsync +
@@ -68,6 +73,24 @@ TEST_P(RmaTest, LargeReadBacksAreWrittenIntoTheDestination) {
   }
   auto sent = pattern(1 << 20, 5);
   EXPECT_EQ(roundTrip(sent, /*async=*/true), sent) << "cudaMemcpyAsync";
+}
+
+// More chunks than the staging block has slots (8 of 4 MiB), so slots are
+// written again after their bytes were copied out; cudaMemcpyAsync too.
+TEST_P(RmaTest, LargeReadBacksIntoPageableMemoryAreStagedOverShm) {
+  start(64 << 10, 64 << 10, rt::Options().ringPieceBytes,
+        rt::Options().sharedHostMin);
+  const bool shm = GetParam() == std::string("shm");
+  for (bool async : {false, true}) {
+    auto sent = pattern((41 << 20) + 3, async ? 17 : 13);
+    auto before = rt->trafficStats();
+    EXPECT_EQ(roundTrip(sent, async), sent) << (async ? "async" : "sync");
+    auto after = rt->trafficStats();
+    EXPECT_EQ(after.bytesDownShared - before.bytesDownShared,
+              shm ? sent.size() : 0);
+    EXPECT_EQ(after.bytesDownRma - before.bytesDownRma,
+              shm ? 0 : sent.size());
+  }
 }
 
 TEST_P(RmaTest, SmallReadBacksTravelInTheReply) {
