@@ -123,6 +123,11 @@ bool preload(const char *path) {
 int main(int argc, char **argv) {
   if (argc < 2)
     return usage();
+  // A preload goes through the cache even over shm, where uploads skip it
+  // by default (RC_CACHE=auto); RC_CACHE=0 still means no cache at all.
+  const char *cache = std::getenv("RC_CACHE");
+  if (!cache || std::strcmp(cache, "0") != 0)
+    setenv("RC_CACHE", "1", 1);
   std::string cmd = argv[1];
   std::vector<const char *> rest(argv + 2, argv + argc);
   if (cmd == "list" || cmd == "report") {

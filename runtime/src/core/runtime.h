@@ -90,9 +90,11 @@ struct Options {
   // either side. RC_SHARED_HOST_MIN; RC_SHARED_HOST=0 (or 0 here): off.
   size_t sharedHostMin = 64 << 10;
   // Uploads the server's content cache may hold are named by hash first
-  // (docs/server.md, "Content cache"): RC_CACHE=0 turns it off (every
-  // upload sends its bytes).
-  bool contentCache = true;
+  // (docs/server.md, "Content cache"). RC_CACHE: `auto` across a network
+  // only (over shm sending the bytes is a copy, cheaper than hashing
+  // them), `1` always, `0` never (rc-cache cannot reach the cache either).
+  enum class CacheUploads { Never, AcrossNetwork, Always };
+  CacheUploads cacheUploads = CacheUploads::AcrossNetwork;
   // Threads, the caller's included, that hash large uploads' chunks and
   // copy them into a shm upload ring (worker_pool.h; RC_BULK_THREADS).
   unsigned bulkThreads = 4;
@@ -779,12 +781,14 @@ private:
   // without one that works, large uploads travel inline.
   void useUploadRingLocked(const wire::RemoteMemory &ring);
   // The server's content cache (HelloReply.content_cache): chunkBytes 0
-  // means none, or RC_CACHE=0.
+  // means none, or RC_CACHE=0. `uploads`: large uploads are named by hash
+  // (RC_CACHE and the link).
   struct CacheOffer {
     uint64_t chunkBytes = 0, minUpload = 0;
+    bool uploads = false;
   } cacheOffer_;
   bool cachedUploadLocked(size_t count) const {
-    return cacheOffer_.chunkBytes && count >= cacheOffer_.minUpload;
+    return cacheOffer_.uploads && count >= cacheOffer_.minUpload;
   }
   // An upload named by its chunks' hashes; the chunks the server does not
   // hold go as usual, each followed by its CacheInsert.

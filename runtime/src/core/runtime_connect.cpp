@@ -62,7 +62,10 @@ Options Options::fromEnv() {
       size_t(env.count("RC_SHARED_HOST_MIN", o.sharedHostMin, 0, 1024 * gib));
   if (!env.onOff("RC_SHARED_HOST", true))
     o.sharedHostMin = 0;
-  o.contentCache = env.onOff("RC_CACHE", true);
+  std::string cache = env.choice("RC_CACHE", "auto", {"auto", "0", "1"});
+  o.cacheUploads = cache == "0"   ? Options::CacheUploads::Never
+                   : cache == "1" ? Options::CacheUploads::Always
+                                  : Options::CacheUploads::AcrossNetwork;
   o.bulkThreads = unsigned(env.count("RC_BULK_THREADS", o.bulkThreads, 1, 64));
   o.emulateRttUs = int64_t(env.count("RC_EMULATE_RTT_US", 0, 0, hour));
   o.emulateGbps = env.decimal("RC_EMULATE_GBPS", 0, 0, 1e6);
@@ -248,8 +251,10 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
   staging_ = {}; // a block of an earlier session is no longer shared
   cacheOffer_ = {};
   const wire::ContentCacheOffer *cache = reply->content_cache();
-  if (cache && opts_.contentCache && cache->chunk_bytes())
-    cacheOffer_ = {cache->chunk_bytes(), cache->min_upload()};
+  using Uploads = Options::CacheUploads;
+  if (cache && opts_.cacheUploads != Uploads::Never && cache->chunk_bytes())
+    cacheOffer_ = {cache->chunk_bytes(), cache->min_upload(),
+                   opts_.cacheUploads == Uploads::Always || !conn_->sameHost()};
   return cudaSuccess;
 }
 

@@ -288,6 +288,7 @@ void runConcurrentCopyStress(const std::string &url,
   const std::string &dir = served.dir();
   std::vector<std::string> env = served.env();
   env.push_back("RC_RMA=1");
+  env.push_back("RC_CACHE=1"); // over shm too, where it is off by default
   std::vector<std::thread> clients;
   std::vector<ChildResult> results(seeds.size());
   for (size_t i = 0; i < results.size(); ++i)
@@ -762,6 +763,11 @@ std::string uploadStats(const ServedPrograms &served, int mib, int seed,
   std::vector<std::string> env = served.env();
   env.push_back("RC_STATS=" + stats);
   env.insert(env.end(), moreEnv.begin(), moreEnv.end());
+  bool cacheSet = false; // over shm uploads skip the cache unless asked
+  for (const std::string &e : moreEnv)
+    cacheSet = cacheSet || e.rfind("RC_CACHE=", 0) == 0;
+  if (!cacheSet)
+    env.push_back("RC_CACHE=1");
   ChildResult r = runChild({RC_UPLOAD_CHECK_PROG, std::to_string(mib),
                             std::to_string(seed), std::to_string(parts)},
                            env, served.dir() + "/" + tag + ".out", 60);
@@ -865,6 +871,23 @@ TEST(RuntimeIntegration, ContentCacheAcrossSessionsEvictionAndRestartOverShm) {
 
 TEST(RuntimeIntegration, ContentCacheAcrossSessionsEvictionAndRestartOverTcp) {
   runContentCache(loopbackTcpUrl());
+}
+
+// Over shm sending an upload's bytes is a copy, cheaper than hashing them:
+// by default (RC_CACHE=auto) uploads there skip the cache.
+TEST(RuntimeIntegration, UploadsOverShmSkipTheCacheUnlessAsked) {
+  ServedPrograms served;
+  served.start(shmUrl("cache-auto"), {"--cache", "16MiB"});
+  if (!served.running())
+    return;
+  for (const char *tag : {"first", "second"}) {
+    std::string stats = uploadStats(served, 9, 4, 1, tag, {"RC_CACHE=auto"});
+    EXPECT_EQ(statOf(stats, "bytes_up_cached"), 0) << tag;
+    EXPECT_EQ(statOf(stats, "cache_chunks_missed"), 0) << tag;
+  }
+  EXPECT_GT(statOf(uploadStats(served, 9, 4, 1, "forced", {"RC_CACHE=1"}),
+                   "cache_chunks_missed"),
+            0);
 }
 
 // While the cache misses every chunk (a model's first load), uploads stop

@@ -88,8 +88,7 @@ TEST_P(RmaTest, LargeReadBacksIntoPageableMemoryAreStagedOverShm) {
     auto after = rt->trafficStats();
     EXPECT_EQ(after.bytesDownShared - before.bytesDownShared,
               shm ? sent.size() : 0);
-    EXPECT_EQ(after.bytesDownRma - before.bytesDownRma,
-              shm ? 0 : sent.size());
+    EXPECT_EQ(after.bytesDownRma - before.bytesDownRma, shm ? 0 : sent.size());
   }
 }
 
