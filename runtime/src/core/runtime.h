@@ -794,21 +794,23 @@ private:
   // hold go as usual, each followed by its CacheInsert.
   cudaError_t uploadCachedLocked(uint64_t dst, const uint8_t *src, size_t count,
                                  uint64_t stream, const char *call);
-  // Every chunk sent with its CacheInsert, no question asked: hashing runs
-  // on the bulk threads while the bytes go.
-  void uploadUnaskedLocked(uint64_t dst, const uint8_t *src, size_t count,
-                           uint64_t stream, const char *call,
-                           const std::vector<ContentHash> &hashes,
-                           WorkerPool::Job &hashing);
+  // Chunk i of an upload of `count` bytes: its bytes, then its CacheInsert
+  // (waiting for its hash on `hashing` first, when one is given). Returns
+  // the chunk's size.
+  uint64_t sendChunkToKeepLocked(uint64_t dst, const uint8_t *src, size_t count,
+                                 size_t i,
+                                 const std::vector<ContentHash> &hashes,
+                                 WorkerPool::Job *hashing, uint64_t stream,
+                                 const char *call);
   // Asked uploads in a row whose every chunk the cache missed (a cold
   // cache: a model's first load). From kColdUploads on, uploads go unasked
   // but every kProbeEvery-th, which asks again and ends the run on a hit.
   static constexpr uint64_t kColdUploads = 2, kProbeEvery = 8;
   uint64_t coldUploads_ = 0, unaskedInRow_ = 0;
   // Device-to-host copies of at least kStagedReadbackMin into memory not
-  // shared with a server on this machine go through a block of
-  // kStagingBytes that is (runtime_memory.cpp): the GPU writes it at DMA
-  // speed, the bulk threads copy out of it, instead of the server writing
+  // shared with a server on this machine go through a staging block of
+  // kStagingBytes that is shared (runtime_memory.cpp): the GPU writes it at
+  // DMA speed and the bulk threads copy out of it, where the server wrote
   // the application's pages one process-to-process copy at a time.
   static constexpr size_t kStagedReadbackMin = 1 << 20;
   static constexpr size_t kStagingBytes = 32 << 20;

@@ -250,6 +250,7 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
     useUploadRingLocked(*ring);
   staging_ = {}; // a block of an earlier session is no longer shared
   cacheOffer_ = {};
+  coldUploads_ = unaskedInRow_ = 0; // another server, another cache
   const wire::ContentCacheOffer *cache = reply->content_cache();
   using Uploads = Options::CacheUploads;
   if (cache && opts_.cacheUploads != Uploads::Never && cache->chunk_bytes())

@@ -524,7 +524,7 @@ size_t Runtime::uploadPiecesToMappedRingLocked(uint64_t dst, const uint8_t *src,
 // once, in stream order); the others go as usual, and the server keeps
 // each after checking its hash. The wait costs one round trip per large
 // upload, against sending chunks of megabytes; while the cache misses
-// everything (a cold cache), uploads skip it (uploadUnaskedLocked).
+// everything (a cold cache), uploads skip it.
 cudaError_t Runtime::uploadCachedLocked(uint64_t dst, const uint8_t *src,
                                         size_t count, uint64_t sid,
                                         const char *call) {
@@ -536,7 +536,12 @@ cudaError_t Runtime::uploadCachedLocked(uint64_t dst, const uint8_t *src,
         hashes[i] = hashContent(src + off, std::min(chunkBytes, count - off));
       });
   if (coldUploads_ >= kColdUploads && ++unaskedInRow_ % kProbeEvery != 0) {
-    uploadUnaskedLocked(dst, src, count, sid, call, hashes, *hashing);
+    // Unasked: each chunk's bytes, then its CacheInsert once its hash is
+    // done, the bulk threads hashing while the bytes go.
+    for (size_t i = 0; i < hashes.size(); ++i)
+      sendChunkToKeepLocked(dst, src, count, i, hashes, hashing.get(), sid,
+                            call);
+    ++stats_.cacheUploadsUnasked;
     return cudaSuccess;
   }
   hashing->waitAll();
@@ -571,18 +576,8 @@ cudaError_t Runtime::uploadCachedLocked(uint64_t dst, const uint8_t *src,
                      uint32_t(missing[i + 3]) << 24;
     if (chunk >= hashes.size())
       continue; // not a chunk of this upload: a server's mistake, ignored
-    uint64_t offset = uint64_t(chunk) * chunkBytes;
-    uint64_t n = std::min<uint64_t>(chunkBytes, count - offset);
-    uploadBytesLocked(dst + offset, src + offset, n, sid, call);
-    wire::ChunkHash hash = hashes[chunk].wire();
-    appendLocked(
-        wire::Command::CacheInsert,
-        wire::CreateCacheInsert(batch_.fbb(), dst + offset, sid, n, &hash)
-            .Union(),
-        {call, 0});
-    afterAppendLocked();
-    sent += n;
-    ++stats_.cacheChunksMissed;
+    sent += sendChunkToKeepLocked(dst, src, count, chunk, hashes, nullptr, sid,
+                                  call);
   }
   stats_.bytesUpCached += count - sent;
   if (sent == count) {
@@ -594,26 +589,26 @@ cudaError_t Runtime::uploadCachedLocked(uint64_t dst, const uint8_t *src,
   return cudaSuccess;
 }
 
-void Runtime::uploadUnaskedLocked(uint64_t dst, const uint8_t *src,
-                                  size_t count, uint64_t sid, const char *call,
-                                  const std::vector<ContentHash> &hashes,
-                                  WorkerPool::Job &hashing) {
+uint64_t Runtime::sendChunkToKeepLocked(uint64_t dst, const uint8_t *src,
+                                        size_t count, size_t i,
+                                        const std::vector<ContentHash> &hashes,
+                                        WorkerPool::Job *hashing, uint64_t sid,
+                                        const char *call) {
   const uint64_t chunkBytes = cacheOffer_.chunkBytes;
-  for (size_t i = 0; i < hashes.size(); ++i) {
-    uint64_t offset = uint64_t(i) * chunkBytes;
-    uint64_t n = std::min<uint64_t>(chunkBytes, count - offset);
-    uploadBytesLocked(dst + offset, src + offset, n, sid, call);
-    hashing.wait(i);
-    wire::ChunkHash hash = hashes[i].wire();
-    appendLocked(
-        wire::Command::CacheInsert,
-        wire::CreateCacheInsert(batch_.fbb(), dst + offset, sid, n, &hash)
-            .Union(),
-        {call, 0});
-    afterAppendLocked();
-    ++stats_.cacheChunksMissed;
-  }
-  ++stats_.cacheUploadsUnasked;
+  uint64_t offset = uint64_t(i) * chunkBytes;
+  uint64_t n = std::min<uint64_t>(chunkBytes, count - offset);
+  uploadBytesLocked(dst + offset, src + offset, n, sid, call);
+  if (hashing)
+    hashing->wait(i);
+  wire::ChunkHash hash = hashes[i].wire();
+  appendLocked(
+      wire::Command::CacheInsert,
+      wire::CreateCacheInsert(batch_.fbb(), dst + offset, sid, n, &hash)
+          .Union(),
+      {call, 0});
+  afterAppendLocked();
+  ++stats_.cacheChunksMissed;
+  return n;
 }
 
 cudaError_t Runtime::cacheControl(bool evict,

@@ -50,6 +50,10 @@ WorkerPool::start(size_t count, std::function<void(size_t)> fn) {
     std::lock_guard<std::mutex> lock(mutex_);
     while (threads_.size() < helpers_)
       threads_.emplace_back([this] { work(); });
+    // Jobs their callers finished alone leave here (in a forked child no
+    // helper is left to take them out).
+    while (!jobs_.empty() && jobs_.front()->taken())
+      jobs_.pop_front();
     jobs_.push_back(job);
   }
   wake_.notify_all();

@@ -33,6 +33,8 @@ public:
     void wait(size_t i);
     // Returns once every item is done.
     void waitAll();
+    // Every item has been taken (some may still run).
+    bool taken() const { return next_.load() >= count_; }
 
   private:
     const size_t count_;
