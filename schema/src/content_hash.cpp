@@ -4,9 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
-#include <thread>
 
 namespace rc {
 
@@ -32,23 +30,10 @@ ContentHash hashContent(const void *data, size_t size) {
 }
 
 std::vector<ContentHash> hashChunks(const uint8_t *data, uint64_t size,
-                                    uint64_t chunkBytes, unsigned threads) {
-  size_t count = size_t((size + chunkBytes - 1) / chunkBytes);
-  std::vector<ContentHash> hashes(count);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < count;) {
-      uint64_t off = uint64_t(i) * chunkBytes;
-      hashes[i] = hashContent(data + off, std::min(chunkBytes, size - off));
-    }
-  };
-  std::vector<std::thread> helpers;
-  unsigned n = std::max(1u, std::min<unsigned>(threads, unsigned(count)));
-  for (unsigned t = 1; t < n; ++t)
-    helpers.emplace_back(work);
-  work();
-  for (std::thread &t : helpers)
-    t.join();
+                                    uint64_t chunkBytes) {
+  std::vector<ContentHash> hashes;
+  for (uint64_t off = 0; off < size; off += chunkBytes)
+    hashes.push_back(hashContent(data + off, std::min(chunkBytes, size - off)));
   return hashes;
 }
 

@@ -38,10 +38,10 @@ struct ContentHash {
 ContentHash hashContent(const void *data, size_t size);
 
 // The chunks of an upload of `size` bytes from `data`, `chunkBytes` each
-// from its start (the last one shorter), hashed on up to `threads` threads
-// at once: a large upload's hashing runs at several cores' speed.
+// from its start (the last one shorter), as a client names them. (The
+// runtime hashes on its bulk threads: runtime/src/core/worker_pool.h.)
 std::vector<ContentHash> hashChunks(const uint8_t *data, uint64_t size,
-                                    uint64_t chunkBytes, unsigned threads);
+                                    uint64_t chunkBytes);
 
 } // namespace rc
 

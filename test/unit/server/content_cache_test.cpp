@@ -319,7 +319,7 @@ TEST_F(CacheSessionTest, ASecondSessionGetsTheFirstOnesUploadFromTheCache) {
   open();
   uint64_t size = 2 * kChunk + 100; // the last chunk is shorter
   std::vector<uint8_t> data = pattern(size, 40);
-  std::vector<ContentHash> hashes = hashChunks(data.data(), size, kChunk, 2);
+  std::vector<ContentHash> hashes = hashChunks(data.data(), size, kChunk);
   ASSERT_EQ(hashes.size(), 3u);
   uint64_t dst = malloc(size);
   Bytes r = send1(batch(2, {cH2DCached(dst, size, hashes)}));

@@ -41,7 +41,7 @@ protected:
     for (int i = 0; i < n; ++i)
       (*in)[size_t(i)] = float(i % 100000) * 0.25f;
     *bytes = floats(*in);
-    *hashes = hashChunks(bytes->data(), bytes->size(), chunk, 4);
+    *hashes = hashChunks(bytes->data(), bytes->size(), chunk);
   }
   // Each chunk's upload, then its insertion into the cache.
   std::vector<Cmd> uploadAndInsert(uint64_t buf, const Bytes &bytes,
