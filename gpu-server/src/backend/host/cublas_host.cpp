@@ -210,9 +210,11 @@ public:
       if (isPointerArrayApi(g.api)) {
         a = g.aPtrs[i], b = g.bPtrs[i], c = g.cPtrs[i];
       } else {
-        a = g.a.ptr + uint64_t(int64_t(i) * g.a.stride * int64_t(ea));
-        b = g.b.ptr + uint64_t(int64_t(i) * g.b.stride * int64_t(eb));
-        c = g.c.ptr + uint64_t(int64_t(i) * g.c.stride * int64_t(ec));
+        // Unsigned, so a stride a client made huge wraps (the bounds check
+        // then refuses the address) instead of overflowing.
+        a = g.a.ptr + uint64_t(i) * uint64_t(g.a.stride) * ea;
+        b = g.b.ptr + uint64_t(i) * uint64_t(g.b.stride) * eb;
+        c = g.c.ptr + uint64_t(i) * uint64_t(g.c.stride) * ec;
       }
       OpStatus st = one(g, alpha, beta, a, b, c);
       if (!st.ok())
