@@ -22,9 +22,12 @@ LinkEmulation::Clock::duration LinkEmulation::transferTime(size_t bytes) const {
       std::chrono::duration<double, std::nano>(ns));
 }
 
-void LinkEmulation::sent(uint64_t seq, size_t bytes, Clock::time_point began) {
+void LinkEmulation::sent(uint64_t seq, size_t bytes) {
   if (!active())
     return;
+  Clock::time_point began =
+      began_ == Clock::time_point{} ? Clock::now() : began_;
+  began_ = {};
   outFree_ = std::max(outFree_, began) + transferTime(bytes);
   waitUntil(outFree_);
   sentAt_[seq] = Clock::now();

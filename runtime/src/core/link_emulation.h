@@ -22,11 +22,17 @@ public:
   LinkEmulation(int64_t rttUs, double gbps) : rttUs_(rttUs), gbps_(gbps) {}
   bool active() const { return rttUs_ > 0 || gbps_ > 0; }
 
-  // After batch `seq` of `bytes` left, its first byte having started out
-  // at `began`: the way out carries it in bytes/bandwidth from then, or
-  // from when it is free. The real link's own time is part of that time,
-  // not added to it (loopback tcp alone takes 1 s for 4 GB).
-  void sent(uint64_t seq, size_t bytes, Clock::time_point began);
+  // Before bytes of the next batch start out: its message, or a ring piece
+  // written for it. The first call since the last sent() marks the time.
+  void startingOut() {
+    if (active() && began_ == Clock::time_point{})
+      began_ = Clock::now();
+  }
+  // After batch `seq` of `bytes` left: the way out carries it in
+  // bytes/bandwidth from when it started out, or from when the way is
+  // free. The real link's own time is part of that time, not added to it
+  // (loopback tcp alone takes 1 s for 4 GB).
+  void sent(uint64_t seq, size_t bytes);
   // Before the reply to `seq` (`bytes` long) is used: waits until it could
   // have arrived, one reply after another on the way back. Forgets `seq`
   // and every earlier batch (replies are ordered).
@@ -40,6 +46,7 @@ private:
   // When each way is free: batches and replies cross one after another, as
   // an upload's or a read-back's pieces do on a real link.
   Clock::time_point outFree_{}, backFree_{};
+  Clock::time_point began_{}; // startingOut's mark; 0: none
 };
 
 } // namespace rc::rt

@@ -841,8 +841,6 @@ private:
                                uint64_t end, uint64_t stream, const char *call);
   WorkerPool bulk_;            // after opts_: made from opts_.bulkThreads
   uint64_t batchRmaBytes_ = 0; // uploaded by RMA for the batch being built
-  // When the first of them started out (link emulation); 0: none yet.
-  std::chrono::steady_clock::time_point batchRmaBegan_{};
 
   TrafficStats stats_;
   LinkEmulation link_{0, 0}; // set from opts_ at connect

@@ -686,8 +686,7 @@ bool Runtime::uploadThroughRingLocked(uint64_t dst, const uint8_t *src,
   uint64_t written = ring_.written, offset = 0;
   if (!placeInRingLocked(n, &offset))
     return false;
-  if (batchRmaBegan_ == std::chrono::steady_clock::time_point{})
-    batchRmaBegan_ = std::chrono::steady_clock::now();
+  link_.startingOut();
   if (ring_.mapped) {
     std::memcpy(ring_.mapped.get() + offset, src, n);
   } else if (conn_->writeRemote(src, n, {ring_.addr + offset, ring_.key}) !=

@@ -61,9 +61,7 @@ cudaError_t Runtime::sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
   uint64_t seq = nextSeq_++;
   size_t size = 0;
   const uint8_t *bytes = batch_.finish(seq, replyWanted, &size);
-  LinkEmulation::Clock::time_point began = LinkEmulation::Clock::now();
-  if (batchRmaBegan_ != LinkEmulation::Clock::time_point{})
-    began = batchRmaBegan_;
+  link_.startingOut();
   transport::Status st = conn_->send(bytes, size);
   batch_.reset();
   disarmFlusherLocked();
@@ -76,9 +74,8 @@ cudaError_t Runtime::sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
   }
   ++stats_.messages;
   stats_.bytesUp += size;
-  link_.sent(seq, size + batchRmaBytes_, began); // ring uploads crossed too
+  link_.sent(seq, size + batchRmaBytes_); // ring uploads crossed the link too
   batchRmaBytes_ = 0;
-  batchRmaBegan_ = {};
   if (replyWanted)
     sinks_[seq] = std::move(sinks);
   if (seqOut)

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
 
 using namespace rc::test;
 using Clock = std::chrono::steady_clock;
@@ -14,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 TEST(LinkEmulation, ReplyWaitsForTheRoundTripTime) {
   rc::rt::LinkEmulation link(3000, 0);
   auto start = Clock::now();
-  link.sent(1, 100, Clock::now());
+  link.sent(1, 100);
   link.deliver(1, 100);
   EXPECT_GE(Clock::now() - start, std::chrono::microseconds(3000));
 }
@@ -22,22 +23,24 @@ TEST(LinkEmulation, ReplyWaitsForTheRoundTripTime) {
 TEST(LinkEmulation, BandwidthCostsTransferTimeEachWay) {
   rc::rt::LinkEmulation link(0, 1.0); // 1 GB/s: 1000 bytes per microsecond
   auto start = Clock::now();
-  link.sent(1, 2000000, Clock::now()); // 2 ms
-  link.deliver(1, 1000000);            // 1 ms
+  link.sent(1, 2000000);    // 2 ms
+  link.deliver(1, 1000000); // 1 ms
   EXPECT_GE(Clock::now() - start, std::chrono::microseconds(3000));
 }
 
 // Time the real link already took counts toward the emulated one: a batch
-// whose bytes began to cross 2 ms ago on a link that carries them in 2 ms
+// whose bytes started out 2 ms ago on a link that carries them in 2 ms
 // waits no more.
 TEST(LinkEmulation, TheRealLinksOwnTimeIsPartOfTheTransfer) {
   rc::rt::LinkEmulation link(0, 1.0);
-  auto began = Clock::now() - std::chrono::milliseconds(2);
+  auto began = Clock::now();
+  link.startingOut();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
   auto start = Clock::now();
-  link.sent(1, 2000000, began);
+  link.sent(1, 2000000);
   EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(1));
   // The next batch queues behind it all the same.
-  link.sent(2, 1000000, began);
+  link.sent(2, 1000000);
   EXPECT_GE(Clock::now() - began, std::chrono::milliseconds(3));
 }
 
@@ -47,7 +50,7 @@ TEST(LinkEmulation, RepliesSentTogetherArriveOneAfterAnother) {
   rc::rt::LinkEmulation link(0, 1.0);
   auto start = Clock::now();
   for (uint64_t seq = 1; seq <= 3; ++seq)
-    link.sent(seq, 100, Clock::now());
+    link.sent(seq, 100);
   for (uint64_t seq = 1; seq <= 3; ++seq)
     link.deliver(seq, 1000000);
   EXPECT_GE(Clock::now() - start, std::chrono::microseconds(3000));
@@ -57,14 +60,14 @@ TEST(LinkEmulation, OffByDefaultAndForgetsAnsweredBatches) {
   rc::rt::LinkEmulation off(0, 0);
   EXPECT_FALSE(off.active());
   rc::rt::LinkEmulation link(1000, 0);
-  link.sent(1, 10, Clock::now());
-  link.sent(2, 10, Clock::now());
+  link.sent(1, 10);
+  link.sent(2, 10);
   link.deliver(2, 10); // batch 1 never got a reply of its own
   // Were batch 1 still remembered, a much longer RTT would apply to it now;
   // a fresh emulator with a 10 s RTT shows the difference plainly.
   rc::rt::LinkEmulation slow(10000000, 0);
-  slow.sent(1, 10, Clock::now());
-  slow.sent(2, 10, Clock::now());
+  slow.sent(1, 10);
+  slow.sent(2, 10);
   slow.deliver(2, 10);
   auto start = Clock::now();
   slow.deliver(1, 10); // forgotten: no second wait of 10 s
