@@ -1,6 +1,7 @@
 #include "connection.h"
 
 #include "graveyard.h"
+#include "inet.h"
 #include "keeper.h"
 #include "precise_sleep.h"
 #include "shm_regions.h"
@@ -28,6 +29,13 @@ namespace {
 constexpr uint64_t kQueuedMessageOverhead = 128;
 // Longest sleep on a doorbell: keep-alives go out every 300 ms by default.
 constexpr int kDoorbellNapMs = 50;
+// Writes smaller than this stay on the connection: below it the hand-off
+// to the lanes' threads and their acknowledgements cost more than the
+// extra streams save.
+constexpr uint64_t kLaneMinBytes = 256 * 1024;
+// How long a server waits for the lanes it offered (a client dials them
+// right after the Accept).
+constexpr int kLaneCollectMs = 3000;
 
 int msSince(Clock::time_point t, Clock::time_point now) {
   return static_cast<int>(
@@ -67,6 +75,13 @@ FabricConnection::FabricConnection(std::unique_ptr<Endpoint> ep)
 }
 
 FabricConnection::~FabricConnection() {
+  laneStop_ = true;
+  if (laneCollector_.joinable())
+    laneCollector_.join();
+  {
+    std::lock_guard<std::mutex> g(lanesMu_);
+    lanes_.reset();
+  }
   keeperRemove(this);
   rescuerRemove(this);
   std::lock_guard<std::mutex> g(mu_);
@@ -222,8 +237,9 @@ bool FabricConnection::handshakeClient(const std::vector<uint8_t> &listenerAddr,
   handshakeNonce_ = std::random_device{}() ^
                     (uint64_t(std::random_device{}()) << 32) ^
                     uint64_t(getpid());
-  std::vector<uint8_t> frame =
-      encodeHello(FrameType::Connect, ownHello(handshakeNonce_));
+  Hello own = ownHello(handshakeNonce_);
+  own.lanes = uint8_t(tuning().tcpLanes);
+  std::vector<uint8_t> frame = encodeHello(FrameType::Connect, own);
 
   // A tracked (non-inject) send so that a refused connection shows up as
   // an error completion instead of vanishing.
@@ -270,6 +286,10 @@ bool FabricConnection::handshakeClient(const std::vector<uint8_t> &listenerAddr,
     return fail(err);
   g.unlock();
   activate();
+  if (server.lanes)
+    dialOfferedLanes(server, listenerAddr, deadline);
+  else if (own.lanes)
+    useLanes(nullptr, "the server offers no lanes");
   return true;
 }
 
@@ -280,12 +300,91 @@ bool FabricConnection::startAnswer(const Hello &client, std::string *error) {
     *error = "cannot reach connecting client: " + err;
     return false;
   }
-  std::vector<uint8_t> frame =
-      encodeHello(FrameType::Accept, ownHello(client.nonce));
+  Hello accept = ownHello(client.nonce);
+  offerLanesLocked(client, &accept);
+  std::vector<uint8_t> frame = encodeHello(FrameType::Accept, accept);
   answerSlot_ = ep_->freeSlot(); // a fresh endpoint: all are free
   answerSlot_->copy.assign(frame.begin(), frame.end());
   answerSize_ = frame.size();
   return true;
+}
+
+void FabricConnection::offerLanesLocked(const Hello &client, Hello *accept) {
+  int width = std::min<int>(client.lanes, tuning().tcpLanes);
+  sockaddr_in own{};
+  if (ep_->provider() != Provider::Tcp || width <= 0 ||
+      ep_->address().size() < sizeof own)
+    return;
+  std::memcpy(&own, ep_->address().data(), sizeof own);
+  std::string err;
+  laneOffer_ = LaneOffer::open(ipText(own), width, &err);
+  if (!laneOffer_) {
+    useLanes(nullptr, err);
+    return;
+  }
+  accept->lanes = uint8_t(width);
+  accept->lanePort = laneOffer_->port();
+  accept->laneToken = laneOffer_->token();
+  auto deadline = Clock::now() + std::chrono::milliseconds(kLaneCollectMs);
+  laneCollector_ = std::thread([this, deadline] {
+    std::string why;
+    auto lanes = laneOffer_->collect(deadline, laneStop_, laneRegions_, &why);
+    laneOffer_.reset(); // the port closes
+    useLanes(std::move(lanes), why);
+  });
+}
+
+void FabricConnection::dialOfferedLanes(const Hello &server,
+                                        const std::vector<uint8_t> &dialed,
+                                        Clock::time_point deadline) {
+  sockaddr_in to{};
+  std::memcpy(&to, dialed.data(), std::min(dialed.size(), sizeof to));
+  to.sin_port = htons(server.lanePort);
+  // Lanes are an optimisation: a connect timeout nearly spent still gets
+  // them a moment.
+  deadline = std::max(deadline, Clock::now() + std::chrono::seconds(1));
+  std::string why;
+  int width = std::min<int>(server.lanes, tuning().tcpLanes);
+  useLanes(detail::dialLanes(to, server.laneToken, width, deadline,
+                             laneRegions_, &why),
+           why);
+}
+
+void FabricConnection::useLanes(std::unique_ptr<Lanes> lanes,
+                                const std::string &problem) {
+  std::lock_guard<std::mutex> g(lanesMu_);
+  lanes_ = std::move(lanes);
+  lanesProblem_ = lanes_ ? "" : problem;
+}
+
+std::shared_ptr<Lanes> FabricConnection::workingLanes() {
+  std::lock_guard<std::mutex> g(lanesMu_);
+  if (lanes_ && lanes_->failed()) {
+    lanesProblem_ = lanes_->failure();
+    lanes_.reset();
+  }
+  return lanes_;
+}
+
+int FabricConnection::lanes() const {
+  std::lock_guard<std::mutex> g(lanesMu_);
+  return lanes_ && !lanes_->failed() ? int(lanes_->width()) : 0;
+}
+
+std::string FabricConnection::lanesProblem() const {
+  std::lock_guard<std::mutex> g(lanesMu_);
+  return lanes_ && lanes_->failed() ? lanes_->failure() : lanesProblem_;
+}
+
+void FabricConnection::updateLaneRegionsLocked() {
+  std::vector<LaneRegions::Region> regions;
+  for (const Endpoint::ExposedRange &r : ep_->exposedRanges())
+    regions.push_back({r.key, r.begin, r.size});
+  laneRegions_->replace(std::move(regions), [this] {
+    std::lock_guard<std::mutex> g(lanesMu_);
+    if (lanes_)
+      lanes_->abort("memory a lane was writing into was withdrawn");
+  });
 }
 
 FabricConnection::Answer FabricConnection::continueAnswer(std::string *error) {
@@ -721,43 +820,81 @@ bool FabricConnection::exposeForWrite(void *buf, size_t size,
   long rc = ep_->exposeForWrite(buf, size, &out->addr, &out->key);
   if (rc)
     lastError_ = fiError("fi_mr_reg", rc);
+  else
+    updateLaneRegionsLocked();
   return rc == 0;
 }
 
 void FabricConnection::release(const RemoteRegion &region) {
   std::lock_guard<std::mutex> g(mu_);
-  if (ep_)
+  if (ep_) {
     ep_->release(region.key);
+    updateLaneRegionsLocked();
+  }
 }
 
 void FabricConnection::withdraw(void *buf, size_t size) {
   std::lock_guard<std::mutex> g(mu_);
-  if (ep_)
+  if (ep_) {
     ep_->withdraw(buf, size);
+    updateLaneRegionsLocked();
+  }
 }
 
 Status FabricConnection::writeRemote(const void *data, size_t size,
                                      const RemoteRegion &dst) {
+  return writeRemoteAll({{data, size, dst}});
+}
+
+Status
+FabricConnection::writeRemoteAll(const std::vector<RemoteWrite> &writes) {
+  uint64_t total = 0;
+  for (const RemoteWrite &w : writes)
+    total += w.size;
+  std::shared_ptr<Lanes> lanes =
+      total >= kLaneMinBytes ? workingLanes() : nullptr;
+  if (lanes) {
+    std::vector<LaneWrite> pieces;
+    for (const RemoteWrite &w : writes)
+      pieces.push_back({static_cast<const uint8_t *>(w.data), w.size, w.dst.key,
+                        w.dst.addr});
+    std::string why;
+    // Without the connection's lock: its keep-alive thread goes on, and
+    // peerAlive() tells when to give up.
+    if (lanes->write(pieces, [this] { return peerAlive(); }, &why))
+      return Status::Ok;
+    // The same bytes to the same places again, over the connection.
+  }
   std::lock_guard<std::mutex> g(mu_);
+  return writeOverConnectionLocked(writes);
+}
+
+Status FabricConnection::writeOverConnectionLocked(
+    const std::vector<RemoteWrite> &writes) {
   if (!connected_)
     return failSend("write on a connection that is not connected");
   if (!ep_->rmaCapable())
     return failSend("write to " + peerDesc_ + ": the provider offers no RMA");
-  if (gone_)
-    return failSend("write: " + goneReason_);
-  lastSent_ = Clock::now();
-  const auto *bytes = static_cast<const uint8_t *>(data);
   // Pieces of one fragment's size: within every provider's RMA limit.
   // Over shm a write naming memory the peer never exposed never completes
   // while the peer lives; over tcp it completes (the peer drops it), so a
   // tcp write may wait for a live peer like a send.
   StallBound bound = ep_->provider() == Provider::Shm ? StallBound::Liveness
                                                       : StallBound::LivePeer;
-  return postPieces(size, "write", "fi_write", bound,
-                    [&](SendSlot *slot, uint64_t off, size_t len) {
-                      return ep_->write(peer_, slot, bytes + off, len,
-                                        dst.addr + off, dst.key);
-                    });
+  for (const RemoteWrite &w : writes) {
+    if (gone_)
+      return failSend("write: " + goneReason_);
+    lastSent_ = Clock::now();
+    const auto *bytes = static_cast<const uint8_t *>(w.data);
+    Status s = postPieces(w.size, "write", "fi_write", bound,
+                          [&](SendSlot *slot, uint64_t off, size_t len) {
+                            return ep_->write(peer_, slot, bytes + off, len,
+                                              w.dst.addr + off, w.dst.key);
+                          });
+    if (s != Status::Ok)
+      return s;
+  }
+  return Status::Ok;
 }
 
 Status FabricConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {

@@ -7,6 +7,8 @@
 
 #include "doorbell.h"
 #include "endpoint.h"
+#include "lane_rendezvous.h"
+#include "lanes.h"
 #include "rc/transport.h"
 #include "shm_regions.h"
 
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 
 namespace rc::transport::detail {
 
@@ -72,6 +75,11 @@ public:
   void withdraw(void *buf, size_t size) override;
   Status writeRemote(const void *data, size_t size,
                      const RemoteRegion &dst) override;
+  Status writeRemoteAll(const std::vector<RemoteWrite> &writes) override;
+  int lanes() const override;
+  // Why this tcp connection has no lanes (empty while it has them or while
+  // they may still come), for tests and logs.
+  std::string lanesProblem() const;
 
   // Called by the keep-alive thread: does a progress pass if the owner is
   // not inside a call right now (it then does the same work itself).
@@ -129,6 +137,20 @@ private:
   }
   void describePeer(const Hello &h);
   bool usePeer(const Hello &peer, std::string *error);
+  // tcp lanes (lanes.h). Server: opens the offer the Accept announces and
+  // collects the client's sockets on a thread of its own. Client: dials
+  // what the Accept offered.
+  void offerLanesLocked(const Hello &client, Hello *accept);
+  void dialOfferedLanes(const Hello &server, const std::vector<uint8_t> &dialed,
+                        Clock::time_point deadline);
+  void useLanes(std::unique_ptr<Lanes> lanes, const std::string &problem);
+  // The lanes while they work; a failed set is dropped here (its writes
+  // then go over the connection).
+  std::shared_ptr<Lanes> workingLanes();
+  // After a registration changed: what lane writes may target.
+  void updateLaneRegionsLocked();
+  // Writes over the connection itself, one after another (mu_ held).
+  Status writeOverConnectionLocked(const std::vector<RemoteWrite> &writes);
 
   mutable std::mutex mu_;
   std::unique_ptr<Endpoint> ep_;
@@ -186,6 +208,17 @@ private:
   bool gone_ = false;          // dead or failed: no more traffic
   std::string goneReason_;
   std::string lastError_;
+
+  // tcp lanes: the memory they may write (shared with the lanes' readers),
+  // the lanes themselves once up, and on the server the offer and the
+  // thread collecting them.
+  std::shared_ptr<LaneRegions> laneRegions_ = std::make_shared<LaneRegions>();
+  mutable std::mutex lanesMu_;
+  std::shared_ptr<Lanes> lanes_;
+  std::string lanesProblem_;
+  std::unique_ptr<LaneOffer> laneOffer_;
+  std::thread laneCollector_;
+  std::atomic<bool> laneStop_{false};
 };
 
 } // namespace rc::transport::detail

@@ -415,6 +415,14 @@ void Endpoint::withdraw(void *buf, size_t len) {
   }
 }
 
+std::vector<Endpoint::ExposedRange> Endpoint::exposedRanges() const {
+  std::vector<ExposedRange> out;
+  for (const Exposed &e : exposed_)
+    out.push_back({e.key, reinterpret_cast<uint8_t *>(e.begin),
+                   uint64_t(e.end - e.begin)});
+  return out;
+}
+
 long Endpoint::write(fi_addr_t dest, SendSlot *slot, const void *buf,
                      size_t len, uint64_t addr, uint64_t key) {
   long rc = fi_write(ep_, buf, len, nullptr, dest, addr, key, &slot->ctx.fi);

@@ -116,6 +116,14 @@ public:
   void release(uint64_t key);
   // Closes every registration overlapping [buf, buf+len), pinned or not.
   void withdraw(void *buf, size_t len);
+  // Every registration now: its key, first byte and size (what a lane write
+  // may target, lanes.h).
+  struct ExposedRange {
+    uint64_t key;
+    uint8_t *begin;
+    uint64_t size;
+  };
+  std::vector<ExposedRange> exposedRanges() const;
   // fi_write of buf[0..len) to the peer's registered memory at addr/key,
   // tracked by the slot like a send.
   long write(fi_addr_t dest, SendSlot *slot, const void *buf, size_t len,

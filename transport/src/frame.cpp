@@ -31,6 +31,9 @@ std::vector<uint8_t> encodeHello(FrameType type, const Hello &hello) {
   out.insert(out.end(), hello.hostname.begin(), hello.hostname.end());
   put<uint16_t>(out, static_cast<uint16_t>(hello.address.size()));
   out.insert(out.end(), hello.address.begin(), hello.address.end());
+  put<uint8_t>(out, hello.lanes);
+  put<uint16_t>(out, hello.lanePort);
+  out.insert(out.end(), hello.laneToken.begin(), hello.laneToken.end());
   return out;
 }
 
@@ -46,6 +49,13 @@ bool decodeHello(const uint8_t *p, size_t size, Hello *hello) {
   if (!get(p, end, &addrLen) || static_cast<size_t>(end - p) < addrLen)
     return false;
   hello->address.assign(p, p + addrLen);
+  p += addrLen;
+  if (p == end)
+    return true; // no lanes
+  if (!get(p, end, &hello->lanes) || !get(p, end, &hello->lanePort) ||
+      static_cast<size_t>(end - p) < hello->laneToken.size())
+    return false;
+  std::memcpy(hello->laneToken.data(), p, hello->laneToken.size());
   return true;
 }
 

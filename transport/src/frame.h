@@ -4,6 +4,7 @@
 #ifndef RC_TRANSPORT_FRAME_H
 #define RC_TRANSPORT_FRAME_H
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -39,14 +40,22 @@ struct FrameHeader {
 };
 static_assert(sizeof(FrameHeader) == 32, "frame header is 32 bytes");
 
+using LaneToken = std::array<uint8_t, 16>;
+
 // Connect / Accept payload (after the header): who the sender is and the
-// raw libfabric address to use for it.
+// raw libfabric address to use for it. tcp lanes (lanes.h): a Connect's
+// `lanes` is how many the client wants each way, an Accept's how many the
+// server offers at `lanePort` under `laneToken` (0: none). Older peers end
+// the payload before them, which reads as no lanes.
 struct Hello {
   uint16_t version = kProtocolVersion;
   uint64_t nonce = 0; // chosen by the client, echoed in Accept
   uint32_t pid = 0;
   std::string hostname;
   std::vector<uint8_t> address;
+  uint8_t lanes = 0;
+  uint16_t lanePort = 0;
+  LaneToken laneToken{};
 };
 
 std::vector<uint8_t> encodeHello(FrameType type, const Hello &hello);

@@ -134,6 +134,9 @@ const TuningRead &tuningRead() {
     k.doorbell = env.onOff("RC_TRANSPORT_DOORBELL", true);
     k.threadSafeDomains = env.choice("RC_TRANSPORT_THREADING", "domain",
                                      {"domain", "safe"}) == "safe";
+    // Four streams each way: chosen by measurement (docs/transport.md,
+    // "Lanes").
+    k.tcpLanes = int(env.count("RC_TCP_LANES", 4, 0, 16));
     return TuningRead{k, env.error()};
   }();
   return r;

@@ -17,6 +17,10 @@ TEST(TransportFrame, HelloRoundTrips) {
   h.pid = 4242;
   h.hostname = "gpu-host";
   h.address = {1, 2, 3, 0, 255};
+  h.lanes = 4;
+  h.lanePort = 40123;
+  h.laneToken[0] = 9;
+  h.laneToken[15] = 200;
   auto bytes = encodeHello(FrameType::Connect, h);
   ASSERT_GT(bytes.size(), sizeof(FrameHeader));
   FrameHeader fh;
@@ -31,6 +35,9 @@ TEST(TransportFrame, HelloRoundTrips) {
   EXPECT_EQ(d.pid, h.pid);
   EXPECT_EQ(d.hostname, h.hostname);
   EXPECT_EQ(d.address, h.address);
+  EXPECT_EQ(d.lanes, 4);
+  EXPECT_EQ(d.lanePort, 40123);
+  EXPECT_EQ(d.laneToken, h.laneToken);
 }
 
 TEST(TransportFrame, TruncatedHelloIsRejected) {
@@ -39,11 +46,16 @@ TEST(TransportFrame, TruncatedHelloIsRejected) {
   h.address = std::vector<uint8_t>(16, 7);
   auto bytes = encodeHello(FrameType::Accept, h);
   size_t payload = bytes.size() - sizeof(FrameHeader);
-  // Every strict prefix is malformed.
+  // An older peer's hello ends after the address (no lanes): every other
+  // strict prefix is malformed.
+  const size_t lanesStart = payload - 1 - 2 - h.laneToken.size();
   for (size_t n = 0; n < payload; ++n) {
     Hello d;
-    EXPECT_FALSE(decodeHello(bytes.data() + sizeof(FrameHeader), n, &d))
-        << "prefix of " << n << " bytes accepted";
+    EXPECT_EQ(decodeHello(bytes.data() + sizeof(FrameHeader), n, &d),
+              n == lanesStart)
+        << "prefix of " << n << " bytes";
+    if (n == lanesStart)
+      EXPECT_EQ(d.lanes, 0);
   }
 }
 

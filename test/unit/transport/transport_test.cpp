@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -139,6 +140,74 @@ TEST_P(TransportTest, PeerWritesIntoExposedMemoryBeforeItsNextMessage) {
   }
   c.reset();
   server.join();
+}
+
+// tcp connections carry large writes striped over extra sockets, both
+// ways (docs/transport.md, "Lanes"): RC_TCP_LANES of them (4 unless set;
+// 0: none), none over shm. Either way the bytes land exactly.
+TEST_P(TransportTest, LargeWritesBothWaysOverLanesWhereThereAreAny) {
+  const char *env = std::getenv("RC_TCP_LANES");
+  const int want = GetParam() != "tcp" ? 0 : env ? std::atoi(env) : 4;
+  const size_t kSize = (40 << 20) + 3;
+  std::vector<uint8_t> atServer(kSize + 2, 0xee), atClient(kSize + 2, 0xee);
+  RemoteRegion serverRegion;
+  std::atomic<int> serverLanes{-1};
+  Joiner server([&] {
+    auto c = listener_->accept(10000);
+    ASSERT_TRUE(c) << listener_->lastError();
+    // The server's lanes come up right after its Accept.
+    auto start = Clock::now();
+    while (c->lanes() < want && msSince(start) < 3000)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    serverLanes = c->lanes();
+    ASSERT_TRUE(c->exposeForWrite(atServer.data() + 1, kSize, &serverRegion));
+    ASSERT_EQ(c->send(&serverRegion, sizeof serverRegion), Status::Ok);
+    std::vector<uint8_t> m;
+    ASSERT_EQ(c->recv(m, 10000), Status::Ok); // where the client wants it
+    RemoteRegion clientRegion;
+    ASSERT_EQ(m.size(), sizeof clientRegion);
+    std::memcpy(&clientRegion, m.data(), sizeof clientRegion);
+    auto data = pattern(kSize, 2);
+    ASSERT_EQ(c->writeRemote(data.data(), kSize, clientRegion), Status::Ok)
+        << c->lastError();
+    ASSERT_EQ(c->send("w", 1), Status::Ok);
+    ASSERT_EQ(c->recv(m, 10000), Status::Ok); // the client wrote
+    c->withdraw(atServer.data() + 1, kSize);
+  });
+  std::string err;
+  auto c = connect(listener_->address(), 10000, &err);
+  ASSERT_TRUE(c) << err;
+  EXPECT_EQ(c->lanes(), want);
+  std::vector<uint8_t> m;
+  ASSERT_EQ(c->recv(m, 10000), Status::Ok);
+  ASSERT_EQ(m.size(), sizeof serverRegion);
+  RemoteRegion toServer;
+  std::memcpy(&toServer, m.data(), sizeof toServer);
+  RemoteRegion mine;
+  ASSERT_TRUE(c->exposeForWrite(atClient.data() + 1, kSize, &mine));
+  ASSERT_EQ(c->send(&mine, sizeof mine), Status::Ok);
+  ASSERT_EQ(c->recv(m, 10000), Status::Ok) << c->lastError();
+  auto fromServer = pattern(kSize, 2);
+  EXPECT_TRUE(
+      std::equal(fromServer.begin(), fromServer.end(), atClient.begin() + 1));
+  EXPECT_EQ(atClient.front(), 0xee);
+  EXPECT_EQ(atClient.back(), 0xee);
+  // Two writes at once, into both halves.
+  auto data = pattern(kSize, 3);
+  const size_t half = kSize / 2;
+  ASSERT_EQ(c->writeRemoteAll({{data.data(), half, toServer},
+                               {data.data() + half,
+                                kSize - half,
+                                {toServer.addr + half, toServer.key}}}),
+            Status::Ok)
+      << c->lastError();
+  ASSERT_EQ(c->send("w", 1), Status::Ok);
+  server.join();
+  EXPECT_EQ(serverLanes.load(), want);
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), atServer.begin() + 1));
+  EXPECT_EQ(atServer.front(), 0xee);
+  EXPECT_EQ(atServer.back(), 0xee);
+  c->withdraw(atClient.data() + 1, kSize);
 }
 
 // A peer may name memory it never exposed (a hostile client's read-back

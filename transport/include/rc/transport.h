@@ -28,6 +28,13 @@ struct RemoteRegion {
   uint64_t key = 0;
 };
 
+// One write of Connection::writeRemoteAll.
+struct RemoteWrite {
+  const void *data;
+  size_t size;
+  RemoteRegion dst;
+};
+
 const char *statusName(Status s);
 
 // What a peer can make this side hold for it. A message announced larger
@@ -87,6 +94,17 @@ public:
     (void)data, (void)size, (void)dst;
     return Status::Error;
   }
+  // Several writes at once, as writeRemote each; over tcp with lanes they
+  // are striped together across the lanes (docs/transport.md, "Lanes").
+  virtual Status writeRemoteAll(const std::vector<RemoteWrite> &writes) {
+    for (const RemoteWrite &w : writes)
+      if (Status s = writeRemote(w.data, w.size, w.dst); s != Status::Ok)
+        return s;
+    return Status::Ok;
+  }
+  // How many extra TCP connections each way carry this connection's large
+  // writes (0: none; shm never has any).
+  virtual int lanes() const { return 0; }
 };
 
 // How a listener treats clients that have not finished the transport
