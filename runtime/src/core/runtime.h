@@ -826,12 +826,13 @@ private:
   // inline in the batch.
   void uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
                          uint64_t stream, const char *call);
-  // Pieces into a ring mapped here (shm): copied by the bulk threads a few
-  // at a time, each sent as soon as it is in. Returns the bytes placed
-  // (fewer when the ring stays full).
-  size_t uploadPiecesToMappedRingLocked(uint64_t dst, const uint8_t *src,
-                                        const std::vector<size_t> &pieces,
-                                        uint64_t stream, const char *call);
+  // Pieces placed in the ring a few at a time: into a ring mapped here
+  // (shm) copied by the bulk threads, each sent as soon as it is in; into
+  // one across tcp lanes written together, striped over the lanes, and
+  // then sent. Returns the bytes placed (fewer when the ring stays full).
+  size_t uploadPiecesToRingLocked(uint64_t dst, const uint8_t *src,
+                                  const std::vector<size_t> &pieces,
+                                  uint64_t stream, const char *call);
   // Where a piece of n bytes goes in the ring (it never wraps), once the
   // ring has room for it; false when it stays full.
   bool placeInRingLocked(size_t n, uint64_t *offset);

@@ -461,8 +461,8 @@ void Runtime::uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
     sizes.push_back(n);
   }
   size_t off = 0, first = 0;
-  if (pieces && ring_.mapped) {
-    off = uploadPiecesToMappedRingLocked(dst, src, sizes, sid, call);
+  if (pieces && (ring_.mapped || conn_->lanes() > 0)) {
+    off = uploadPiecesToRingLocked(dst, src, sizes, sid, call);
     for (size_t placed = 0; placed < off; ++first)
       placed += sizes[first];
   }
@@ -480,9 +480,9 @@ void Runtime::uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
   }
 }
 
-size_t Runtime::uploadPiecesToMappedRingLocked(uint64_t dst, const uint8_t *src,
-                                               const std::vector<size_t> &sizes,
-                                               uint64_t sid, const char *call) {
+size_t Runtime::uploadPiecesToRingLocked(uint64_t dst, const uint8_t *src,
+                                         const std::vector<size_t> &sizes,
+                                         uint64_t sid, const char *call) {
   // A group is a few pieces placed at once, small beside the ring, so that
   // its room frees as the server copies earlier ones.
   const size_t groupBytes = std::max<uint64_t>(ring_.size / 4, 1);
@@ -493,6 +493,7 @@ size_t Runtime::uploadPiecesToMappedRingLocked(uint64_t dst, const uint8_t *src,
       uint64_t offset, end; // in the ring; `end` as placeInRingLocked left it
     };
     std::vector<Placed> group;
+    const uint64_t writtenBefore = ring_.written;
     for (size_t bytes = 0; i < sizes.size() && sizes[i] <= ring_.size &&
                            (group.empty() || bytes + sizes[i] <= groupBytes);
          ++i) {
@@ -506,6 +507,20 @@ size_t Runtime::uploadPiecesToMappedRingLocked(uint64_t dst, const uint8_t *src,
     }
     if (group.empty())
       return off; // the ring stays full: the rest goes another way
+    if (!ring_.mapped) {
+      std::vector<transport::RemoteWrite> writes;
+      for (const Placed &p : group)
+        writes.push_back(
+            {src + p.from, p.n, {ring_.addr + p.offset, ring_.key}});
+      link_.startingOut();
+      if (conn_->writeRemoteAll(writes) != transport::Status::Ok) {
+        ring_.written = writtenBefore; // nothing of it is sure to be there
+        return group.front().from;
+      }
+      for (const Placed &p : group)
+        announceRingPieceLocked(dst + p.from, p.offset, p.n, p.end, sid, call);
+      continue;
+    }
     uint8_t *ring = ring_.mapped.get();
     std::shared_ptr<WorkerPool::Job> copies =
         bulk_.start(group.size(), [&](size_t k) {
