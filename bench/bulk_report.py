@@ -16,6 +16,10 @@ import statistics
 from results_doc import write_results
 
 LINE = re.compile(r"^(\S+): (H2D|D2H) (pageable|pinned)\s+([0-9.]+) GB/s$")
+# rc_transport_bench's read-backs: "readback-lanes4: read-back by RMA
+# 268435456 B: median ... us (31.2 GB/s ..." and "... plain tcp socket ...".
+READBACK = re.compile(r"^readback-lanes(\d+): (read-back by RMA|plain tcp "
+                      r"socket)\s+(\d+) B: median\s+[0-9.]+ us \(([0-9.]+) GB/s")
 LOAD = re.compile(r"^(\S+) (\S+) rep \d+: load time ([0-9.]+) ms$")
 
 
@@ -60,7 +64,21 @@ def main():
             if m:
                 case = "%s-%s" % (m.group(2).lower(), m.group(3))
                 values[(m.group(1), case)] = float(m.group(4))
+    streams = {}  # transport -> GB/s of a transport-level read-back
+    with open(args.raw) as f:
+        for line in f:
+            m = READBACK.match(line.strip())
+            if m:
+                mib = int(m.group(3)) >> 20
+                name = ("tcp-%s-lanes" % m.group(1)
+                        if m.group(2).startswith("read-back")
+                        else "plain-tcp-socket")
+                streams[(name, "readback-%dmib" % mib)] = float(m.group(4))
     rows = []
+    for (name, case), value in sorted(streams.items()):
+        rows.append({"bench": "copy", "case": case, "transport": name,
+                     "value": value, "unit": "GB/s", "local_value": None,
+                     "ratio": None})
     for (config, case), value in sorted(values.items()):
         if config == "local":
             continue
