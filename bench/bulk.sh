@@ -8,8 +8,8 @@
 # bench/copy_bandwidth.cu, built here with nvcc (local) and by remote-clang
 # (the bundle's $WORK/rc/bench/copy_bandwidth): synchronous cudaMemcpy of
 # $MIB MiB (default 1024), median of $REPS (5), one stream, from and to
-# pageable and pinned (cudaMallocHost) memory. Remote over shm, tcp (4 lanes,
-# the default), tcp over one stream (RC_TCP_LANES=0) and 2 and 8 lanes, and
+# pageable and pinned (cudaMallocHost) memory. Remote over shm, tcp (8 lanes,
+# the default), tcp over one stream (RC_TCP_LANES=0) and 4 and 16 lanes, and
 # tcp with a 3 and a 12 GB/s link emulated (RC_EMULATE_GBPS: 25 and 100 GbE).
 # Beside them, rc_transport_bench's 256 MiB read-backs: by RMA (the lanes)
 # and over one plain loopback TCP socket, the kernel's one-stream rate.
@@ -55,14 +55,14 @@ for transport in shm tcp; do
   run "$transport" "${client[@]}" "$REMOTE_BIN"
   if [[ "$transport" == tcp ]]; then
     run tcp-1stream "${client[@]}" RC_TCP_LANES=0 "$REMOTE_BIN"
-    run tcp-2lanes "${client[@]}" RC_TCP_LANES=2 "$REMOTE_BIN"
-    run tcp-8lanes "${client[@]}" RC_TCP_LANES=8 "$REMOTE_BIN"
+    run tcp-4lanes "${client[@]}" RC_TCP_LANES=4 "$REMOTE_BIN"
+    run tcp-16lanes "${client[@]}" RC_TCP_LANES=16 "$REMOTE_BIN"
     run tcp-3gbps "${client[@]}" RC_EMULATE_GBPS=3 "$REMOTE_BIN"
     run tcp-12gbps "${client[@]}" RC_EMULATE_GBPS=12 "$REMOTE_BIN"
   fi
   kill -INT "$server"; wait "$server" 2>/dev/null
 done
-for lanes in 4 0; do
+for lanes in 8 0; do
   env LD_LIBRARY_PATH="$WORK/rc/lib" RC_TCP_LANES=$lanes \
     "$WORK/rc/bin/rc_transport_bench" tcp readback $((256 << 20)) 20 2>&1 |
     sed "s/^/readback-lanes$lanes: /" | tee -a "$RAW"

@@ -19,7 +19,8 @@
 # where the time goes: each remote run's RC_STATS (load-stats-*.json) and
 # each server's --metrics (load-metrics-*.json: commands by type).
 #   MODEL=7b (a models-step name: $WORK/models/$MODEL-q4_0.gguf)
-#   CACHE=8GiB  TRANSPORTS="shm tcp tcp-12gbps tcp-3gbps"  RPC=1
+#   CACHE=8GiB  TRANSPORTS="shm tcp tcp-12gbps tcp-3gbps" (also: tcp-1stream)
+#   RPC=1
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"
@@ -88,7 +89,9 @@ start() { # url [rc-server args]: a fresh server, cache empty
 
 # The page cache holds the model for every configuration alike.
 cat "$MODEL_FILE" > /dev/null
+# Without the nvcc build (the ref step) the remote rows stand alone.
 for rep in $(seq "$REPS"); do
+  [[ -x "$REF_BIN/llama-completion" ]] || break
   record local "$MODEL" "$rep" "$(completion "$REF_BIN")"
 done
 
@@ -96,10 +99,14 @@ for t in $TRANSPORTS; do
   case "$t" in
     shm) url="shm://rc-load-$$"; gbps=0 ;;
     tcp) url="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))"; gbps=0 ;;
+    # One TCP stream: the client asks for no lanes (docs/transport.md).
+    tcp-1stream) url="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))"; gbps=0 ;;
     tcp-*gbps) url="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))"; gbps="${t#tcp-}"; gbps="${gbps%gbps}" ;;
   esac
   # The remote-clang build's run (RC_CACHE from the caller: 1 unless set).
   remote() { # case rep
+    # (called in $(...): the export stays in that subshell)
+    if [[ "$t" == tcp-1stream ]]; then export RC_TCP_LANES=0; fi
     LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_EMULATE_GBPS="$gbps" \
       RC_CACHE="${RC_CACHE:-1}" RC_STATS="$RESULTS/load-stats-$t-$1-$2.json" completion "$LL_BIN"
   }

@@ -4,7 +4,8 @@
 // bytes split between that link and a relay through GPU 1 (host to GPU 1
 // over GPU 1's link, then GPU 1 to GPU 0 peer to peer), in chunks so that
 // the relay's two hops overlap. Median of REPS per split.
-//   nvcc -O2 bench/multipath_h2d.cu -o multipath_h2d && ./multipath_h2d [MIB] [REPS]
+//   nvcc -O2 bench/multipath_h2d.cu -o multipath_h2d && ./multipath_h2d [MIB]
+//   [REPS]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -53,9 +54,9 @@ double copyOnce(Paths &p, size_t bytes, double relayShare) {
   CHECK(cudaStreamSynchronize(p.relayOut));
   CHECK(cudaSetDevice(0));
   CHECK(cudaStreamSynchronize(p.direct));
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                           t0)
-                 .count();
+  double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   return double(bytes) / s / 1e9;
 }
 } // namespace

@@ -24,8 +24,8 @@ std::string socketError(const char *what) {
 }
 
 int msUntil(Clock::time_point deadline) {
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                deadline - Clock::now())
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                  Clock::now())
                 .count();
   return ms < 0 ? 0 : int(ms);
 }
@@ -186,9 +186,9 @@ std::unique_ptr<Lanes> dialLanes(const sockaddr_in &server,
       pollfd p{fd, POLLOUT, 0};
       int err = 0;
       socklen_t len = sizeof err;
-      if (rc != 0 && (poll(&p, 1, msUntil(deadline)) != 1 ||
-                      getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ||
-                      err != 0))
+      if (rc != 0 &&
+          (poll(&p, 1, msUntil(deadline)) != 1 ||
+           getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0))
         return give(err ? std::strerror(err) : "no answer in time");
       makeLane(fd);
       LaneIntro intro{};

@@ -42,7 +42,8 @@ bool sendAll(int fd, const void *head, size_t headSize, const void *body,
       --msg.msg_iovlen;
     }
     if (msg.msg_iovlen) {
-      msg.msg_iov->iov_base = static_cast<uint8_t *>(msg.msg_iov->iov_base) + left;
+      msg.msg_iov->iov_base =
+          static_cast<uint8_t *>(msg.msg_iov->iov_base) + left;
       msg.msg_iov->iov_len -= left;
     }
   }
@@ -62,8 +63,8 @@ bool recvAll(int fd, void *buf, size_t size, std::string *why) {
       return false;
     }
     if (n == 0) {
-      *why = got ? "the peer closed the lane in the middle of a piece"
-                 : "closed";
+      *why =
+          got ? "the peer closed the lane in the middle of a piece" : "closed";
       return false;
     }
     got += size_t(n);
@@ -160,8 +161,8 @@ bool Lanes::write(const std::vector<LaneWrite> &writes,
   std::vector<uint64_t> load(writers_.size(), 0);
   for (const LaneWrite &w : writes)
     for (uint64_t off = 0; off < w.size; off += share) {
-      size_t lane = size_t(std::min_element(load.begin(), load.end()) -
-                           load.begin());
+      size_t lane =
+          size_t(std::min_element(load.begin(), load.end()) - load.begin());
       uint64_t n = std::min(share, w.size - off);
       writers_[lane]->queue.push_back({w.data + off, n, w.key, w.offset + off});
       load[lane] += n;
