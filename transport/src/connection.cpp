@@ -29,10 +29,12 @@ namespace {
 constexpr uint64_t kQueuedMessageOverhead = 128;
 // Longest sleep on a doorbell: keep-alives go out every 300 ms by default.
 constexpr int kDoorbellNapMs = 50;
-// Writes smaller than this stay on the connection: below it the hand-off
-// to the lanes' threads and their acknowledgements cost more than the
-// extra streams save.
-constexpr uint64_t kLaneMinBytes = 256 * 1024;
+// Writes smaller than this stay on the connection: the hand-off to the
+// lanes' threads and their acknowledgements cost more than the extra
+// streams save. At 256 KiB a 1B model's 513 KB of logits a token went by
+// lanes and tg128 over tcp fell from 819 to 639 t/s (docs/transport.md,
+// "Lanes"); rc-server's read-back pieces are 1 MiB.
+constexpr uint64_t kLaneMinBytes = 1 << 20;
 // How long a server waits for the lanes it offered (a client dials them
 // right after the Accept).
 constexpr int kLaneCollectMs = 3000;
