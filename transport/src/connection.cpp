@@ -379,6 +379,8 @@ std::string FabricConnection::lanesProblem() const {
 }
 
 void FabricConnection::updateLaneRegionsLocked() {
+  if (ep_->provider() != Provider::Tcp)
+    return; // shm has no lanes: its per-token read-backs skip this
   std::vector<LaneRegions::Region> regions;
   for (const Endpoint::ExposedRange &r : ep_->exposedRanges())
     regions.push_back({r.key, r.begin, r.size});
