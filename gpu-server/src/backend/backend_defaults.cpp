@@ -50,7 +50,7 @@ OpStatus DeviceContext::copyD2HToHostAlloc(uint8_t *dst, uint64_t src,
 
 OpStatus DeviceContext::readD2H(uint64_t src, uint64_t size,
                                 NativeHandle stream,
-                                const ChunkConsumer &consume) {
+                                const ChunkConsumer &consume, uint64_t) {
   std::vector<uint8_t> bytes(size);
   OpStatus st = copyD2H(bytes.data(), src, size, stream);
   if (st.ok())

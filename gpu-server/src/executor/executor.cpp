@@ -775,7 +775,8 @@ OpStatus Executor::readBackRemote(const wire::MemcpyD2H &c, NativeHandle stream,
       [&](const uint8_t *data, uint64_t offset, uint64_t n) {
         written = written &&
                   remoteWriter_(data, n, c.rma_addr() + offset, c.rma_key());
-      });
+      },
+      remotePieceBytes_ ? remotePieceBytes_() : 0);
   if (!st.ok())
     return st;
   if (!written) // the device bytes are unchanged: send them in the reply

@@ -106,10 +106,14 @@ public:
   // Writes read-back bytes straight into the client's memory (the
   // transport's RMA; docs/transport.md). Without one, or when it fails, a
   // read-back that asked for RMA travels in the reply like any other.
+  // `pieceBytes` says, per read-back, how large the pieces handed to the
+  // writer should be (0: the device context's own).
   using RemoteWriter = std::function<bool(const uint8_t *data, uint64_t size,
                                           uint64_t addr, uint64_t key)>;
-  void setRemoteWriter(RemoteWriter writer) {
+  void setRemoteWriter(RemoteWriter writer,
+                       std::function<uint64_t()> pieceBytes) {
     remoteWriter_ = std::move(writer);
+    remotePieceBytes_ = std::move(pieceBytes);
   }
   // The session's upload ring on device 0's context (MemcpyH2DRing), in a
   // file the client maps if `shared`; null and *why when it cannot be
@@ -503,6 +507,7 @@ private:
   OpStatus cacheStream(NativeHandle *out);
   OpStatus afterOnCacheStream(NativeHandle stream, NativeHandle *side);
   RemoteWriter remoteWriter_;
+  std::function<uint64_t()> remotePieceBytes_;
   // cuBLAS handles of this session -> their device and workspace.
   struct BlasHandle {
     int device = 0;

@@ -48,6 +48,15 @@ std::vector<uint8_t> errorReply(uint64_t seq, const ErrorData &error) {
   return batchReply(fbb, seq, {}, {error});
 }
 
+// A write over tcp lanes returns when every lane acknowledged its slice, a
+// round trip per write: read-backs give each lane 1 MiB per piece (1 MiB
+// pieces over 8 lanes read back at 7.3 GB/s; docs/transport.md, "Lanes").
+// Elsewhere the device context's staging pieces suit the writer.
+uint64_t readBackPieceBytes(const transport::Connection &conn) {
+  constexpr uint64_t kPerLane = 1 << 20;
+  return uint64_t(conn.lanes()) * kPerLane;
+}
+
 } // namespace
 
 void DeviceHealth::markLost(const std::string &why) {
@@ -331,12 +340,13 @@ Session::Next Session::openSession(const void *p,
   executor_->forceStreamPriority(priority);
   executor_->allowHostSharing(conn_ && conn_->sameHost());
   if (conn_)
-    executor_->setRemoteWriter([conn = conn_](const uint8_t *data,
-                                              uint64_t size, uint64_t addr,
-                                              uint64_t key) {
-      return conn->writeRemote(data, size, {addr, key}) ==
-             transport::Status::Ok;
-    });
+    executor_->setRemoteWriter(
+        [conn = conn_](const uint8_t *data, uint64_t size, uint64_t addr,
+                       uint64_t key) {
+          return conn->writeRemote(data, size, {addr, key}) ==
+                 transport::Status::Ok;
+        },
+        [conn = conn_] { return readBackPieceBytes(*conn); });
 
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::DeviceInfo>> infos;

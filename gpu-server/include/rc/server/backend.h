@@ -93,11 +93,15 @@ public:
                            NativeHandle stream) = 0;
   // The same bytes handed to `consume` in pieces, in order, each valid only
   // during the call (CUDA: straight out of the pinned staging slot, so an RMA
-  // read-back copies nothing on this side). Default: copyD2H into a buffer.
+  // read-back copies nothing on this side). `pieceBytes`: the piece size a
+  // consumer with a cost per piece asks for (0: the context's own; CUDA
+  // honours larger ones through staging of that size). Default: copyD2H
+  // into a buffer, one piece.
   using ChunkConsumer =
       std::function<void(const uint8_t *data, uint64_t offset, uint64_t n)>;
   virtual OpStatus readD2H(uint64_t src, uint64_t size, NativeHandle stream,
-                           const ChunkConsumer &consume);
+                           const ChunkConsumer &consume,
+                           uint64_t pieceBytes = 0);
   // Host memory that copies to any device of the session read directly
   // (CUDA: pinned and portable), for the session's upload ring. Defaults:
   // plain host memory, and copyH2DFromHostAlloc = copyH2D.

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
@@ -50,7 +51,7 @@ public:
   OpStatus copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
                    NativeHandle s) override;
   OpStatus readD2H(uint64_t src, uint64_t size, NativeHandle s,
-                   const ChunkConsumer &consume) override;
+                   const ChunkConsumer &consume, uint64_t pieceBytes) override;
   OpStatus hostAlloc(uint64_t size, uint8_t **host) override;
   void hostFree(uint8_t *host) override;
   OpStatus copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src, uint64_t size,
@@ -136,6 +137,11 @@ private:
   // Next pinned staging slot, waiting until the copies that last used it
   // ended.
   OpStatus takeSlot(Slot **slot);
+  // A read-back slot of `bytes`, for pieces larger than the staging slots
+  // (readD2H's `pieceBytes`): two of them, allocated on first use and kept
+  // (reallocated larger when asked for more).
+  OpStatus takeWideSlot(uint64_t bytes, Slot **slot);
+  void freeSlot(Slot &slot);
   // Small uploads to one stream are packed into one slot at increasing
   // offsets, and the slot's event is recorded once, when packing moves on:
   // a decode token's 7 small inputs used to take a slot (and an event) each,
@@ -157,6 +163,9 @@ private:
   CUdevice dev_;
   Slot slots_[kStagingSlots];
   size_t nextSlot_ = 0;
+  Slot wideSlots_[2];
+  uint64_t wideSlotBytes_ = 0;
+  size_t nextWideSlot_ = 0;
   Packing packing_;
   bool packUploads_ = true;
   uint64_t readPieceBytes_ = kStagingSlotBytes;
@@ -470,12 +479,10 @@ CudaContext::~CudaContext() {
   blas_.reset(); // its handles and buffers live in this context
   graphs_.reset();
   textures_.reset();
-  for (Slot &s : slots_) {
-    if (s.done)
-      drv().cuEventDestroy(s.done);
-    if (s.host)
-      drv().cuMemFreeHost(s.host);
-  }
+  for (Slot &s : slots_)
+    freeSlot(s);
+  for (Slot &s : wideSlots_)
+    freeSlot(s);
   for (auto &kv : allocs_)
     backend_.inUse -= kv.second;
   // Mappings and handles outlive contexts in CUDA: undo them explicitly.
@@ -505,6 +512,43 @@ OpStatus CudaContext::takeSlot(Slot **slot) {
   s.used = true;
   *slot = &s;
   return OpStatus::success();
+}
+
+OpStatus CudaContext::takeWideSlot(uint64_t bytes, Slot **slot) {
+  if (bytes > wideSlotBytes_) {
+    for (Slot &s : wideSlots_) {
+      if (s.used)
+        drv().cuEventSynchronize(s.done);
+      freeSlot(s);
+    }
+    wideSlotBytes_ = 0;
+    for (Slot &s : wideSlots_) {
+      void *p = nullptr;
+      OpStatus st = check(drv().cuMemHostAlloc(&p, bytes, 0));
+      s.host = static_cast<uint8_t *>(p);
+      if (st.ok())
+        st = check(drv().cuEventCreate(&s.done, CU_EVENT_DISABLE_TIMING));
+      if (!st.ok())
+        return st; // the slots left are freed on the next try or with us
+    }
+    wideSlotBytes_ = bytes;
+  }
+  Slot &s = wideSlots_[nextWideSlot_];
+  nextWideSlot_ = (nextWideSlot_ + 1) % std::size(wideSlots_);
+  OpStatus st;
+  if (s.used && !(st = check(drv().cuEventSynchronize(s.done))).ok())
+    return st;
+  s.used = true;
+  *slot = &s;
+  return OpStatus::success();
+}
+
+void CudaContext::freeSlot(Slot &slot) {
+  if (slot.done)
+    drv().cuEventDestroy(slot.done);
+  if (slot.host)
+    drv().cuMemFreeHost(slot.host);
+  slot = Slot();
 }
 
 OpStatus CudaContext::closePacking() {
@@ -629,18 +673,25 @@ OpStatus CudaContext::copyD2HRegistered(uint8_t *dst, uint64_t src,
 
 OpStatus CudaContext::copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
                               NativeHandle s) {
-  return readD2H(src, size, s,
-                 [dst](const uint8_t *data, uint64_t offset, uint64_t n) {
-                   std::memcpy(dst + offset, data, n);
-                 });
+  return readD2H(
+      src, size, s,
+      [dst](const uint8_t *data, uint64_t offset, uint64_t n) {
+        std::memcpy(dst + offset, data, n);
+      },
+      0);
 }
 
 // Each piece's copy is enqueued before the previous piece is consumed, so
 // the GPU copies piece k+1 while `consume` handles piece k. Two pieces are
-// in flight at most; the slots rotate through four, so the one still being
-// consumed is never taken again.
+// in flight at most; the slots rotate through four (or the two wide ones),
+// so the one still being consumed is never taken again.
 OpStatus CudaContext::readD2H(uint64_t src, uint64_t size, NativeHandle s,
-                              const ChunkConsumer &consume) {
+                              const ChunkConsumer &consume,
+                              uint64_t pieceBytes) {
+  // A piece size the operator set (RC_SERVER_READBACK_PIECE_KB) holds.
+  bool wide = readPieceBytes_ == kStagingSlotBytes &&
+              pieceBytes > kStagingSlotBytes && size > kStagingSlotBytes;
+  uint64_t piece = wide ? pieceBytes : readPieceBytes_;
   struct Piece {
     Slot *slot = nullptr;
     uint64_t offset = 0, n = 0;
@@ -655,8 +706,8 @@ OpStatus CudaContext::readD2H(uint64_t src, uint64_t size, NativeHandle s,
   for (uint64_t done = 0; done < size;) {
     Piece next;
     next.offset = done;
-    next.n = std::min<uint64_t>(size - done, readPieceBytes_);
-    OpStatus st = takeSlot(&next.slot);
+    next.n = std::min<uint64_t>(size - done, piece);
+    OpStatus st = wide ? takeWideSlot(piece, &next.slot) : takeSlot(&next.slot);
     if (st.ok())
       st = check(drv().cuMemcpyDtoHAsync(next.slot->host, src + done, next.n,
                                          toStream(s)));

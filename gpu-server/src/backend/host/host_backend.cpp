@@ -162,7 +162,7 @@ public:
     return OpStatus::success();
   }
   OpStatus readD2H(uint64_t src, uint64_t size, NativeHandle,
-                   const ChunkConsumer &consume) override {
+                   const ChunkConsumer &consume, uint64_t) override {
     const uint8_t *p = resolve(src, size);
     if (!p)
       return outside(src, size);
