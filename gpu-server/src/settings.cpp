@@ -18,6 +18,7 @@ bool ServerSettings::fromEnv(ServerSettings *out, std::string *error) {
   s.cuda.gpuWait =
       env.choice("RC_SERVER_GPU_WAIT", "", {"spin", "yield", "block"});
   s.cuda.cublasLibrary = env.text("RC_CUBLAS_LIBRARY");
+  s.cuda.multipath = env.onOff("RC_SERVER_MULTIPATH", false);
   s.dumpable = env.onOff("RC_SERVER_DUMPABLE", false);
   s.drainMs = env.count("RC_SERVER_DRAIN_MS", s.drainMs, 0, 86400000);
   if (!env.ok()) {

@@ -324,6 +324,74 @@ TEST(GpuCli, UnknownGpuWaitSettingFailsStartNamingIt) {
       << server.text;
 }
 
+// With RC_SERVER_MULTIPATH on a server of two GPUs, an upload of 24 MiB
+// from the ring to device 0 goes half through device 1 (copy_relay.h) and
+// keeps stream order: the kernel before it, which writes the destination,
+// ends before any byte lands; the kernel after it sees every byte. Three
+// rounds take the relay's four buffers round more than once.
+TEST(GpuCli, MultipathUploadsKeepStreamOrder) {
+  if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+    GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
+  GpuManifest g = writeGpuManifest();
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  setenv("RC_SERVER_MULTIPATH", "1", 1);
+  Child server({"--listen", url, "--manifest", g.path});
+  unsetenv("RC_SERVER_MULTIPATH");
+  if (!server.waitFor("listening on", 30000)) {
+    if (noUsableGpu(server.text))
+      GTEST_SKIP() << server.text;
+    FAIL() << server.text;
+  }
+  Remote r;
+  std::string err;
+  r.conn = rc::transport::connect(url, 5000, &err);
+  ASSERT_TRUE(r.conn) << err;
+  Bytes reply = r.roundTrip(hello({g.hash}, 1, 32 << 20));
+  const wire::HelloReply *hr = asHelloReply(reply);
+  ASSERT_TRUE(hr && hr->ok() && hr->upload_ring());
+  if (hr->devices()->size() < 2)
+    GTEST_SKIP() << "multipath needs two GPUs";
+  const wire::RemoteMemory &ring = *hr->upload_ring();
+  const size_t n = 24 << 20;
+  const size_t floats = n / 4;
+  const uint32_t blocks = uint32_t(floats / 256);
+  reply = r.roundTrip(batch(1, {cMalloc(n)}));
+  uint64_t buf = resultAt(asBatchReply(reply), 0)->addr();
+  Bytes three(4);
+  float f = 3.0f;
+  std::memcpy(three.data(), &f, 4);
+  reply = r.roundTrip(batch(2, {cSymbolWrite(g.table, 0, three)}));
+  ASSERT_TRUE(asBatchReply(reply) &&
+              asBatchReply(reply)->errors()->size() == 0);
+  std::vector<float> in(floats), out(floats);
+  rc::transport::RemoteRegion dst;
+  ASSERT_TRUE(r.conn->exposeForWrite(out.data(), n, &dst));
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < floats; ++i)
+      in[i] = float((i * 7 + size_t(round) * 1000) % 4096);
+    ASSERT_EQ(r.conn->writeRemote(in.data(), n, {ring.addr(), ring.key()}),
+              rc::transport::Status::Ok)
+        << r.conn->lastError();
+    reply = r.roundTrip(batch(3 + uint64_t(round),
+                              {cLaunch(g.scale, scaleArgs(buf, int(floats)), 0,
+                                       {blocks, 1, 1}, {256, 1, 1}),
+                               cH2DRing(buf, 0, n, n),
+                               cLaunch(g.scale, scaleArgs(buf, int(floats)), 0,
+                                       {blocks, 1, 1}, {256, 1, 1}),
+                               cD2H(buf, n, 0, true, dst.addr, dst.key)}));
+    const wire::BatchReply *br = asBatchReply(reply);
+    ASSERT_TRUE(br && br->errors()->size() == 0)
+        << br->errors()->Get(0)->message()->str();
+    for (size_t i = 0; i < floats; ++i)
+      ASSERT_EQ(out[i], 3.0f * in[i]) << "round " << round << " element " << i;
+  }
+  r.conn.reset();
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  EXPECT_EQ(count(server.text, "go half through a peer device"), 1u)
+      << server.text;
+}
+
 // Read-backs in pieces smaller than a staging slot
 // (RC_SERVER_READBACK_PIECE_KB, an odd size here): the GPU copies a piece
 // while the previous one is written into the client (RMA) or into the

@@ -33,6 +33,7 @@ struct CudaSettings {
   uint64_t readbackPieceBytes = 0; // RC_SERVER_READBACK_PIECE_KB; 0: a slot
   std::string gpuWait;             // RC_SERVER_GPU_WAIT; empty: CUDA's auto
   std::string cublasLibrary;       // RC_CUBLAS_LIBRARY; empty: the usual names
+  bool multipath = false;          // RC_SERVER_MULTIPATH (copy_relay.h)
 };
 
 struct ServerSettings {

@@ -3,6 +3,7 @@
 // Modules are loaded once as context-independent libraries (cuLibrary*, CUDA
 // >= 12.0); every session gets its own CUcontext, current on its thread.
 #include "backend/cublas_context.h"
+#include "backend/cuda/copy_relay.h"
 #include "backend/cuda/cuda_driver.h"
 #include "backend/cuda/module_cuda.h"
 #include "backend/graph_device.h"
@@ -11,6 +12,7 @@
 #include "rc/hex.h"
 #include "rc/server/backend.h"
 #include "rc/server/errors.h"
+#include "rc/server/log.h"
 
 #include <algorithm>
 #include <atomic>
@@ -157,6 +159,9 @@ private:
   // Records the packing slot's event: before the slot can be taken again,
   // and before its stream is destroyed.
   OpStatus closePacking();
+  // The relay for a copy of `size` bytes on `stream` (CudaSettings::
+  // multipath), made on the first copy that asks; null: a direct copy.
+  CopyRelay *relayFor(uint64_t size, CUstream stream);
 
   CudaBackend &backend_;
   CUcontext ctx_;
@@ -174,6 +179,8 @@ private:
   std::unique_ptr<BlasContext> blas_;       // destroyed before the context
   std::unique_ptr<GraphDevice> graphs_;     // likewise
   std::unique_ptr<TextureDevice> textures_; // likewise
+  std::unique_ptr<CopyRelay> relay_;        // likewise
+  bool relayTried_ = false;
   // VMM objects are not owned by the context: released on destruction.
   std::map<uint64_t, uint64_t> vaRanges_;     // reserved base -> size
   std::map<NativeHandle, uint64_t> physical_; // handle -> size
@@ -184,6 +191,10 @@ class CudaBackend : public Backend {
 public:
   CudaBackend(std::vector<int> ordinals, const CudaSettings &settings)
       : ordinals_(std::move(ordinals)), settings_(settings) {}
+  ~CudaBackend() override {
+    for (auto &kv : relayContexts_)
+      drv.cuCtxDestroy(kv.second);
+  }
   const CudaSettings &settings() const { return settings_; }
 
   bool init(std::string *error) {
@@ -408,6 +419,38 @@ public:
     return cudaModuleKernel(drv, module, name, out);
   }
 
+  // The context through which copies to `dev` relay (CopyRelay): on the
+  // first other device this backend serves that `dev` can read peer to
+  // peer, made on first use and shared by the sessions (only copies run in
+  // it). Null and *why when there is none. Leaves the calling thread's
+  // current context as it was.
+  CUcontext relayContext(CUdevice dev, std::string *why) {
+    size_t self = std::find(devs.begin(), devs.end(), dev) - devs.begin();
+    size_t peer = devs.size();
+    for (size_t j = 0; self < devs.size() && j < devs.size(); ++j)
+      if (j != self && descs_[self].canAccessPeer[j]) {
+        peer = j;
+        break;
+      }
+    if (peer == devs.size()) {
+      *why = "no other device of this server is reachable peer to peer";
+      return nullptr;
+    }
+    std::lock_guard<std::mutex> g(relayMu_);
+    auto it = relayContexts_.find(peer);
+    if (it != relayContexts_.end())
+      return it->second;
+    CUcontext current = nullptr, relay = nullptr;
+    drv.cuCtxGetCurrent(&current);
+    CUresult r = drv.cuCtxCreate(&relay, ctxFlags_, devs[peer]);
+    drv.cuCtxSetCurrent(current);
+    if (r != CUDA_SUCCESS) {
+      *why = "cuCtxCreate on the relay device: " + drv.describe(r);
+      return nullptr;
+    }
+    return relayContexts_[peer] = relay;
+  }
+
   CudaDriver drv;
   std::vector<CUdevice> devs; // by backend index
   std::atomic<uint64_t> inUse{0};
@@ -423,6 +466,8 @@ private:
   unsigned ctxFlags_ = CU_CTX_SCHED_AUTO;
   std::vector<DeviceDescription> descs_;
   std::vector<std::vector<uint64_t>> images_;
+  std::mutex relayMu_;
+  std::map<size_t, CUcontext> relayContexts_; // by backend index
   // After drv: unloaded before the driver goes.
   ModuleLibrary modules_{
       [this](const std::vector<uint8_t> &image, NativeHandle *module) {
@@ -479,6 +524,7 @@ CudaContext::~CudaContext() {
   blas_.reset(); // its handles and buffers live in this context
   graphs_.reset();
   textures_.reset();
+  relay_.reset();
   for (Slot &s : slots_)
     freeSlot(s);
   for (Slot &s : wideSlots_)
@@ -642,7 +688,35 @@ void CudaContext::hostFree(uint8_t *host) {
 
 OpStatus CudaContext::copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src,
                                            uint64_t size, NativeHandle s) {
+  if (CopyRelay *relay = relayFor(size, toStream(s)))
+    return check(relay->copy(dst, src, size, toStream(s)));
   return check(drv().cuMemcpyHtoDAsync(dst, src, size, toStream(s)));
+}
+
+CopyRelay *CudaContext::relayFor(uint64_t size, CUstream stream) {
+  if (!backend_.settings().multipath || !CopyRelay::worthRelaying(size))
+    return nullptr;
+  // A capture would pull the relay's streams, on another device, into the
+  // graph: captured copies stay whole.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (drv().cuStreamGetCaptureInfo(stream, &capture, nullptr, nullptr, nullptr,
+                                   nullptr, nullptr) != CUDA_SUCCESS ||
+      capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return nullptr;
+  if (relayTried_)
+    return relay_.get();
+  relayTried_ = true;
+  std::string why;
+  CUcontext peer = backend_.relayContext(dev_, &why);
+  if (peer) {
+    auto relay = std::make_unique<CopyRelay>(drv(), ctx_, peer);
+    if (relay->setUp(&why))
+      relay_ = std::move(relay);
+  }
+  logInfo(relay_ ? "this session's large uploads go half through a peer "
+                   "device (multipath)"
+                 : "multipath copies off for this session: " + why);
+  return relay_.get();
 }
 
 OpStatus CudaContext::hostRegister(uint8_t *host, uint64_t size) {

@@ -28,6 +28,7 @@ namespace rc::server {
   X(cuCtxCreate, 3020, (CUcontext *, unsigned int, CUdevice))                  \
   X(cuCtxDestroy, 4000, (CUcontext))                                           \
   X(cuCtxSetCurrent, 4000, (CUcontext))                                        \
+  X(cuCtxGetCurrent, 4000, (CUcontext *))                                      \
   X(cuCtxSynchronize, 2000, (void))                                            \
   X(cuCtxEnablePeerAccess, 4000, (CUcontext, unsigned int))                    \
   X(cuCtxDisablePeerAccess, 4000, (CUcontext))                                 \
