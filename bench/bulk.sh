@@ -13,6 +13,12 @@
 # tcp with a 3 and a 12 GB/s link emulated (RC_EMULATE_GBPS: 25 and 100 GbE).
 # Beside them, rc_transport_bench's 256 MiB read-backs: by RMA (the lanes)
 # and over one plain loopback TCP socket, the kernel's one-stream rate.
+# bench/copy_streams.cu, built the same two ways, runs local, over shm and
+# over tcp (default lanes): cudaMemcpyAsync of 64 KiB to $MIB MiB over 1, 2
+# and 4 streams (pinned), cudaMemcpy of the same sizes (pageable), and 4
+# streams overlapping copies in, a kernel and copies out; one rc-server
+# serves both programs (--manifest of each).
+# TRANSPORTS picks among shm, tcp and shm-multipath (default: all there are).
 # Results in $OUT (the device tool's) or bench/out: bulk-raw.txt, and
 # bench/bulk_report.py's <date>-<gpu>-bulk.json and .md.
 set -uo pipefail
@@ -26,9 +32,14 @@ RAW="$RESULTS/bulk-raw.txt"
 : > "$RAW"
 export PATH="/usr/local/cuda/bin:$PATH"
 LOCAL_BIN=/tmp/rc-bulk-copy-bandwidth
+LOCAL_STREAMS_BIN=/tmp/rc-bulk-copy-streams
 nvcc -O2 -arch=sm_90 "$REPO/bench/copy_bandwidth.cu" -o "$LOCAL_BIN" || exit 1
+nvcc -O2 -arch=sm_90 "$REPO/bench/copy_streams.cu" -o "$LOCAL_STREAMS_BIN" || exit 1
 REMOTE_BIN="$WORK/rc/bench/copy_bandwidth"
-[[ -x "$REMOTE_BIN" ]] || { echo "bulk.sh: no $REMOTE_BIN (carry .bundle, run unpack)"; exit 1; }
+REMOTE_STREAMS_BIN="$WORK/rc/bench/copy_streams"
+for bin in "$REMOTE_BIN" "$REMOTE_STREAMS_BIN"; do
+  [[ -x "$bin" ]] || { echo "bulk.sh: no $bin (carry .bundle, run unpack)"; exit 1; }
+done
 
 # One configuration's run, its lines prefixed with the configuration.
 run() { # name command...
@@ -37,15 +48,25 @@ run() { # name command...
 }
 
 run local "$LOCAL_BIN"
-for transport in shm tcp; do
+run local "$LOCAL_STREAMS_BIN"
+# shm-multipath: shm with rc-server's multipath copies (RC_SERVER_MULTIPATH),
+# where there are two GPUs.
+if [[ -z "${TRANSPORTS:-}" ]]; then
+  TRANSPORTS="shm tcp"
+  (( $(nvidia-smi -L | wc -l) >= 2 )) && TRANSPORTS+=" shm-multipath"
+fi
+for transport in $TRANSPORTS; do
+  multipath=0
   case "$transport" in
     shm) url="shm://rc-bulk-$$" ;;
+    shm-multipath) url="shm://rc-bulk-mp-$$"; multipath=1 ;;
     tcp) url="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))" ;;
   esac
   # The server grants as many lanes as a client asks for, up to 16.
-  env LD_LIBRARY_PATH="$WORK/rc/lib" RC_TCP_LANES=16 \
+  env LD_LIBRARY_PATH="$WORK/rc/lib" RC_TCP_LANES=16 RC_SERVER_MULTIPATH=$multipath \
     "$WORK/rc/bin/rc-server" --listen "$url" \
-    --manifest "$REMOTE_BIN.rcm" > "$RESULTS/bulk-server-$transport.log" 2>&1 &
+    --manifest "$REMOTE_BIN.rcm" --manifest "$REMOTE_STREAMS_BIN.rcm" \
+    > "$RESULTS/bulk-server-$transport.log" 2>&1 &
   server=$!
   for _ in $(seq 100); do
     grep -q "listening on" "$RESULTS/bulk-server-$transport.log" && break
@@ -53,6 +74,7 @@ for transport in shm tcp; do
   done
   client=(env RC_SERVER="$url" LD_LIBRARY_PATH="$WORK/rc/lib")
   run "$transport" "${client[@]}" "$REMOTE_BIN"
+  run "$transport" "${client[@]}" "$REMOTE_STREAMS_BIN"
   if [[ "$transport" == tcp ]]; then
     run tcp-1stream "${client[@]}" RC_TCP_LANES=0 "$REMOTE_BIN"
     run tcp-4lanes "${client[@]}" RC_TCP_LANES=4 "$REMOTE_BIN"

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Turns bench/bulk.sh's raw lines ("<config>: H2D pinned   51.87 GB/s")
-and bench/load.sh's ("shm cold rep 2: load time 612.3 ms") into
+"""Turns bench/bulk.sh's raw lines ("<config>: H2D pinned   51.87 GB/s";
+copy_streams' "<config>: sweep h2d pinned 65536 B 2 streams 12.34 GB/s" and
+"<config>: overlap 4 streams 268435456 B 45.67 GB/s") and bench/load.sh's
+("shm cold rep 2: load time 612.3 ms") into
 <date>-<gpu>-bulk.json with a top-level `rows` list of
 {bench, case, transport, value, unit, local_value, ratio} (ratio: remote /
 local; higher is better for a bandwidth, lower for a load time) and a
@@ -21,6 +23,82 @@ LINE = re.compile(r"^(\S+): (H2D|D2H) (pageable|pinned)\s+([0-9.]+) GB/s$")
 READBACK = re.compile(r"^readback-lanes(\d+): (read-back by RMA|plain tcp "
                       r"socket)\s+(\d+) B: median\s+[0-9.]+ us \(([0-9.]+) GB/s")
 LOAD = re.compile(r"^(\S+) (\S+) rep \d+: load time ([0-9.]+) ms$")
+# bench/copy_streams.cu's sweep and overlap lines.
+SWEEP = re.compile(r"^(\S+): sweep (h2d|d2h) (pageable|pinned) (\d+) B "
+                   r"(\d+) streams ([0-9.]+) GB/s$")
+OVERLAP = re.compile(r"^(\S+): overlap (\d+) streams (\d+) B ([0-9.]+) GB/s$")
+
+
+def size_name(nbytes):
+    """64kib below 1 MiB, else 1mib, 256mib, 1024mib."""
+    if nbytes < 1 << 20:
+        return "%dkib" % (nbytes >> 10)
+    return "%dmib" % (nbytes >> 20)
+
+
+def stream_values(lines):
+    """copy_streams' GB/s per (config, case), in the order of the lines:
+    h2d-pinned-64kib-2streams, d2h-pageable-1024mib-1streams,
+    overlap-4streams-256mib."""
+    values = {}
+    for line in lines:
+        line = line.strip()
+        m = SWEEP.match(line)
+        if m:
+            case = "%s-%s-%s-%sstreams" % (m.group(2), m.group(3),
+                                           size_name(int(m.group(4))),
+                                           m.group(5))
+            values[(m.group(1), case)] = float(m.group(6))
+        m = OVERLAP.match(line)
+        if m:
+            case = "overlap-%sstreams-%s" % (m.group(2),
+                                             size_name(int(m.group(3))))
+            values[(m.group(1), case)] = float(m.group(4))
+    return values
+
+
+def copy_rows(lines):
+    """The copy rows of bulk.sh's raw lines: the transport's read-backs,
+    copy_bandwidth's cases (sorted), then copy_streams' (in run order), each
+    remote one against the local value of its case."""
+    values = {}  # (config, case) -> GB/s
+    streams = {}  # transport -> GB/s of a transport-level read-back
+    for line in lines:
+        m = LINE.match(line.strip())
+        if m:
+            case = "%s-%s" % (m.group(2).lower(), m.group(3))
+            values[(m.group(1), case)] = float(m.group(4))
+        m = READBACK.match(line.strip())
+        if m:
+            mib = int(m.group(3)) >> 20
+            name = ("tcp-%s-lanes" % m.group(1)
+                    if m.group(2).startswith("read-back")
+                    else "plain-tcp-socket")
+            streams[(name, "readback-%dmib" % mib)] = float(m.group(4))
+    rows = []
+    for (name, case), value in sorted(streams.items()):
+        rows.append({"bench": "copy", "case": case, "transport": name,
+                     "value": value, "unit": "GB/s", "local_value": None,
+                     "ratio": None})
+    rows += against_local(sorted(values.items()))
+    rows += against_local(stream_values(lines).items())
+    return rows
+
+
+def against_local(items):
+    """Rows of ((config, case), GB/s) items other than local's, each with
+    the local value of its case and the ratio to it."""
+    local = {case: value for (config, case), value in items
+             if config == "local"}
+    rows = []
+    for (config, case), value in items:
+        if config == "local":
+            continue
+        base = local.get(case)
+        rows.append({"bench": "copy", "case": case, "transport": config,
+                     "value": value, "unit": "GB/s", "local_value": base,
+                     "ratio": round(value / base, 3) if base else None})
+    return rows
 
 
 def load_rows(path, model):
@@ -57,37 +135,17 @@ def main():
     ap.add_argument("--mib", type=int, required=True)
     ap.add_argument("--reps", type=int, required=True)
     args = ap.parse_args()
-    values = {}  # (config, case) -> GB/s
     with open(args.raw) as f:
-        for line in f:
-            m = LINE.match(line.strip())
-            if m:
-                case = "%s-%s" % (m.group(2).lower(), m.group(3))
-                values[(m.group(1), case)] = float(m.group(4))
-    streams = {}  # transport -> GB/s of a transport-level read-back
-    with open(args.raw) as f:
-        for line in f:
-            m = READBACK.match(line.strip())
-            if m:
-                mib = int(m.group(3)) >> 20
-                name = ("tcp-%s-lanes" % m.group(1)
-                        if m.group(2).startswith("read-back")
-                        else "plain-tcp-socket")
-                streams[(name, "readback-%dmib" % mib)] = float(m.group(4))
-    rows = []
-    for (name, case), value in sorted(streams.items()):
-        rows.append({"bench": "copy", "case": case, "transport": name,
-                     "value": value, "unit": "GB/s", "local_value": None,
-                     "ratio": None})
-    for (config, case), value in sorted(values.items()):
-        if config == "local":
-            continue
-        local = values.get(("local", case))
-        rows.append({"bench": "copy", "case": case, "transport": config,
-                     "value": value, "unit": "GB/s", "local_value": local,
-                     "ratio": round(value / local, 3) if local else None})
+        lines = f.readlines()
+    rows = copy_rows(lines)
     setup = ("synchronous cudaMemcpy of %d MiB, median of %d, one stream "
              "(bench/copy_bandwidth.cu)" % (args.mib, args.reps))
+    if stream_values(lines):
+        setup += ("; cudaMemcpyAsync of 64 KiB to %d MiB over 1, 2 and 4 "
+                  "streams (pinned) and cudaMemcpy (pageable), and 4 streams "
+                  "overlapping copies in, a kernel and copies out (GB/s of "
+                  "bytes in + out), median of %d (bench/copy_streams.cu)"
+                  % (args.mib, args.reps))
     if args.load_raw:
         rows += load_rows(args.load_raw, args.model)
         setup += ("; llama-completion's load time of the %s Q4_0 model, "
@@ -119,7 +177,12 @@ def chart(base, rows):
         print("bulk_report: no matplotlib: no chart")
         return
     benches = [b for b in ("copy", "load") if any(r["bench"] == b for r in rows)]
-    fig, axes = plt.subplots(1, len(benches), figsize=(7 * len(benches), 4.5))
+    # copy_streams' sweep adds some 40 cases: wider panels, steeper labels.
+    most = max((len({r["case"] for r in rows if r["bench"] == b})
+                for b in benches), default=0)
+    panel = max(7, 0.3 * most)
+    fig, axes = plt.subplots(1, len(benches),
+                             figsize=(panel * len(benches), 4.5))
     axes = axes if len(benches) > 1 else [axes]
     for ax, bench in zip(axes, benches):
         mine = [r for r in rows if r["bench"] == bench and r["ratio"]]
@@ -132,7 +195,10 @@ def chart(base, rows):
                    [ratio.get(c, 0) for c in cases], width, label=t)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xticks([c + 0.4 - width / 2 for c in range(len(cases))])
-        ax.set_xticklabels(cases, rotation=20)
+        if len(cases) <= 8:
+            ax.set_xticklabels(cases, rotation=20)
+        else:
+            ax.set_xticklabels(cases, rotation=70, ha="right", fontsize=7)
         ax.set_ylabel("remote / local (%s)" % ("bandwidth: higher is better"
                       if bench == "copy" else "load time: lower is better"))
         ax.set_title(bench)

@@ -63,7 +63,7 @@ pack_rc() {
   # remote-clang (the GPU machine has no clang; it builds the local ones
   # with nvcc).
   mkdir -p "$rc/bench"
-  for prog in copy_bandwidth session_start; do
+  for prog in copy_bandwidth copy_streams session_start; do
     "$RC_BUILD/bin/remote-clang++" -O2 "$REPO/bench/$prog.cu" -o "$rc/bench/$prog"
   done
   # glibc and libstdc++ are newer on the GPU machine (Ubuntu 24.04), so those
@@ -78,7 +78,7 @@ pack_rc() {
     esac
   done
   strip_debug "$rc"/bin/* "$rc"/lib/* "$rc"/samples/* "$rc"/bench/copy_bandwidth \
-    "$rc"/bench/session_start
+    "$rc"/bench/copy_streams "$rc"/bench/session_start
   tar -C "$STAGE" -cf - rc | xz -T2 -6 > "$out/rc.tar.xz"
 }
 
