@@ -238,6 +238,9 @@ cudaError_t Runtime::copyDirectionLocked(const void *dst, const void *src,
   return cudaSuccess;
 }
 
+// Read-backs written by RMA over tcp lanes go in chunks of this size.
+constexpr size_t kLaneReadbackChunk = size_t(32) << 20;
+
 // Uploads of at least this many bytes from shared pinned pages are read
 // there by the server's DMA. Smaller ones (llama.cpp's per-token inputs)
 // keep travelling in the batch: their bytes are copied at the call, so the
@@ -347,13 +350,21 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
       return err;
     return takePendingErrorLocked();
   }
-  for (size_t off = 0; off < count; off += opts_.chunkBytes) {
-    size_t n = std::min(opts_.chunkBytes, count - off);
+  // Over tcp lanes an RMA read-back's reply carries none of its bytes, so
+  // its chunk may exceed a reply's: rc-server reads it back in 8 MiB pieces
+  // (1 MiB per lane), the GPU copying one while the lanes send the other.
+  const size_t rmaChunk = conn_->lanes() > 0
+                              ? std::max(opts_.chunkBytes, kLaneReadbackChunk)
+                              : opts_.chunkBytes;
+  for (size_t off = 0, n = 0; off < count; off += n) {
+    n = std::min(rmaChunk, count - off);
     transport::RemoteRegion region;
     uint64_t shared = 0, sharedOffset = 0;
     bool direct = hostMemory_.sharedRange(out + off, n, &shared, &sharedOffset);
     bool rma = !direct && opts_.rmaReadbackMin && n >= opts_.rmaReadbackMin &&
                conn_->exposeForWrite(out + off, n, &region);
+    if (!rma && !direct)
+      n = std::min(n, opts_.chunkBytes); // the bytes come in the reply
     Sink sink;
     sink.index = appendLocked(
         wire::Command::MemcpyD2H,

@@ -92,6 +92,30 @@ TEST_P(RmaTest, LargeReadBacksIntoPageableMemoryAreStagedOverShm) {
   }
 }
 
+// Over tcp lanes an RMA read-back's reply carries none of its bytes, so it
+// goes in 32 MiB chunks instead of a reply's 4 MiB: 70 MiB + 3 come back in
+// three commands, intact (shm, without lanes: 18).
+TEST_P(RmaTest, ReadBacksOverLanesGoInLargeChunks) {
+  start(64 << 10);
+  auto sent = pattern((70 << 20) + 3, 21);
+  void *d = nullptr;
+  ASSERT_EQ(rt->malloc(&d, sent.size()), cudaSuccess);
+  ASSERT_EQ(rt->memcpy(d, sent.data(), sent.size(), cudaMemcpyHostToDevice,
+                       nullptr, false, false),
+            cudaSuccess);
+  std::vector<uint8_t> out(sent.size(), 0);
+  auto before = rt->trafficStats();
+  ASSERT_EQ(rt->memcpy(out.data(), d, out.size(), cudaMemcpyDeviceToHost,
+                       nullptr, false, false),
+            cudaSuccess);
+  auto after = rt->trafficStats();
+  EXPECT_EQ(out, sent);
+  const bool tcp = GetParam() == std::string("tcp");
+  EXPECT_EQ(after.commands - before.commands, tcp ? 3u : 18u);
+  EXPECT_EQ(after.bytesDownRma - before.bytesDownRma, sent.size());
+  EXPECT_EQ(rt->free(d), cudaSuccess);
+}
+
 TEST_P(RmaTest, SmallReadBacksTravelInTheReply) {
   start(64 << 10);
   auto sent = pattern(4096, 9);
