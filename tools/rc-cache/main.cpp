@@ -3,6 +3,8 @@
 // file (docs/server.md, "Content cache"). A client program like any other:
 // it reaches the server named by RC_SERVER (and RC_AUTH_KEY_FILE) through
 // the remote-clang runtime.
+#include "gguf_tensors.h"
+
 #include <cuda_runtime_api.h>
 
 #include <fcntl.h>
@@ -31,8 +33,13 @@ int usage() {
       "use\n"
       "       rc-cache evict [HASH...]    drop the chunks named (all of them "
       "with none)\n"
-      "       rc-cache preload FILE...    upload each file once, as one "
-      "upload from its start\n"
+      "       rc-cache preload [--whole] FILE...\n"
+      "                                   upload each file once: a GGUF "
+      "model\n"
+      "                                   tensor by tensor, as llama.cpp "
+      "loads it;\n"
+      "                                   any other file (or --whole) as "
+      "one upload\n"
       "The server is RC_SERVER's (and RC_AUTH_KEY_FILE's key), as for any "
       "remote-clang program.\n");
   return 2;
@@ -77,45 +84,107 @@ void printReport(const char *json) {
               field(json, "chunk_bytes") / 1048576.0);
 }
 
-// Uploads `path` in windows of a multiple of the cache's chunk size, so its
-// chunks are those of one upload of the whole file.
-bool preload(const char *path) {
-  int fd = open(path, O_RDONLY);
-  struct stat st{};
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    std::fprintf(stderr, "rc-cache: cannot open %s: %s\n", path,
-                 std::strerror(errno));
-    if (fd >= 0)
-      close(fd);
-    return false;
+// A file mapped for reading, unmapped when it goes.
+class MappedFile {
+public:
+  bool open(const char *path) {
+    int fd = ::open(path, O_RDONLY);
+    struct stat st{};
+    if (fd < 0 || fstat(fd, &st) != 0) {
+      std::fprintf(stderr, "rc-cache: cannot open %s: %s\n", path,
+                   std::strerror(errno));
+      if (fd >= 0)
+        close(fd);
+      return false;
+    }
+    size_ = size_t(st.st_size);
+    void *p =
+        size_ ? mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
+    close(fd);
+    if (p == MAP_FAILED) {
+      std::fprintf(stderr, "rc-cache: cannot map %s: %s\n", path,
+                   std::strerror(errno));
+      size_ = 0;
+      return false;
+    }
+    data_ = static_cast<const uint8_t *>(p);
+    return true;
   }
-  size_t size = size_t(st.st_size);
-  void *file =
-      size ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
-  close(fd);
-  if (size && file == MAP_FAILED) {
-    std::fprintf(stderr, "rc-cache: cannot map %s: %s\n", path,
-                 std::strerror(errno));
-    return false;
+  ~MappedFile() {
+    if (data_)
+      munmap(const_cast<uint8_t *>(data_), size_);
   }
+  const uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
+
+private:
+  const uint8_t *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Uploads [data, data + size) as an application's one upload of it would
+// go: in windows of a multiple of the cache's chunk size, so its chunks
+// are those of the one upload. `device` holds a window.
+cudaError_t upload(void *device, const uint8_t *data, size_t size) {
   const size_t kWindow = size_t(256) << 20; // 64 chunks of 4 MiB
+  cudaError_t err = cudaSuccess;
+  for (size_t off = 0; err == cudaSuccess && off < size; off += kWindow)
+    err = cudaMemcpy(device, data + off, std::min(kWindow, size - off),
+                     cudaMemcpyHostToDevice);
+  return err;
+}
+
+// Each range of the file as an upload of its own; `gguf`: they are a
+// model's tensors.
+bool preloadRanges(const char *path, const MappedFile &file,
+                   const std::vector<rc::tools::GgufTensor> &ranges,
+                   bool gguf) {
+  size_t largest = 0, total = 0;
+  for (const auto &r : ranges) {
+    largest = std::max<size_t>(largest, r.size);
+    total += r.size;
+  }
   void *device = nullptr;
   cudaError_t err =
-      size ? cudaMalloc(&device, std::min(size, kWindow)) : cudaSuccess;
-  for (size_t off = 0; err == cudaSuccess && off < size; off += kWindow)
-    err = cudaMemcpy(device, static_cast<const char *>(file) + off,
-                     std::min(kWindow, size - off), cudaMemcpyHostToDevice);
+      largest
+          ? cudaMalloc(&device, std::min<size_t>(largest, size_t(256) << 20))
+          : cudaSuccess;
+  for (size_t i = 0; err == cudaSuccess && i < ranges.size(); ++i)
+    err = upload(device, file.data() + ranges[i].offset, ranges[i].size);
   if (device)
     cudaFree(device);
-  if (size)
-    munmap(file, size);
   if (err != cudaSuccess) {
     std::fprintf(stderr, "rc-cache: uploading %s: %s\n", path,
                  cudaGetErrorName(err));
     return false;
   }
-  std::printf("preloaded %s (%zu bytes)\n", path, size);
+  if (gguf)
+    std::printf("preloaded %s (%zu bytes in %zu GGUF tensors)\n", path, total,
+                ranges.size());
+  else
+    std::printf("preloaded %s (%zu bytes)\n", path, total);
   return true;
+}
+
+// A GGUF model tensor by tensor (llama.cpp uploads each from its first
+// byte, so those are the chunks its loads ask for); anything else, or with
+// `whole`, as one upload from the file's start.
+bool preload(const char *path, bool whole) {
+  MappedFile file;
+  if (!file.open(path))
+    return false;
+  std::vector<rc::tools::GgufTensor> ranges;
+  bool gguf = !whole && rc::tools::looksLikeGguf(file.data(), file.size());
+  if (!gguf) {
+    ranges.push_back({"", 0, file.size()});
+  } else {
+    std::string why;
+    if (!rc::tools::readGgufTensors(file.data(), file.size(), &ranges, &why)) {
+      std::fprintf(stderr, "rc-cache: %s: %s\n", path, why.c_str());
+      return false;
+    }
+  }
+  return preloadRanges(path, file, ranges, gguf);
 }
 
 } // namespace
@@ -164,9 +233,14 @@ int main(int argc, char **argv) {
     std::free(answer);
     return 0;
   }
-  if (cmd == "preload" && !rest.empty()) {
+  if (cmd == "preload") {
+    bool whole = !rest.empty() && std::strcmp(rest[0], "--whole") == 0;
+    if (whole)
+      rest.erase(rest.begin());
+    if (rest.empty())
+      return usage();
     for (const char *path : rest)
-      if (!preload(path))
+      if (!preload(path, whole))
         return 1;
     return 0;
   }

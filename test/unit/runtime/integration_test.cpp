@@ -4,6 +4,7 @@
 #include "child_process.h"
 #include "key_dir.h"
 #include "programs/test_module.h"
+#include "rc/content_hash.h"
 #include "rc/fatbin.h"
 #include "rc/manifest_file.h"
 
@@ -916,6 +917,60 @@ TEST(RuntimeIntegration, ColdUploadsGoUnaskedAndFillTheCacheOverShm) {
 
 // rc-cache: a file preloaded is what a later upload of the whole file
 // finds; listing, the report and eviction name the namespace's chunks.
+// A GGUF model is preloaded tensor by tensor, as llama.cpp uploads it: the
+// cache then holds the chunks of the tensor's own upload (its first 4 MiB,
+// then the 1 MiB + 4 KiB left), not those of the file cut from its start.
+TEST(RuntimeIntegration, RcCachePreloadsAGgufModelTensorByTensor) {
+  ServedPrograms served;
+  served.start(shmUrl("rc-cache-gguf"), {"--cache", "16MiB"});
+  if (!served.running())
+    return;
+  std::string model = served.dir() + "/model.gguf";
+  std::vector<uint8_t> f;
+  auto raw = [&](const void *p, size_t n) {
+    f.insert(f.end(), static_cast<const uint8_t *>(p),
+             static_cast<const uint8_t *>(p) + n);
+  };
+  auto u32 = [&](uint32_t v) { raw(&v, 4); };
+  auto u64 = [&](uint64_t v) { raw(&v, 8); };
+  auto str = [&](const std::string &s) {
+    u64(s.size());
+    raw(s.data(), s.size());
+  };
+  const uint64_t small = 4000, large = (5 << 20) + 4096; // F32 bytes
+  u32(0x46554747), u32(3), u64(2), u64(1);
+  str("general.architecture"), u32(8), str("llama");
+  str("norm.weight"), u32(1), u64(small / 4), u32(0), u64(0);
+  str("blk.0.ffn.weight"), u32(1), u64(large / 4), u32(0), u64(small);
+  while (f.size() % 32)
+    f.push_back(0);
+  size_t dataStart = f.size();
+  for (uint64_t i = 0; i < (small + large) / 4; ++i)
+    u32(uint32_t(i * 2654435761u));
+  {
+    std::ofstream out(model, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(f.data()), long(f.size()));
+  }
+  ChildResult r = runChild({RC_CACHE_TOOL, "preload", model}, served.env(),
+                           served.dir() + "/preload.out", 60);
+  ASSERT_EQ(r.status, 0) << r.output << served.log();
+  EXPECT_NE(r.output.find("in 2 GGUF tensors"), std::string::npos) << r.output;
+  std::string firstChunk =
+      rc::hashContent(f.data() + dataStart + small, 4 << 20).hex();
+  std::string list;
+  for (int attempt = 0; attempt < 20; ++attempt) { // verified a moment later
+    list = runChild({RC_CACHE_TOOL, "list"}, served.env(),
+                    served.dir() + "/list.out", 60)
+               .output;
+    if (list.find(firstChunk) != std::string::npos)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(list.find(firstChunk), std::string::npos) << list;
+  EXPECT_NE(list.find(std::to_string(large - (4 << 20))), std::string::npos)
+      << list;
+}
+
 TEST(RuntimeIntegration, RcCachePreloadsListsAndEvicts) {
   ServedPrograms served;
   served.start(shmUrl("rc-cache"), {"--cache", "16MiB"});
