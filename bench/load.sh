@@ -14,6 +14,8 @@
 #   nocache  the client's RC_CACHE=0 (every byte crosses, as before the cache)
 #   cold     a server started just before, its cache empty
 #   warm     the run after a cold one, same server
+#   preloaded  a fresh server warmed by `rc-cache preload` of the model
+#            file (an operator's step, over the same link; PRELOAD=0: skip)
 # Results in $OUT (the device tool's) or bench/out: load-raw.txt, which
 # bench/bulk_report.py --load-raw turns into rows of <date>-<gpu>-bulk.json;
 # where the time goes: each remote run's RC_STATS (load-stats-*.json) and
@@ -29,6 +31,7 @@ REPS="${REPS:-3}"
 CACHE="${CACHE:-8GiB}"
 TRANSPORTS="${TRANSPORTS:-shm tcp tcp-12gbps tcp-3gbps}"
 RPC="${RPC:-1}"
+PRELOAD="${PRELOAD:-1}"
 RESULTS="${OUT:-$REPO/bench/out}"
 mkdir -p "$RESULTS"
 RAW="$RESULTS/load-raw.txt"
@@ -118,6 +121,11 @@ for t in $TRANSPORTS; do
     start "$url" --cache "$CACHE" --metrics "$RESULTS/load-metrics-$t-$rep.json" || break
     record "$t" cold "$rep" "$(remote cold "$rep")"
     record "$t" warm "$rep" "$(remote warm "$rep")"
+    [[ "$PRELOAD" == 1 ]] || continue
+    start "$url" --cache "$CACHE" --metrics "$RESULTS/load-metrics-$t-preloaded-$rep.json" || break
+    env LD_LIBRARY_PATH="$WORK/rc/lib" RC_SERVER="$url" RC_EMULATE_GBPS="$gbps" \
+      "$RC_BIN/rc-cache" preload "$MODEL_FILE" 2>&1 | tee -a "$RESULTS/load-preload.log"
+    record "$t" preloaded "$rep" "$(remote preloaded "$rep")"
   done
   grep -m1 "content cache" "$RESULTS/load-server.log" | head -1
   stop
