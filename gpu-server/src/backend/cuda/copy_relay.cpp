@@ -6,11 +6,9 @@ namespace rc::server {
 
 namespace {
 
-// Below this a copy goes whole over its own link: half of it would be one
-// relay chunk, whose staging and pull run one after the other.
+// Below this a copy goes whole over its own link: a relayed part would be
+// one chunk at most, whose staging and pull run one after the other.
 constexpr uint64_t kMinRelayBytes = 16 << 20;
-// The relayed half starts on a page boundary of the copy.
-constexpr uint64_t kSplitAlign = 4096;
 constexpr unsigned kNonBlocking = 0x1; // CU_STREAM_NON_BLOCKING
 
 } // namespace
@@ -83,14 +81,8 @@ CopyRelay::~CopyRelay() {
   drv_.cuCtxSetCurrent(session_);
 }
 
-CUresult CopyRelay::copy(CUdeviceptr dst, const uint8_t *src, uint64_t size,
-                         CUstream stream) {
-  uint64_t direct = (size - size / 2) / kSplitAlign * kSplitAlign;
-  // The relay starts behind what `stream` ran before: that work may still
-  // write the source (a read-back into it) or the destination.
+CUresult CopyRelay::fork(CUstream stream) {
   CUresult r = drv_.cuEventRecord(forked_, stream);
-  if (r == CUDA_SUCCESS)
-    r = drv_.cuMemcpyHtoDAsync(dst, src, direct, stream);
   if (r == CUDA_SUCCESS)
     r = drv_.cuStreamWaitEvent(pull_, forked_, 0);
   if (r == CUDA_SUCCESS) {
@@ -99,15 +91,22 @@ CUresult CopyRelay::copy(CUdeviceptr dst, const uint8_t *src, uint64_t size,
       r = drv_.cuStreamWaitEvent(stage_, forked_, 0);
     drv_.cuCtxSetCurrent(session_);
   }
-  for (uint64_t at = direct; r == CUDA_SUCCESS && at < size;) {
+  return r;
+}
+
+CUresult CopyRelay::send(CUdeviceptr dst, const uint8_t *src, uint64_t size) {
+  CUresult r = CUDA_SUCCESS;
+  for (uint64_t at = 0; r == CUDA_SUCCESS && at < size;) {
     uint64_t n = std::min(size - at, kChunkBytes);
     r = relayChunk(next_, dst + at, src + at, n);
     next_ = (next_ + 1) % kBuffers;
     at += n;
   }
-  // Work after the copy on `stream` waits for the relayed half too.
-  if (r == CUDA_SUCCESS)
-    r = drv_.cuEventRecord(joined_, pull_);
+  return r;
+}
+
+CUresult CopyRelay::join(CUstream stream) {
+  CUresult r = drv_.cuEventRecord(joined_, pull_);
   if (r == CUDA_SUCCESS)
     r = drv_.cuStreamWaitEvent(stream, joined_, 0);
   return r;

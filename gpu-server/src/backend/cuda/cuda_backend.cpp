@@ -23,6 +23,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace rc::server {
 
@@ -159,9 +160,14 @@ private:
   // Records the packing slot's event: before the slot can be taken again,
   // and before its stream is destroyed.
   OpStatus closePacking();
-  // The relay for a copy of `size` bytes on `stream` (CudaSettings::
-  // multipath), made on the first copy that asks; null: a direct copy.
-  CopyRelay *relayFor(uint64_t size, CUstream stream);
+  // Whether a copy of `size` bytes on `stream` goes through relays
+  // (CudaSettings::multipath); they are made on the first copy that asks.
+  bool useRelays(uint64_t size, CUstream stream);
+  void setUpRelays();
+  // The copy in equal parts: one over this device's own link, one through
+  // each relay.
+  CUresult copyThroughRelays(uint64_t dst, const uint8_t *src, uint64_t size,
+                             CUstream stream);
 
   CudaBackend &backend_;
   CUcontext ctx_;
@@ -179,8 +185,8 @@ private:
   std::unique_ptr<BlasContext> blas_;       // destroyed before the context
   std::unique_ptr<GraphDevice> graphs_;     // likewise
   std::unique_ptr<TextureDevice> textures_; // likewise
-  std::unique_ptr<CopyRelay> relay_;        // likewise
-  bool relayTried_ = false;
+  std::vector<std::unique_ptr<CopyRelay>> relays_; // likewise
+  bool relaysTried_ = false;
   // VMM objects are not owned by the context: released on destruction.
   std::map<uint64_t, uint64_t> vaRanges_;     // reserved base -> size
   std::map<NativeHandle, uint64_t> physical_; // handle -> size
@@ -193,7 +199,8 @@ public:
       : ordinals_(std::move(ordinals)), settings_(settings) {}
   ~CudaBackend() override {
     for (auto &kv : relayContexts_)
-      drv.cuCtxDestroy(kv.second);
+      if (kv.second)
+        drv.cuCtxDestroy(kv.second);
   }
   const CudaSettings &settings() const { return settings_; }
 
@@ -419,36 +426,36 @@ public:
     return cudaModuleKernel(drv, module, name, out);
   }
 
-  // The context through which copies to `dev` relay (CopyRelay): on the
-  // first other device this backend serves that `dev` can read peer to
-  // peer, made on first use and shared by the sessions (only copies run in
-  // it). Null and *why when there is none. Leaves the calling thread's
-  // current context as it was.
-  CUcontext relayContext(CUdevice dev, std::string *why) {
+  // The contexts through which copies to `dev` relay (CopyRelay): one on
+  // each other device this backend serves that `dev` can read peer to peer,
+  // made on first use and shared by the sessions (only copies run in
+  // them). *why says why there is none, or why one is missing. Leaves the
+  // calling thread's current context as it was.
+  std::vector<CUcontext> relayContexts(CUdevice dev, std::string *why) {
     size_t self = std::find(devs.begin(), devs.end(), dev) - devs.begin();
-    size_t peer = devs.size();
-    for (size_t j = 0; self < devs.size() && j < devs.size(); ++j)
-      if (j != self && descs_[self].canAccessPeer[j]) {
-        peer = j;
-        break;
-      }
-    if (peer == devs.size()) {
-      *why = "no other device of this server is reachable peer to peer";
-      return nullptr;
-    }
+    std::vector<CUcontext> relays;
     std::lock_guard<std::mutex> g(relayMu_);
-    auto it = relayContexts_.find(peer);
-    if (it != relayContexts_.end())
-      return it->second;
-    CUcontext current = nullptr, relay = nullptr;
-    drv.cuCtxGetCurrent(&current);
-    CUresult r = drv.cuCtxCreate(&relay, ctxFlags_, devs[peer]);
-    drv.cuCtxSetCurrent(current);
-    if (r != CUDA_SUCCESS) {
-      *why = "cuCtxCreate on the relay device: " + drv.describe(r);
-      return nullptr;
+    for (size_t peer = 0; self < devs.size() && peer < devs.size(); ++peer) {
+      if (peer == self || !descs_[self].canAccessPeer[peer])
+        continue;
+      CUcontext &relay = relayContexts_[peer];
+      if (!relay) {
+        CUcontext current = nullptr;
+        drv.cuCtxGetCurrent(&current);
+        CUresult r = drv.cuCtxCreate(&relay, ctxFlags_, devs[peer]);
+        drv.cuCtxSetCurrent(current);
+        if (r != CUDA_SUCCESS) {
+          relay = nullptr;
+          *why = "cuCtxCreate on relay device " + std::to_string(peer) + ": " +
+                 drv.describe(r);
+          continue;
+        }
+      }
+      relays.push_back(relay);
     }
-    return relayContexts_[peer] = relay;
+    if (relays.empty() && why->empty())
+      *why = "no other device of this server is reachable peer to peer";
+    return relays;
   }
 
   CudaDriver drv;
@@ -524,7 +531,7 @@ CudaContext::~CudaContext() {
   blas_.reset(); // its handles and buffers live in this context
   graphs_.reset();
   textures_.reset();
-  relay_.reset();
+  relays_.clear();
   for (Slot &s : slots_)
     freeSlot(s);
   for (Slot &s : wideSlots_)
@@ -688,35 +695,67 @@ void CudaContext::hostFree(uint8_t *host) {
 
 OpStatus CudaContext::copyH2DFromHostAlloc(uint64_t dst, const uint8_t *src,
                                            uint64_t size, NativeHandle s) {
-  if (CopyRelay *relay = relayFor(size, toStream(s)))
-    return check(relay->copy(dst, src, size, toStream(s)));
+  if (useRelays(size, toStream(s)))
+    return check(copyThroughRelays(dst, src, size, toStream(s)));
   return check(drv().cuMemcpyHtoDAsync(dst, src, size, toStream(s)));
 }
 
-CopyRelay *CudaContext::relayFor(uint64_t size, CUstream stream) {
+bool CudaContext::useRelays(uint64_t size, CUstream stream) {
   if (!backend_.settings().multipath || !CopyRelay::worthRelaying(size))
-    return nullptr;
-  // A capture would pull the relay's streams, on another device, into the
+    return false;
+  // A capture would pull the relays' streams, on other devices, into the
   // graph: captured copies stay whole.
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   if (drv().cuStreamGetCaptureInfo(stream, &capture, nullptr, nullptr, nullptr,
                                    nullptr, nullptr) != CUDA_SUCCESS ||
       capture != CU_STREAM_CAPTURE_STATUS_NONE)
-    return nullptr;
-  if (relayTried_)
-    return relay_.get();
-  relayTried_ = true;
+    return false;
+  if (!relaysTried_)
+    setUpRelays();
+  return !relays_.empty();
+}
+
+// A relay through every peer the backend offers; one that cannot be set
+// up (its GPU's memory full) leaves the others.
+void CudaContext::setUpRelays() {
+  relaysTried_ = true;
   std::string why;
-  CUcontext peer = backend_.relayContext(dev_, &why);
-  if (peer) {
+  for (CUcontext peer : backend_.relayContexts(dev_, &why)) {
     auto relay = std::make_unique<CopyRelay>(drv(), ctx_, peer);
     if (relay->setUp(&why))
-      relay_ = std::move(relay);
+      relays_.push_back(std::move(relay));
   }
-  logInfo(relay_ ? "this session's large uploads go half through a peer "
-                   "device (multipath)"
-                 : "multipath copies off for this session: " + why);
-  return relay_.get();
+  if (relays_.empty())
+    logInfo("multipath copies off for this session: " + why);
+  else
+    logInfo("this session's large uploads also go through " +
+            std::to_string(relays_.size()) + " other GPU(s) (multipath)" +
+            (why.empty() ? "" : "; not through one: " + why));
+}
+
+// Every relay forks before the direct part is enqueued on `stream`, so no
+// part waits for another; the parts start on page boundaries.
+CUresult CudaContext::copyThroughRelays(uint64_t dst, const uint8_t *src,
+                                        uint64_t size, CUstream stream) {
+  const uint64_t kAlign = 4096;
+  uint64_t part = size / (relays_.size() + 1) / kAlign * kAlign;
+  uint64_t direct = size - part * relays_.size();
+  CUresult r = CUDA_SUCCESS;
+  for (auto &relay : relays_)
+    if (r == CUDA_SUCCESS)
+      r = relay->fork(stream);
+  if (r == CUDA_SUCCESS)
+    r = drv().cuMemcpyHtoDAsync(dst, src, direct, stream);
+  uint64_t at = direct;
+  for (auto &relay : relays_) {
+    if (r == CUDA_SUCCESS)
+      r = relay->send(dst + at, src + at, part);
+    at += part;
+  }
+  for (auto &relay : relays_)
+    if (r == CUDA_SUCCESS)
+      r = relay->join(stream);
+  return r;
 }
 
 OpStatus CudaContext::hostRegister(uint8_t *host, uint64_t size) {
