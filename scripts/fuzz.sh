@@ -18,7 +18,7 @@
 #   scripts/fuzz.sh --live [--seconds N]           rc_live_fuzz, tcp and shm,
 #                                                  against the ASan rc-server
 # --no-build uses build-sanitize/ as it is (several runs at once share it).
-# Harnesses: session frame_hello manifest fragments fatbin.
+# Harnesses: session frame_hello manifest fragments fatbin gguf.
 # RC_SANITIZE_BUILD_DIR overrides build-sanitize/; RC_FUZZ_FLAGS adds
 # libFuzzer flags.
 set -euo pipefail
@@ -27,7 +27,7 @@ BUILD="${RC_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
 PLAIN="${RC_BUILD_DIR:-$ROOT/build}"
 CORPUS="$ROOT/test/fuzz/corpus"
 REGRESSIONS="$ROOT/test/fuzz/regressions"
-ALL=(session frame_hello manifest fragments fatbin)
+ALL=(session frame_hello manifest fragments fatbin gguf)
 die() { echo "fuzz.sh: error: $*" >&2; exit 1; }
 say() { echo "fuzz.sh: $*"; }
 
