@@ -1,5 +1,7 @@
 #include "doorbell.h"
 
+#include "sys_error.h"
+
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
@@ -15,10 +17,6 @@ namespace rc::transport::detail {
 
 namespace {
 constexpr size_t kBytes = 4096;
-
-std::string sysError(const char *what) {
-  return std::string(what) + ": " + std::strerror(errno);
-}
 
 // Not FUTEX_PRIVATE: the word is shared between two processes.
 long futex(std::atomic<uint32_t> *word, int op, uint32_t value,

@@ -1,5 +1,7 @@
 #include "inet.h"
 
+#include "sys_error.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -33,7 +35,7 @@ bool localAddressFor(const sockaddr_in &to, std::string *ip,
                      std::string *error) {
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
   if (fd < 0) {
-    *error = std::string("socket: ") + std::strerror(errno);
+    *error = sysError("socket");
     return false;
   }
   sockaddr_in local{};
@@ -53,7 +55,7 @@ bool probeTcp(const sockaddr_in &to, int timeoutMs, std::string *error,
               bool *refused) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    *error = std::string("socket: ") + std::strerror(errno);
+    *error = sysError("socket");
     return false;
   }
   int rc = ::connect(fd, reinterpret_cast<const sockaddr *>(&to), sizeof to);

@@ -1,6 +1,7 @@
 #include "lane_rendezvous.h"
 
 #include "inet.h"
+#include "sys_error.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -18,10 +19,6 @@ namespace rc::transport::detail {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-
-std::string socketError(const char *what) {
-  return std::string(what) + ": " + std::strerror(errno);
-}
 
 int msUntil(Clock::time_point deadline) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
@@ -65,7 +62,7 @@ std::unique_ptr<LaneOffer> LaneOffer::open(const std::string &ip, int width,
   if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 ||
       listen(fd, 4 * width) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0) {
-    *error = socketError("lanes: listen");
+    *error = sysError("lanes: listen");
     if (fd >= 0)
       close(fd);
     return nullptr;
@@ -73,7 +70,7 @@ std::unique_ptr<LaneOffer> LaneOffer::open(const std::string &ip, int width,
   std::unique_ptr<LaneOffer> offer(new LaneOffer(fd, ntohs(a.sin_port), width));
   if (getrandom(offer->token_.data(), offer->token_.size(), 0) !=
       ssize_t(offer->token_.size())) {
-    *error = socketError("lanes: getrandom");
+    *error = sysError("lanes: getrandom");
     return nullptr;
   }
   return offer;
@@ -117,7 +114,7 @@ std::unique_ptr<Lanes> LaneOffer::collect(Clock::time_point deadline,
       fds.push_back({w.fd, POLLIN, 0});
     if (poll(fds.data(), fds.size(), std::min(msUntil(deadline), 20)) < 0 &&
         errno != EINTR)
-      return give(socketError("lanes: poll"));
+      return give(sysError("lanes: poll"));
     if (fds[0].revents & POLLIN) {
       int fd = accept4(fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       // A crowd of strangers on the port cannot grow this without bound.
@@ -177,12 +174,12 @@ std::unique_ptr<Lanes> dialLanes(const sockaddr_in &server,
     for (int i = 0; i < width; ++i) {
       int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
       if (fd < 0)
-        return give(socketError("socket"));
+        return give(sysError("socket"));
       lanes[direction].push_back(fd);
       int rc = ::connect(fd, reinterpret_cast<const sockaddr *>(&server),
                          sizeof server);
       if (rc != 0 && errno != EINPROGRESS)
-        return give(socketError("connect"));
+        return give(sysError("connect"));
       pollfd p{fd, POLLOUT, 0};
       int err = 0;
       socklen_t len = sizeof err;
@@ -196,7 +193,7 @@ std::unique_ptr<Lanes> dialLanes(const sockaddr_in &server,
       intro.direction = direction;
       intro.index = uint8_t(i);
       if (send(fd, &intro, sizeof intro, MSG_NOSIGNAL) != ssize_t(sizeof intro))
-        return give(socketError("send"));
+        return give(sysError("send"));
     }
   return std::make_unique<Lanes>(lanes[kClientWrites], lanes[kServerWrites],
                                  std::move(regions));

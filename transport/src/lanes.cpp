@@ -1,5 +1,7 @@
 #include "lanes.h"
 
+#include "sys_error.h"
+
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -15,10 +17,6 @@ namespace {
 // and the acknowledgement cost more than a stream's share saves.
 constexpr uint64_t kMinSlice = 64 * 1024;
 
-std::string socketError(const char *what) {
-  return std::string(what) + ": " + std::strerror(errno);
-}
-
 // Sends `head` then `body` whole; false with *why.
 bool sendAll(int fd, const void *head, size_t headSize, const void *body,
              size_t bodySize, std::string *why) {
@@ -32,7 +30,7 @@ bool sendAll(int fd, const void *head, size_t headSize, const void *body,
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      *why = socketError("send");
+      *why = sysError("send");
       return false;
     }
     auto left = size_t(n);
@@ -59,7 +57,7 @@ bool recvAll(int fd, void *buf, size_t size, std::string *why) {
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
-      *why = socketError("recv");
+      *why = sysError("recv");
       return false;
     }
     if (n == 0) {

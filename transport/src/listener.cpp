@@ -10,6 +10,7 @@
 #include "connection.h"
 #include "inet.h"
 #include "shm_regions.h"
+#include "sys_error.h"
 #include "unix_rendezvous.h"
 #include "url.h"
 
@@ -321,7 +322,7 @@ private:
         fds.push_back({w.fd, POLLIN, 0});
       int ready = poll(fds.data(), fds.size(), int(wait));
       if (ready < 0 && errno != EINTR) {
-        lastError_ = std::string("poll: ") + std::strerror(errno);
+        lastError_ = sysError("poll");
         return nullptr;
       }
       if (ready > 0)

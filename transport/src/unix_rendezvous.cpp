@@ -1,5 +1,7 @@
 #include "unix_rendezvous.h"
 
+#include "sys_error.h"
+
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -25,10 +27,6 @@ socklen_t abstractAddress(const std::string &name, sockaddr_un *a) {
   std::memcpy(a->sun_path + 1, path.data(), path.size());
   return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 +
                                 path.size());
-}
-
-std::string sysError(const char *what) {
-  return std::string(what) + ": " + std::strerror(errno);
 }
 
 uint32_t peerPid(int fd) {
