@@ -5,6 +5,8 @@
 //   remote-clang++ -O2 bench/copy_bandwidth.cu -o copy_bandwidth
 //   rc-server --test-device --listen shm://bw --manifest copy_bandwidth.rcm &
 //   RC_SERVER=shm://bw ./copy_bandwidth [MIB] [REPS]
+#include "cuda_check.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -13,15 +15,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(err_));       \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 // remote-clang writes a manifest only for a program with a kernel.
 __global__ void touch(char *p) { p[threadIdx.x] = 0; }

@@ -17,6 +17,8 @@
 //   remote-clang++ -O2 bench/copy_streams.cu -o copy_streams
 //   rc-server --listen shm://cs --manifest copy_streams.rcm &
 //   RC_SERVER=shm://cs ./copy_streams [MAX_MIB] [REPS]      (1024, 5)
+#include "cuda_check.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,15 +28,6 @@
 #include <cstring>
 #include <initializer_list>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(err_));       \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 constexpr size_t MiB = size_t(1) << 20;
 constexpr int OverlapStreams = 4;

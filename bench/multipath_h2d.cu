@@ -6,6 +6,8 @@
 // the relay's two hops overlap. Median of REPS per split.
 //   nvcc -O2 bench/multipath_h2d.cu -o multipath_h2d && ./multipath_h2d [MIB]
 //   [REPS]
+#include "cuda_check.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -13,15 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(err_));       \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 constexpr size_t kChunk = 32u << 20;

@@ -4,20 +4,13 @@
 // the first allocation, launch and synchronization (locally: the primary
 // context's creation; remotely the session's context, made at Hello).
 //   session_start            prints "first_call_ms X first_kernel_ms Y"
+#include "cuda_check.h"
+
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(err_));       \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 __global__ void mark(int *p) { *p = 1; }
 
