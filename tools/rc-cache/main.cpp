@@ -122,14 +122,17 @@ private:
   size_t size_ = 0;
 };
 
+// A preload uploads in windows of this size, a multiple of the cache's
+// chunk size (64 chunks of 4 MiB), through device memory of one window.
+constexpr size_t kWindowBytes = size_t(256) << 20;
+
 // Uploads [data, data + size) as an application's one upload of it would
-// go: in windows of a multiple of the cache's chunk size, so its chunks
-// are those of the one upload. `device` holds a window.
+// go: window by window, so its chunks are those of the one upload.
+// `device` holds a window.
 cudaError_t upload(void *device, const uint8_t *data, size_t size) {
-  const size_t kWindow = size_t(256) << 20; // 64 chunks of 4 MiB
   cudaError_t err = cudaSuccess;
-  for (size_t off = 0; err == cudaSuccess && off < size; off += kWindow)
-    err = cudaMemcpy(device, data + off, std::min(kWindow, size - off),
+  for (size_t off = 0; err == cudaSuccess && off < size; off += kWindowBytes)
+    err = cudaMemcpy(device, data + off, std::min(kWindowBytes, size - off),
                      cudaMemcpyHostToDevice);
   return err;
 }
@@ -145,10 +148,9 @@ bool preloadRanges(const char *path, const MappedFile &file,
     total += r.size;
   }
   void *device = nullptr;
-  cudaError_t err =
-      largest
-          ? cudaMalloc(&device, std::min<size_t>(largest, size_t(256) << 20))
-          : cudaSuccess;
+  cudaError_t err = largest
+                        ? cudaMalloc(&device, std::min(largest, kWindowBytes))
+                        : cudaSuccess;
   for (size_t i = 0; err == cudaSuccess && i < ranges.size(); ++i)
     err = upload(device, file.data() + ranges[i].offset, ranges[i].size);
   if (device)
