@@ -8,6 +8,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <random>
@@ -95,9 +97,19 @@ FabricConnection::~FabricConnection() {
     FrameHeader h{kFrameMagic, static_cast<uint16_t>(FrameType::Close),
                   0,           sendSeq_,
                   0,           0};
+    // Sealed, so that nobody on the path can end the connection early
+    // and have it taken for the peer's goodbye.
+    std::vector<uint8_t> frame(sizeof h + kSealOverhead);
+    size_t size = sizeof h;
+    if (!sealer_)
+      std::memcpy(frame.data(), &h, sizeof h);
+    else if (sealer_->seal(h, nullptr, 0, frame.data()))
+      size = frame.size();
+    else
+      size = 0;
     auto deadline = Clock::now() + std::chrono::milliseconds(200);
-    while (Clock::now() < deadline) {
-      long rc = ep_->inject(peer_, &h, sizeof h);
+    while (size && Clock::now() < deadline) {
+      long rc = ep_->inject(peer_, frame.data(), size);
       if (rc == 0)
         ringDoorbell();
       if (rc != -FI_EAGAIN)
@@ -355,6 +367,8 @@ void FabricConnection::dialOfferedLanes(const Hello &server,
 void FabricConnection::useLanes(std::unique_ptr<Lanes> lanes,
                                 const std::string &problem) {
   std::lock_guard<std::mutex> g(lanesMu_);
+  if (lanes && laneKeys_)
+    lanes->seal(*laneKeys_, laneRefusalReport());
   lanes_ = std::move(lanes);
   lanesProblem_ = lanes_ ? "" : problem;
 }
@@ -416,10 +430,28 @@ FabricConnection::Answer FabricConnection::continueAnswer(std::string *error) {
 void FabricConnection::onFrame(const FrameHeader &h, const uint8_t *payload,
                                size_t len) {
   lastHeard_ = Clock::now();
-  switch (static_cast<FrameType>(h.type)) {
+  const auto type = static_cast<FrameType>(h.type);
+  const bool carriesRecords = type == FrameType::Data ||
+                              type == FrameType::Write ||
+                              type == FrameType::Close;
+  if (carriesRecords && (h.flags & kSealed))
+    return onSealedFrame(h, payload, len);
+  if (carriesRecords && opener_ && !(clearAllowed_ && !sawSealed_) &&
+      !(type == FrameType::Close && (h.flags & kRecordRefused)))
+    return refuseRecord("a clear frame (type " + std::to_string(h.type) +
+                        ") on a sealed connection");
+  switch (type) {
   case FrameType::Data:
-    onData(h, payload, len);
+    if (opener_) // the one clear message allowed before the first sealed
+      clearMessages_.insert(h.seq);
+    onData(h, len, [&](uint8_t *dst) {
+      if (len)
+        std::memcpy(dst, payload, len);
+      return true;
+    });
     return;
+  case FrameType::Write:
+    return refuseRecord("a clear Write frame: writes travel sealed");
   case FrameType::KeepAlive:
     if (h.flags & kHoldingBack) {
       peerHeldBack_ = true;
@@ -427,6 +459,13 @@ void FabricConnection::onFrame(const FrameHeader &h, const uint8_t *payload,
     }
     return;
   case FrameType::Close:
+    if (h.flags & kRecordRefused) {
+      // Not sealed (its sender may no longer trust its own stream), so it
+      // ends the connection as an error, never as an orderly goodbye.
+      markGone(peerDesc_ + " refused a record of this side: it did not open "
+                           "there (changed, replayed or dropped in transit)");
+      return;
+    }
     peerClosed_ = true;
     peerSentCount_ = h.seq;
     return;
@@ -444,8 +483,8 @@ void FabricConnection::onFrame(const FrameHeader &h, const uint8_t *payload,
   }
 }
 
-void FabricConnection::onData(const FrameHeader &h, const uint8_t *payload,
-                              size_t len) {
+void FabricConnection::onData(const FrameHeader &h, size_t len,
+                              const Fill &fill) {
   if (h.seq < recvSeq_ || h.offset > h.total || len > h.total - h.offset) {
     markGone("protocol error: bad data fragment from " + peerDesc_);
     return;
@@ -465,8 +504,12 @@ void FabricConnection::onData(const FrameHeader &h, const uint8_t *payload,
   if (h.offset == 0 && len == h.total) { // whole message in one frame
     if (ready_.count(h.seq) || partial_.count(h.seq))
       return twice();
-    if (admitQueued(len))
-      ready_[h.seq].assign(payload, payload + len);
+    if (!admitQueued(len))
+      return;
+    std::vector<uint8_t> &message = ready_[h.seq];
+    message.resize(len);
+    if (!fill(message.data()))
+      ready_.erase(h.seq);
     return;
   }
   auto it = partial_.find(h.seq);
@@ -494,7 +537,8 @@ void FabricConnection::onData(const FrameHeader &h, const uint8_t *payload,
     return twice();
   }
   Partial &p = it->second;
-  std::memcpy(p.data.data() + h.offset, payload, len);
+  if (!fill(p.data.data() + h.offset))
+    return;
   p.received += len;
   if (p.received >= h.total) {
     ready_[h.seq] = std::move(p.data);
@@ -575,6 +619,12 @@ void FabricConnection::maintain(Clock::time_point now) {
 }
 
 int FabricConnection::pump() {
+  if (laneRefused_.exchange(false)) {
+    std::unique_lock<std::mutex> g(refusalMu_);
+    std::string why = laneRefusal_;
+    g.unlock();
+    refuseRecord(why);
+  }
   int n = ep_->progress(handler_);
   if (n < 0)
     markGone("completion queue failed: " + fiError("fi_cq_read", n));
@@ -682,6 +732,8 @@ Status FabricConnection::send(const void *data, size_t size) {
   FrameHeader h{
       kFrameMagic, static_cast<uint16_t>(FrameType::Data), 0, seq, size, 0};
   lastSent_ = Clock::now();
+  if (sealer_)
+    return sendSealedLocked(h, bytes, size, "send");
 
   if (sizeof h + size <= ep_->injectSize()) {
     // Smallest messages: inject, no completion to wait for.
@@ -857,6 +909,9 @@ FabricConnection::writeRemoteAll(const std::vector<RemoteWrite> &writes) {
     total += w.size;
   std::shared_ptr<Lanes> lanes =
       total >= kLaneMinBytes ? workingLanes() : nullptr;
+  // Over a sealed connection only sealed lanes carry writes.
+  if (lanes && lanes->sealed() != sealed())
+    lanes = nullptr;
   if (lanes) {
     std::vector<LaneWrite> pieces;
     for (const RemoteWrite &w : writes)
@@ -877,6 +932,23 @@ Status FabricConnection::writeOverConnectionLocked(
     const std::vector<RemoteWrite> &writes) {
   if (!connected_)
     return failSend("write on a connection that is not connected");
+  if (sealer_) {
+    // No fi_write: the peer registered nothing with the provider. Write
+    // frames carry the bytes, sealed, in order with the messages after.
+    for (const RemoteWrite &w : writes) {
+      if (gone_)
+        return failSend("write: " + goneReason_);
+      lastSent_ = Clock::now();
+      FrameHeader h{kFrameMagic, static_cast<uint16_t>(FrameType::Write),
+                    0,           w.dst.key,
+                    w.size,      w.dst.addr};
+      if (Status s = sendSealedLocked(h, static_cast<const uint8_t *>(w.data),
+                                      w.size, "write");
+          s != Status::Ok)
+        return s;
+    }
+    return Status::Ok;
+  }
   if (!ep_->rmaCapable())
     return failSend("write to " + peerDesc_ + ": the provider offers no RMA");
   // Pieces of one fragment's size: within every provider's RMA limit.
@@ -912,6 +984,9 @@ Status FabricConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {
   for (;;) {
     auto it = ready_.find(recvSeq_);
     if (it != ready_.end()) {
+      lastSealed_ = opener_ && !clearMessages_.erase(recvSeq_);
+      if (opener_ && !lastSealed_)
+        clearAllowed_ = false; // the one clear message was taken
       message.swap(it->second);
       queuedBytes_ -= message.size() + kQueuedMessageOverhead;
       // Keep the caller's old buffer if it is big: the next large message
@@ -930,6 +1005,12 @@ Status FabricConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {
     if (gone_) {
       lastError_ = goneReason_;
       return Status::Closed;
+    }
+    if (!opener_ && !heldSealed_.empty()) {
+      lastError_ = peerDesc_ + " seals what it sends, but this side has no "
+                               "keys (the handshake said the connection "
+                               "stays clear: changed in transit?)";
+      return Status::Error;
     }
     if (pump() > 0) {
       idleSince = Clock::now();
@@ -1009,6 +1090,204 @@ std::string FabricConnection::peerHost() const {
 std::string FabricConnection::lastError() const {
   std::lock_guard<std::mutex> g(mu_);
   return lastError_;
+}
+
+// ---- Sealing (docs/transport.md, "Sealing") ----
+
+namespace {
+// Payload bytes of one sealed frame: the whole frame stays within rxm's
+// eager limit, so every frame goes the provider's in-order path (larger
+// messages go by rendezvous and may complete after later small ones,
+// which the record numbers would refuse as reordered).
+size_t sealedFramePayload() {
+  size_t eager = 65600; // endpoint.cpp sets this unless the user did
+  if (const char *v = std::getenv("FI_OFI_RXM_EAGER_LIMIT"))
+    eager = size_t(std::strtoull(v, nullptr, 10));
+  size_t room = eager > sizeof(FrameHeader) + kSealOverhead + 1024
+                    ? eager - sizeof(FrameHeader) - kSealOverhead
+                    : 1024;
+  return std::min<size_t>(room, 64 * 1024);
+}
+} // namespace
+
+bool FabricConnection::offLoopback() const {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!ep_ || ep_->provider() != Provider::Tcp)
+    return false;
+  if (tuning().sealLoopback)
+    return true;
+  in_addr a{};
+  // peerHost_ is the peer's IPv4 address over tcp; anything else (not yet
+  // connected) counts as off this host.
+  return inet_pton(AF_INET, peerHost_.c_str(), &a) != 1 ||
+         (ntohl(a.s_addr) >> 24) != 127;
+}
+
+bool FabricConnection::seal(const SealKeys &keys, bool oneClearMessage,
+                            std::string *error) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!ep_ || !connected_ || ep_->provider() != Provider::Tcp) {
+      *error = "only a connected tcp connection can be sealed";
+      return false;
+    }
+    if (sealer_) {
+      *error = "the connection is sealed already";
+      return false;
+    }
+    sealer_ = std::make_unique<FrameSealer>(keys.send);
+    opener_ = std::make_unique<FrameOpener>(keys.receive);
+    clearAllowed_ = oneClearMessage;
+    sealedPayload_ = sealedFramePayload();
+    ep_->exposeOnlyPrivately();
+    updateLaneRegionsLocked();
+    // Sealed frames that came before the keys, in the order they came.
+    std::vector<std::vector<uint8_t>> held;
+    held.swap(heldSealed_);
+    heldBytes_ = 0;
+    for (const std::vector<uint8_t> &f : held) {
+      FrameHeader h;
+      std::memcpy(&h, f.data(), sizeof h);
+      onFrame(h, f.data() + sizeof h, f.size() - sizeof h);
+    }
+  }
+  std::lock_guard<std::mutex> g(lanesMu_);
+  laneKeys_ = keys;
+  if (lanes_)
+    lanes_->seal(keys, laneRefusalReport());
+  return true;
+}
+
+std::function<void(const std::string &)> FabricConnection::laneRefusalReport() {
+  return [this](const std::string &why) {
+    std::lock_guard<std::mutex> g(refusalMu_);
+    laneRefusal_ = why;
+    laneRefused_ = true;
+  };
+}
+
+bool FabricConnection::sealed() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return sealer_ != nullptr;
+}
+
+bool FabricConnection::lastReceivedSealed() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return lastSealed_;
+}
+
+void FabricConnection::onSealedFrame(const FrameHeader &h,
+                                     const uint8_t *payload, size_t len) {
+  if (gone_)
+    return;
+  if (!opener_) {
+    // A client seals once its answer is out; the server's first sealed
+    // reply may come before that. Held, within what a message may take.
+    uint64_t cap = saturatingAdd(limits_.maxMessage, ep_->receiveCapacity());
+    if (heldBytes_ + len + sizeof h > cap) {
+      markGone(peerDesc_ + " sent " + std::to_string(heldBytes_ + len) +
+               " bytes of sealed frames, but this side has no keys");
+      return;
+    }
+    std::vector<uint8_t> frame(sizeof h + len);
+    std::memcpy(frame.data(), &h, sizeof h);
+    if (len)
+      std::memcpy(frame.data() + sizeof h, payload, len);
+    heldBytes_ += frame.size();
+    heldSealed_.push_back(std::move(frame));
+    return;
+  }
+  size_t plain = 0;
+  std::string why;
+  if (!opener_->check(payload, len, &plain, &why))
+    return refuseRecord(why);
+  auto open = [&](uint8_t *dst) {
+    if (!opener_->open(h, payload, len, dst, &why)) {
+      refuseRecord(why);
+      return false;
+    }
+    sawSealed_ = true;
+    return true;
+  };
+  switch (static_cast<FrameType>(h.type)) {
+  case FrameType::Data:
+    return onData(h, plain, open);
+  case FrameType::Write:
+    return onWrite(h, plain, open);
+  default: // Close
+    if (plain != 0)
+      return refuseRecord("a Close frame with a payload");
+    if (open(nullptr)) {
+      peerClosed_ = true;
+      peerSentCount_ = h.seq;
+    }
+    return;
+  }
+}
+
+void FabricConnection::onWrite(const FrameHeader &h, size_t len,
+                               const Fill &fill) {
+  // Exactly what a lane may write: inside one region this side exposed.
+  uint8_t *dst = laneRegions_->start(h.seq, h.offset, len);
+  if (!dst) {
+    markGone("protocol error: " + peerDesc_ + " wrote " + std::to_string(len) +
+             " bytes at offset " + std::to_string(h.offset) + " under key " +
+             std::to_string(h.seq) + ": not memory this side exposed");
+    return;
+  }
+  fill(dst);
+  laneRegions_->finish(h.seq);
+}
+
+void FabricConnection::refuseRecord(const std::string &why) {
+  if (gone_)
+    return;
+  markGone("sealed connection: " + why + " (from " + peerDesc_ +
+           "); the connection is ended");
+  // Tell the peer, so that it does not take the end for silence. Not
+  // sealed: this side's view of its own stream is all it can vouch for.
+  FrameHeader h{kFrameMagic,
+                static_cast<uint16_t>(FrameType::Close),
+                kRecordRefused,
+                sendSeq_,
+                0,
+                0};
+  if (connected_ && ep_->inject(peer_, &h, sizeof h) == 0)
+    ringDoorbell();
+}
+
+Status FabricConnection::sendSealedLocked(const FrameHeader &h,
+                                          const uint8_t *bytes, uint64_t size,
+                                          const char *what) {
+  uint64_t off = 0;
+  do {
+    size_t len = size_t(std::min<uint64_t>(sealedPayload_, size - off));
+    FrameHeader fh = h;
+    fh.offset = h.offset + off;
+    const size_t frame = sizeof fh + len + kSealOverhead;
+    long rc;
+    if (frame <= ep_->injectSize()) {
+      if (!sealer_->seal(fh, bytes + off, len, scratch_.data()))
+        return failSend(std::string(what) + ": sealing failed (libcrypto)");
+      rc = postWithRetry(
+          [&] { return ep_->inject(peer_, scratch_.data(), frame); });
+    } else {
+      SendSlot *slot = waitFreeSlot();
+      if (!slot)
+        return failSend(std::string(what) + ": " + goneReason_);
+      if (slot->copy.size() < frame)
+        slot->copy.resize(std::max(frame, Endpoint::kCopySendMax));
+      if (!sealer_->seal(fh, bytes + off, len, slot->copy.data()))
+        return failSend(std::string(what) + ": sealing failed (libcrypto)");
+      rc = postWithRetry([&] { return ep_->sendCopy(peer_, slot, frame); });
+    }
+    if (rc)
+      return failSend(gone_ ? std::string(what) + ": " + goneReason_
+                            : std::string(what) + " to " + peerDesc_ + ": " +
+                                  fiError("fi_send", rc));
+    off += len;
+  } while (off < size);
+  return Status::Ok;
 }
 
 } // namespace rc::transport::detail

@@ -10,12 +10,15 @@
 #include "lane_rendezvous.h"
 #include "lanes.h"
 #include "rc/transport.h"
+#include "sealed_frames.h"
 #include "shm_regions.h"
 
 #include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <thread>
 
 namespace rc::transport::detail {
@@ -80,6 +83,11 @@ public:
   // Why this tcp connection has no lanes (empty while it has them or while
   // they may still come), for tests and logs.
   std::string lanesProblem() const;
+  bool offLoopback() const override;
+  bool seal(const SealKeys &keys, bool oneClearMessage,
+            std::string *error) override;
+  bool sealed() const override;
+  bool lastReceivedSealed() const override;
 
   // Called by the keep-alive thread: does a progress pass if the owner is
   // not inside a call right now (it then does the same work itself).
@@ -91,7 +99,27 @@ public:
 
 private:
   void onFrame(const FrameHeader &h, const uint8_t *payload, size_t len);
-  void onData(const FrameHeader &h, const uint8_t *payload, size_t len);
+  // Places a Data fragment of `len` bytes: fill(dst) copies or opens them
+  // into where they go, false when they do not open (the connection is
+  // then gone).
+  using Fill = std::function<bool(uint8_t *dst)>;
+  void onData(const FrameHeader &h, size_t len, const Fill &fill);
+  // Sealing (sealed_frames.h). A sealed frame: opened, or held until
+  // seal() while this side has no keys yet.
+  void onSealedFrame(const FrameHeader &h, const uint8_t *payload, size_t len);
+  // A Write frame's bytes, into memory this side exposed.
+  void onWrite(const FrameHeader &h, size_t len, const Fill &fill);
+  // Ends the connection because a record of the peer did not open (or came
+  // clear), and tells the peer so.
+  void refuseRecord(const std::string &why);
+  // What a sealed lane calls (from its thread) when a record of the peer
+  // did not open: the next progress pass ends the connection.
+  std::function<void(const std::string &)> laneRefusalReport();
+  // Sends `size` bytes as sealed frames like `h` (offset counted on from
+  // h.offset), each small enough for the provider's eager path so that
+  // they arrive in the order sealed; returns once all are posted.
+  Status sendSealedLocked(const FrameHeader &h, const uint8_t *bytes,
+                          uint64_t size, const char *what);
   // Adds a message of `size` bytes to queuedBytes_; false (the connection
   // is gone, naming the bound) when that passes what the limits allow.
   bool admitQueued(uint64_t size);
@@ -209,12 +237,32 @@ private:
   std::string goneReason_;
   std::string lastError_;
 
+  // Sealing: this side's records and the peer's, a clear message allowed
+  // before the first sealed one (seal()'s oneClearMessage), which of the
+  // queued messages came clear, sealed frames that came before the keys,
+  // and how many payload bytes a sealed frame carries.
+  std::unique_ptr<FrameSealer> sealer_;
+  std::unique_ptr<FrameOpener> opener_;
+  bool clearAllowed_ = false;
+  bool sawSealed_ = false;
+  std::set<uint64_t> clearMessages_;
+  bool lastSealed_ = false;
+  std::vector<std::vector<uint8_t>> heldSealed_;
+  uint64_t heldBytes_ = 0;
+  size_t sealedPayload_ = 0;
+  // A lane's reader found a record of the peer that did not open (set by
+  // the lane's thread, acted on by the next progress pass).
+  std::atomic<bool> laneRefused_{false};
+  std::mutex refusalMu_; // not lanesMu_: lanes are joined under that
+  std::string laneRefusal_;
+
   // tcp lanes: the memory they may write (shared with the lanes' readers),
   // the lanes themselves once up, and on the server the offer and the
   // thread collecting them.
   std::shared_ptr<LaneRegions> laneRegions_ = std::make_shared<LaneRegions>();
   mutable std::mutex lanesMu_;
   std::shared_ptr<Lanes> lanes_;
+  std::optional<SealKeys> laneKeys_; // lanes that come later are sealed too
   std::string lanesProblem_;
   std::unique_ptr<LaneOffer> laneOffer_;
   std::thread laneCollector_;

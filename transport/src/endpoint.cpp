@@ -191,7 +191,8 @@ Endpoint::~Endpoint() {
   if (ep_)
     fi_close(&ep_->fid);
   for (Exposed &e : exposed_) // before the domain, which refuses to close
-    fi_close(&e.mr->fid);     // while registrations exist
+    if (e.mr)
+      fi_close(&e.mr->fid); // while registrations exist
   if (av_)
     fi_close(&av_->fid);
   if (cq_)
@@ -347,7 +348,7 @@ uint64_t Endpoint::unusedKey() const {
 
 long Endpoint::exposeForWrite(void *buf, size_t len, uint64_t *addr,
                               uint64_t *key) {
-  if (!rma_)
+  if (!rma_ && !privateExposures_)
     return -FI_ENOSYS;
   auto begin = reinterpret_cast<uintptr_t>(buf), end = begin + len;
   if (len == 0 || end < begin)
@@ -358,13 +359,22 @@ long Endpoint::exposeForWrite(void *buf, size_t len, uint64_t *addr,
       exposed_.erase(exposed_.begin() + long(i));
       ++hit.uses;
       exposed_.push_back(hit);
-      *addr = virtAddr_ ? begin : begin - hit.begin;
+      *addr = virtAddr_ && !privateExposures_ ? begin : begin - hit.begin;
       *key = hit.key;
       return 0;
     }
   // Exactly the bytes asked for: the peer's writes are checked against the
   // registration (tcp, and shm without CMA), so a byte more would be a
   // byte of this process the peer may overwrite.
+  if (privateExposures_) {
+    // Only this side's own table: the sealed writes that target it are
+    // opened and placed by the connection (docs/transport.md, "Sealing").
+    *key = unusedKey();
+    *addr = 0;
+    exposed_.push_back({begin, end, nullptr, *key, 1});
+    dropUnused();
+    return 0;
+  }
   fid_mr *mr = nullptr;
   // Providers that choose keys ignore the requested one; shm needs it
   // unique within the domain. Random: a key says nothing about others.
@@ -394,7 +404,8 @@ void Endpoint::dropUnused() {
     unused += e.uses == 0;
   for (size_t i = 0; i < exposed_.size() && unused > kExposedMax;) {
     if (exposed_[i].uses == 0) { // least recently used first
-      fi_close(&exposed_[i].mr->fid);
+      if (exposed_[i].mr)
+        fi_close(&exposed_[i].mr->fid);
       exposed_.erase(exposed_.begin() + long(i));
       --unused;
     } else {
@@ -407,12 +418,21 @@ void Endpoint::withdraw(void *buf, size_t len) {
   auto begin = reinterpret_cast<uintptr_t>(buf), end = begin + len;
   for (size_t i = 0; i < exposed_.size();) {
     if (exposed_[i].begin < end && begin < exposed_[i].end) {
-      fi_close(&exposed_[i].mr->fid);
+      if (exposed_[i].mr)
+        fi_close(&exposed_[i].mr->fid);
       exposed_.erase(exposed_.begin() + long(i));
     } else {
       ++i;
     }
   }
+}
+
+void Endpoint::exposeOnlyPrivately() {
+  for (Exposed &e : exposed_)
+    if (e.mr)
+      fi_close(&e.mr->fid);
+  exposed_.clear();
+  privateExposures_ = true;
 }
 
 std::vector<Endpoint::ExposedRange> Endpoint::exposedRanges() const {

@@ -116,6 +116,11 @@ public:
   void release(uint64_t key);
   // Closes every registration overlapping [buf, buf+len), pinned or not.
   void withdraw(void *buf, size_t len);
+  // From now on registers nothing with the provider: exposeForWrite only
+  // records the range under a random key of this side's own, for writes
+  // that arrive sealed (the peer's fi_write can then reach no memory of
+  // this process). Registrations made before are closed.
+  void exposeOnlyPrivately();
   // Every registration now: its key, first byte and size (what a lane write
   // may target, lanes.h).
   struct ExposedRange {
@@ -181,7 +186,8 @@ private:
     uint64_t key;
     uint32_t uses;
   };
-  std::vector<Exposed> exposed_;
+  std::vector<Exposed> exposed_; // mr is null for private ones
+  bool privateExposures_ = false;
   bool rma_ = false;
   bool virtAddr_ = false;
   std::string lastCqError_;

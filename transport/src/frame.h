@@ -23,6 +23,8 @@ enum class FrameType : uint16_t {
   Close = 3,     // orderly shutdown by the peer
   Connect = 4,   // client -> listener: please open a private endpoint
   Accept = 5,    // private endpoint -> client: here I am
+  Write = 6,     // sealed connections: bytes for memory the peer exposed
+                 // (seq: the key, offset: where in it; sealed_frames.h)
 };
 
 // A KeepAlive from a receiver whose owner is behind (its queue is full, so
@@ -33,7 +35,7 @@ constexpr uint16_t kHoldingBack = 1;
 struct FrameHeader {
   uint32_t magic;
   uint16_t type;
-  uint16_t flags;  // KeepAlive: kHoldingBack; 0 otherwise
+  uint16_t flags;  // KeepAlive: kHoldingBack; sealed_frames.h's flags
   uint64_t seq;    // Data: message sequence number (per direction)
   uint64_t total;  // Data: whole message size
   uint64_t offset; // Data: where this fragment goes

@@ -138,6 +138,9 @@ const TuningRead &tuningRead() {
     // 1 GiB pinned copies over loopback, 4 lanes 9.8 / 7.0 GB/s up / down,
     // 8 lanes 15.6 / 8.2).
     k.tcpLanes = int(env.count("RC_TCP_LANES", 8, 0, 16));
+    // Tests and benchmarks: a loopback tcp peer counts as off this host, so
+    // a server seals it (docs/transport.md, "Sealing").
+    k.sealLoopback = env.onOff("RC_TRANSPORT_SEAL_LOOPBACK", false);
     return TuningRead{k, env.error()};
   }();
   return r;

@@ -22,13 +22,15 @@ struct Tuning {
                           // (default: yieldUs), then sleeps on it
   bool doorbell;          // a shm client offers the server a doorbell
   bool threadSafeDomains; // FI_THREAD_SAFE instead of FI_THREAD_DOMAIN
-  int tcpLanes; // lanes each way a tcp client asks for, a server grants
+  int tcpLanes;      // lanes each way a tcp client asks for, a server grants
+  bool sealLoopback; // offLoopback() is true for loopback tcp peers too
 };
 // Defaults, overridable by RC_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,
 // RC_TRANSPORT_HELD_BACK_MS, RC_TRANSPORT_SPIN_US, RC_TRANSPORT_YIELD_US,
 // RC_TRANSPORT_DOORBELL_SPIN_US, RC_TRANSPORT_DOORBELL,
-// RC_TRANSPORT_THREADING, RC_TCP_LANES (read once, by rc::EnvReader's rule; a
-// refused value leaves its default and is named by transport::settingsError()).
+// RC_TRANSPORT_THREADING, RC_TCP_LANES, RC_TRANSPORT_SEAL_LOOPBACK (read once,
+// by rc::EnvReader's rule; a refused value leaves its default and is named by
+// transport::settingsError()).
 const Tuning &tuning();
 
 void keeperAdd(FabricConnection *c);

@@ -60,7 +60,7 @@ std::unique_ptr<LaneOffer> LaneOffer::open(const std::string &ip, int width,
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   socklen_t len = sizeof a;
   if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 ||
-      listen(fd, 4 * width) != 0 ||
+      ::listen(fd, 4 * width) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0) {
     *error = sysError("lanes: listen");
     if (fd >= 0)

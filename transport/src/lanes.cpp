@@ -16,6 +16,9 @@ namespace {
 // No lane gets less than this of a write: below it the thread hand-offs
 // and the acknowledgement cost more than a stream's share saves.
 constexpr uint64_t kMinSlice = 64 * 1024;
+// A sealed slice is encrypted (and opened) in pieces of this size: small
+// enough to stay in the core's cache between the cipher and the socket.
+constexpr size_t kSealChunk = 128 * 1024;
 
 // Sends `head` then `body` whole; false with *why.
 bool sendAll(int fd, const void *head, size_t headSize, const void *body,
@@ -131,6 +134,41 @@ void Lanes::fail(const std::string &why) {
   done_.notify_all();
 }
 
+void Lanes::seal(const SealKeys &keys,
+                 std::function<void(const std::string &)> refused) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (size_t i = 0; i < writers_.size(); ++i) {
+    writers_[i]->seal = std::make_unique<RecordCipher>(
+        keys.send, kLanePieceStream | uint32_t(i), RecordCipher::Mode::Seal);
+    writers_[i]->openAck = std::make_unique<RecordCipher>(
+        keys.receive, kLaneAckStream | uint32_t(i), RecordCipher::Mode::Open);
+  }
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    readers_[i]->open = std::make_unique<RecordCipher>(
+        keys.receive, kLanePieceStream | uint32_t(i), RecordCipher::Mode::Open);
+    readers_[i]->sealAck = std::make_unique<RecordCipher>(
+        keys.send, kLaneAckStream | uint32_t(i), RecordCipher::Mode::Seal);
+  }
+  refused_ = std::move(refused);
+  sealed_ = true;
+}
+
+bool Lanes::sealed() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return sealed_;
+}
+
+void Lanes::refuse(const std::string &why) {
+  std::function<void(const std::string &)> report;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    report = refused_;
+  }
+  fail(why);
+  if (report)
+    report(why);
+}
+
 bool Lanes::failed() const {
   std::lock_guard<std::mutex> g(mu_);
   return failed_;
@@ -192,29 +230,30 @@ void Lanes::writerLoop(Writer *w) {
   uint64_t tag = 0;
   for (;;) {
     std::vector<Slice> mine;
+    bool sealed;
     {
       std::unique_lock<std::mutex> g(mu_);
       work_.wait(g, [&] { return stopping_ || !w->queue.empty(); });
       if (stopping_)
         return;
       mine.swap(w->queue);
+      sealed = sealed_;
     }
     std::string why;
     bool ok = true;
     const uint64_t firstTag = tag;
     for (const Slice &s : mine) {
-      LanePiece h{kLaneMagic, 0, s.key, s.offset, s.size, tag++};
-      if (!(ok = sendAll(w->fd, &h, sizeof h, s.data, s.size, &why)))
+      LanePiece h{kLaneMagic, sealed ? kLaneSealed : 0, s.key, s.offset, s.size,
+                  tag++};
+      ok = sealed ? sendSealed(w, h, s, &why)
+                  : sendAll(w->fd, &h, sizeof h, s.data, s.size, &why);
+      if (!ok)
         break;
     }
-    for (uint64_t t = firstTag; ok && t < tag; ++t) {
-      LaneAck ack{};
-      ok = recvAll(w->fd, &ack, sizeof ack, &why);
-      if (ok && (ack.tag != t || ack.status != 0)) {
-        why = "the peer refused a piece";
-        ok = false;
-      }
-    }
+    for (uint64_t t = firstTag; ok && t < tag; ++t)
+      ok = recvAck(w, t, sealed, &why);
+    if (!ok && why.empty())
+      why = "the peer refused a piece";
     if (!ok)
       fail("lane write: " + why);
     {
@@ -239,6 +278,21 @@ void Lanes::readerLoop(Reader *r) {
       fail("lane read: not a lane piece");
       return;
     }
+    bool sealed;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      sealed = sealed_;
+    }
+    const bool pieceSealed = h.flags & kLaneSealed;
+    if (sealed && !pieceSealed)
+      return refuse("a clear piece on a sealed lane");
+    if (!sealed && pieceSealed)
+      return fail("lane read: a sealed piece before this side has keys");
+    if (sealed && h.tag != r->nextTag)
+      return refuse("lane piece " + std::to_string(h.tag) +
+                    " arrived where piece " + std::to_string(r->nextTag) +
+                    " was due: a replayed, reordered or dropped record");
+    r->nextTag = h.tag + 1;
     uint8_t *dst = regions_->start(h.key, h.offset, h.size);
     if (!dst) {
       fail("the peer wrote " + std::to_string(h.size) + " bytes at offset " +
@@ -246,14 +300,110 @@ void Lanes::readerLoop(Reader *r) {
            " through a lane: not memory this side exposed");
       return;
     }
-    bool ok = recvAll(r->fd, dst, h.size, &why);
+    bool ok = sealed ? recvSealed(r, h, dst, &why)
+                     : recvAll(r->fd, dst, h.size, &why);
     regions_->finish(h.key);
-    LaneAck ack{h.tag, 0};
-    if (!ok || !sendAll(r->fd, &ack, sizeof ack, nullptr, 0, &why)) {
+    if (!ok && why.empty())
+      return; // refused: not the peer's bytes
+    if (!ok || !sendAck(r, h.tag, sealed, &why)) {
       fail("lane read: " + why);
       return;
     }
   }
+}
+
+bool Lanes::sendSealed(Writer *w, const LanePiece &h, const Slice &s,
+                       std::string *why) {
+  if (!w->seal->begin(h.tag, &h, sizeof h)) {
+    *why = "sealing failed (libcrypto)";
+    return false;
+  }
+  if (!sendAll(w->fd, &h, sizeof h, nullptr, 0, why))
+    return false;
+  w->staging.resize(kSealChunk);
+  for (uint64_t off = 0; off < s.size;) {
+    size_t n = size_t(std::min<uint64_t>(kSealChunk, s.size - off));
+    if (!w->seal->update(s.data + off, w->staging.data(), n)) {
+      *why = "sealing failed (libcrypto)";
+      return false;
+    }
+    if (!sendAll(w->fd, w->staging.data(), n, nullptr, 0, why))
+      return false;
+    off += n;
+  }
+  uint8_t tag[kRecordTagBytes];
+  if (!w->seal->finishSeal(tag)) {
+    *why = "sealing failed (libcrypto)";
+    return false;
+  }
+  return sendAll(w->fd, tag, sizeof tag, nullptr, 0, why);
+}
+
+bool Lanes::recvAck(Writer *w, uint64_t tag, bool sealed, std::string *why) {
+  struct {
+    LaneAck ack;
+    uint8_t tag[kRecordTagBytes];
+  } in{};
+  if (!recvAll(w->fd, &in, sealed ? sizeof in : sizeof in.ack, why))
+    return false;
+  if (sealed && !w->openAck->open(tag, nullptr, 0,
+                                  reinterpret_cast<const uint8_t *>(&in.ack),
+                                  reinterpret_cast<uint8_t *>(&in.ack),
+                                  sizeof in.ack, in.tag)) {
+    refuse("lane acknowledgement " + std::to_string(tag) +
+           " failed authentication: changed, replayed or dropped in transit");
+    *why = "the acknowledgement did not open";
+    return false;
+  }
+  return in.ack.tag == tag && in.ack.status == 0;
+}
+
+bool Lanes::recvSealed(Reader *r, const LanePiece &h, uint8_t *dst,
+                       std::string *why) {
+  if (!r->open->begin(h.tag, &h, sizeof h)) {
+    *why = "opening failed (libcrypto)";
+    return false;
+  }
+  // Received and opened in place, a cache-sized piece at a time.
+  for (uint64_t off = 0; off < h.size;) {
+    size_t n = size_t(std::min<uint64_t>(kSealChunk, h.size - off));
+    if (!recvAll(r->fd, dst + off, n, why))
+      return false;
+    if (!r->open->update(dst + off, dst + off, n)) {
+      *why = "opening failed (libcrypto)";
+      return false;
+    }
+    off += n;
+  }
+  uint8_t tag[kRecordTagBytes];
+  if (!recvAll(r->fd, tag, sizeof tag, why))
+    return false;
+  if (!r->open->finishOpen(tag)) {
+    // What was placed is not the peer's: no acknowledgement, so the
+    // writer's message that would announce it never goes out.
+    refuse("lane piece " + std::to_string(h.tag) +
+           " failed authentication: it was changed in transit");
+    why->clear();
+    return false;
+  }
+  return true;
+}
+
+bool Lanes::sendAck(Reader *r, uint64_t tag, bool sealed, std::string *why) {
+  struct {
+    LaneAck ack;
+    uint8_t tag[kRecordTagBytes];
+  } out{{tag, 0}, {}};
+  if (!sealed)
+    return sendAll(r->fd, &out.ack, sizeof out.ack, nullptr, 0, why);
+  // Sealed: nobody on the path can say the bytes are in place.
+  if (!r->sealAck->seal(
+          tag, nullptr, 0, reinterpret_cast<const uint8_t *>(&out.ack),
+          reinterpret_cast<uint8_t *>(&out.ack), sizeof out.ack, out.tag)) {
+    *why = "sealing failed (libcrypto)";
+    return false;
+  }
+  return sendAll(r->fd, &out, sizeof out, nullptr, 0, why);
 }
 
 } // namespace rc::transport::detail

@@ -14,6 +14,8 @@
 #define RC_TRANSPORT_LANES_H
 
 #include "lane_regions.h"
+#include "rc/transport.h"
+#include "record_cipher.h"
 
 #include <condition_variable>
 #include <cstddef>
@@ -29,9 +31,13 @@ namespace rc::transport::detail {
 
 constexpr uint32_t kLaneMagic = 0x314c4352; // "RCL1" little-endian
 
+// LanePiece::flags of a sealed piece: the bytes that follow are encrypted
+// and a 16-byte tag follows them; the acknowledgement is sealed too.
+constexpr uint32_t kLaneSealed = 1;
+
 struct LanePiece {
   uint32_t magic;
-  uint32_t reserved;
+  uint32_t flags;
   uint64_t key;    // the registration (exposeForWrite's key)
   uint64_t offset; // from the registration's start
   uint64_t size;   // bytes that follow
@@ -73,6 +79,14 @@ public:
   std::string failure() const;
   // Shuts the lanes down (a receive in progress ends at once).
   void abort(const std::string &why) { fail(why); }
+  // From now on every piece and acknowledgement is sealed (record_cipher.h:
+  // stream kLanePieceStream or kLaneAckStream plus the lane's index, the
+  // piece's tag as its record number). A piece or acknowledgement of the
+  // peer that does not open, or comes clear, ends the lanes and is reported
+  // to `refused` (from a lane's thread) so that the connection ends too.
+  void seal(const SealKeys &keys,
+            std::function<void(const std::string &)> refused);
+  bool sealed() const;
 
 private:
   struct Slice {
@@ -83,14 +97,30 @@ private:
     int fd;
     std::vector<Slice> queue;
     std::thread thread;
+    // Once sealed: this side's pieces, the peer's acknowledgements.
+    std::unique_ptr<RecordCipher> seal, openAck;
+    std::vector<uint8_t> staging; // encrypted bytes on their way out
   };
   struct Reader {
     int fd;
     std::thread thread;
+    std::unique_ptr<RecordCipher> open, sealAck;
+    uint64_t nextTag = 0; // the writer numbers its pieces from 0
   };
 
   void writerLoop(Writer *w);
   void readerLoop(Reader *r);
+  // One slice, encrypted from `s.data` through the staging buffer.
+  bool sendSealed(Writer *w, const LanePiece &h, const Slice &s,
+                  std::string *why);
+  // The acknowledgement of piece `tag`, sealed or not.
+  bool recvAck(Writer *w, uint64_t tag, bool sealed, std::string *why);
+  // A piece's bytes into `dst`, opened in place (false: not the peer's).
+  bool recvSealed(Reader *r, const LanePiece &h, uint8_t *dst,
+                  std::string *why);
+  bool sendAck(Reader *r, uint64_t tag, bool sealed, std::string *why);
+  // A sealed lane's record did not open: the lanes and the connection end.
+  void refuse(const std::string &why);
   // Ends the lanes (first caller's reason is kept).
   void fail(const std::string &why);
   void shutdownAll();
@@ -105,6 +135,8 @@ private:
   size_t pending_ = 0; // writers with slices of the current write
   bool stopping_ = false;
   bool failed_ = false;
+  bool sealed_ = false;
+  std::function<void(const std::string &)> refused_;
   std::string failure_;
 };
 

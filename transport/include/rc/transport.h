@@ -9,6 +9,7 @@
 #ifndef RC_TRANSPORT_H
 #define RC_TRANSPORT_H
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -33,6 +34,17 @@ struct RemoteWrite {
   const void *data;
   size_t size;
   RemoteRegion dst;
+};
+
+// What seals one direction of a connection (docs/transport.md, "Sealing"):
+// an AES-256-GCM key and the IV each record's number is mixed into. Both
+// sides derive them from their handshake (rc/auth/session_keys.h).
+struct TrafficKey {
+  std::array<uint8_t, 32> key{};
+  std::array<uint8_t, 12> iv{};
+};
+struct SealKeys {
+  TrafficKey send, receive;
 };
 
 const char *statusName(Status s);
@@ -105,6 +117,30 @@ public:
   // How many extra TCP connections each way carry this connection's large
   // writes (0: none; shm never has any).
   virtual int lanes() const { return 0; }
+
+  // Sealing (docs/transport.md, "Sealing"). Whether this connection's
+  // bytes may cross a network: tcp to a peer outside 127.0.0.0/8 (every tcp
+  // peer with RC_TRANSPORT_SEAL_LOOPBACK=1); never over shm.
+  virtual bool offLoopback() const { return false; }
+  // From now on every message and RMA write this side sends, its lanes'
+  // included, is encrypted and authenticated with keys.send, and every one
+  // it receives must open with keys.receive; a record that was changed,
+  // replayed, reordered or dropped, or a clear one, ends the connection,
+  // naming it, and tells the peer. `oneClearMessage`: until the first
+  // sealed record arrives, one clear message is still delivered
+  // (lastReceivedSealed() false): a server's refusal of a handshake, sent
+  // before it had keys. Memory exposed from now on is not registered with
+  // the provider: only sealed writes reach it. False (with *error) where
+  // the connection cannot seal (shm, or not connected).
+  virtual bool seal(const SealKeys &keys, bool oneClearMessage,
+                    std::string *error) {
+    (void)keys, (void)oneClearMessage;
+    *error = "this connection cannot be sealed";
+    return false;
+  }
+  virtual bool sealed() const { return false; }
+  // Whether the message recv() returned last arrived sealed.
+  virtual bool lastReceivedSealed() const { return false; }
 };
 
 // How a listener treats clients that have not finished the transport
