@@ -907,8 +907,8 @@ FabricConnection::writeRemoteAll(const std::vector<RemoteWrite> &writes) {
   uint64_t total = 0;
   for (const RemoteWrite &w : writes)
     total += w.size;
-  std::shared_ptr<Lanes> lanes =
-      total >= kLaneMinBytes ? workingLanes() : nullptr;
+  const uint64_t laneMin = sealed() ? tuning().sealedLaneMin : kLaneMinBytes;
+  std::shared_ptr<Lanes> lanes = total >= laneMin ? workingLanes() : nullptr;
   // Over a sealed connection only sealed lanes carry writes.
   if (lanes && lanes->sealed() != sealed())
     lanes = nullptr;

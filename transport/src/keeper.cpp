@@ -141,6 +141,10 @@ const TuningRead &tuningRead() {
     // Tests and benchmarks: a loopback tcp peer counts as off this host, so
     // a server seals it (docs/transport.md, "Sealing").
     k.sealLoopback = env.onOff("RC_TRANSPORT_SEAL_LOOPBACK", false);
+    // Sealed writes from this size go over the lanes, whose threads seal
+    // and open in parallel (docs/design/transport-encryption.md).
+    k.sealedLaneMin =
+        env.count("RC_TRANSPORT_SEALED_LANE_MIN", 1 << 20, 65536, 1ull << 40);
     return TuningRead{k, env.error()};
   }();
   return r;

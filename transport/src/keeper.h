@@ -7,6 +7,8 @@
 #ifndef RC_TRANSPORT_KEEPER_H
 #define RC_TRANSPORT_KEEPER_H
 
+#include <cstdint>
+
 namespace rc::transport::detail {
 
 class FabricConnection;
@@ -24,11 +26,13 @@ struct Tuning {
   bool threadSafeDomains; // FI_THREAD_SAFE instead of FI_THREAD_DOMAIN
   int tcpLanes;      // lanes each way a tcp client asks for, a server grants
   bool sealLoopback; // offLoopback() is true for loopback tcp peers too
+  uint64_t sealedLaneMin; // sealed writes this large go over the lanes
 };
 // Defaults, overridable by RC_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,
 // RC_TRANSPORT_HELD_BACK_MS, RC_TRANSPORT_SPIN_US, RC_TRANSPORT_YIELD_US,
 // RC_TRANSPORT_DOORBELL_SPIN_US, RC_TRANSPORT_DOORBELL,
-// RC_TRANSPORT_THREADING, RC_TCP_LANES, RC_TRANSPORT_SEAL_LOOPBACK (read once,
+// RC_TRANSPORT_THREADING, RC_TCP_LANES, RC_TRANSPORT_SEAL_LOOPBACK,
+// RC_TRANSPORT_SEALED_LANE_MIN (read once,
 // by rc::EnvReader's rule; a refused value leaves its default and is named by
 // transport::settingsError()).
 const Tuning &tuning();

@@ -23,11 +23,11 @@ RecordCipher::RecordCipher(const TrafficKey &key, uint32_t stream, Mode mode)
   for (int i = 0; i < 4; ++i)
     iv_[i] ^= uint8_t(stream >> (24 - 8 * i));
   if (ctx_ && aesGcm())
-    ok_ = (mode_ == Mode::Seal ? EVP_EncryptInit_ex(ctx_, aesGcm(), nullptr,
-                                                    key.key.data(), nullptr)
-                               : EVP_DecryptInit_ex(ctx_, aesGcm(), nullptr,
-                                                    key.key.data(), nullptr)) ==
-          1;
+    ok_ = (mode_ == Mode::Seal
+               ? EVP_EncryptInit_ex(ctx_, aesGcm(), nullptr, key.key.data(),
+                                    nullptr)
+               : EVP_DecryptInit_ex(ctx_, aesGcm(), nullptr, key.key.data(),
+                                    nullptr)) == 1;
 }
 
 RecordCipher::~RecordCipher() { EVP_CIPHER_CTX_free(ctx_); }

@@ -36,12 +36,10 @@ public:
   // same), `aad` authenticated along. seal() writes the tag; open() checks
   // it and is false when the record is not what the peer sealed under this
   // number (changed, or another record).
-  bool seal(uint64_t number, const void *aad, size_t aadSize,
-            const uint8_t *in, uint8_t *out, size_t size,
-            uint8_t tag[kRecordTagBytes]);
-  bool open(uint64_t number, const void *aad, size_t aadSize,
-            const uint8_t *in, uint8_t *out, size_t size,
-            const uint8_t tag[kRecordTagBytes]);
+  bool seal(uint64_t number, const void *aad, size_t aadSize, const uint8_t *in,
+            uint8_t *out, size_t size, uint8_t tag[kRecordTagBytes]);
+  bool open(uint64_t number, const void *aad, size_t aadSize, const uint8_t *in,
+            uint8_t *out, size_t size, const uint8_t tag[kRecordTagBytes]);
 
   // The same in steps, for a record that passes in pieces (a lane's
   // slice): begin, update as often as needed, then finish (seal: writes

@@ -48,8 +48,8 @@ bool FrameOpener::check(const uint8_t *payload, size_t len, size_t *plainSize,
   return true;
 }
 
-bool FrameOpener::open(const FrameHeader &h, const uint8_t *payload,
-                       size_t len, uint8_t *out, std::string *why) {
+bool FrameOpener::open(const FrameHeader &h, const uint8_t *payload, size_t len,
+                       uint8_t *out, std::string *why) {
   size_t plain = len - kSealOverhead;
   Aad aad{h, next_};
   const uint8_t *body = payload + 8;

@@ -6,8 +6,8 @@
 // over tcp on loopback, where the transport seals whatever it is told to
 // (only rc-server decides by address), and, where the test may make a
 // network namespace, over a non-loopback address too (OffLoopback*).
-#include "lanes.h"
 #include "lane_rendezvous.h"
+#include "lanes.h"
 #include "record_cipher.h"
 #include "sealed_frames.h"
 
@@ -61,8 +61,8 @@ struct Pair {
     EXPECT_TRUE(listener) << err;
     if (!listener)
       return;
-    auto accepted = std::async(std::launch::async,
-                               [&] { return listener->accept(10000); });
+    auto accepted =
+        std::async(std::launch::async, [&] { return listener->accept(10000); });
     client = connect(listener->address(), 10000, &err);
     server = accepted.get();
     EXPECT_TRUE(client && server) << err;
@@ -96,20 +96,20 @@ TEST(RecordCipher, RoundTripsAndRefusesAnotherNumberOrAChangedByte) {
   ASSERT_TRUE(seal.seal(5, aad, sizeof aad, plain.data(), ct.data(),
                         plain.size(), tag));
   EXPECT_NE(ct, plain);
-  EXPECT_TRUE(open.open(5, aad, sizeof aad, ct.data(), back.data(), ct.size(),
-                        tag));
+  EXPECT_TRUE(
+      open.open(5, aad, sizeof aad, ct.data(), back.data(), ct.size(), tag));
   EXPECT_EQ(back, plain);
-  EXPECT_FALSE(open.open(6, aad, sizeof aad, ct.data(), back.data(),
-                         ct.size(), tag));
+  EXPECT_FALSE(
+      open.open(6, aad, sizeof aad, ct.data(), back.data(), ct.size(), tag));
   EXPECT_FALSE(otherStream.open(5, aad, sizeof aad, ct.data(), back.data(),
                                 ct.size(), tag));
   ct[777] ^= 1;
-  EXPECT_FALSE(open.open(5, aad, sizeof aad, ct.data(), back.data(),
-                         ct.size(), tag));
+  EXPECT_FALSE(
+      open.open(5, aad, sizeof aad, ct.data(), back.data(), ct.size(), tag));
   ct[777] ^= 1;
   aad[0] ^= 1;
-  EXPECT_FALSE(open.open(5, aad, sizeof aad, ct.data(), back.data(),
-                         ct.size(), tag));
+  EXPECT_FALSE(
+      open.open(5, aad, sizeof aad, ct.data(), back.data(), ct.size(), tag));
 }
 
 TEST(SealedFrames, NameAReplayedADroppedAndAChangedRecord) {
@@ -132,8 +132,7 @@ TEST(SealedFrames, NameAReplayedADroppedAndAChangedRecord) {
     uint8_t out[16];
     const uint8_t *p = f.data() + sizeof fh;
     size_t n = f.size() - sizeof fh;
-    return opener.check(p, n, &plain, why) &&
-           opener.open(fh, p, n, out, why);
+    return opener.check(p, n, &plain, why) && opener.open(fh, p, n, out, why);
   };
   std::string why;
   ASSERT_TRUE(tryOpen(frames[0], &why)) << why;
@@ -154,8 +153,8 @@ TEST(Sealing, MessagesOfEverySizeArriveInOrder) {
   Pair p;
   ASSERT_TRUE(p.client && p.server);
   EXPECT_TRUE(p.client->sealed() && p.server->sealed());
-  std::vector<size_t> sizes = {0, 1, 100, 4000, 65536, 65537, 300000,
-                               1 << 20, (3 << 20) + 5};
+  std::vector<size_t> sizes = {0,     1,      100,     4000,         65536,
+                               65537, 300000, 1 << 20, (3 << 20) + 5};
   for (int round = 0; round < 3; ++round)
     for (size_t i = 0; i < sizes.size(); ++i) {
       auto m = pattern(sizes[i], uint32_t(round * 100 + i));
@@ -304,16 +303,14 @@ TEST(Sealing, WritesLandWhereExposed) {
   std::vector<uint8_t> got;
   ASSERT_EQ(p.server->recv(got, 10000), Status::Ok) << p.server->lastError();
   EXPECT_TRUE(std::equal(a.begin(), a.end(), target.begin() + 4096));
-  EXPECT_TRUE(
-      std::equal(b.begin(), b.end(), target.begin() + 4096 + 100000));
+  EXPECT_TRUE(std::equal(b.begin(), b.end(), target.begin() + 4096 + 100000));
   EXPECT_EQ(target[4095], 0xee);
   EXPECT_EQ(target[4096 + (2 << 20)], 0xee);
   // A write beside the exposed bytes ends the connection, naming it.
   RemoteRegion beyond{region.addr + (2 << 20) - 10, region.key};
   p.client->writeRemote(a.data(), 100, beyond);
   std::string why = endOf(*p.server);
-  EXPECT_NE(why.find("not memory this side exposed"), std::string::npos)
-      << why;
+  EXPECT_NE(why.find("not memory this side exposed"), std::string::npos) << why;
   EXPECT_EQ(target[4096 + (2 << 20)], 0xee);
 }
 
@@ -334,9 +331,9 @@ TEST(SealedLanes, CarryWritesAndRefuseAFlippedByte) {
   to.sin_family = AF_INET;
   to.sin_port = htons(offer->port());
   inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
-  auto client = dialLanes(to, offer->token(), 2,
-                          Clock::now() + std::chrono::seconds(3),
-                          clientRegions, &clientErr);
+  auto client =
+      dialLanes(to, offer->token(), 2, Clock::now() + std::chrono::seconds(3),
+                clientRegions, &clientErr);
   auto server = collected.get();
   ASSERT_TRUE(client && server) << serverErr << clientErr;
   SealKeys c{randomKey(1), randomKey(2)}, s{c.receive, c.send};
@@ -352,15 +349,15 @@ TEST(SealedLanes, CarryWritesAndRefuseAFlippedByte) {
   auto data = secretText(4 << 20);
   WireTap::record();
   std::string why;
-  ASSERT_TRUE(client->write({{data.data(), data.size(), 77, 0}},
-                            [] { return true; }, &why))
+  ASSERT_TRUE(client->write(
+      {{data.data(), data.size(), 77, 0}}, [] { return true; }, &why))
       << why;
   WireTap::stop();
   EXPECT_EQ(target, data);
   EXPECT_FALSE(WireTap::recordedContains(marker()));
   WireTap::arm(WireTap::Action::Flip, 64 * 1024, 1000);
-  EXPECT_FALSE(client->write({{data.data(), data.size(), 77, 0}},
-                             [] { return true; }, &why));
+  EXPECT_FALSE(client->write(
+      {{data.data(), data.size(), 77, 0}}, [] { return true; }, &why));
   WireTap::disarm();
   EXPECT_TRUE(WireTap::fired());
   std::lock_guard<std::mutex> g(refusalMu);

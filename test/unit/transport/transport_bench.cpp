@@ -12,6 +12,9 @@
 // client's exposed buffer by RMA and answers (rc-server's read-back path, as
 // llama.cpp's logits take it: 525312 bytes a 1B token). For tcp it also times
 // the same bytes over a plain loopback socket, the kernel's own ceiling.
+// RC_BENCH_SEAL=1 seals the connection (both ends, fixed keys) before the
+// first message: every number then includes the record layer (docs/
+// transport.md, "Sealing"; docs/design/transport-encryption.md).
 #include "rc/transport.h"
 
 #include <arpa/inet.h>
@@ -25,6 +28,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -33,6 +37,24 @@
 
 using namespace rc::transport;
 using Clock = std::chrono::steady_clock;
+
+// RC_BENCH_SEAL=1: the keys each side seals with (the client's send key is
+// the server's receive key), fixed: a benchmark, not a secret.
+static bool sealing() {
+  const char *v = std::getenv("RC_BENCH_SEAL");
+  return v && std::string(v) == "1";
+}
+static bool sealAs(Connection &c, bool server) {
+  TrafficKey a, b;
+  a.key.fill(0x11), a.iv.fill(0x22), b.key.fill(0x33), b.iv.fill(0x44);
+  SealKeys keys = server ? SealKeys{b, a} : SealKeys{a, b};
+  std::string err;
+  if (!c.seal(keys, false, &err)) {
+    std::fprintf(stderr, "cannot seal: %s\n", err.c_str());
+    return false;
+  }
+  return true;
+}
 
 static void busyWaitUs(int us) {
   auto until = Clock::now() + std::chrono::microseconds(us);
@@ -59,7 +81,7 @@ static bool isReadbackRequest(const std::vector<uint8_t> &m,
 
 static void serve(Listener *l, int replyDelayUs) {
   auto c = l->accept(10000);
-  if (!c)
+  if (!c || (sealing() && !sealAs(*c, true)))
     _exit(3);
   std::vector<uint8_t> m;
   std::vector<uint8_t> source;
@@ -245,7 +267,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", err.c_str());
     return 1;
   }
-  std::printf("%s (%s)\n", addr.c_str(), c->peerDescription().c_str());
+  if (sealing() && !sealAs(*c, false))
+    return 1;
+  std::printf("%s (%s)%s\n", addr.c_str(), c->peerDescription().c_str(),
+              sealing() ? ", sealed" : "");
   std::vector<uint8_t> got;
   if (readback) {
     int rc = readbacks(*c, readbackBytes, iters);
