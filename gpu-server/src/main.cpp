@@ -6,6 +6,7 @@
 #include "rc/server/server_core.h"
 #include "rc/server/tenant_quotas.h"
 #include "rc/transport.h"
+#include "session/transport_sealing.h"
 
 #include <atomic>
 #include <cerrno>
@@ -35,6 +36,7 @@ extern "C" void onSignal(int sig) {
 const char kUsage[] =
     "usage: rc-server --listen URL --manifest PATH [--manifest PATH ...]\n"
     "                 [--auth-key-file FILE | --insecure]\n"
+    "                 [--insecure-transport]\n"
     "                 [--test-device] [--test-devices N]\n"
     "                 [--log-level quiet|info|debug] [--devices LIST]\n"
     "                 [--metrics FILE]\n"
@@ -61,6 +63,10 @@ const char kUsage[] =
     "  --insecure         serve a tcp address other than loopback without\n"
     "                     --auth-key-file (refused otherwise): anyone who\n"
     "                     can reach it may use the GPUs\n"
+    "  --insecure-transport  leave connections in the clear after the\n"
+    "                     key exchange (tcp clients off this host are\n"
+    "                     otherwise encrypted and authenticated with keys\n"
+    "                     derived from it)\n"
     "  --log-level L      quiet, info (default) or debug\n"
     "  --test-devices N   with --test-device: N test devices (default 1)\n"
     "  --devices LIST     CUDA device ordinals clients see, e.g. 0,1 "
@@ -283,6 +289,10 @@ int main(int argc, char **argv) {
       if (hasValue)
         return usageError("--insecure takes no value");
       insecure = true;
+    } else if (arg == "--insecure-transport") {
+      if (hasValue)
+        return usageError("--insecure-transport takes no value");
+      setInsecureTransport(true);
     } else if (arg == "--auth-token") {
       return usageError(
           "--auth-token was removed: a secret on the command line is visible "

@@ -3,6 +3,7 @@
 #include "rc/wire_message.h"
 #include "session/hello_auth.h"
 #include "session/server_message.h"
+#include "session/transport_sealing.h"
 
 #include <chrono>
 
@@ -116,6 +117,7 @@ void FrontDoor::handshake(transport::Connection &conn,
     // client proved it holds a key.
     std::vector<uint8_t> challenge, answer;
     std::string why;
+    auth.announceSealing(sealWanted(conn));
     if (!auth.challenge(*hello, message.data(), message.size(), conn.peerHost(),
                         &challenge, &why))
       return refuse(why);
@@ -135,6 +137,10 @@ void FrontDoor::handshake(transport::Connection &conn,
               ": " + why);
       return refuse(why);
     }
+    // The redirect and its ticket travel sealed.
+    if (auth.sealing() &&
+        !sealConnection(conn, *auth.provenKey(), auth.transcript(), &why))
+      return refuse(why);
   }
   const std::string tenant = auth.required() ? auth.keyId() : "";
   std::string why;

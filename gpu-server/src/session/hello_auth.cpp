@@ -55,7 +55,7 @@ bool HelloAuth::challenge(const wire::Hello &hello, const uint8_t *message,
   flatbuffers::FlatBufferBuilder fbb;
   auto serverNonce = fbb.CreateVector(transcript_.serverNonce.data(),
                                       transcript_.serverNonce.size());
-  auto body = wire::CreateAuthChallenge(fbb, serverNonce, sessionId_);
+  auto body = wire::CreateAuthChallenge(fbb, serverNonce, sessionId_, sealing_);
   *challenge = finishMessage(fbb, wire::Body::AuthChallenge, body.Union());
   awaiting_ = true;
   return true;
@@ -103,6 +103,7 @@ bool HelloAuth::verify(const wire::AuthResponse &response,
   }
   if (throttle_)
     throttle_->recordSuccess(peerHost_);
+  proven_ = key;
   return true;
 }
 

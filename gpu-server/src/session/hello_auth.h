@@ -42,11 +42,22 @@ public:
   const wire::Hello *hello() const;
   const std::string &keyId() const { return transcript_.keyId; }
 
+  // Before challenge(): whether the challenge announces that the connection
+  // is sealed once the proof is right (session/transport_sealing.h).
+  void announceSealing(bool seal) { sealing_ = seal; }
+  bool sealing() const { return sealing_; }
+  // After a successful verify(): the key the client proved it holds and
+  // the transcript both proofs covered, which the sealing keys come from.
+  const auth::Key *provenKey() const { return proven_; }
+  const auth::Transcript &transcript() const { return transcript_; }
+
 private:
   const std::vector<auth::Key> &keys_;
   AuthThrottle *throttle_;
   uint64_t sessionId_;
   bool awaiting_ = false;
+  bool sealing_ = false;
+  const auth::Key *proven_ = nullptr;
   std::string peerHost_;
   std::vector<uint8_t> helloMessage_;
   auth::Transcript transcript_;

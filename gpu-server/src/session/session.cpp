@@ -10,6 +10,7 @@
 #include "session/hello_auth.h"
 #include "session/hello_kernel_attrs.h"
 #include "session/server_message.h"
+#include "session/transport_sealing.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -226,6 +227,7 @@ Session::Next Session::onHello(const void *p, const uint8_t *message,
   // before the client proved it holds a key.
   std::vector<uint8_t> challenge;
   std::string why;
+  auth_->announceSealing(conn_ && sealWanted(*conn_));
   if (!auth_->challenge(*hello, message, size, peerHost(), &challenge, &why))
     return refuseHello(why, replies);
   replies.push_back(std::move(challenge));
@@ -251,8 +253,13 @@ Session::onAuthResponse(const void *p,
             why);
     return refuseHello(why, replies);
   }
+  // Everything from the HelloReply on travels sealed.
+  if (auth_->sealing() &&
+      !sealConnection(*conn_, *auth_->provenKey(), auth_->transcript(), &why))
+    return refuseHello(why, replies);
   logDebug("session " + std::to_string(id_) + " from " + peerHost() +
-           ": authenticated with key '" + auth_->keyId() + "'");
+           ": authenticated with key '" + auth_->keyId() + "'" +
+           (auth_->sealing() ? ", connection sealed" : ""));
   return openSession(auth_->hello(), &serverProof, replies);
 }
 

@@ -1,5 +1,7 @@
 #include "core/client_auth.h"
 
+#include "rc/auth/session_keys.h"
+
 #include <algorithm>
 
 namespace rc::rt {
@@ -78,6 +80,36 @@ bool ClientAuth::checkServer(const wire::HelloReply &reply,
                            " (it runs without --auth-key-file, or is not the "
                            "server you meant); unset RC_AUTH_KEY_FILE to use a "
                            "server without authentication";
+  return false;
+}
+
+bool ClientAuth::sealIfAnnounced(const wire::AuthChallenge &challenge,
+                                 transport::Connection &conn,
+                                 std::string *error) {
+  if (!challenge.seal_transport())
+    return true;
+  auth::SessionKeys keys;
+  if (!answered_ || !auth::deriveSessionKeys(key_, transcript_, &keys)) {
+    *error = "deriving the connection's keys failed (libcrypto)";
+    return false;
+  }
+  transport::SealKeys seal;
+  seal.send.key = keys.clientToServer.key;
+  seal.send.iv = keys.clientToServer.iv;
+  seal.receive.key = keys.serverToClient.key;
+  seal.receive.iv = keys.serverToClient.iv;
+  if (!conn.seal(seal, /*oneClearMessage=*/true, error))
+    return false;
+  sealed_ = true;
+  return true;
+}
+
+bool ClientAuth::checkSealed(const transport::Connection &conn,
+                             std::string *error) const {
+  if (!sealed_ || conn.lastReceivedSealed())
+    return true;
+  *error = "it announced an encrypted connection, but its reply came in the "
+           "clear: it was not the server's (changed in transit)";
   return false;
 }
 

@@ -7,6 +7,7 @@
 
 #include "protocol_generated.h"
 #include "rc/auth/proof.h"
+#include "rc/transport.h"
 
 #include <string>
 #include <vector>
@@ -32,11 +33,22 @@ public:
   // client has a key: it may not fall back to a server that asked for none).
   bool checkServer(const wire::HelloReply &reply, std::string *error) const;
 
+  // After answer() went out: when the challenge said the server seals the
+  // connection (docs/security.md, "Encryption in transit"), installs this
+  // handshake's keys on `conn`, which then still takes one clear message:
+  // the server's refusal, sent before it had keys.
+  bool sealIfAnnounced(const wire::AuthChallenge &challenge,
+                       transport::Connection &conn, std::string *error);
+  // A reply that opens a session (or redirects) must have come sealed when
+  // sealing was announced: a clear one was not the server's.
+  bool checkSealed(const transport::Connection &conn, std::string *error) const;
+
 private:
   std::string file_;
   auth::Key key_;
   auth::Transcript transcript_;
   bool answered_ = false;
+  bool sealed_ = false;
 };
 
 } // namespace rc::rt

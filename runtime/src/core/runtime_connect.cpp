@@ -300,6 +300,11 @@ cudaError_t Runtime::helloLocked(const std::vector<uint8_t> &ticket,
                " failed: " + conn_->lastError();
       return cudaErrorNoDevice;
     }
+    if (!auth.sealIfAnnounced(*challenge, *conn_, error)) {
+      *error =
+          "cannot encrypt the connection to " + serverName_ + ": " + *error;
+      return cudaErrorNoDevice;
+    }
     if (!recvHandshakeLocked(msg, &m, error))
       return cudaErrorNoDevice;
   }
@@ -315,7 +320,7 @@ cudaError_t Runtime::helloLocked(const std::vector<uint8_t> &ticket,
              (reply->error() ? reply->error()->str() : "no reason given");
     return cudaErrorNoDevice;
   }
-  if (!auth.checkServer(*reply, error)) {
+  if (!auth.checkServer(*reply, error) || !auth.checkSealed(*conn_, error)) {
     *error = serverName_ + " is not trusted: " + *error;
     return cudaErrorNoDevice;
   }
