@@ -12,6 +12,10 @@
 #ifndef RC_CLANG_CUDA_FIXES_H
 #define RC_CLANG_CUDA_FIXES_H
 
+// A system header, as clang's CUDA headers are: a program's -Wall -Werror
+// is about its own code.
+#pragma clang system_header
+
 #if defined(__clang__) && defined(__CUDA__) && __clang_major__ < 21
 
 #define RC_REDUX_SYNC(name, type, builtin)                                     \
@@ -135,6 +139,15 @@ RC_HOST_FMINMAX(double, double, float, __builtin_fmin, __builtin_fmax)
 
 // Surface reads and writes, which clang's headers lack.
 #include "rc-cuda-surfaces.h"
+
+// The cache-hinted loads and stores (__ldcs, __stwt, ...), which clang's
+// headers lack.
+#include "rc-cuda-cache-hints.h"
+
+// The other device functions nvcc declares that clang's headers lack or
+// get wrong, and the compiler builtins CUDA's own inline functions call.
+#include "rc-cuda-device-functions.h"
+#include "rc-cuda-nvcc-builtins.h"
 
 #endif
 #endif

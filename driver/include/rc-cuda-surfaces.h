@@ -12,6 +12,7 @@
 // instruction names the ones its width needs.
 #ifndef RC_CUDA_SURFACES_H
 #define RC_CUDA_SURFACES_H
+#pragma clang system_header
 
 #if defined(__CUDA__) && defined(__clang__)
 
