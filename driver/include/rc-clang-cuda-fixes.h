@@ -81,6 +81,21 @@ RC_REDUX_DECL(reduce_xor_sync, unsigned)
 // it left _Znwm unresolved for ptxas.
 #include <new>
 
+// What nvcc's implicit cuda_runtime.h includes for host and device code
+// alike (crt/common_functions.h, crt/math_functions.h): <time.h>,
+// <string.h>, <stdlib.h> and C++'s <math.h>, whose std:: overloads are
+// global there (sqrt(2.0f) is a float, isnan(x) is declared). clang's
+// wrapper brings <string.h>, <stdlib.h> and <cmath> only, so a .cu calling
+// time() or clock() without including <time.h> stopped at "use of
+// undeclared identifier 'time'", and host code calling isnan() at "no
+// matching function". Measured with `gcc -E -M` on nvcc's
+// preprocessing command (`nvcc --dryrun`) against the pinned headers;
+// <stdio.h> and <assert.h> come only in nvcc's device pass, after its
+// front end has already refused a printf or assert without them.
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
 // nan() and nanf() in device code: clang's wrappers declare them (static,
 // __device__) but define neither, so a call left an unresolved
 // `_ZL3nanPKc` for ptxas or nvlink (cuda-samples' interval). libdevice has
