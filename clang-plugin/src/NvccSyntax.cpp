@@ -174,6 +174,62 @@ void fixAsmStatements(const std::vector<RawToken> &tokens,
   }
 }
 
+// `<<` then `<` with only blanks or comments between: the opening of a
+// launch, written apart. Not after `operator`, where `operator<< <T>` names
+// a template specialization of operator<<.
+bool isSplitOpening(const std::vector<RawToken> &tokens, size_t i) {
+  return i + 1 < tokens.size() && tokens[i].kind == tok::lessless &&
+         tokens[i + 1].kind == tok::less &&
+         !(i > 0 && isIdentifier(tokens[i - 1], "operator"));
+}
+
+// Joins the two tokens [first, second] into `joined`, followed by whatever
+// separated them: the length, the lines and every later offset stay.
+void joinTokens(llvm::StringRef text, const RawToken &first,
+                const RawToken &second, llvm::StringRef joined,
+                std::vector<Edit> &edits) {
+  llvm::StringRef gap = text.slice(first.end, second.begin);
+  edits.push_back({first.begin, second.end, (joined + gap).str()});
+}
+
+// `kernel<< <grid, block>> >(args)`: nvcc reads a launch's chevrons written
+// apart (blanks or comments between `<<` and `<`, or between `>>` and `>`);
+// clang's lexer makes `<<<` and `>>>` only of adjacent characters. The
+// closing one is looked for only after an opening, at the launch's own
+// bracket depth, so `std::vector<std::vector<int>> >` elsewhere stays.
+void joinLaunchChevrons(llvm::StringRef text,
+                        const std::vector<RawToken> &tokens,
+                        std::vector<Edit> &edits) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    bool split = isSplitOpening(tokens, i);
+    if (!split && tokens[i].kind != tok::lesslessless)
+      continue;
+    if (split)
+      joinTokens(text, tokens[i], tokens[i + 1], "<<<", edits);
+    size_t j = split ? i + 2 : i + 1;
+    for (int depth = 0; j < tokens.size(); ++j) {
+      tok::TokenKind kind = tokens[j].kind;
+      if (kind == tok::l_paren || kind == tok::l_square ||
+          kind == tok::l_brace) {
+        ++depth;
+      } else if (kind == tok::r_paren || kind == tok::r_square ||
+                 kind == tok::r_brace) {
+        if (--depth < 0)
+          break;
+      } else if (depth == 0 &&
+                 (kind == tok::semi || kind == tok::greatergreatergreater)) {
+        break;
+      } else if (depth == 0 && kind == tok::greatergreater &&
+                 j + 1 < tokens.size() && tokens[j + 1].kind == tok::greater) {
+        joinTokens(text, tokens[j], tokens[j + 1], ">>>", edits);
+        ++j;
+        break;
+      }
+    }
+    i = j;
+  }
+}
+
 } // namespace
 
 std::optional<std::string> rewriteNvccSyntax(llvm::StringRef text,
@@ -182,6 +238,7 @@ std::optional<std::string> rewriteNvccSyntax(llvm::StringRef text,
   std::vector<Edit> edits;
   moveAttributesFirst(text, tokens, edits);
   fixAsmStatements(tokens, edits);
+  joinLaunchChevrons(text, tokens, edits);
   if (edits.empty())
     return std::nullopt;
   // The edits never overlap; apply them from the back so offsets hold.
