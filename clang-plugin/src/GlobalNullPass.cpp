@@ -1,9 +1,10 @@
 #include "GlobalNullPass.h"
 
+#include "NvvmAnnotations.h"
+
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
-#include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -14,25 +15,6 @@ namespace {
 
 constexpr unsigned GenericAddressSpace = 0;
 constexpr unsigned GlobalAddressSpace = 1;
-
-// clang marks CUDA kernels in !nvvm.annotations: {ptr @f, !"kernel", i32 1}.
-bool isKernel(const Function &f) {
-  const NamedMDNode *annotations =
-      f.getParent()->getNamedMetadata("nvvm.annotations");
-  if (!annotations)
-    return false;
-  for (const MDNode *entry : annotations->operands()) {
-    if (entry->getNumOperands() < 3 ||
-        mdconst::dyn_extract_or_null<Function>(entry->getOperand(0)) != &f)
-      continue;
-    const auto *what = dyn_cast<MDString>(entry->getOperand(1));
-    const auto *value =
-        mdconst::dyn_extract_or_null<ConstantInt>(entry->getOperand(2));
-    if (what && what->getString() == "kernel" && value && value->isOne())
-      return true;
-  }
-  return false;
-}
 
 // A phi of generic pointers with a null among its incoming values, every
 // other one pointing into an argument of the kernel.

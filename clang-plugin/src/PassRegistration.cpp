@@ -5,9 +5,10 @@
 // (cudaLaunchKernelEx) see the stub as a constant too. Running twice is
 // harmless: rewritten calls no longer match.
 //
-// In device modules, RdcStaticNamesPass, PureVirtualTrapPass and
-// UsedExternalPass run first at pipeline start (the module is as clang emitted
-// it; most have nothing for them to do), then ThreadLocalAsmPass, before the
+// In device modules, RdcStaticNamesPass, PureVirtualTrapPass,
+// UsedExternalPass and GridConstantPass run first at pipeline start (the
+// module is as clang emitted it; most have nothing for them to do), then
+// ThreadLocalAsmPass, before the
 // inliner copies __dp4a's asm into the loops the unroller looks at, and
 // ArrayIndexSelectPass, LoopRematPass, HalfPairPass and WideCopyPass at the
 // end, after the last LICM has hoisted what LoopRematPass undoes and the
@@ -22,6 +23,7 @@
 // .ll file through RcPasses.so.
 #include "ArrayIndexSelectPass.h"
 #include "GlobalNullPass.h"
+#include "GridConstantPass.h"
 #include "HalfPairPass.h"
 #include "LaunchRewritePass.h"
 #include "LoopRematPass.h"
@@ -51,6 +53,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                     mpm.addPass(rcplugin::PureVirtualTrapPass());
                   else if (name == "rc-used-external")
                     mpm.addPass(rcplugin::UsedExternalPass());
+                  else if (name == "rc-grid-constant")
+                    mpm.addPass(rcplugin::GridConstantPass());
                   else
                     return false;
                   return true;
@@ -77,6 +81,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   mpm.addPass(rcplugin::RdcStaticNamesPass());
                   mpm.addPass(rcplugin::PureVirtualTrapPass());
                   mpm.addPass(rcplugin::UsedExternalPass());
+                  mpm.addPass(rcplugin::GridConstantPass());
                   mpm.addPass(rcplugin::ThreadLocalAsmPass());
                   mpm.addPass(rcplugin::LaunchRewritePass());
                 });

@@ -152,6 +152,16 @@ RC_HOST_FMINMAX(double, double, float, __builtin_fmin, __builtin_fmax)
 #undef RC_HOST_FMINMAX
 #undef RC_HOST_MINMAX
 
+// __grid_constant__ kernel parameters: clang 19 does not know the
+// attribute (it warned and copied the parameter to local memory wherever
+// its address was taken, so a TMA descriptor passed by value was used from
+// local memory). Spelled as an annotation, which the plugin's
+// GridConstantPass reads: the parameter's address is its own in the
+// parameter space, as nvcc makes it. Without the plugin the annotation is
+// inert: a copy, as before.
+#undef __grid_constant__
+#define __grid_constant__ __attribute__((annotate("rc.grid_constant")))
+
 // Surface reads and writes, which clang's headers lack.
 #include "rc-cuda-surfaces.h"
 

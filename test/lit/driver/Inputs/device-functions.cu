@@ -57,7 +57,7 @@ __global__ void asyncCopy(const int4 *src, unsigned bytes, int4 *out) {
                                      bytes);
   out[threadIdx.x] = tile[threadIdx.x ^ 1];
 }
-// __isGridConstant of a __grid_constant__ parameter's address.
+// A __grid_constant__ parameter's address, and __isGridConstant of it.
 __global__ void gridConstant(const __grid_constant__ Pair p, unsigned *out) {
   *out = __isGridConstant(&p);
 }
