@@ -152,6 +152,27 @@ RC_HOST_FMINMAX(double, double, float, __builtin_fmin, __builtin_fmax)
 #undef RC_HOST_FMINMAX
 #undef RC_HOST_MINMAX
 
+// cooperative_groups::cluster_group (this_cluster()): CUDA's headers
+// compile it only for nvcc, NVRTC, or where a compiler says it declares the
+// cluster intrinsics; clang 19's headers do (__clusterDim,
+// __cluster_map_shared_rank, ...), so cluster groups were missing ("no
+// type named 'cluster_group'").
+#if !defined(_CG_CLUSTER_INTRINSICS_AVAILABLE)
+#define _CG_CLUSTER_INTRINSICS_AVAILABLE
+#endif
+
+// __cluster_dims__(x, y, z): clang 19 does not know the attribute and
+// dropped it with a warning, so the kernel ran without clusters and its
+// cluster's shared-memory accesses went astray. Its backend cannot emit the
+// kernel's .reqnctapercluster either; such a kernel is refused where it is
+// launched or named, with the way that works: the launch attribute.
+#undef __cluster_dims__
+#define __cluster_dims__(...)                                                  \
+  __attribute__((unavailable(                                                  \
+      "__cluster_dims__ needs clang 20 (remote-clang compiles with clang "     \
+      "19): launch the kernel with cudaLaunchKernelEx and "                    \
+      "cudaLaunchAttributeClusterDimension instead")))
+
 // __grid_constant__ kernel parameters: clang 19 does not know the
 // attribute (it warned and copied the parameter to local memory wherever
 // its address was taken, so a TMA descriptor passed by value was used from
