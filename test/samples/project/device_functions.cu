@@ -146,7 +146,8 @@ long checkAtomics() {
   long bad = 0;
   bad += f2.x != n || f2.y != 2.0f * n;
   bad += f4.x != n || f4.y != 2.0f * n || f4.z != 3.0f * n || f4.w != 4.0f * n;
-  bad += pair.count != n || pair.sum != blocks * (kThreads * (kThreads - 1) / 2);
+  bad +=
+      pair.count != n || pair.sum != blocks * (kThreads * (kThreads - 1) / 2);
   bad += counter16 != n;
   if (bad)
     std::fprintf(stderr,

@@ -21,7 +21,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <mutex>
 #include <random>
+#include <thread>
 
 using namespace rc::transport;
 using namespace rc::transport::detail;
@@ -360,7 +362,15 @@ TEST(SealedLanes, CarryWritesAndRefuseAFlippedByte) {
       {{data.data(), data.size(), 77, 0}}, [] { return true; }, &why));
   WireTap::disarm();
   EXPECT_TRUE(WireTap::fired());
-  std::lock_guard<std::mutex> g(refusalMu);
+  // The writer learns of the refusal when its lane closes, which may be
+  // before the reader's thread has handed the reason to its callback.
+  std::unique_lock<std::mutex> g(refusalMu);
+  for (auto end = Clock::now() + std::chrono::seconds(5);
+       refusal.empty() && Clock::now() < end;) {
+    g.unlock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    g.lock();
+  }
   EXPECT_NE(refusal.find("failed authentication"), std::string::npos)
       << refusal;
 }
