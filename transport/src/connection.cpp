@@ -1087,6 +1087,19 @@ std::string FabricConnection::peerHost() const {
   return peerHost_;
 }
 
+bool FabricConnection::peerUid(uint32_t *uid) const {
+  std::lock_guard<std::mutex> g(mu_);
+  if (hasPeerUid_)
+    *uid = peerUid_;
+  return hasPeerUid_;
+}
+
+void FabricConnection::setPeerUid(uint32_t uid) {
+  std::lock_guard<std::mutex> g(mu_);
+  hasPeerUid_ = true;
+  peerUid_ = uid;
+}
+
 std::string FabricConnection::lastError() const {
   std::lock_guard<std::mutex> g(mu_);
   return lastError_;

@@ -69,6 +69,9 @@ public:
   std::string lastError() const override;
   bool sameHost() const override;
   std::string peerHost() const override;
+  bool peerUid(uint32_t *uid) const override;
+  // shm server: the client's user id from its handshake socket.
+  void setPeerUid(uint32_t uid);
   void limitReceive(const ReceiveLimits &limits) override;
   // Bytes received and held for recv() (queued messages, partly
   // reassembled ones at their announced size), for tests.
@@ -188,6 +191,8 @@ private:
   Hello peerHello_;
   std::string peerDesc_ = "(not connected)";
   std::string peerHost_ = "(not connected)";
+  bool hasPeerUid_ = false;
+  uint32_t peerUid_ = 0;
   uint64_t handshakeNonce_ = 0;
   bool accepted_ = false;
   Hello acceptHello_;

@@ -361,6 +361,9 @@ private:
     }
     auto conn = std::make_unique<FabricConnection>(std::move(ep));
     conn->limitReceive(options_.accepted);
+    uint32_t uid = 0;
+    if (unixPeerUid(w.fd, &uid))
+      conn->setPeerUid(uid); // the kernel's word, like the pid
     // Map the client's region now, while it is alive and waiting for us.
     if (!conn->admitClient(client, err) ||
         !sendHello(w.fd, FrameType::Accept, conn->ownHello(client.nonce), err))

@@ -209,6 +209,15 @@ int unixConnect(const std::string &name, std::string *error, bool *refused) {
 
 uint32_t unixPeerPid(int fd) { return peerPid(fd); }
 
+bool unixPeerUid(int fd, uint32_t *uid) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+    return false;
+  *uid = static_cast<uint32_t>(cred.uid);
+  return true;
+}
+
 bool unixPeerStillThere(int fd) {
   pollfd p{fd, POLLRDHUP, 0};
   return poll(&p, 1, 0) == 0; // any event = hung up or error

@@ -37,6 +37,8 @@ int unixConnect(const std::string &name, std::string *error,
 
 // The pid of the process at the other end of a connected socket.
 uint32_t unixPeerPid(int fd);
+// Its user id, as the kernel recorded it at connect(); false if unknown.
+bool unixPeerUid(int fd, uint32_t *uid);
 // True while the peer has not closed or shut down its end.
 bool unixPeerStillThere(int fd);
 

@@ -80,6 +80,14 @@ public:
   // without the port (the address this side sends to, so a peer cannot give
   // another's without losing its own connection), over shm "this host".
   virtual std::string peerHost() const { return peerDescription(); }
+  // The user id of the peer's process, where the kernel vouches for it
+  // (shm: the credentials of its handshake socket); false where no one
+  // does (tcp, in-memory connections). rc-server tells local users apart
+  // by it when it has no keys.
+  virtual bool peerUid(uint32_t *uid) const {
+    (void)uid;
+    return false;
+  }
   // Replaces the receive bounds; a server raises them once it knows who
   // the peer is (rc-server: when the session is established).
   virtual void limitReceive(const ReceiveLimits &limits) { (void)limits; }
