@@ -10,12 +10,14 @@ std::vector<uint8_t> finishMessage(flatbuffers::FlatBufferBuilder &fbb,
                               fbb.GetBufferPointer() + fbb.GetSize());
 }
 
-std::vector<uint8_t> helloRefusal(const std::string &why) {
+std::vector<uint8_t> helloRefusal(const std::string &why,
+                                  uint32_t retryAfterMs) {
   flatbuffers::FlatBufferBuilder fbb;
   auto error = fbb.CreateString(why);
   wire::HelloReplyBuilder hr(fbb);
   hr.add_ok(false);
   hr.add_error(error);
+  hr.add_retry_after_ms(retryAfterMs);
   return finishMessage(fbb, wire::Body::HelloReply, hr.Finish().Union());
 }
 

@@ -17,8 +17,11 @@ std::vector<uint8_t> finishMessage(flatbuffers::FlatBufferBuilder &fbb,
                                    wire::Body type,
                                    flatbuffers::Offset<void> body);
 
-// A HelloReply that refuses the session, saying why.
-std::vector<uint8_t> helloRefusal(const std::string &why);
+// A HelloReply that refuses the session, saying why; with retryAfterMs > 0
+// the refusal may pass and the client tries again after that long
+// (HelloReply.retry_after_ms).
+std::vector<uint8_t> helloRefusal(const std::string &why,
+                                  uint32_t retryAfterMs = 0);
 
 } // namespace rc::server
 

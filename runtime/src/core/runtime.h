@@ -472,13 +472,16 @@ private:
   // ensureConnectedLocked, then wireStreamLocked.
   cudaError_t connectedStreamLocked(cudaStream_t s, bool perThread,
                                     uint64_t *out);
-  cudaError_t handshakeLocked(std::string *error);
+  // On a refusal that may pass, *retryAfterMs says when to start over
+  // (HelloReply.retry_after_ms; 0: it will not).
+  cudaError_t handshakeLocked(std::string *error, uint32_t *retryAfterMs);
   // One Hello (with `ticket` after a redirect; empty: none) and the
   // authentication that follows: *out is the server's HelloReply (in
   // *msg), with ok set or a redirect it proved it may give.
   cudaError_t helloLocked(const std::vector<uint8_t> &ticket,
                           std::vector<uint8_t> *msg,
-                          const wire::HelloReply **out, std::string *error);
+                          const wire::HelloReply **out, std::string *error,
+                          uint32_t *retryAfterMs);
   void shutdownLocked();
   // Receives the next handshake message into *msg and opens it (*out);
   // false with *error when none came in time or it does not open.

@@ -1,6 +1,7 @@
 // Connection life cycle: lazy connect + handshake at the first call that needs
 // the device, the background age flusher, and Goodbye at exit.
 #include "core/client_auth.h"
+#include "core/connect_deadline.h"
 #include "core/device_props.h"
 #include "core/runtime.h"
 #include "rc/env_reader.h"
@@ -150,8 +151,19 @@ cudaError_t Runtime::ensureConnectedLocked() {
   if (manifestLoader_)
     manifestLoader_(index_);
   std::string error;
-  conn_ = connector_(opts_.connectTimeoutMs, &error);
-  cudaError_t err = conn_ ? handshakeLocked(&error) : cudaErrorNoDevice;
+  ConnectDeadline deadline(opts_.connectTimeoutMs);
+  cudaError_t err;
+  for (;;) {
+    uint32_t retryMs = 0;
+    conn_ = connector_(deadline.leftMs(), &error);
+    err = conn_ ? handshakeLocked(&error, &retryMs) : cudaErrorNoDevice;
+    if (err == cudaSuccess || !retryMs || !deadline.waitToRetry(retryMs))
+      break;
+    conn_.reset(); // the refusal may pass: start over
+  }
+  if (err != cudaSuccess && deadline.attempts() > 1)
+    error += " (after " + std::to_string(deadline.attempts()) +
+             " attempts within RC_CONNECT_TIMEOUT_MS)";
   if (err != cudaSuccess) {
     state_ = State::Failed;
     conn_.reset();
@@ -191,7 +203,8 @@ bool Runtime::recvHandshakeLocked(std::vector<uint8_t> *msg,
   return true;
 }
 
-cudaError_t Runtime::handshakeLocked(std::string *error) {
+cudaError_t Runtime::handshakeLocked(std::string *error,
+                                     uint32_t *retryAfterMs) {
   if (opts_.authTokenSet)
     std::fprintf(stderr,
                  "remote-clang: ignoring RC_AUTH_TOKEN: it is no longer used "
@@ -199,7 +212,7 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
                  "RC_AUTH_KEY_FILE to a key file made by rc-server keygen\n");
   std::vector<uint8_t> msg;
   const wire::HelloReply *reply = nullptr;
-  if (cudaError_t err = helloLocked({}, &msg, &reply, error))
+  if (cudaError_t err = helloLocked({}, &msg, &reply, error, retryAfterMs))
     return err;
   if (reply->redirect()) {
     // rc-server runs the session in a process of its own (docs/server.md,
@@ -218,7 +231,8 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
       *error = from + " redirected this client to " + url + ": " + *error;
       return cudaErrorNoDevice;
     }
-    if (cudaError_t err = helloLocked(ticket, &msg, &reply, error))
+    if (cudaError_t err =
+            helloLocked(ticket, &msg, &reply, error, retryAfterMs))
       return err;
     if (reply->redirect()) {
       *error = serverName_ + " redirected this client a second time";
@@ -262,7 +276,7 @@ cudaError_t Runtime::handshakeLocked(std::string *error) {
 cudaError_t Runtime::helloLocked(const std::vector<uint8_t> &ticket,
                                  std::vector<uint8_t> *msg,
                                  const wire::HelloReply **out,
-                                 std::string *error) {
+                                 std::string *error, uint32_t *retryAfterMs) {
   ClientAuth auth;
   if (!auth.load(opts_.authKeyFile, error))
     return cudaErrorNoDevice;
@@ -318,6 +332,7 @@ cudaError_t Runtime::helloLocked(const std::vector<uint8_t> &ticket,
   if (!reply->ok() && !reply->redirect()) {
     *error = serverName_ + " refused the session: " +
              (reply->error() ? reply->error()->str() : "no reason given");
+    *retryAfterMs = reply->retry_after_ms();
     return cudaErrorNoDevice;
   }
   if (!auth.checkServer(*reply, error) || !auth.checkSealed(*conn_, error)) {

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 using namespace rc::test;
 
 extern "C" {
@@ -73,6 +75,45 @@ TEST(RuntimeApi, RefusedHandshakeIsReported) {
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("refused the session: bad token"), std::string::npos)
       << err;
+}
+
+// A refusal that says it may pass (HelloReply.retry_after_ms) is tried
+// again, from the start, after that long.
+TEST(RuntimeApi, ARefusalThatMayPassIsRetried) {
+  auto state = std::make_shared<FakeState>();
+  state->refusalsWorthRetrying = 3;
+  state->retryMs = 20;
+  rc::rt::installRuntimeForTest(makeRuntime(state, quietOptions(), nullptr));
+  int count = 0;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  EXPECT_EQ(count, 1);
+  EXPECT_EQ(state->hellos, 4);
+  EXPECT_GE(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds(60));
+}
+
+// ... but only within RC_CONNECT_TIMEOUT_MS: then the last refusal is
+// reported, with how often it was tried.
+TEST(RuntimeApi, RetriesEndAtTheConnectTimeout) {
+  auto state = std::make_shared<FakeState>();
+  state->refusalsWorthRetrying = 1000;
+  state->retryMs = 300;
+  rc::rt::Options o = quietOptions();
+  o.connectTimeoutMs = 1000;
+  rc::rt::installRuntimeForTest(makeRuntime(state, o, nullptr));
+  int count = 0;
+  testing::internal::CaptureStderr();
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(cudaGetDeviceCount(&count), cudaErrorNoDevice);
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds(1500));
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("busy for now; retry in 300 ms (after 4 attempts within "
+                     "RC_CONNECT_TIMEOUT_MS)"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(state->hellos, 4);
 }
 
 // A reply that passes the flatbuffers Verifier but carries no body is a

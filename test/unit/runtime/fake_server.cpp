@@ -39,6 +39,17 @@ std::vector<uint8_t> helloReply(bool ok) {
   return finish(fbb, Body::HelloReply, reply.Union());
 }
 
+std::vector<uint8_t> retryLater(uint32_t retryMs) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto error = fbb.CreateString("busy for now; retry in " +
+                                std::to_string(retryMs) + " ms");
+  HelloReplyBuilder hr(fbb);
+  hr.add_ok(false);
+  hr.add_error(error);
+  hr.add_retry_after_ms(retryMs);
+  return finish(fbb, Body::HelloReply, hr.Finish().Union());
+}
+
 std::vector<uint8_t> bodiless(Body type) {
   flatbuffers::FlatBufferBuilder fbb;
   return finish(fbb, type, 0);
@@ -63,6 +74,12 @@ Status FakeConnection::send(const void *data, size_t size) {
   std::lock_guard<std::mutex> l(s_->mu);
   if (m->body_type() == Body::Hello) {
     ++s_->hellos;
+    if (s_->refusalsWorthRetrying > 0) {
+      --s_->refusalsWorthRetrying;
+      s_->toClient.push_back(retryLater(s_->retryMs));
+      s_->cv.notify_all();
+      return Status::Ok;
+    }
     if (s_->helloDelayMs > 0) {
       // A server busy creating contexts: the answer comes from elsewhere.
       std::thread([s = s_, ok = !s_->refuse] {

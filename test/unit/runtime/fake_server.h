@@ -41,7 +41,11 @@ struct FakeState {
   int32_t failCode = 700;               // ... with this code
   std::map<uint64_t, uint64_t> symbols; // variable id -> address
   bool refuse = false;                  // HelloReply ok=false
-  int helloDelayMs = 0;                 // HelloReply this much later
+  // The first this many Hellos are refused with retry_after_ms = retryMs
+  // (a refusal that may pass: the runtime starts over).
+  int refusalsWorthRetrying = 0;
+  uint32_t retryMs = 0;
+  int helloDelayMs = 0; // HelloReply this much later
   // Replies that name their body type but carry no body (a hostile or
   // broken server).
   bool bodilessHelloReply = false;
