@@ -1,4 +1,5 @@
 #include "isolation/front_door.h"
+#include "peer_source.h"
 #include "rc/server/log.h"
 #include "rc/wire_message.h"
 #include "session/hello_auth.h"
@@ -91,10 +92,11 @@ void FrontDoor::handshake(transport::Connection &conn,
   const uint64_t id = nextId_++;
   const auto deadline =
       arrived + std::chrono::milliseconds(limits_.helloTimeoutMs);
-  auto refuse = [&](const std::string &why) {
-    std::vector<uint8_t> reply = helloRefusal(why);
+  const std::string source = peerSource(conn);
+  auto refuse = [&](const std::string &why, uint32_t retryMs = 0) {
+    std::vector<uint8_t> reply = helloRefusal(why, retryMs);
     conn.send(reply.data(), reply.size());
-    logDebug("client " + std::to_string(id) + " from " + conn.peerHost() +
+    logDebug("client " + std::to_string(id) + " from " + source +
              " refused: " + why);
   };
   std::string bad;
@@ -118,7 +120,7 @@ void FrontDoor::handshake(transport::Connection &conn,
     std::vector<uint8_t> challenge, answer;
     std::string why;
     auth.announceSealing(sealWanted(conn));
-    if (!auth.challenge(*hello, message.data(), message.size(), conn.peerHost(),
+    if (!auth.challenge(*hello, message.data(), message.size(), source,
                         &challenge, &why))
       return refuse(why);
     if (conn.send(challenge.data(), challenge.size()) != transport::Status::Ok)
@@ -133,8 +135,8 @@ void FrontDoor::handshake(transport::Connection &conn,
     if (!response)
       return refuse(m ? "expected the AuthResponse" : bad);
     if (!auth.verify(*response, &serverProof, &why)) {
-      logInfo("client " + std::to_string(id) + " from " + conn.peerHost() +
-              ": " + why);
+      (auth.failedWhileBackingOff() ? logDebug : logInfo)(
+          "client " + std::to_string(id) + " from " + source + ": " + why);
       return refuse(why);
     }
     // The redirect and its ticket travel sealed.
@@ -161,7 +163,7 @@ void FrontDoor::handshake(transport::Connection &conn,
   ++redirected_;
   std::string name = hello->client_name() ? hello->client_name()->str() : "";
   logDebug("client " + std::to_string(id) + " (" + name + ", pid " +
-           std::to_string(hello->client_pid()) + ") from " + conn.peerHost() +
+           std::to_string(hello->client_pid()) + ") from " + source +
            (auth.required() ? ", key '" + auth.keyId() + "'" : "") +
            " goes to worker " + std::to_string(r.pid));
 }

@@ -3,17 +3,8 @@
 
 namespace rc::server {
 
-namespace {
-
-std::string retryText(uint64_t waitMs, const std::string &peerHost) {
-  return "too many failed authentications lately (from " + peerHost +
-         " or others); retry in " + std::to_string(waitMs) + " ms";
-}
-
-} // namespace
-
 bool HelloAuth::challenge(const wire::Hello &hello, const uint8_t *message,
-                          size_t size, const std::string &peerHost,
+                          size_t size, const std::string &source,
                           std::vector<uint8_t> *challenge, std::string *why) {
   if (!hello.auth_key_id()) {
     *why = "authentication required: this server only serves clients that "
@@ -34,12 +25,8 @@ bool HelloAuth::challenge(const wire::Hello &hello, const uint8_t *message,
            std::to_string(nonce ? nonce->size() : 0);
     return false;
   }
-  // Refused before any work while the host is waiting out its back-off.
-  if (uint64_t wait =
-          throttle_ ? throttle_->waitMs(peerHost, throttle_->nowMs()) : 0) {
-    *why = retryText(wait, peerHost);
-    return false;
-  }
+  // No back-off here: whoever holds the key gets its challenge, whatever
+  // others from the same source, or naming the same key id, got wrong.
   transcript_.keyId = hello.auth_key_id()->str();
   std::copy(nonce->begin(), nonce->end(), transcript_.clientNonce.begin());
   transcript_.sessionId = sessionId_;
@@ -50,7 +37,7 @@ bool HelloAuth::challenge(const wire::Hello &hello, const uint8_t *message,
     return false;
   }
   helloMessage_.assign(message, message + size);
-  peerHost_ = peerHost;
+  source_ = source;
 
   flatbuffers::FlatBufferBuilder fbb;
   auto serverNonce = fbb.CreateVector(transcript_.serverNonce.data(),
@@ -63,18 +50,12 @@ bool HelloAuth::challenge(const wire::Hello &hello, const uint8_t *message,
 
 bool HelloAuth::verify(const wire::AuthResponse &response,
                        auth::Proof *serverProof, std::string *why) {
+  backingOff_ = false;
   if (!awaiting_) {
     *why = "AuthResponse without a challenge: send Hello first";
     return false;
   }
   awaiting_ = false; // one answer per challenge
-  // Checked again: answers to challenges issued in parallel, before a
-  // failure started the back-off, are not looked at either.
-  if (uint64_t wait =
-          throttle_ ? throttle_->waitMs(peerHost_, throttle_->nowMs()) : 0) {
-    *why = retryText(wait, peerHost_);
-    return false;
-  }
   const auth::Key *key = nullptr;
   for (const auth::Key &k : keys_)
     if (k.id == transcript_.keyId)
@@ -88,23 +69,30 @@ bool HelloAuth::verify(const wire::AuthResponse &response,
   bool right = computed && key && response.proof() &&
                auth::sameProof(response.proof()->data(),
                                response.proof()->size(), expected);
-  if (!right) {
-    if (throttle_)
-      throttle_->recordFailure(peerHost_, throttle_->nowMs());
-    *why = "authentication failed: the server holds no key '" +
-           transcript_.keyId +
-           "' or the client's proof does not match it (RC_AUTH_KEY_FILE must "
-           "hold a key of rc-server's --auth-key-file)";
-    return false;
+  if (right) {
+    // Accepted whatever the back-off says: it counts others' failures.
+    if (!auth::serverProof(*key, transcript_, serverProof)) {
+      *why = "the server could not compute its proof; try again";
+      return false;
+    }
+    proven_ = key;
+    return true;
   }
-  if (!auth::serverProof(*key, transcript_, serverProof)) {
-    *why = "the server could not compute its proof; try again";
-    return false;
+  uint64_t waitMs = 0;
+  if (throttle_) {
+    const uint64_t now = throttle_->nowMs();
+    waitMs = throttle_->waitMs(source_, transcript_.keyId, now);
+    throttle_->recordFailure(source_, transcript_.keyId, now);
   }
-  if (throttle_)
-    throttle_->recordSuccess(peerHost_);
-  proven_ = key;
-  return true;
+  backingOff_ = waitMs > 0;
+  *why = "authentication failed: the server holds no key '" +
+         transcript_.keyId +
+         "' or the client's proof does not match it (RC_AUTH_KEY_FILE must "
+         "hold a key of rc-server's --auth-key-file)";
+  if (backingOff_)
+    *why += "; more failed lately from " + source_ + " or naming key '" +
+            transcript_.keyId + "': retry in " + std::to_string(waitMs) + " ms";
+  return false;
 }
 
 const wire::Hello *HelloAuth::hello() const {

@@ -1,7 +1,8 @@
 // The server's side of one session's authentication (docs/protocol.md,
 // "Authentication"): at Hello it sends a fresh challenge, at AuthResponse it
 // checks the client's proof in constant time, and then it proves in turn
-// that it holds the same key. Failures feed the server's AuthThrottle.
+// that it holds the same key. Failures feed the server's AuthThrottle; a
+// right proof is accepted whatever the throttle says.
 #ifndef RC_SERVER_HELLO_AUTH_H
 #define RC_SERVER_HELLO_AUTH_H
 
@@ -29,15 +30,19 @@ public:
   bool awaitingResponse() const { return awaiting_; }
 
   // At Hello (`message`: the whole Hello message, which the proofs cover;
-  // kept until the answer comes): fills *challenge with the AuthChallenge
-  // message to send, or returns false with the reason to refuse the client.
+  // kept until the answer comes; `source`: where the client connects from,
+  // peer_source.h): fills *challenge with the AuthChallenge message to
+  // send, or returns false with the reason to refuse the client.
   bool challenge(const wire::Hello &hello, const uint8_t *message, size_t size,
-                 const std::string &peerHost, std::vector<uint8_t> *challenge,
+                 const std::string &source, std::vector<uint8_t> *challenge,
                  std::string *why);
   // At AuthResponse: whether the client proved it holds the key it named;
   // *why otherwise. On success *serverProof is the server's answer.
   bool verify(const wire::AuthResponse &response, auth::Proof *serverProof,
               std::string *why);
+  // The last verify() failed while its source or key id was backing off
+  // already: worth a debug line, not one more line of the log each time.
+  bool failedWhileBackingOff() const { return backingOff_; }
   // The Hello that was challenged, to open the session from once verified.
   const wire::Hello *hello() const;
   const std::string &keyId() const { return transcript_.keyId; }
@@ -58,7 +63,8 @@ private:
   bool awaiting_ = false;
   bool sealing_ = false;
   const auth::Key *proven_ = nullptr;
-  std::string peerHost_;
+  bool backingOff_ = false;
+  std::string source_;
   std::vector<uint8_t> helloMessage_;
   auth::Transcript transcript_;
 };

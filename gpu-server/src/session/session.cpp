@@ -1,6 +1,7 @@
 #include "rc/server/session.h"
 
 #include "executor/executor.h"
+#include "peer_source.h"
 #include "rc/hex.h"
 #include "rc/server/content_cache.h"
 #include "rc/server/errors.h"
@@ -191,14 +192,15 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
   }
 }
 
-std::string Session::peerHost() const {
-  return conn_ ? conn_->peerHost() : "an in-process client";
+std::string Session::peerSource() const {
+  return conn_ ? server::peerSource(*conn_) : "an in-process client";
 }
 
 Session::Next Session::refuseHello(const std::string &why,
-                                   std::vector<std::vector<uint8_t>> &replies) {
+                                   std::vector<std::vector<uint8_t>> &replies,
+                                   uint32_t retryMs) {
   closeReason_ = "handshake refused: " + why;
-  replies.push_back(helloRefusal(why));
+  replies.push_back(helloRefusal(why, retryMs));
   return Next::Close;
 }
 
@@ -228,7 +230,7 @@ Session::Next Session::onHello(const void *p, const uint8_t *message,
   std::vector<uint8_t> challenge;
   std::string why;
   auth_->announceSealing(conn_ && sealWanted(*conn_));
-  if (!auth_->challenge(*hello, message, size, peerHost(), &challenge, &why))
+  if (!auth_->challenge(*hello, message, size, peerSource(), &challenge, &why))
     return refuseHello(why, replies);
   replies.push_back(std::move(challenge));
   return Next::Continue;
@@ -249,15 +251,16 @@ Session::onAuthResponse(const void *p,
   auth::Proof serverProof;
   std::string why;
   if (!auth_->verify(*response, &serverProof, &why)) {
-    logInfo("session " + std::to_string(id_) + " from " + peerHost() + ": " +
-            why);
+    (auth_->failedWhileBackingOff() ? logDebug : logInfo)(
+        "session " + std::to_string(id_) + " from " + peerSource() + ": " +
+        why);
     return refuseHello(why, replies);
   }
   // Everything from the HelloReply on travels sealed.
   if (auth_->sealing() &&
       !sealConnection(*conn_, *auth_->provenKey(), auth_->transcript(), &why))
     return refuseHello(why, replies);
-  logDebug("session " + std::to_string(id_) + " from " + peerHost() +
+  logDebug("session " + std::to_string(id_) + " from " + peerSource() +
            ": authenticated with key '" + auth_->keyId() + "'" +
            (auth_->sealing() ? ", connection sealed" : ""));
   return openSession(auth_->hello(), &serverProof, replies);

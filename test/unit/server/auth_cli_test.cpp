@@ -2,7 +2,9 @@
 // --auth-key-file (and its permission check), the refusal to serve a
 // non-loopback address without keys unless --insecure, the removed
 // --auth-token, and the challenge-response handshake over real tcp: the
-// right key, a wrong key, a replayed answer and the back-off after it.
+// right key, a wrong key, a replayed answer and the back-off after it,
+// which never keeps out a right proof.
+#include "hand_client.h"
 #include "key_dir.h"
 #include "process_util.h"
 #include "rc/auth/key_file.h"
@@ -11,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <sys/stat.h>
 #include <thread>
 
@@ -137,49 +141,7 @@ TEST_F(AuthServerTest, MisusedOptionsExitTwoNamingTheFix) {
 }
 
 #ifdef RC_TEST_HAVE_TRANSPORT
-// A client's half of the handshake by hand, step by step, so a test can
-// hold a challenge open, and record and replay messages.
-struct HandClient {
-  std::unique_ptr<rc::transport::Connection> conn;
-  rc::auth::Transcript transcript;
-  Bytes hello, answer;
-
-  // Connects and sends the Hello; the server's answer (a challenge).
-  Bytes start(const std::string &url, uint64_t manifestHash,
-              const std::string &keyId) {
-    std::string err;
-    conn = rc::transport::connect(url, 5000, &err);
-    EXPECT_NE(conn, nullptr) << err;
-    if (!conn)
-      return {};
-    Bytes nonce(32);
-    rc::auth::randomBytes(nonce.data(), nonce.size());
-    hello = authHello({manifestHash}, keyId, nonce);
-    Bytes reply = roundTrip(*conn, hello, 5000);
-    if (const wire::AuthChallenge *c = asAuthChallenge(reply)) {
-      transcript.keyId = keyId;
-      std::copy(nonce.begin(), nonce.end(), transcript.clientNonce.begin());
-      std::copy(c->server_nonce()->begin(), c->server_nonce()->end(),
-                transcript.serverNonce.begin());
-      transcript.sessionId = c->session_id();
-      transcript.helloDigest = rc::auth::sha256(hello.data(), hello.size());
-    }
-    return reply;
-  }
-  // Answers with a proof under `key`, or with `recorded` when given.
-  Bytes finish(const rc::auth::Key &key, const Bytes *recorded = nullptr) {
-    rc::auth::Proof proof;
-    EXPECT_TRUE(rc::auth::clientProof(key, transcript, &proof));
-    answer =
-        recorded ? *recorded : authResponse(Bytes(proof.begin(), proof.end()));
-    return conn ? roundTrip(*conn, answer, 5000) : Bytes();
-  }
-};
-
-std::string refusal(const Bytes &reply) {
-  const wire::HelloReply *hr = asHelloReply(reply);
-  return hr && !hr->ok() && hr->error() ? hr->error()->str() : "(not refused)";
-}
+std::string refusal(const Bytes &reply) { return refusalOf(reply); }
 
 TEST_F(AuthServerTest, ChallengeResponseOverTcp) {
   std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
@@ -199,16 +161,76 @@ TEST_F(AuthServerTest, ChallengeResponseOverTcp) {
   EXPECT_NE(why.find("authentication failed"), std::string::npos) << why;
   EXPECT_TRUE(server.waitFor("authentication failed", 5000)) << server.text;
 
-  // After that failure this host waits: a right answer to a challenge it
-  // holds is refused for now, with the time left...
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
-  HandClient pending, wrong;
+  // Failures make this host back off: a wrong answer right after another
+  // is told so, and a right one, to a challenge given before, gets in.
+  HandClient pending, wrong, wrongAgain;
   ASSERT_NE(asAuthChallenge(pending.start(url, m.hash, key.id)), nullptr);
   ASSERT_NE(asAuthChallenge(wrong.start(url, m.hash, key.id)), nullptr);
+  ASSERT_NE(asAuthChallenge(wrongAgain.start(url, m.hash, key.id)), nullptr);
   why = refusal(wrong.finish({key.id, Bytes(32, 0x33)}));
   EXPECT_NE(why.find("authentication failed"), std::string::npos) << why;
-  why = refusal(pending.finish(key));
+  why = refusal(wrongAgain.finish({key.id, Bytes(32, 0x33)}));
+  EXPECT_NE(why.find("authentication failed"), std::string::npos) << why;
   EXPECT_NE(why.find("retry in"), std::string::npos) << why;
+  reply = pending.finish(key);
+  EXPECT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok())
+      << refusal(reply);
+}
+
+// A guesser on this host answers every challenge with a wrong secret, as
+// fast as it can, naming the honest clients' key id or another: the honest
+// clients beside it, from the same host, all get in; the guesser is told
+// to back off.
+void guessBesideHonestClients(Child &server, const std::string &url,
+                              const TestManifest &m, const rc::auth::Key &key) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> guesses{0}, toldToWait{0};
+  std::thread guesser([&] {
+    for (int i = 0; !stop; ++i) {
+      HandClient c;
+      std::string err;
+      const std::string id = i % 2 ? key.id : "intruder";
+      Bytes reply = c.start(url, m.hash, id, {}, &err);
+      if (!asAuthChallenge(reply))
+        continue;
+      std::string why = refusal(c.finish({id, Bytes(32, 0x33)}, nullptr, &err));
+      ++guesses;
+      if (why.find("retry in") != std::string::npos)
+        ++toldToWait;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int in = 0;
+  for (int i = 0; i < 8; ++i) {
+    server.waitFor("\x01", 1); // keep its log flowing
+    HandClient honest;
+    Bytes reply = honest.handshake(url, m.hash, key);
+    in += asHelloReply(reply) && asHelloReply(reply)->ok();
+    EXPECT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok())
+        << refusal(reply);
+  }
+  stop = true;
+  guesser.join();
+  std::printf("[ guessing ] %s: %d of 8 honest clients in beside %d wrong "
+              "answers (%d told to retry)\n",
+              url.substr(0, 3).c_str(), in, guesses.load(), toldToWait.load());
+  EXPECT_EQ(in, 8);
+  EXPECT_GT(guesses.load(), 1);
+  EXPECT_GT(toldToWait.load(), 0);
+}
+
+TEST_F(AuthServerTest, AGuesserNeverLocksOutHonestClientsOverTcp) {
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server(serve(url, {"--auth-key-file", keyFile}));
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  guessBesideHonestClients(server, url, m, key);
+}
+
+TEST_F(AuthServerTest, AGuesserNeverLocksOutHonestClientsOverShm) {
+  std::string url = "shm://rc_auth_guess_" + std::to_string(getpid());
+  Child server(serve(url, {"--auth-key-file", keyFile}));
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
+  guessBesideHonestClients(server, url, m, key);
 }
 #endif
 

@@ -122,12 +122,13 @@ Bytes ticketHello(const std::vector<uint64_t> &hashes,
 }
 
 Bytes authHello(const std::vector<uint64_t> &hashes, const std::string &keyId,
-                const std::vector<uint8_t> &nonce) {
+                const std::vector<uint8_t> &nonce,
+                const std::vector<uint8_t> &ticket) {
   fb::FlatBufferBuilder fbb;
-  auto h =
-      wire::CreateHelloDirect(fbb, wire::kProtocolVersion, &hashes,
-                              "server-test", uint32_t(getpid()), 0,
-                              /*build_ids=*/nullptr, keyId.c_str(), &nonce);
+  auto h = wire::CreateHelloDirect(fbb, wire::kProtocolVersion, &hashes,
+                                   "server-test", uint32_t(getpid()), 0,
+                                   /*build_ids=*/nullptr, keyId.c_str(), &nonce,
+                                   ticket.empty() ? nullptr : &ticket);
   return finish(fbb, wire::Body::Hello, h.Union());
 }
 

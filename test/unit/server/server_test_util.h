@@ -51,9 +51,11 @@ Bytes hello(const std::vector<uint64_t> &manifestHashes, uint32_t version = 1,
 Bytes ticketHello(const std::vector<uint64_t> &manifestHashes,
                   const std::vector<uint8_t> &ticket);
 // A Hello that names the key `keyId` the client will prove it holds, with
-// the client's nonce; and the client's answer to the server's challenge.
+// the client's nonce (and a redirect's ticket, if given); and the client's
+// answer to the server's challenge.
 Bytes authHello(const std::vector<uint64_t> &manifestHashes,
-                const std::string &keyId, const std::vector<uint8_t> &nonce);
+                const std::string &keyId, const std::vector<uint8_t> &nonce,
+                const std::vector<uint8_t> &ticket = {});
 Bytes authResponse(const std::vector<uint8_t> &proof);
 Bytes batch(uint64_t seq, const std::vector<Cmd> &commands,
             bool replyWanted = true);

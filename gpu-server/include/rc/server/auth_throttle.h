@@ -1,10 +1,16 @@
-// Slows down key guessing: after a failed authentication, the failing host
-// waits before its next attempt is even looked at, and so, for a shorter
-// time, does everyone. Each failure doubles the wait up to a cap; a quiet
-// period (twice the cap without failures) or a success forgets them.
-// Attempts made while waiting are refused at once with the time left, so
-// nothing sleeps and no other client's handshake or session waits.
-// Shared by every session of a server; thread-safe.
+// Remembers failed authentications, by where they came from (the peer's
+// source, peer_source.h) and by the key id they named, so that a guesser
+// is told to back off while nobody else is: every failure doubles its
+// source's and its key id's wait, up to a cap; a quiet period (twice the
+// cap without failures) forgets them. A right proof is always accepted,
+// whatever the wait (HelloAuth checks it first), so no stranger's failures
+// ever lock out a key holder, even one on the same host under the same
+// key id; the wait only turns the failing peer's next wrong answers into
+// "retry in N ms" and keeps them out of the log. Keys are 256-bit random
+// numbers: no rate of online guessing finds one (docs/security.md,
+// "Failed attempts"). Both tables are bounded, however many sources and
+// key ids an attacker uses. Shared by every session of a server;
+// thread-safe.
 #ifndef RC_SERVER_AUTH_THROTTLE_H
 #define RC_SERVER_AUTH_THROTTLE_H
 
@@ -18,37 +24,50 @@ namespace rc::server {
 class AuthThrottle {
 public:
   struct Policy {
-    // A host's wait after its first failure, and the most it grows to.
-    uint64_t hostFirstMs = 250, hostCapMs = 10000;
-    // Everyone's wait after any failure: bounds the guesses of many hosts
-    // together, short enough that honest clients barely notice it.
-    uint64_t globalFirstMs = 10, globalCapMs = 1000;
+    // The wait after a first failure, and the most it grows to.
+    uint64_t firstMs = 250, capMs = 10000;
+    // Sources, and key ids, remembered at most (each).
+    size_t maxRemembered = 4096;
   };
   AuthThrottle() : AuthThrottle(Policy{}) {}
-  explicit AuthThrottle(Policy policy) : policy_(policy) {}
+  explicit AuthThrottle(Policy policy)
+      : policy_(policy), sources_(policy_), keyIds_(policy_) {}
 
-  // How long `host` must still wait before an attempt is checked (0: now).
-  uint64_t waitMs(const std::string &host, uint64_t nowMs) const;
-  void recordFailure(const std::string &host, uint64_t nowMs);
-  void recordSuccess(const std::string &host);
+  // How long failures from `source` or naming `keyId` still count (0:
+  // none lately).
+  uint64_t waitMs(const std::string &source, const std::string &keyId,
+                  uint64_t nowMs) const;
+  void recordFailure(const std::string &source, const std::string &keyId,
+                     uint64_t nowMs);
 
   // Milliseconds of a monotonic clock, for the calls above.
   static uint64_t nowMs();
-  // Hosts with failures on record (bounded, however many hosts fail).
-  size_t hostsRemembered() const;
+  size_t sourcesRemembered() const { return sources_.size(); }
+  size_t keyIdsRemembered() const { return keyIds_.size(); }
 
 private:
-  struct Backoff {
-    uint32_t failures = 0;
-    uint64_t untilMs = 0; // no attempt is checked before this time
+  // Failures by name, at most policy.maxRemembered names: forgotten ones
+  // (quiet for twice the cap) go first, then those whose wait ends first.
+  class Table {
+  public:
+    explicit Table(const Policy &policy) : policy_(policy) {}
+    uint64_t untilMs(const std::string &name) const;
+    void fail(const std::string &name, uint64_t nowMs);
+    size_t size() const;
+
+  private:
+    struct Backoff {
+      uint32_t failures = 0;
+      uint64_t untilMs = 0; // failures count until this time
+    };
+    void makeRoom(uint64_t nowMs);
+    const Policy &policy_;
+    mutable std::mutex mutex_;
+    std::map<std::string, Backoff> entries_;
   };
-  static void fail(Backoff &b, uint64_t firstMs, uint64_t capMs,
-                   uint64_t nowMs);
 
   Policy policy_;
-  mutable std::mutex mutex_;
-  std::map<std::string, Backoff> hosts_;
-  Backoff global_;
+  Table sources_, keyIds_;
 };
 
 } // namespace rc::server

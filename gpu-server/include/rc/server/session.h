@@ -150,9 +150,13 @@ private:
   // server's answer to the client's challenge, when there was one.
   Next openSession(const void *hello, const auth::Proof *serverProof,
                    std::vector<std::vector<uint8_t>> &replies);
+  // `retryMs` > 0: the client may start over after that long
+  // (HelloReply.retry_after_ms).
   Next refuseHello(const std::string &why,
-                   std::vector<std::vector<uint8_t>> &replies);
-  std::string peerHost() const;
+                   std::vector<std::vector<uint8_t>> &replies,
+                   uint32_t retryMs = 0);
+  // Where the client connects from (peer_source.h).
+  std::string peerSource() const;
   Next onBatch(const void *batch, std::vector<std::vector<uint8_t>> &replies);
   void replyError(uint64_t seq, int code, const std::string &message,
                   std::vector<std::vector<uint8_t>> &replies);
