@@ -17,6 +17,9 @@ void ServerLimits::read(EnvReader &env) {
       int(env.count("RC_SERVER_HELLO_TIMEOUT_MS", helloTimeoutMs, 100, 600000));
   pendingMessageBytes = env.count("RC_SERVER_PENDING_MESSAGE_KIB",
                                   pendingMessageBytes, 4, 64 * 1024, kib);
+  ticketMs = int(env.count("RC_SERVER_TICKET_MS", ticketMs, 100, 600000));
+  reservationsPerTenant = int(env.count("RC_SERVER_RESERVATIONS_PER_TENANT",
+                                        reservationsPerTenant, 1, 4096));
   messageBytes =
       env.count("RC_SERVER_MAX_MESSAGE_MIB", messageBytes, 1, 64 * 1024, mib);
   queuedBytes =

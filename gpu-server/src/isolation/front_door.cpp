@@ -144,16 +144,25 @@ void FrontDoor::handshake(transport::Connection &conn,
         !sealConnection(conn, *auth.provenKey(), auth.transcript(), &why))
       return refuse(why);
   }
+  // The reservation counts against the tenant's sessions from now until
+  // its ticket lapses or its worker ends (WorkerPoolOptions::released),
+  // and only its holder may redeem the ticket: the key the client proved,
+  // or without keys where it comes from.
   const std::string tenant = auth.required() ? auth.keyId() : "";
+  WorkerPool::Request request;
+  request.holder = ticketHolder(auth.required(), tenant, source);
   std::string why;
   const bool counted = tenants_ && auth.required();
   if (counted && !tenants_->openSession(tenant, &why))
     return refuse(why);
+  if (counted)
+    request.tenant = tenant;
   WorkerPool::Reservation r;
-  if (!pool_.reserve(msLeft(deadline), counted ? tenant : "", &r, &why)) {
+  uint32_t retryMs = 0;
+  if (!pool_.reserve(msLeft(deadline), request, &r, &why, &retryMs)) {
     if (counted)
       tenants_->closeSession(tenant);
-    return refuse(why);
+    return refuse(why, retryMs);
   }
   std::vector<uint8_t> reply =
       redirect(r, auth.required() ? &serverProof : nullptr);

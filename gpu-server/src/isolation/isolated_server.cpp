@@ -22,6 +22,9 @@ constexpr auto kWorkerPoll = std::chrono::milliseconds(50);
 // How often a worker sends its session's counters (--metrics), as often as
 // rc-server rewrites its metrics file.
 constexpr auto kMetricsEvery = std::chrono::milliseconds(1000);
+// How long a worker without a ticket waits for one before it looks at its
+// listener again.
+constexpr int kBetweenTicketsMs = 20;
 } // namespace
 
 int runSupervisor(const SupervisorOptions &options,
@@ -64,16 +67,19 @@ int runSupervisor(const SupervisorOptions &options,
       return 1;
     }
   }
-  WorkerPoolOptions poolOptions{options.workerCommand,
-                                options.listenUrl,
-                                options.warmWorkers,
-                                options.maxWorkers,
-                                [&tenants](const std::string &tenant) {
-                                  if (tenants)
-                                    tenants->closeSession(tenant);
-                                },
-                                budgets.get(),
-                                metrics.get()};
+  WorkerPoolOptions poolOptions;
+  poolOptions.command = options.workerCommand;
+  poolOptions.listenUrl = options.listenUrl;
+  poolOptions.warm = options.warmWorkers;
+  poolOptions.max = options.maxWorkers;
+  poolOptions.ticketMs = uint32_t(options.limits.ticketMs);
+  poolOptions.unredeemedPerHolder = options.limits.reservationsPerTenant;
+  poolOptions.released = [&tenants](const std::string &tenant) {
+    if (tenants)
+      tenants->closeSession(tenant);
+  };
+  poolOptions.budgets = budgets.get();
+  poolOptions.metrics = metrics.get();
   WorkerPool pool(std::move(poolOptions));
   std::string summary;
   if (!pool.start(kFirstWorkerMs, &summary, &error)) {
@@ -135,21 +141,6 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
   if (!channel.send(readyMessage(listener->address(), core.summary())))
     return 0; // the supervisor is gone
   logDebug("ready on " + listener->address());
-  std::vector<uint8_t> ticket;
-  uint64_t sessionId = 0;
-  std::string message;
-  while (ticket.empty()) {
-    if (signals.stop)
-      return 0;
-    WorkerChannel::Got got = channel.receive(&message, 200);
-    if (got == WorkerChannel::Got::Closed)
-      return 0; // the supervisor went before it needed this worker
-    if (got == WorkerChannel::Got::Message &&
-        !parseTicketMessage(message, &ticket, &sessionId))
-      logError("unexpected message from the supervisor: " + message);
-  }
-  core.numberSessionsFrom(sessionId);
-  core.ticket().expect(ticket);
   // With --metrics: the session's counters to the supervisor, about once a
   // second and once more at its end.
   Clock::time_point lastMetrics{};
@@ -160,9 +151,9 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
       channel.send(metricsMessage(json));
     lastMetrics = Clock::now();
   };
-  // The client connects anew and says Hello (and answers a challenge).
-  const auto comeBy =
-      Clock::now() + std::chrono::milliseconds(2 * limits.helloTimeoutMs);
+  // Reservations until one is redeemed: each ticket lapses unless its
+  // holder comes in time, and the worker waits for the next.
+  bool announced = false; // "redeemed" went to the supervisor
   Clock::time_point drainEnd{};
   for (;;) {
     if (signals.stop) {
@@ -174,6 +165,10 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
     }
     if (core.ticket().redeemed()) {
       listener.reset(); // this process serves no one else
+      if (!announced) { // its quota now counts a session, no reservation
+        channel.send(kRedeemedMessage);
+        announced = true;
+      }
       if (core.liveSessions() == 0)
         break;
       if (Clock::now() - lastMetrics >= kMetricsEvery)
@@ -181,12 +176,37 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
       std::this_thread::sleep_for(kWorkerPoll);
       continue;
     }
-    if (Clock::now() >= comeBy) {
-      logInfo("the client this worker was reserved for did not come within " +
-              std::to_string(2 * limits.helloTimeoutMs) + " ms");
-      break;
+    if (core.ticket().lapseIfDue(Clock::now())) {
+      logDebug("its ticket lapsed: nobody redeemed it in time");
+      if (!channel.send(kLapsedMessage))
+        break; // the supervisor is gone
     }
-    if (std::unique_ptr<transport::Connection> conn = listener->accept(200))
+    if (!core.ticket().expected()) {
+      // Between reservations: the next ticket comes from the supervisor
+      // (taken the moment it does), and a client whose ticket lapsed is
+      // told at once to start over.
+      std::string message;
+      TicketOrder order;
+      WorkerChannel::Got got = channel.receive(&message, kBetweenTicketsMs);
+      if (got == WorkerChannel::Got::Closed)
+        break; // the supervisor went while it did not need this worker
+      if (got == WorkerChannel::Got::Message) {
+        if (!parseTicketMessage(message, &order)) {
+          logError("unexpected message from the supervisor: " + message);
+          continue;
+        }
+        core.numberSessionsFrom(order.sessionId);
+        core.ticket().expect(
+            {order.ticket, order.holder,
+             Clock::now() + std::chrono::milliseconds(order.lifeMs)});
+        continue;
+      }
+      if (std::unique_ptr<transport::Connection> conn = listener->accept(0))
+        core.serve(std::move(conn));
+      continue;
+    }
+    // The client connects anew and says Hello (and answers a challenge).
+    if (std::unique_ptr<transport::Connection> conn = listener->accept(50))
       core.serve(std::move(conn));
   }
   core.stop();

@@ -31,24 +31,42 @@ bool parseReadyMessage(const std::string &message, std::string *address,
   return !address->empty();
 }
 
-std::string ticketMessage(const std::vector<uint8_t> &ticket,
-                          uint64_t sessionId) {
-  return "ticket " + hexBytes(ticket.data(), ticket.size()) + " " +
-         std::to_string(sessionId);
+std::string ticketMessage(const TicketOrder &order) {
+  return "ticket " + hexBytes(order.ticket.data(), order.ticket.size()) + " " +
+         std::to_string(order.sessionId) + " " + std::to_string(order.lifeMs) +
+         " " + order.holder;
 }
 
-bool parseTicketMessage(const std::string &message,
-                        std::vector<uint8_t> *ticket, uint64_t *sessionId) {
+namespace {
+// A decimal number of at most 19 digits from `text` at *at, up to the next
+// space (which *at then points past).
+bool takeNumber(const std::string &text, size_t *at, uint64_t *value) {
+  size_t end = text.find(' ', *at);
+  if (end == std::string::npos)
+    return false;
+  std::string digits = text.substr(*at, end - *at);
+  if (digits.empty() || digits.size() > 19 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  *value = std::stoull(digits);
+  *at = end + 1;
+  return true;
+}
+} // namespace
+
+bool parseTicketMessage(const std::string &message, TicketOrder *order) {
   size_t space = message.find(' ', 7);
   if (message.rfind("ticket ", 0) != 0 || space == std::string::npos ||
-      !parseHexBytes(message.substr(7, space - 7), ticket))
+      !parseHexBytes(message.substr(7, space - 7), &order->ticket))
     return false;
-  std::string id = message.substr(space + 1);
-  if (id.empty() || id.size() > 19 ||
-      id.find_first_not_of("0123456789") != std::string::npos)
+  size_t at = space + 1;
+  uint64_t life = 0;
+  if (!takeNumber(message, &at, &order->sessionId) ||
+      !takeNumber(message, &at, &life) || life == 0 || life > UINT32_MAX)
     return false;
-  *sessionId = std::stoull(id);
-  return *sessionId > 0;
+  order->lifeMs = uint32_t(life);
+  order->holder = message.substr(at);
+  return order->sessionId > 0 && !order->holder.empty();
 }
 
 std::string metricsMessage(const std::string &sessionJson) {

@@ -4,9 +4,12 @@
 // so no framing): the worker says "ready ADDRESS SUMMARY" once it listens,
 // the supervisor answers "ticket HEX ID" when it reserves the worker for a
 // client (ID: the number the session gets, unique in the supervisor's
-// logs and metrics); with --metrics the worker sends "metrics JSON" (its
-// session's counters) about once a second and when the session ends.
-// Either side sees the other go as the socket's end.
+// logs and metrics), how long the ticket lives and who may redeem it; the
+// worker answers "redeemed" once its client's session opened on it, or
+// "lapsed" when nobody did in time (the worker is free again); with
+// --metrics the worker sends "metrics JSON" (its session's counters) about
+// once a second and when the session ends. Either side sees the other go
+// as the socket's end.
 #ifndef RC_SERVER_WORKER_CHANNEL_H
 #define RC_SERVER_WORKER_CHANNEL_H
 
@@ -21,10 +24,18 @@ std::string readyMessage(const std::string &address,
                          const std::string &summary);
 bool parseReadyMessage(const std::string &message, std::string *address,
                        std::string *summary);
-std::string ticketMessage(const std::vector<uint8_t> &ticket,
-                          uint64_t sessionId);
-bool parseTicketMessage(const std::string &message,
-                        std::vector<uint8_t> *ticket, uint64_t *sessionId);
+// A reservation, as the supervisor hands it to a worker.
+struct TicketOrder {
+  std::vector<uint8_t> ticket;
+  uint64_t sessionId = 0; // the number its session gets
+  uint32_t lifeMs = 0;    // it lapses this long after the order
+  std::string holder;     // who may redeem it (session_ticket.h)
+};
+std::string ticketMessage(const TicketOrder &order);
+bool parseTicketMessage(const std::string &message, TicketOrder *order);
+// The worker's word on its reservation: "redeemed" or "lapsed".
+constexpr const char *kRedeemedMessage = "redeemed";
+constexpr const char *kLapsedMessage = "lapsed";
 std::string metricsMessage(const std::string &sessionJson);
 bool parseMetricsMessage(const std::string &message, std::string *sessionJson);
 

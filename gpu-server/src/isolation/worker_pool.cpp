@@ -24,6 +24,13 @@ constexpr auto kRetryAfterFailure = std::chrono::seconds(1);
 // the budget table's after it.
 constexpr int kChildChannelFd = 3;
 constexpr int kChildBudgetsFd = 4;
+// A reserved worker says when its ticket lapsed; one that has not said so
+// this long after (stuck, or its word lost) no longer counts against its
+// holder's unredeemed reservations.
+constexpr auto kLapseGrace = std::chrono::seconds(1);
+// A holder at its cap of unredeemed reservations is told to retry within
+// this many milliseconds.
+constexpr int64_t kHolderRetryMs = 50;
 
 std::string describeStatus(int status) {
   if (WIFEXITED(status))
@@ -169,10 +176,45 @@ bool WorkerPool::start(int timeoutMs, std::string *summary,
   return false;
 }
 
-bool WorkerPool::reserve(int timeoutMs, const std::string &tenant,
-                         Reservation *out, std::string *why) {
-  std::vector<uint8_t> ticket(SessionTicket::kBytes);
-  if (!auth::randomBytes(ticket.data(), ticket.size())) {
+bool WorkerPool::holderMayReserveLocked(const std::string &holder,
+                                        std::string *why,
+                                        uint32_t *retryMs) const {
+  int held = 0;
+  const Clock::time_point now = Clock::now();
+  Clock::time_point first = Clock::time_point::max();
+  for (const Worker &w : workers_)
+    if (w.state == State::Reserved && w.request.holder == holder &&
+        w.lapses + kLapseGrace > now) {
+      ++held;
+      first = std::min(first, w.lapses);
+    }
+  if (held < options_.unredeemedPerHolder)
+    return true;
+  auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(first - now);
+  // They are redeemed any moment (an honest client's several programs
+  // starting at once) or lapse by then: look again soon.
+  *retryMs = uint32_t(std::clamp<int64_t>(left.count() + 1, 1, kHolderRetryMs));
+  const char *who = holder.rfind("key ", 0) == 0   ? "key"
+                    : holder.rfind("uid ", 0) == 0 ? "user"
+                                                   : "host";
+  *why = std::string("this client's ") + who + " holds " +
+         std::to_string(held) +
+         " reservations of a worker process it has not used yet, as many "
+         "as rc-server allows (RC_SERVER_RESERVATIONS_PER_TENANT); retry in " +
+         std::to_string(*retryMs) + " ms";
+  return false;
+}
+
+bool WorkerPool::reserve(int timeoutMs, const Request &request,
+                         Reservation *out, std::string *why,
+                         uint32_t *retryMs) {
+  *retryMs = 0;
+  TicketOrder order;
+  order.ticket.resize(SessionTicket::kBytes);
+  order.lifeMs = options_.ticketMs;
+  order.holder = request.holder;
+  if (!auth::randomBytes(order.ticket.data(), order.ticket.size())) {
     *why = "rc-server cannot draw a random ticket";
     return false;
   }
@@ -181,15 +223,22 @@ bool WorkerPool::reserve(int timeoutMs, const std::string &tenant,
   auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
   bool found = false;
   while (!found && !stopping_ && spawning_) {
+    // Checked again after every wait: the holder's other Hellos wait too.
+    if (!holderMayReserveLocked(request.holder, why, retryMs)) {
+      --waiting_;
+      return false;
+    }
     for (Worker &w : workers_) {
       if (w.state != State::Ready || !w.channelOpen)
         continue;
       w.state = State::Reserved; // even if the send fails: do not retry it
-      w.tenant = tenant;
-      if (w.channel->send(ticketMessage(ticket, nextSession_++))) {
+      w.request = request;
+      w.lapses = Clock::now() + std::chrono::milliseconds(options_.ticketMs);
+      order.sessionId = nextSession_++;
+      if (w.channel->send(ticketMessage(order))) {
         out->pid = w.pid;
         out->address = w.address;
-        out->ticket = ticket;
+        out->ticket = order.ticket;
         found = true;
         break;
       }
@@ -200,16 +249,23 @@ bool WorkerPool::reserve(int timeoutMs, const std::string &tenant,
   --waiting_;
   if (found)
     return true;
+  // How many workers there are, and how many others use, is the
+  // operator's to know, not a client's.
   if (stopping_ || !spawning_)
     *why = "rc-server is shutting down";
   else if (int(workers_.size()) >= options_.max)
-    *why = "all " + std::to_string(options_.max) +
-           " worker processes are busy (rc-server --max-workers); retry "
+    *why = "every worker process is busy (rc-server --max-workers); retry "
            "when a session ends";
   else
     *why = "no worker process was ready within " + std::to_string(timeoutMs) +
            " ms" + (lastFailure_.empty() ? "" : " (" + lastFailure_ + ")");
   return false;
+}
+
+void WorkerPool::releaseLocked(Worker &w) {
+  if (!w.request.tenant.empty() && options_.released)
+    options_.released(w.request.tenant);
+  w.request = Request{};
 }
 
 void WorkerPool::stopSpawning(int sig) {
@@ -273,8 +329,17 @@ void WorkerPool::takeMessagesLocked(Worker &w) {
   WorkerChannel::Got got;
   while ((got = w.channel->receive(&message, 0)) ==
          WorkerChannel::Got::Message) {
-    if (w.state == State::Reserved && options_.metrics &&
-        parseMetricsMessage(message, &session)) {
+    if (w.state == State::Reserved && message == kRedeemedMessage) {
+      w.state = State::Busy;
+    } else if (w.state == State::Reserved && message == kLapsedMessage) {
+      // Its client did not come in time: the worker serves the next one.
+      logDebug("worker " + std::to_string(w.pid) +
+               ": its ticket lapsed unused; ready again");
+      releaseLocked(w);
+      w.state = State::Ready;
+      cv_.notify_all();
+    } else if (w.state == State::Busy && options_.metrics &&
+               parseMetricsMessage(message, &session)) {
       options_.metrics->update(w.pid, session);
     } else if (w.state == State::Starting &&
                parseReadyMessage(message, &address, &summary)) {
@@ -309,12 +374,12 @@ void WorkerPool::reapEnded() {
       nextSpawn_ = Clock::now() + kRetryAfterFailure;
       if (everReady_)
         logError(lastFailure_ + " before it was ready");
-    } else if (it->state == State::Reserved && WIFEXITED(status) &&
+    } else if (it->state == State::Busy && WIFEXITED(status) &&
                WEXITSTATUS(status) == 3) {
       logInfo("worker " + std::to_string(it->pid) +
               " ended after its session lost the GPU state; no other session "
               "is affected");
-    } else if (it->state == State::Reserved && !clean) {
+    } else if (it->state != State::Ready && !clean) {
       logError("worker " + std::to_string(it->pid) + " ended with " + how +
                ": its session is lost; no other session is affected");
     } else if (!clean) {
@@ -322,9 +387,7 @@ void WorkerPool::reapEnded() {
     } else {
       logDebug("worker " + std::to_string(it->pid) + " ended (" + how + ")");
     }
-    if (it->state == State::Reserved && !it->tenant.empty() &&
-        options_.sessionEnded)
-      options_.sessionEnded(it->tenant);
+    releaseLocked(*it);
     if (options_.metrics)
       options_.metrics->ended(it->pid, how);
     if (it->row >= 0) { // what it held, had it no time to give it back
@@ -343,7 +406,7 @@ void WorkerPool::refill() {
     return;
   auto idle = [&] {
     return std::count_if(workers_.begin(), workers_.end(), [](const Worker &w) {
-      return w.state != State::Reserved;
+      return w.state == State::Starting || w.state == State::Ready;
     });
   };
   while (idle() < std::max(options_.warm, waiting_) &&

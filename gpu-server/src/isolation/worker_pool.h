@@ -33,8 +33,14 @@ struct WorkerPoolOptions {
   std::string listenUrl; // the supervisor's: workers listen beside it
   int warm = 1;          // idle workers kept ready
   int max = 32;          // workers at most, busy or not
-  // Called when a worker reserved for `tenant` (reserve()'s) has ended.
-  std::function<void(const std::string &tenant)> sessionEnded;
+  // A reservation's ticket lapses this long after it was handed out, and
+  // its worker is free again, unless the client redeemed it.
+  uint32_t ticketMs = 1000;
+  // Reservations one holder may have that are not redeemed yet.
+  int unredeemedPerHolder = 2;
+  // Called when a reservation for `tenant` (reserve()'s) is over: its
+  // ticket lapsed, or the worker that took it ended.
+  std::function<void(const std::string &tenant)> released;
   // The budget table every worker charges (rc/server/budget_table.h), with
   // a row for each of `max` workers; a worker's row is released when it
   // ends. Null: workers make their own.
@@ -51,6 +57,13 @@ public:
     std::string address; // where the worker listens
     std::vector<uint8_t> ticket;
   };
+  // Who asks: `tenant` is counted against its quota until the reservation
+  // is over (passed to `released`; "" for none); `holder` alone may redeem
+  // the ticket, and holds at most unredeemedPerHolder unredeemed ones.
+  struct Request {
+    std::string tenant;
+    std::string holder;
+  };
 
   explicit WorkerPool(WorkerPoolOptions options);
   ~WorkerPool(); // kills whatever still runs
@@ -59,11 +72,12 @@ public:
   // ready; *summary is its start-up line (manifests, devices). False when
   // none became ready: *error says why (the worker printed its own error).
   bool start(int timeoutMs, std::string *summary, std::string *error);
-  // A ready worker reserved for one client of `tenant` (a key id, or ""),
-  // with a fresh ticket it now expects; false with *why when none became
-  // ready within timeoutMs.
-  bool reserve(int timeoutMs, const std::string &tenant, Reservation *out,
-               std::string *why);
+  // A ready worker reserved for one client, with a fresh ticket it now
+  // expects; false with *why when none became ready within timeoutMs, or
+  // at once when the holder has its unredeemed reservations already
+  // (*retryMs then says when the first of them lapses; 0 otherwise).
+  bool reserve(int timeoutMs, const Request &request, Reservation *out,
+               std::string *why, uint32_t *retryMs);
   // No more workers start; `sig` goes to every worker.
   void stopSpawning(int sig);
   // Waits until every worker has ended or timeoutMs passed; true if none
@@ -72,17 +86,25 @@ public:
   size_t workers() const;
 
 private:
-  enum class State { Starting, Ready, Reserved };
+  // Reserved: its ticket is out and not redeemed yet; Busy: its session
+  // opened.
+  enum class State { Starting, Ready, Reserved, Busy };
   struct Worker {
     pid_t pid = -1;
     std::unique_ptr<WorkerChannel> channel;
     State state = State::Starting;
     bool channelOpen = true;
     std::string address;
-    std::string tenant; // whom it was reserved for
-    int row = -1;       // its row of options_.budgets
+    Request request;            // whom it was reserved for
+    Clock::time_point lapses{}; // Reserved: when its ticket lapses
+    int row = -1;               // its row of options_.budgets
   };
   bool spawnLocked(std::string *error);
+  // Refuses a holder that has all its unredeemed reservations already.
+  bool holderMayReserveLocked(const std::string &holder, std::string *why,
+                              uint32_t *retryMs) const;
+  // The reservation of `w` is over (lapsed, or the worker ended).
+  void releaseLocked(Worker &w);
   std::string workerUrl(uint64_t n) const;
   void monitor();
   void readChannels();

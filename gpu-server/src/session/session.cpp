@@ -59,6 +59,13 @@ uint64_t readBackPieceBytes(const transport::Connection &conn) {
   return uint64_t(conn.lanes()) * kPerLane;
 }
 
+// A worker's refusal of a lapsed or replaced ticket: the client gets a
+// fresh one from the supervisor right away.
+constexpr uint32_t kStartOverMs = 1;
+// A server that lost its GPU state re-executes itself: a client knocks
+// again a little later (while nothing listens, its connect retries too).
+constexpr uint32_t kRestartRetryMs = 200;
+
 } // namespace
 
 void DeviceHealth::markLost(const std::string &why) {
@@ -274,11 +281,22 @@ Session::Next Session::openSession(const void *p,
     return refuseHello(why, replies);
   };
   if (env_.ticket) {
+    // Redeemed only by the key (or without keys the source) it was issued
+    // to: the client proved its key to this worker again, over a fresh
+    // challenge and a Hello that carries the ticket.
     const flatbuffers::Vector<uint8_t> *ticket = hello->ticket();
     std::string why;
+    bool retry = false;
+    const std::string holder =
+        ticketHolder(auth_->required(), auth_->keyId(), peerSource());
     if (!env_.ticket->redeem(ticket ? ticket->data() : nullptr,
-                             ticket ? ticket->size() : 0, id_, &why))
-      return refuse(why);
+                             ticket ? ticket->size() : 0, holder, id_, &why,
+                             &retry)) {
+      logInfo("session " + std::to_string(id_) + " from " + peerSource() +
+              (auth_->required() ? ", key '" + auth_->keyId() + "'" : "") +
+              ": " + why);
+      return refuseHello(why, replies, retry ? kStartOverMs : 0);
+    }
   }
   if (auth_->required()) {
     tenant_ = auth_->keyId();

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -111,12 +112,13 @@ class Server {
 public:
   Server(const std::string &bin, const std::string &url,
          const std::string &manifest, const std::string &log,
-         const std::vector<std::string> &extraArgs = {})
+         const std::vector<std::string> &extraArgs = {},
+         const std::vector<std::string> &env = {})
       : log_(log) {
     std::vector<std::string> args{bin, "--test-device", "--listen",
                                   url, "--manifest",    manifest};
     args.insert(args.end(), extraArgs.begin(), extraArgs.end());
-    pid_ = startChild(args, {}, log);
+    pid_ = startChild(args, env, log);
   }
   // Bounded wait for the "listening on" log line.
   bool waitReady(int timeoutMs) {
@@ -159,8 +161,9 @@ private:
 // not start).
 class ServedPrograms {
 public:
-  void start(const std::string &url,
-             const std::vector<std::string> &args = {}) {
+  // `env`: NAME=VALUE for rc-server.
+  void start(const std::string &url, const std::vector<std::string> &args = {},
+             const std::vector<std::string> &env = {}) {
     std::string server = findServer();
     if (server.empty())
       GTEST_SKIP() << "rc-server is not built yet (looked for " RC_SERVER_BIN
@@ -168,7 +171,7 @@ public:
     url_ = url;
     manifest_ = writeManifest(dir());
     srv_ = std::make_unique<Server>(server, url, manifest_,
-                                    dir() + "/server.log", args);
+                                    dir() + "/server.log", args, env);
     ASSERT_TRUE(srv_->waitReady(10000)) << "rc-server did not start:\n"
                                         << srv_->log();
     running_ = true;
@@ -272,6 +275,51 @@ TEST(RuntimeIntegration, AuthenticatedRoundTripOverTcp) {
 
 TEST(RuntimeIntegration, AuthenticatedRoundTripOverShm) {
   runWithKeys(shmUrl("auth"));
+}
+
+// Programs with a wrong key of the same key id fail, one after another,
+// from this host, while programs with the right key run beside them:
+// every one of those gets in (a right proof is never refused for others'
+// failures).
+void runBesideAGuesser(const std::string &url,
+                       std::vector<std::string> serverArgs = {}) {
+  rc::test::KeyDir keys;
+  std::string key = keys.newKey("server.key"), wrong = keys.newKey("wrong");
+  ServedPrograms served;
+  serverArgs.insert(serverArgs.end(), {"--auth-key-file", key});
+  served.start(url, serverArgs);
+  if (!served.running())
+    return;
+  std::atomic<bool> stop{false};
+  std::atomic<int> guesses{0};
+  std::thread guesser([&] {
+    std::vector<std::string> env = served.env();
+    env.push_back("RC_AUTH_KEY_FILE=" + wrong);
+    while (!stop) {
+      ChildResult r =
+          runChild({RC_ROUNDTRIP_PROG}, env, served.dir() + "/guess.out", 60);
+      guesses += r.status != 0;
+    }
+  });
+  std::vector<std::string> env = served.env();
+  env.push_back("RC_AUTH_KEY_FILE=" + key);
+  for (int i = 0; i < 8; ++i) {
+    ChildResult r =
+        runChild({RC_ROUNDTRIP_PROG}, env, served.dir() + "/honest.out", 60);
+    EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                           << served.log();
+  }
+  stop = true;
+  guesser.join();
+  EXPECT_GT(guesses.load(), 0);
+}
+
+TEST(RuntimeIntegration, AGuesserNeverKeepsOutProgramsOverTcp) {
+  runBesideAGuesser(loopbackTcpUrl());
+}
+
+TEST(RuntimeIntegration, AGuesserNeverKeepsOutProgramsOverShm) {
+  runBesideAGuesser(shmUrl("guess"));
 }
 
 // Several clients at once, each copying sizes around the RMA thresholds
@@ -513,6 +561,35 @@ TEST(RuntimeIntegration, IsolatedAuthenticatedRoundTripOverTcp) {
 
 TEST(RuntimeIntegration, IsolatedConcurrentClientsCopyStressOverShm) {
   runConcurrentCopyStress(shmUrl("isostress"), kIsolated);
+}
+
+// Four programs of one user start at once, and the server lets one user
+// hold one worker it has not used yet: any that comes while another's
+// reservation is out is told to retry in a few ms
+// (HelloReply.retry_after_ms), and does so within its connect timeout.
+// Every one runs.
+TEST(RuntimeIntegration, IsolatedProgramsRetryARefusalThatMayPass) {
+  ServedPrograms served;
+  std::vector<std::string> args = kIsolated;
+  args.insert(args.end(), {"--warm-workers", "4", "--log-level", "debug"});
+  served.start(shmUrl("retry"), args, {"RC_SERVER_RESERVATIONS_PER_TENANT=1"});
+  if (!served.running())
+    return;
+  std::vector<std::thread> clients;
+  std::vector<ChildResult> results(4);
+  for (size_t i = 0; i < results.size(); ++i)
+    clients.emplace_back([&, i] {
+      results[i] =
+          runChild({RC_ROUNDTRIP_PROG}, served.env(),
+                   served.dir() + "/c" + std::to_string(i) + ".out", 60);
+    });
+  for (std::thread &t : clients)
+    t.join();
+  // (Whether they overlapped is up to the scheduler: RuntimeApi.
+  // ARefusalThatMayPassIsRetried shows the retry itself.)
+  for (const ChildResult &r : results)
+    EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                           << served.log();
 }
 
 // Whether the file `path` (a program's output) says `text` within

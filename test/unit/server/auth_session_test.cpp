@@ -9,6 +9,7 @@
 #include "rc/auth/proof.h"
 #include "rc/server/budget_table.h"
 #include "rc/server/log.h"
+#include "rc/server/session_ticket.h"
 
 #include <gtest/gtest.h>
 
@@ -78,8 +79,8 @@ protected:
 
   // The whole handshake with `signingKey`, named `keyId`; the final reply.
   Bytes authenticate(const rc::auth::Key &signingKey, const std::string &keyId,
-                     Session::Next *next = nullptr) {
-    Bytes h = authHello({m.hash}, keyId, Bytes(32, 0x42));
+                     Session::Next *next = nullptr, const Bytes &ticket = {}) {
+    Bytes h = authHello({m.hash}, keyId, Bytes(32, 0x42), ticket);
     Bytes c = send1(h);
     const wire::AuthChallenge *challenge = asAuthChallenge(c);
     if (!challenge) {
@@ -306,7 +307,31 @@ TEST_F(AuthSessionTest, ARightAnswerBesideAWrongOneGetsIn) {
   std::vector<Bytes> a1, a2;
   first.handle(wrong.data(), wrong.size(), a1);
   second.handle(right.data(), right.size(), a2);
-  EXPECT_NE(refusal(a2.at(0)).find("retry in"), std::string::npos);
+  EXPECT_NE(refusal(a1.at(0)).find("authentication failed"), std::string::npos);
+  const wire::HelloReply *hr = asHelloReply(a2.at(0));
+  ASSERT_NE(hr, nullptr);
+  EXPECT_TRUE(hr->ok()) << (hr->error() ? hr->error()->str() : "");
+}
+
+// A worker's session (--isolation process): the ticket the supervisor
+// issued to one key opens nothing for another key, however well that one
+// authenticates, and stays its holder's.
+TEST_F(AuthSessionTest, AWorkersTicketServesOnlyTheKeyItWasIssuedTo) {
+  SessionTicket ticket;
+  env->ticket = &ticket;
+  Bytes t(SessionTicket::kBytes, 0x77);
+  ticket.expect({t, "key 'other'",
+                 SessionTicket::Clock::now() + std::chrono::seconds(60)});
+  Session::Next next;
+  std::string why = refusal(authenticate(key, "tenant-1", &next, t));
+  EXPECT_NE(why.find("issued to another client"), std::string::npos) << why;
+  EXPECT_EQ(next, Session::Next::Close);
+  EXPECT_FALSE(ticket.redeemed());
+  newSession(8, "10.0.0.1");
+  Bytes reply = authenticate(env->keys[0], "other", nullptr, t);
+  ASSERT_TRUE(asHelloReply(reply) && asHelloReply(reply)->ok())
+      << refusal(reply);
+  EXPECT_EQ(ticket.redeemedBy(), 8u);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // The pieces of --isolation process that need no second process: the
-// worker's ticket, the supervisor's messages to its workers, and a
-// reserved session that opens only for its ticket (the processes
+// worker's ticket (its holder, its lapse, used once), the supervisor's
+// messages to its workers, and a reserved session that opens only for its
+// ticket (the processes
 // themselves: cli_test.cpp's Isolated*, the runtime's integration tests
 // and, on a GPU, GpuCli.ADeviceAssertEndsOnlyItsOwnSessionWithIsolation).
 #include "host_session_fixture.h"
@@ -10,7 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace rc::server;
@@ -24,26 +27,87 @@ std::vector<uint8_t> ticketOf(uint8_t first) {
   return t;
 }
 
+using Clock = SessionTicket::Clock;
+
+SessionTicket::Terms termsOf(uint8_t first, const std::string &holder,
+                             int lifeMs = 60000) {
+  return {ticketOf(first), holder,
+          Clock::now() + std::chrono::milliseconds(lifeMs)};
+}
+
 TEST(SessionTicketTest, OnlyTheExpectedTicketIsRedeemedAndOnlyOnce) {
   SessionTicket ticket;
   std::string why;
+  bool retry = false;
+  const std::string a = "key 'team-a'";
   std::vector<uint8_t> t = ticketOf(1);
-  EXPECT_FALSE(ticket.redeem(t.data(), t.size(), 7, &why));
-  EXPECT_NE(why.find("none is yet"), std::string::npos) << why;
-  ticket.expect(t);
+  EXPECT_FALSE(ticket.redeem(t.data(), t.size(), a, 7, &why, &retry));
+  EXPECT_NE(why.find("none is now"), std::string::npos) << why;
+  EXPECT_TRUE(retry);
+  ticket.expect(termsOf(1, a));
   std::vector<uint8_t> other = ticketOf(2);
-  EXPECT_FALSE(ticket.redeem(other.data(), other.size(), 7, &why));
+  EXPECT_FALSE(ticket.redeem(other.data(), other.size(), a, 7, &why, &retry));
   EXPECT_NE(why.find("reserved for another client"), std::string::npos);
-  EXPECT_FALSE(ticket.redeem(t.data(), t.size() - 1, 7, &why));
-  EXPECT_FALSE(ticket.redeem(nullptr, 0, 7, &why));
+  EXPECT_FALSE(ticket.redeem(t.data(), t.size() - 1, a, 7, &why, &retry));
+  EXPECT_FALSE(ticket.redeem(nullptr, 0, a, 7, &why, &retry));
   EXPECT_FALSE(ticket.redeemed());
   EXPECT_EQ(ticket.redeemedBy(), 0u);
-  EXPECT_TRUE(ticket.redeem(t.data(), t.size(), 8, &why)) << why;
+  EXPECT_TRUE(ticket.redeem(t.data(), t.size(), a, 8, &why, &retry)) << why;
   EXPECT_TRUE(ticket.redeemed());
   EXPECT_EQ(ticket.redeemedBy(), 8u); // not 7, whose tickets were wrong
-  EXPECT_FALSE(ticket.redeem(t.data(), t.size(), 9, &why));
+  EXPECT_FALSE(ticket.redeem(t.data(), t.size(), a, 9, &why, &retry));
   EXPECT_EQ(ticket.redeemedBy(), 8u);
   EXPECT_NE(why.find("used already"), std::string::npos) << why;
+  EXPECT_FALSE(retry);
+}
+
+// A ticket taken off the wire is worth nothing to another key (or,
+// without keys, another local user): it is refused, and stays its
+// holder's.
+TEST(SessionTicketTest, AnotherHolderNeverRedeemsItNorUsesItUp) {
+  SessionTicket ticket;
+  ticket.expect(termsOf(1, "key 'team-a'"));
+  std::string why;
+  bool retry = true;
+  std::vector<uint8_t> t = ticketOf(1);
+  for (const char *thief :
+       {"key 'team-b'", "uid 1001 on this host", "10.0.0.9", "key 'team-a "})
+    EXPECT_FALSE(ticket.redeem(t.data(), t.size(), thief, 7, &why, &retry))
+        << thief;
+  EXPECT_NE(why.find("issued to another client"), std::string::npos) << why;
+  EXPECT_FALSE(retry);
+  EXPECT_EQ(why.find("team-a"), std::string::npos) << "names its holder";
+  EXPECT_FALSE(ticket.redeemed());
+  EXPECT_TRUE(
+      ticket.redeem(t.data(), t.size(), "key 'team-a'", 8, &why, &retry))
+      << why;
+}
+
+// Unredeemed, a ticket lapses: then neither its holder nor anyone else
+// may use it, and the worker is free for the next one.
+TEST(SessionTicketTest, AnUnredeemedTicketLapses) {
+  SessionTicket ticket;
+  const std::string a = "uid 1000 on this host";
+  ticket.expect(termsOf(1, a, 50));
+  EXPECT_FALSE(ticket.lapseIfDue(Clock::now()));
+  EXPECT_TRUE(ticket.expected());
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  std::string why;
+  bool retry = false;
+  std::vector<uint8_t> t = ticketOf(1);
+  EXPECT_FALSE(ticket.redeem(t.data(), t.size(), a, 7, &why, &retry));
+  EXPECT_NE(why.find("lapsed"), std::string::npos) << why;
+  EXPECT_TRUE(retry); // a slow honest client gets a fresh one
+  EXPECT_TRUE(ticket.lapseIfDue(Clock::now()));
+  EXPECT_FALSE(ticket.expected());
+  EXPECT_FALSE(ticket.lapseIfDue(Clock::now()));
+  // Redeemed in time, it never lapses.
+  ticket.expect(termsOf(2, a, 50));
+  t = ticketOf(2);
+  EXPECT_TRUE(ticket.redeem(t.data(), t.size(), a, 8, &why, &retry)) << why;
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  EXPECT_FALSE(ticket.lapseIfDue(Clock::now()));
+  EXPECT_TRUE(ticket.redeemed());
 }
 
 TEST(WorkerChannelTest, MessagesReadBackAsWritten) {
@@ -54,17 +118,18 @@ TEST(WorkerChannelTest, MessagesReadBackAsWritten) {
   EXPECT_EQ(address, "tcp://0.0.0.0:4100");
   EXPECT_EQ(summary, "1 manifests, 2 modules");
   EXPECT_FALSE(parseReadyMessage("ticket 00", &address, &summary));
-  std::vector<uint8_t> t = ticketOf(0xf0), back;
-  uint64_t id = 0;
-  ASSERT_TRUE(parseTicketMessage(ticketMessage(t, 17), &back, &id));
-  EXPECT_EQ(back, t);
-  EXPECT_EQ(id, 17u);
-  EXPECT_FALSE(parseTicketMessage("ticket ", &back, &id));
-  EXPECT_FALSE(parseTicketMessage("ticket 0", &back, &id));
-  EXPECT_FALSE(parseTicketMessage("ticket zz 1", &back, &id));
-  EXPECT_FALSE(parseTicketMessage("ticket 00 0", &back, &id));
-  EXPECT_FALSE(parseTicketMessage("ticket 00 x", &back, &id));
-  EXPECT_FALSE(parseTicketMessage("ready x y", &back, &id));
+  TicketOrder order{ticketOf(0xf0), 17, 1000, "uid 1000 on this host"};
+  TicketOrder back;
+  ASSERT_TRUE(parseTicketMessage(ticketMessage(order), &back));
+  EXPECT_EQ(back.ticket, order.ticket);
+  EXPECT_EQ(back.sessionId, 17u);
+  EXPECT_EQ(back.lifeMs, 1000u);
+  EXPECT_EQ(back.holder, "uid 1000 on this host");
+  for (const char *bad :
+       {"ticket ", "ticket 0", "ticket zz 1 1 h", "ticket 00 0 1 h",
+        "ticket 00 x 1 h", "ticket 00 1 0 h", "ticket 00 1 1 ", "ticket 00 1 1",
+        "ticket 00 1 99999999999 h", "ready x y"})
+    EXPECT_FALSE(parseTicketMessage(bad, &back)) << bad;
   std::string json;
   ASSERT_TRUE(parseMetricsMessage(metricsMessage("{\"id\":3}"), &json));
   EXPECT_EQ(json, "{\"id\":3}");
@@ -132,7 +197,8 @@ protected:
 };
 
 TEST_F(ReservedSessionTest, OpensOnlyForItsTicket) {
-  ticket.expect(ticketOf(7));
+  // An in-process session's source (no connection) is its holder here.
+  ticket.expect(termsOf(7, "an in-process client"));
   Session::Next next;
   std::vector<Bytes> r = send(hello({m.hash}), &next);
   ASSERT_EQ(r.size(), 1u);

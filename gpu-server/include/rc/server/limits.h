@@ -24,6 +24,11 @@ struct ServerLimits {
   int maxPending = 16;                         // RC_SERVER_MAX_PENDING
   int helloTimeoutMs = 5000;                   // RC_SERVER_HELLO_TIMEOUT_MS
   uint64_t pendingMessageBytes = 256ull << 10; // RC_SERVER_PENDING_MESSAGE_KIB
+  // --isolation process: how long a reservation's ticket lives unredeemed,
+  // and how many unredeemed ones a tenant (without keys: a local user or a
+  // host) may hold at once, so that none can hoard the workers.
+  int ticketMs = 1000;           // RC_SERVER_TICKET_MS
+  int reservationsPerTenant = 2; // RC_SERVER_RESERVATIONS_PER_TENANT
   // Each established session: its largest message, what it may have sent
   // ahead of the server (read no further until the session catches up),
   // the read-back bytes one batch's reply carries, and its pinned memory
