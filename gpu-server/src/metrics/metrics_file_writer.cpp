@@ -1,18 +1,12 @@
 #include "metrics/metrics_file_writer.h"
+#include "metrics/private_file.h"
 #include "rc/server/log.h"
-
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 
 namespace rc::server {
 
 MetricsFileWriter::MetricsFileWriter(const MetricsSource &board,
                                      std::string path)
-    : board_(board), path_(std::move(path)),
-      tempPath_(path_ + ".tmp." + std::to_string(getpid())) {}
+    : board_(board), path_(std::move(path)) {}
 
 MetricsFileWriter::~MetricsFileWriter() {
   if (!thread_.joinable())
@@ -49,21 +43,12 @@ bool MetricsFileWriter::writeNow(std::string *error) {
   uint64_t changes = board_.changeCount();
   std::string text = board_.json();
   std::lock_guard<std::mutex> lock(mutex_);
-  auto fail = [&](const char *step) {
+  std::string why;
+  if (!replacePrivateFile(path_, text, &why)) {
     if (error)
-      *error = "metrics file " + path_ + ": " + step + " " + tempPath_ + ": " +
-               std::strerror(errno);
-    std::remove(tempPath_.c_str());
+      *error = "metrics file " + why;
     return false;
-  };
-  FILE *f = std::fopen(tempPath_.c_str(), "w");
-  if (!f)
-    return fail("cannot create");
-  bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !written)
-    return fail("cannot write");
-  if (std::rename(tempPath_.c_str(), path_.c_str()) != 0)
-    return fail("cannot rename");
+  }
   changesWritten_ = changes;
   return true;
 }

@@ -1,6 +1,7 @@
 // Keeps `rc-server --metrics FILE` current: rewrites it about once a second
 // while sessions are live and soon after one closes. Each write replaces
-// the whole file (temp file + rename), so a reader never sees half of one.
+// the whole file, mode 0600, and only a regular file (private_file.h): it
+// lists every tenant's sessions, for the operator alone.
 #ifndef RC_SERVER_METRICS_FILE_WRITER_H
 #define RC_SERVER_METRICS_FILE_WRITER_H
 
@@ -33,7 +34,6 @@ private:
   static constexpr std::chrono::milliseconds kInterval{1000};
   const MetricsSource &board_;
   std::string path_;
-  std::string tempPath_;
   std::mutex mutex_; // guards the flags below and serialises writes
   std::condition_variable wake_;
   bool poked_ = false;

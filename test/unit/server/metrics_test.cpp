@@ -12,8 +12,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <thread>
 #include <unistd.h>
 
@@ -221,6 +224,95 @@ TEST_F(MetricsTest, ClosedSessionsStayListedAfterDisconnect) {
   EXPECT_TRUE(has(text, "\"client\":\"server-test\"")) << text;
   size_t second = text.find("\"id\":", text.find("\"id\":") + 1);
   EXPECT_NE(second, std::string::npos) << "both sessions listed: " << text;
+}
+
+// ---- the file is the operator's alone, and only ever a regular file ------
+// (docs/security.md, "Tenants see only their own")
+
+class MetricsFileSafety : public ::testing::Test {
+protected:
+  void SetUp() override {
+    setLogLevel(LogLevel::Quiet);
+    m = writeTestManifest();
+    char tmpl[] = "/tmp/rc_metrics_safety_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir = tmpl;
+    victim = dir + "/victim";
+    std::ofstream(victim) << "precious";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  // ServerCore::start with --metrics `path`: its error ("" if it started).
+  std::string startWith(const std::string &path) {
+    ServerCore core;
+    ServerOptions o;
+    o.manifests = {m.path};
+    o.testDevice = true;
+    o.metricsFile = path;
+    std::string err;
+    if (core.start(o, &err))
+      core.stop();
+    return err;
+  }
+  mode_t modeOf(const std::string &path) {
+    struct stat st{};
+    EXPECT_EQ(lstat(path.c_str(), &st), 0) << path;
+    return st.st_mode;
+  }
+  TestManifest m;
+  std::string dir, victim;
+};
+
+TEST_F(MetricsFileSafety, WrittenOwnerOnlyWhateverTheUmask) {
+  mode_t old = umask(0);
+  std::string err = startWith(dir + "/metrics.json");
+  umask(old);
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(modeOf(dir + "/metrics.json") & 07777, 0600u);
+  EXPECT_TRUE(has(readFile(dir + "/metrics.json"), "\"live_sessions\""));
+  // Nothing else is left in the directory (no temporary file).
+  size_t entries = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir))
+    entries += e.path().filename() != "victim";
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST_F(MetricsFileSafety, ASymbolicLinkAtThePathIsRefusedNotFollowed) {
+  std::string link = dir + "/metrics.json";
+  ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+  std::string err = startWith(link);
+  EXPECT_TRUE(has(err, "metrics file " + link)) << err;
+  EXPECT_TRUE(has(err, "symbolic link")) << err;
+  EXPECT_TRUE(S_ISLNK(modeOf(link))) << "the link was replaced";
+  EXPECT_EQ(readFile(victim), "precious");
+}
+
+// The temporary file's name is not guessable, and it is never opened
+// through anything planted: a link where an earlier rc-server put its
+// temporary file (FILE.tmp.PID) leads nowhere.
+TEST_F(MetricsFileSafety, APlantedLinkInTheDirectoryIsNeverWrittenThrough) {
+  std::string path = dir + "/metrics.json";
+  std::string planted = path + ".tmp." + std::to_string(getpid());
+  ASSERT_EQ(symlink(victim.c_str(), planted.c_str()), 0);
+  EXPECT_EQ(startWith(path), "");
+  EXPECT_EQ(readFile(victim), "precious");
+  EXPECT_TRUE(S_ISREG(modeOf(path)));
+}
+
+// A device node (as root: one made here, like /dev/full; else a named
+// pipe stands in) is never replaced by a file.
+TEST_F(MetricsFileSafety, ADeviceNodeOrPipeIsNeverReplaced) {
+  std::string fifo = dir + "/pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string err = startWith(fifo);
+  EXPECT_TRUE(has(err, "not a regular file")) << err;
+  EXPECT_TRUE(S_ISFIFO(modeOf(fifo)));
+  if (geteuid() != 0)
+    GTEST_SKIP() << "only root makes a device node (the pipe case passed)";
+  std::string device = dir + "/full";
+  ASSERT_EQ(mknod(device.c_str(), S_IFCHR | 0600, makedev(1, 7)), 0);
+  err = startWith(device);
+  EXPECT_TRUE(has(err, "device node")) << err;
+  EXPECT_TRUE(S_ISCHR(modeOf(device))) << "the device node was replaced";
 }
 
 TEST(MetricsStart, UnwritableFileFailsStartUpNamingIt) {
