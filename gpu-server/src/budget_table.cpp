@@ -1,4 +1,5 @@
 #include "rc/server/budget_table.h"
+#include "rc/server/tenant_quotas.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -134,8 +135,9 @@ std::unique_ptr<ByteBudget> BudgetTable::budget(const std::string &name) const {
   for (size_t i = 0; i < header().budgets; ++i) {
     Entry &e = entry(i);
     if (name == e.name)
-      return std::make_unique<ByteBudget>(e.total, e.what, e.source, &e.used,
-                                          &held(holder_, i));
+      return std::make_unique<ByteBudget>(
+          e.total, e.what, e.source, &e.used, &held(holder_, i),
+          std::string(e.name).rfind(kTenantBudgetPrefix, 0) == 0);
   }
   return nullptr;
 }

@@ -56,6 +56,9 @@ void ByteBudget::give(uint64_t bytes) {
 }
 
 std::string ByteBudget::refusal(uint64_t bytes) const {
+  if (!ownUse_) // what others hold is theirs, and the operator's, to know
+    return std::to_string(bytes) + " more bytes do not fit " + what_ + " (" +
+           std::to_string(total_) + " bytes; " + source_ + ")";
   return std::to_string(bytes) + " more bytes do not fit " + what_ + " (" +
          std::to_string(used()) + " of " + std::to_string(total_) +
          " bytes in use; " + source_ + ")";

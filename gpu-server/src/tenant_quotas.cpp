@@ -36,11 +36,11 @@ bool parseSize(const std::string &text, uint64_t *bytes) {
 }
 
 std::string tenantDeviceBudget(const std::string &tenant) {
-  return "tenant/" + tenant + "/device";
+  return kTenantBudgetPrefix + tenant + "/device";
 }
 
 std::string tenantPinnedBudget(const std::string &tenant) {
-  return "tenant/" + tenant + "/pinned";
+  return kTenantBudgetPrefix + tenant + "/pinned";
 }
 
 bool TenantQuotas::load(const std::string &path,

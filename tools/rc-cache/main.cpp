@@ -29,8 +29,7 @@ int usage() {
   std::fprintf(
       stderr,
       "usage: rc-cache list [--json]      chunks of this client's namespace\n"
-      "       rc-cache report             their count and bytes, the pool's "
-      "use\n"
+      "       rc-cache report             their count and bytes\n"
       "       rc-cache evict [HASH...]    drop the chunks named (all of them "
       "with none)\n"
       "       rc-cache preload [--whole] FILE...\n"
@@ -76,11 +75,11 @@ void printTable(const char *json) {
 }
 
 void printReport(const char *json) {
-  std::printf("%" PRIu64 " chunks, %.1f MiB in this namespace; the pool: %.1f "
-              "of %.1f MiB used, chunks of %.1f MiB\n",
+  // The pool's size and use are the operator's (rc-server --metrics): they
+  // move with other tenants' uploads.
+  std::printf("%" PRIu64 " chunks, %.1f MiB in this namespace, chunks of "
+              "%.1f MiB\n",
               field(json, "chunks_held"), field(json, "bytes_held") / 1048576.0,
-              field(json, "pool_bytes_used") / 1048576.0,
-              field(json, "capacity") / 1048576.0,
               field(json, "chunk_bytes") / 1048576.0);
 }
 

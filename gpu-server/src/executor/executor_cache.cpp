@@ -174,16 +174,14 @@ OpStatus Executor::handle(const wire::CacheControl &c, Answer &a) {
   cache_->settle();
   size_t evicted = c.evict() ? cache_->evict(cacheSpace_, named) : 0;
   std::vector<ContentCache::Listed> chunks = cache_->list(cacheSpace_);
-  ContentCache::Stats stats = cache_->stats();
   uint64_t bytes = 0;
   for (const ContentCache::Listed &l : chunks)
     bytes += l.size;
-  // Only this namespace's chunks, and the pool's size and use: how often
-  // other tenants hit is the operator's (--metrics), not a client's.
+  // Only this namespace's chunks: the pool's size and use move with other
+  // tenants' uploads, and how often they hit is the operator's (--metrics),
+  // not a client's.
   std::string json =
       "{\"chunk_bytes\": " + std::to_string(cache_->options().chunkBytes) +
-      ", \"capacity\": " + std::to_string(stats.capacity) +
-      ", \"pool_bytes_used\": " + std::to_string(stats.bytes) +
       ", \"evicted\": " + std::to_string(evicted) +
       ", \"chunks_held\": " + std::to_string(chunks.size()) +
       ", \"bytes_held\": " + std::to_string(bytes) + ", \"chunks\": [";

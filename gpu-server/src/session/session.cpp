@@ -309,8 +309,11 @@ Session::Next Session::openSession(const void *p,
     countedInLedger_ = true;
   }
   if (env_.health && env_.health->lost())
-    return refuse("this server's GPU state was lost (" + env_.health->reason() +
-                  "); rc-server is restarting, retry shortly");
+    // The reason names another session's kernel: the log has it, this
+    // client does not.
+    return refuseHello("this server's GPU state was lost in another "
+                       "session; rc-server is restarting, retry shortly",
+                       replies, kRestartRetryMs);
   std::vector<bool> allowed(env_.registry.manifestCount(), false);
   if (hello->manifest_hashes())
     for (uint64_t h : *hello->manifest_hashes()) {

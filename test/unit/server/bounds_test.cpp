@@ -221,6 +221,9 @@ TEST_F(SessionBounds, ReadBacksOfAllSessionsShareOneBudget) {
   std::string e = br->errors()->Get(0)->message()->str();
   EXPECT_EQ(br->errors()->Get(0)->code(), 2); // cudaErrorMemoryAllocation
   EXPECT_NE(e.find("RC_SERVER_REPLY_TOTAL_MIB"), std::string::npos) << e;
+  // What the other session holds is not this one's to see.
+  EXPECT_EQ(e.find("in use"), std::string::npos) << e;
+  EXPECT_EQ(e.find(std::to_string(768 << 10)), std::string::npos) << e;
   // Once the first session's reply went out (its next batch), it fits.
   send1(batch(3, {cMalloc(16)}));
   EXPECT_EQ(budgets->reply.used(), 0u);
@@ -255,6 +258,7 @@ TEST_F(SessionBounds, SharedMemoryIsBoundedPerSessionAndInTotal) {
   ASSERT_TRUE(br && br->errors() && br->errors()->size() == 1);
   e = br->errors()->Get(0)->message()->str();
   EXPECT_NE(e.find("RC_SERVER_PINNED_TOTAL_MIB"), std::string::npos) << e;
+  EXPECT_EQ(e.find("in use"), std::string::npos) << e;
   // Freed by the first session: the second one's fits.
   send1(batch(4, {cHostUnshare(region)}));
   replies.clear();

@@ -383,6 +383,34 @@ TEST_F(CacheSessionTest, ListsAndEvictsItsNamespacesChunks) {
   EXPECT_NE(json.find("\"chunks_held\": 0"), std::string::npos) << json;
 }
 
+// A tenant's report shows its own chunks only: nothing in it moves when
+// another tenant's uploads fill the pool (the pool's size and use are the
+// operator's, in --metrics).
+TEST_F(CacheSessionTest, AReportMovesOnlyWithItsOwnTenantsChunks) {
+  open();
+  std::vector<uint8_t> data = pattern(kChunk, 70);
+  ContentHash h = hashContent(data.data(), kChunk);
+  uint64_t dst = malloc(kChunk);
+  send1(batch(2, {cH2D(dst, data), cCacheInsert(dst, kChunk, h)}));
+  auto report = [&](uint64_t seq) {
+    Bytes r = send1(batch(seq, {cCacheControl(false)}));
+    const wire::Result *res = resultAt(asBatchReply(r), 0);
+    return res && res->payload()
+               ? std::string(res->payload()->begin(), res->payload()->end())
+               : std::string();
+  };
+  std::string before = report(3);
+  EXPECT_NE(before.find("\"chunks_held\": 1"), std::string::npos) << before;
+  for (uint8_t i = 0; i < 2; ++i) // half the pool, another namespace
+    ASSERT_TRUE(insert(*cache, "team-b", pattern(kChunk, uint8_t(80 + i))));
+  EXPECT_EQ(cache->stats().chunks, 3u);
+  std::string after = report(4);
+  EXPECT_EQ(after, before);
+  for (const char *operatorsOnly : {"capacity", "pool", "inserted", "saved"})
+    EXPECT_EQ(before.find(operatorsOnly), std::string::npos)
+        << operatorsOnly << " in " << before;
+}
+
 TEST_F(CacheSessionTest, MalformedUploadsAreRefusedNamingWhy) {
   open();
   uint64_t dst = malloc(kChunk);

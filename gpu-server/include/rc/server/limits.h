@@ -61,13 +61,18 @@ class ByteBudget {
 public:
   // `what` and `source` name the budget in a refusal: "the server's pinned
   // memory for all sessions", "RC_SERVER_PINNED_TOTAL_MIB".
+  // `ownUse`: what is in use is one tenant's own (a quota), so its
+  // refusals may say how much; a budget all tenants share keeps that to
+  // the operator (docs/security.md, "Tenants see only their own").
   explicit ByteBudget(uint64_t total = UINT64_MAX, std::string what = "",
-                      std::string source = "")
-      : total_(total), what_(std::move(what)), source_(std::move(source)) {}
-  ByteBudget(uint64_t total, std::string what, std::string source,
-             std::atomic<uint64_t> *used, std::atomic<uint64_t> *held)
+                      std::string source = "", bool ownUse = false)
       : total_(total), what_(std::move(what)), source_(std::move(source)),
-        used_(used), held_(held) {}
+        ownUse_(ownUse) {}
+  ByteBudget(uint64_t total, std::string what, std::string source,
+             std::atomic<uint64_t> *used, std::atomic<uint64_t> *held,
+             bool ownUse)
+      : total_(total), what_(std::move(what)), source_(std::move(source)),
+        ownUse_(ownUse), used_(used), held_(held) {}
   ByteBudget(const ByteBudget &) = delete;
   ByteBudget &operator=(const ByteBudget &) = delete;
 
@@ -75,12 +80,14 @@ public:
   void give(uint64_t bytes);
   uint64_t total() const { return total_; }
   uint64_t used() const { return used_->load(); }
-  // Why `bytes` more were refused: the budget, what is in use, its source.
+  // Why `bytes` more were refused: the budget, what is in use (only for
+  // `ownUse`), its source.
   std::string refusal(uint64_t bytes) const;
 
 private:
   uint64_t total_;
   std::string what_, source_;
+  bool ownUse_;
   std::atomic<uint64_t> own_{0};
   std::atomic<uint64_t> *used_ = &own_;
   std::atomic<uint64_t> *held_ = nullptr;

@@ -52,6 +52,8 @@ constexpr int kDefaultStreamPriority = 0;
 constexpr int kGreatestStreamPriority = -5;
 
 // The names of a tenant's memory budgets in rc-server's BudgetTable.
+// Every tenant's budget name starts so: its use is the tenant's own.
+constexpr const char *kTenantBudgetPrefix = "tenant/";
 std::string tenantDeviceBudget(const std::string &tenant);
 std::string tenantPinnedBudget(const std::string &tenant);
 
