@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -172,6 +173,81 @@ TEST_F(GpuCacheTest, BytesChangedRightAfterTheirUploadAreNeverServed) {
   ASSERT_EQ(out.size(), in.size());
   for (int i = 0; i < n; ++i)
     ASSERT_EQ(out[size_t(i)], in[size_t(i)]) << i;
+}
+
+// An upload and its CacheInsert on one stream, and on another stream, with
+// nothing ordering the two, a copy that overwrites the same bytes: the
+// pool's copy may read them before or after the overwrite, on the copy
+// engines' schedule. Whatever it read, the cache serves a chunk under a
+// hash only if the bytes are that hash's: a second client that gets any
+// of them from the pool reads exactly what was uploaded under it, never
+// the overwrite.
+TEST_F(GpuCacheTest, AnOverwriteByACopyOnAnotherStreamIsNeverServed) {
+  ASSERT_NE(core.contentCache(), nullptr);
+  const uint64_t chunk = core.contentCache()->options().chunkBytes;
+  constexpr int kRounds = 12; // 48 MiB of the 64 MiB pool
+  std::vector<Bytes> uploaded;
+  std::vector<ContentHash> names;
+  for (int i = 0; i < kRounds; ++i) {
+    Bytes b(chunk);
+    for (uint64_t j = 0; j < chunk; ++j)
+      b[j] = uint8_t(i * 37 + j * 13 + (j >> 11));
+    names.push_back(hashContent(b.data(), b.size()));
+    uploaded.push_back(std::move(b));
+  }
+  {
+    Client a = connect();
+    Bytes r = a.roundTrip(
+        batch(1, {cMalloc(chunk), cStreamCreate(11), cStreamCreate(12)}));
+    uint64_t buf = resultAt(ok(r), 0)->addr();
+    Bytes overwrite(chunk, 0xee);
+    for (int i = 0; i < kRounds; ++i) {
+      // Stream 12 waits for nothing of stream 11: the overwrite and the
+      // pool's copy race. A spin first on stream 11 now and then moves
+      // the upload later, so each order happens.
+      std::vector<Cmd> cmds;
+      if (i % 3 == 1) {
+        Bytes spin(8);
+        long long cycles = 20000000LL; // ~10 ms
+        std::memcpy(spin.data(), &cycles, 8);
+        cmds.push_back(cLaunch(g.spin, spin, 11, {1, 1, 1}, {1, 1, 1}));
+      }
+      cmds.push_back(cH2D(buf, uploaded[size_t(i)], 11));
+      cmds.push_back(cCacheInsert(buf, chunk, names[size_t(i)], 11));
+      cmds.push_back(cH2D(buf, overwrite, 12));
+      cmds.push_back(cDeviceSync());
+      ok(a.roundTrip(batch(uint64_t(2 + i), cmds)));
+    }
+    // A batch's start hands the finished copies to the verifier.
+    ok(a.roundTrip(batch(100, {cDeviceSync()})));
+  }
+  core.contentCache()->settle();
+  ContentCache::Stats s = core.contentCache()->stats();
+  EXPECT_EQ(s.chunks + s.rejected, uint64_t(kRounds))
+      << s.chunks << " kept, " << s.rejected << " rejected";
+  std::printf("[ overwrite race ] %llu of %d chunks kept, %llu rejected\n",
+              (unsigned long long)s.chunks, kRounds,
+              (unsigned long long)s.rejected);
+
+  Client b = connect();
+  Bytes r = b.roundTrip(batch(1, {cMalloc(chunk)}));
+  uint64_t buf = resultAt(ok(r), 0)->addr();
+  int served = 0;
+  for (int i = 0; i < kRounds; ++i) {
+    r = b.roundTrip(
+        batch(uint64_t(2 + i),
+              {cH2DCached(buf, chunk, {names[size_t(i)]}), cD2H(buf, chunk)}));
+    const wire::BatchReply *br = ok(r);
+    if (missing(resultAt(br, 0)) != 0)
+      continue; // rejected: the client would send it again
+    ++served;
+    const wire::Result *read = resultAt(br, 1);
+    ASSERT_TRUE(read && read->payload());
+    ASSERT_EQ(Bytes(read->payload()->begin(), read->payload()->end()),
+              uploaded[size_t(i)])
+        << "round " << i << ": the pool served other bytes under its hash";
+  }
+  EXPECT_EQ(uint64_t(served), s.chunks);
 }
 
 } // namespace

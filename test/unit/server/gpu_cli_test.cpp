@@ -3,8 +3,11 @@
 // address and serves new clients; with --isolation process the fault ends
 // only its own session. Skipped where libcuda.so.1 is missing.
 #include "gpu_manifest.h"
+#include "hand_client.h"
 #include "isolated_client.h"
+#include "key_dir.h"
 #include "process_util.h"
+#include "rc/hex.h"
 #include "server_test_util.h"
 
 #include <gtest/gtest.h>
@@ -230,6 +233,98 @@ TEST(GpuCli, ADeviceAssertEndsOnlyItsOwnSessionWithIsolation) {
   a.conn.reset();
   c.conn.reset();
   d.conn.reset();
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+  std::printf("%s", server.text.c_str());
+}
+
+// --isolation process with --quotas, two tenants: team-a's session holds
+// 192 of its 256 MiB and hits a device assert while team-b's session holds
+// memory and runs a kernel. Only team-a's worker ends; team-b keeps its
+// memory, its results and its own quota; team-a's session and device
+// quota come back with the worker's end (its row of the budget table), so
+// a new session of team-a gets its full 256 MiB.
+TEST(GpuCli, ADeviceAssertUnderQuotasGivesTheQuotaBackWithIsolation) {
+  if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+    GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
+  GpuManifest g = writeGpuManifest();
+  rc::test::KeyDir dir;
+  rc::auth::Key a{"team-a", Bytes(32)}, b{"team-b", Bytes(32)};
+  rc::auth::randomBytes(a.secret.data(), 32);
+  rc::auth::randomBytes(b.secret.data(), 32);
+  auto line = [](const rc::auth::Key &k) {
+    return k.id + " " + rc::hexBytes(k.secret.data(), 32) + "\n";
+  };
+  std::string keys = dir.write("keys", line(a) + line(b), 0600);
+  std::string quotas = dir.write(
+      "quotas",
+      "team-a sessions=1 device=256MiB\nteam-b sessions=1 device=256MiB\n",
+      0600);
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", g.path, "--isolation", "process",
+                "--warm-workers", "2", "--auth-key-file", keys, "--quotas",
+                quotas});
+  if (!server.waitFor("listening on", 60000)) {
+    if (noUsableGpu(server.text))
+      GTEST_SKIP() << server.text;
+    FAIL() << server.text;
+  }
+  // A tenant's session in its worker, authenticated at both.
+  auto session = [&](const rc::auth::Key &key, Remote *r) {
+    HandClient sup, worker;
+    Redirected to = redirectIn(sup.handshake(url, g.hash, key), url);
+    if (to.url.empty())
+      return false;
+    Bytes reply = worker.handshake(to.url, g.hash, key, to.ticket);
+    r->conn = std::move(worker.conn);
+    return opened(reply);
+  };
+  auto allocate = [](Remote &r, uint64_t seq, uint64_t bytes) {
+    Bytes reply = r.roundTrip(batch(seq, {cMalloc(bytes)}));
+    const wire::BatchReply *br = asBatchReply(reply);
+    return br && br->errors()->size() == 0 ? resultAt(br, 0)->addr() : 0;
+  };
+  const uint64_t mib = 1 << 20;
+  Remote ra, rb;
+  ASSERT_TRUE(session(a, &ra));
+  ASSERT_TRUE(session(b, &rb));
+  ASSERT_NE(allocate(ra, 1, 192 * mib), 0u);
+  ASSERT_NE(allocate(rb, 1, 192 * mib), 0u);
+  uint64_t bufB = scaledBuffer(rb, g);
+  // team-a is at its quota: a second session is refused.
+  Remote extra;
+  EXPECT_FALSE(session(a, &extra));
+  Bytes failing(4);
+  int thread = 3;
+  std::memcpy(failing.data(), &thread, 4);
+  Bytes reply = ra.roundTrip(
+      batch(30, {cLaunch(g.check, failing, 0, {1, 1, 1}, {32, 1, 1}),
+                 cDeviceSync()}));
+  const wire::BatchReply *br = asBatchReply(reply);
+  ASSERT_TRUE(br && br->errors()->size() == 1);
+  EXPECT_EQ(br->errors()->Get(0)->code(), 710);
+  ra.conn.reset();
+  ASSERT_TRUE(server.waitFor("no other session is affected", 20000))
+      << server.text;
+  // team-b lost nothing, and still has only its own 64 MiB to spare.
+  EXPECT_TRUE(holdsScaled(rb, bufB));
+  runScale(rb, g);
+  EXPECT_EQ(allocate(rb, 40, 128 * mib), 0u);
+  EXPECT_NE(allocate(rb, 41, 32 * mib), 0u);
+  // team-a's session and its 256 MiB are back.
+  Remote again;
+  for (int i = 0; i < 50 && !again.conn; ++i) {
+    if (session(a, &again))
+      break;
+    again.conn.reset();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(again.conn) << server.text;
+  EXPECT_NE(allocate(again, 1, 256 * mib), 0u);
+  runScale(again, g);
+  EXPECT_EQ(count(server.text, "restarting"), 0u) << server.text;
+  again.conn.reset();
+  rb.conn.reset();
   kill(server.pid, SIGTERM);
   EXPECT_EQ(server.wait(), 0) << server.text;
   std::printf("%s", server.text.c_str());
