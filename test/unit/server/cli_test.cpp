@@ -247,8 +247,11 @@ TEST(Cli, IsolatedStartFailsWhenNoWorkerStarts) {
 TEST(Cli, IsolatedWorkerServesOnlyItsTicketOnce) {
   TestManifest m = writeTestManifest();
   std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  // A ticket lapses after RC_SERVER_TICKET_MS; this test is not about
+  // lapsing, so a loaded machine must not make it lapse first.
   Child server({"--listen", url, "--manifest", m.path, "--test-device",
-                "--isolation", "process"});
+                "--isolation", "process"},
+               serverBin(), [] { setenv("RC_SERVER_TICKET_MS", "10000", 1); });
   ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
   Redirect r = askForWorker(url, {m.hash});
   ASSERT_FALSE(r.url.empty());
