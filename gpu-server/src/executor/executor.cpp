@@ -19,13 +19,11 @@ OpStatus fail(int code, std::string detail) {
 
 } // namespace
 
-Executor::Executor(const Registry &registry, Backend &backend,
+Executor::Executor(SessionSymbols symbols, Backend &backend,
                    std::unique_ptr<DeviceContext> first,
-                   std::vector<bool> allowedManifests,
                    const SessionSettings &settings)
-    : registry_(registry), backend_(backend),
-      contexts_(size_t(backend.deviceCount())),
-      allowed_(std::move(allowedManifests)) {
+    : names_(std::move(symbols)), backend_(backend),
+      contexts_(size_t(backend.deviceCount())) {
   contexts_[0] = std::move(first);
   ctx_ = threadCurrent_ = contexts_[0].get(); // createContext made it current
   deferSyncs_ = settings.deferSyncs;
@@ -214,13 +212,10 @@ OpStatus Executor::doPeerAccess(const wire::PeerAccess &c) {
 }
 
 OpStatus Executor::variable(uint64_t id, const VariableInfo **out) {
-  const VariableInfo *v = registry_.variable(id);
-  bool allowed = false;
-  if (v)
-    for (uint32_t m : v->manifests)
-      allowed = allowed || (m < allowed_.size() && allowed_[m]);
-  if (!allowed)
-    return fail(kErrInvalidSymbol, "unknown variable id " + hexId(id));
+  std::string why;
+  const VariableInfo *v = names_.variable(id, &why);
+  if (!v)
+    return fail(kErrInvalidSymbol, why);
   *out = v;
   return OpStatus::success();
 }
@@ -359,11 +354,10 @@ OpStatus Executor::stageArgs(const flatbuffers::Vector<uint8_t> *args,
 }
 
 OpStatus Executor::doLaunch(const wire::Launch &c, std::string *what) {
-  const KernelInfo *k = sessionKernel(c.kernel_id());
+  std::string why;
+  const KernelInfo *k = sessionKernel(c.kernel_id(), &why);
   if (!k)
-    return fail(kErrInvalidDeviceFunction,
-                "unknown kernel id " + hexId(c.kernel_id()) +
-                    " (not in the manifests this client announced)");
+    return fail(kErrInvalidDeviceFunction, why);
   *what = "launch of " + k->describe();
 
   LaunchConfig cfg;

@@ -11,6 +11,7 @@
 #include "rc/server/content_cache.h"
 #include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
+#include "rc/server/session_symbols.h"
 #include "rc/server/settings.h"
 #include "session/shared_host.h"
 #include "session/upload_ring.h"
@@ -63,9 +64,11 @@ public:
   // `first`: the session's context on device 0, created at Hello.
   // `settings`: whether syncs are deferred and fenced (the rest is the
   // session's).
-  Executor(const Registry &registry, Backend &backend,
+  // `symbols`: the kernels and variables of the manifests the client
+  // announced.
+  Executor(SessionSymbols symbols, Backend &backend,
            std::unique_ptr<DeviceContext> first,
-           std::vector<bool> allowedManifests, const SessionSettings &settings);
+           const SessionSettings &settings);
   ~Executor(); // gives back what it took from the shared budgets
   // What the session's memory is charged to (rc/server/limits.h): the
   // budgets all sessions share and its tenant's quotas (null: no bound).
@@ -324,7 +327,8 @@ private:
   OpStatus checkNode(const wire::CommandEntry *node, uint32_t i,
                      CheckedNode *out);
   OpStatus buildCudaGraph(GraphExec &g);
-  const KernelInfo *sessionKernel(uint64_t id) const;
+  // The session's kernel `id`, or null with *why.
+  const KernelInfo *sessionKernel(uint64_t id, std::string *why) const;
   OpStatus doMalloc(const wire::Malloc &c, ResultData &r);
   OpStatus doFree(const wire::Free &c);
   // cuBLAS commands (cublas_executor.cpp).
@@ -365,7 +369,7 @@ private:
   // Adds "last launch: ..." to errors that surface at a synchronization.
   OpStatus syncResult(OpStatus st) const;
 
-  const Registry &registry_;
+  const SessionSymbols names_; // what the client's IDs mean
   Backend &backend_;
   std::vector<std::unique_ptr<DeviceContext>> contexts_; // by device
   // After contexts_: destroyed first, while its copies' contexts exist.
@@ -384,7 +388,6 @@ private:
   int bound_ = 0;                          // its device
   int current_ = 0;                        // SetDevice
   DeviceContext *threadCurrent_ = nullptr; // current on this thread
-  std::vector<bool> allowed_; // manifests this client announced in Hello
   struct Range {
     uint64_t size = 0;
     int device = 0;

@@ -46,20 +46,15 @@ OpStatus notWholeMappings(uint64_t addr, uint64_t size) {
 
 } // namespace
 
-const KernelInfo *Executor::sessionKernel(uint64_t id) const {
-  const KernelInfo *k = registry_.kernel(id);
-  if (k)
-    for (uint32_t m : k->manifests)
-      if (m < allowed_.size() && allowed_[m])
-        return k;
-  return nullptr;
+const KernelInfo *Executor::sessionKernel(uint64_t id, std::string *why) const {
+  return names_.kernel(id, why);
 }
 
 OpStatus Executor::handle(const wire::FuncSetAttribute &c, Answer &a) {
-  const KernelInfo *k = sessionKernel(c.kernel_id());
+  std::string why;
+  const KernelInfo *k = sessionKernel(c.kernel_id(), &why);
   if (!k)
-    return fail(kErrInvalidDeviceFunction,
-                "unknown kernel id " + hexId(c.kernel_id()));
+    return fail(kErrInvalidDeviceFunction, why);
   *a.what += " (" + k->demangled + ")";
   if (!settable(c.attribute()))
     return fail(kErrInvalidValue, "attribute " + std::to_string(c.attribute()) +

@@ -5,17 +5,14 @@
 #define RC_SERVER_HELLO_KERNEL_ATTRS_H
 
 #include "protocol_generated.h"
-#include "rc/server/registry.h"
-
-#include <vector>
+#include "rc/server/session_symbols.h"
 
 namespace rc::server {
 
 flatbuffers::Offset<
     flatbuffers::Vector<flatbuffers::Offset<wire::KernelAttributes>>>
 helloKernelAttributes(flatbuffers::FlatBufferBuilder &fbb,
-                      const Registry &registry,
-                      const std::vector<bool> &allowedManifests);
+                      const SessionSymbols &symbols);
 
 } // namespace rc::server
 

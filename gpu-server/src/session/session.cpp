@@ -314,7 +314,7 @@ Session::Next Session::openSession(const void *p,
     return refuseHello("this server's GPU state was lost in another "
                        "session; rc-server is restarting, retry shortly",
                        replies, kRestartRetryMs);
-  std::vector<bool> allowed(env_.registry.manifestCount(), false);
+  std::vector<uint32_t> manifests; // the client's, in the order it named them
   if (hello->manifest_hashes())
     for (uint64_t h : *hello->manifest_hashes()) {
       int i = env_.registry.manifestByHash(h);
@@ -322,7 +322,9 @@ Session::Next Session::openSession(const void *p,
         return refuse("manifest " + hexId(h) + " of " + name_ +
                       " is not loaded on this server (start rc-server with "
                       "--manifest <binary>.rcm of this build)");
-      allowed[size_t(i)] = true;
+      if (std::find(manifests.begin(), manifests.end(), uint32_t(i)) ==
+          manifests.end())
+        manifests.push_back(uint32_t(i));
     }
   if (hello->build_ids())
     for (uint64_t b : *hello->build_ids())
@@ -332,9 +334,8 @@ Session::Next Session::openSession(const void *p,
                       "the --manifest <binary>.rcm written by the same link "
                       "as the binary)");
   if (recorder_) // a recording replays only beside the manifests it names
-    for (size_t i = 0; i < allowed.size(); ++i)
-      if (allowed[i])
-        recorder_->manifest(env_.registry.manifest(i));
+    for (uint32_t i : manifests)
+      recorder_->manifest(env_.registry.manifest(i));
   std::string error;
   // Device 0's context now (the client will use it); other devices' when
   // the client first selects them.
@@ -346,10 +347,9 @@ Session::Next Session::openSession(const void *p,
     ctx = env_.backend.createContext(0, &error);
   if (!ctx)
     return refuse("cannot create a device context: " + error);
-  std::vector<bool> allowedCopy = allowed;
-  executor_ =
-      std::make_unique<Executor>(env_.registry, env_.backend, std::move(ctx),
-                                 std::move(allowed), env_.settings);
+  SessionSymbols symbols(env_.registry, std::move(manifests));
+  executor_ = std::make_unique<Executor>(symbols, env_.backend, std::move(ctx),
+                                         env_.settings);
   executor_->setMetrics(metrics_.get());
   static const ServerLimits kDefaultLimits;
   const ServerLimits &limits = env_.limits ? *env_.limits : kDefaultLimits;
@@ -392,7 +392,7 @@ Session::Next Session::openSession(const void *p,
         fbb.CreateVector(peers)));
   }
   auto devices = fbb.CreateVector(infos);
-  auto kernelAttrs = helloKernelAttributes(fbb, env_.registry, allowedCopy);
+  auto kernelAttrs = helloKernelAttributes(fbb, symbols);
   auto ring = exposeUploadRing(fbb, hello->upload_ring_bytes());
   flatbuffers::Offset<wire::ContentCacheOffer> cacheOffer;
   if (env_.cache) {

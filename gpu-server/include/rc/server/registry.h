@@ -1,12 +1,21 @@
 // Everything rc-server knows about kernels and variables: the verified
-// manifests, their modules (deduplicated by fatbin hash) and flat lookup
-// tables from 64-bit ID to what a launch needs for validation.
+// manifests, their modules (deduplicated by fatbin hash), every distinct
+// definition of a kernel or variable, and one lookup table per manifest
+// from 64-bit ID to the definition that manifest means.
+//
+// IDs are scoped by manifest: two programs may define a kernel or a
+// __constant__ of the same name (so the same ID) with other types, sizes or
+// code, and each keeps its own definition. A definition two manifests share
+// (the same library linked into two binaries: same module, name and layout)
+// is held once. A session resolves IDs only in the manifests its client
+// announced (rc/server/session_symbols.h).
 #ifndef RC_SERVER_REGISTRY_H
 #define RC_SERVER_REGISTRY_H
 
 #include "rc/manifest_file.h"
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <set>
 #include <string>
@@ -75,15 +84,23 @@ struct VariableInfo {
 class Registry {
 public:
   // Takes ownership of a verified manifest and indexes it. Fails (naming the
-  // manifest and the kernel) on inconsistent layouts, conflicting IDs, or a
-  // manifest that contradicts itself or its cubins (tools/common/
-  // manifest_check.h: hashes, build ID, layouts; a module whose cubins
-  // cannot be read is taken unchecked).
+  // manifest and the kernel) on inconsistent layouts, an ID the manifest
+  // gives twice, or a manifest that contradicts itself or its cubins
+  // (tools/common/manifest_check.h: hashes, build ID, layouts; a module
+  // whose cubins cannot be read is taken unchecked). A refused manifest
+  // leaves the registry as it was.
   bool add(LoadedManifest manifest, std::string *error);
   bool addFile(const std::string &path, std::string *error);
 
-  const KernelInfo *kernel(uint64_t id) const;
-  const VariableInfo *variable(uint64_t id) const;
+  // What manifest `manifest` (an index) means by kernel / variable `id`,
+  // or null when it has none.
+  const KernelInfo *kernelIn(uint32_t manifest, uint64_t id) const;
+  const VariableInfo *variableIn(uint32_t manifest, uint64_t id) const;
+  // Every kernel of manifest `manifest`, by ID.
+  const std::unordered_map<uint64_t, const KernelInfo *> &
+  kernelsOf(uint32_t manifest) const {
+    return scopes_[manifest].kernels;
+  }
   // Index of the manifest with this file hash, or -1.
   int manifestByHash(uint64_t hash) const;
   // Whether a loaded manifest is of this build (rc/build_id.h).
@@ -93,15 +110,23 @@ public:
   const LoadedManifest &manifest(size_t i) const { return *manifests_[i]; }
 
   std::vector<ModuleInfo> modules;
-  std::unordered_map<uint64_t, KernelInfo> kernels;
-  std::unordered_map<uint64_t, VariableInfo> variables;
+  // Every distinct definition (a deque: addresses stay put as it grows;
+  // the backends fill `native` and `attrs` in place).
+  std::deque<KernelInfo> kernels;
+  std::deque<VariableInfo> variables;
 
 private:
-  bool addKernel(const manifest::Kernel &k, uint32_t manifestIndex,
-                 const std::vector<uint32_t> &moduleMap, std::string *error);
+  struct Scope { // one manifest's view: ID -> its definition
+    std::unordered_map<uint64_t, const KernelInfo *> kernels;
+    std::unordered_map<uint64_t, const VariableInfo *> variables;
+  };
   // unique_ptr keeps the bytes (and every pointer into them) in place.
   std::vector<std::unique_ptr<LoadedManifest>> manifests_;
+  std::vector<Scope> scopes_; // by manifest index
   std::set<uint64_t> builds_;
+  // Definitions by ID, to find one another manifest already holds.
+  std::unordered_multimap<uint64_t, KernelInfo *> kernelsById_;
+  std::unordered_multimap<uint64_t, VariableInfo *> variablesById_;
 };
 
 } // namespace rc::server

@@ -280,8 +280,7 @@ public:
                                hexId(m.fatbinHash) + "): " + drv.describe(r));
       m.native = lib;
     }
-    for (auto &kv : reg.kernels) {
-      KernelInfo &k = kv.second;
+    for (KernelInfo &k : reg.kernels) {
       const ModuleInfo &m = reg.modules[k.module];
       CUkernel kernel = nullptr;
       CUresult r = m.native ? drv.cuLibraryGetKernel(
@@ -305,8 +304,7 @@ public:
     if (r != CUDA_SUCCESS)
       return fail(error, "cuCtxCreate: " + drv.describe(r));
     bool ok = true;
-    for (auto &kv : reg.kernels) {
-      KernelInfo &k = kv.second;
+    for (KernelInfo &k : reg.kernels) {
       r = readKernelAttrs(CUkernel(k.native), &k.attrs);
       if (r != CUDA_SUCCESS) {
         ok = fail(error, "cannot read the attributes of kernel " + k.name +
@@ -314,10 +312,9 @@ public:
         break;
       }
     }
-    for (auto &kv : reg.variables) {
+    for (VariableInfo &v : reg.variables) {
       if (!ok)
         break;
-      VariableInfo &v = kv.second;
       const ModuleInfo &m = reg.modules[v.module];
       v.library = m.native;
       CUdeviceptr p = 0;

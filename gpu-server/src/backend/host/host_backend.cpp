@@ -499,8 +499,8 @@ HostBackend::HostBackend(int devices, uint64_t memory)
 bool HostBackend::prepare(Registry &registry, std::string *) {
   // Nothing to load: kernels "resolve" by being in the registry. Their
   // attributes are what a small sm_90 kernel reports on an H100.
-  for (auto &kv : registry.kernels)
-    kv.second.attrs = hostKernelAttrs();
+  for (KernelInfo &k : registry.kernels)
+    k.attrs = hostKernelAttrs();
   return true;
 }
 
