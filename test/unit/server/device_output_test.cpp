@@ -10,6 +10,10 @@
 #include <string>
 #include <thread>
 
+// The fortified forms a driver built with _FORTIFY_SOURCE calls.
+extern "C" int __printf_chk(int flag, const char *format, ...);
+extern "C" int __fprintf_chk(FILE *stream, int flag, const char *format, ...);
+
 namespace {
 
 using rc::server::DeviceOutput;
@@ -46,6 +50,26 @@ TEST(DeviceOutputTest, CapturesThisThreadsStdoutOnly) {
   EXPECT_EQ(got.size(), 10u + 3001u);
   EXPECT_EQ(got.back(), '|');
   EXPECT_TRUE(sink.empty());
+}
+
+// Not only the observed vfprintf: every stdio way into stdout is claimed, so
+// a driver printing by another never sends a session's lines to rc-server's
+// own stdout.
+TEST(DeviceOutputTest, EveryStdioWayIntoStdoutIsCaptured) {
+  DeviceOutput sink;
+  {
+    DeviceOutputCapture capture(&sink);
+    std::fwrite("fw|", 1, 3, stdout);
+    std::fputs("fs|", stdout);
+    std::puts("ps");
+    std::fputc('c', stdout);
+    std::putc('p', stdout);
+    std::putchar('|');
+    __printf_chk(1, "%s|", "chk");
+    __fprintf_chk(stdout, 1, "%d|", 7);
+    std::fputs("", stderr); // other streams are not captured
+  }
+  EXPECT_EQ(sink.take(), "fw|fs|ps\ncp|chk|7|");
 }
 
 TEST(DeviceOutputTest, ConcurrentSessionsKeepTheirOwnOutput) {

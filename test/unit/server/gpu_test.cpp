@@ -378,6 +378,26 @@ TEST_F(GpuTest, DevicePrintfComesBackToTheSessionThatPrinted) {
               printed[0].substr(0, printed[0].find("say 101")).c_str());
 }
 
+// A program that exits right after a launch still gets what the kernel
+// printed: CUDA writes it at context teardown; rc-server synchronizes the
+// session's contexts at Goodbye, so it rides in the Goodbye's reply.
+TEST_F(GpuTest, DevicePrintfOfWorkNeverSynchronizedComesWithTheGoodbye) {
+  Client c = connect();
+  int tag = 4242;
+  Bytes args(4);
+  std::memcpy(args.data(), &tag, 4);
+  Bytes r = c.roundTrip(
+      batch(1, {cLaunch(g.say, args, 0, {3, 1, 1}, {2, 1, 1}), cGoodbye()}));
+  const wire::BatchReply *br = ok(r);
+  ASSERT_NE(br, nullptr);
+  std::string printed =
+      br->device_output() ? br->device_output()->str() : std::string();
+  // 3 blocks x 2 threads, each one line.
+  EXPECT_EQ(std::count(printed.begin(), printed.end(), '\n'), 6) << printed;
+  EXPECT_NE(printed.find("say 4242 from block 2 thread 1"), std::string::npos)
+      << printed;
+}
+
 TEST(GpuStartup, KernelMissingFromTheFatbinFailsStartNamingIt) {
   GpuManifest g = writeGpuManifest("_Z7missingv");
   ServerCore core;

@@ -70,6 +70,10 @@ public:
   // Called on the launching thread at each launch (tests: what the CUDA
   // driver does there, such as writing device printf output).
   void onLaunch(std::function<void(const LaunchRecord &)> hook);
+  // Called on the synchronizing thread at each device synchronization
+  // (tests: where the CUDA driver writes what kernels printed since).
+  void onDeviceSync(std::function<void(int device)> hook);
+  void recordDeviceSync(int device);
   // Stream syncs waited for, cudaStreamWaitEvent and cudaEventRecord calls
   // so far, by every session (for tests).
   uint64_t streamSyncs() const { return streamSyncs_; }
@@ -101,6 +105,7 @@ private:
   std::vector<LaunchRecord> launches_;
   std::vector<int> streamPriorities_;
   std::function<void(const LaunchRecord &)> onLaunch_;
+  std::function<void(int)> onDeviceSync_;
   std::unique_ptr<ModuleLibrary> modules_;
   std::atomic<uint64_t> streamSyncs_{0};
   std::atomic<uint64_t> streamWaits_{0};

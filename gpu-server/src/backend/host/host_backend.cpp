@@ -257,7 +257,10 @@ public:
     return OpStatus::success();
   }
   OpStatus streamQuery(NativeHandle) override { return OpStatus::success(); }
-  OpStatus deviceSynchronize() override { return OpStatus::success(); }
+  OpStatus deviceSynchronize() override {
+    backend_.recordDeviceSync(device_);
+    return OpStatus::success();
+  }
 
   OpStatus eventCreate(uint32_t flags, NativeHandle *e) override {
     *e = nextHandle_++;
@@ -636,6 +639,21 @@ OpStatus HostBackend::moduleKernel(NativeHandle module, const std::string &name,
 }
 
 size_t HostBackend::modulesLoaded() const { return modules_->loaded(); }
+
+void HostBackend::onDeviceSync(std::function<void(int)> hook) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  onDeviceSync_ = std::move(hook);
+}
+
+void HostBackend::recordDeviceSync(int device) {
+  std::function<void(int)> hook;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    hook = onDeviceSync_;
+  }
+  if (hook)
+    hook(device);
+}
 
 void HostBackend::onLaunch(std::function<void(const LaunchRecord &)> hook) {
   std::lock_guard<std::mutex> lock(mutex_);
