@@ -1,5 +1,7 @@
 #include "core/occupancy.h"
 
+#include <cuda.h>
+
 #include <algorithm>
 #include <climits>
 #include <vector>
@@ -42,6 +44,27 @@ std::vector<size_t> carveoutsKiB(const OccupancyDevice &d) {
 }
 
 } // namespace
+
+OccupancyDevice occupancyDevice(const std::vector<int32_t> &attrs) {
+  auto at = [&](CUdevice_attribute a) {
+    return size_t(a) < attrs.size() ? attrs[size_t(a)] : 0;
+  };
+  OccupancyDevice d;
+  d.ccMajor = at(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  d.ccMinor = at(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  d.warpSize = at(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  d.maxThreadsPerSM = at(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  d.maxBlocksPerSM = at(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  d.regsPerSM = at(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  d.regsPerBlock = at(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+  d.smemPerSM =
+      size_t(at(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));
+  d.smemPerBlockOptin =
+      size_t(at(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+  d.reservedSmemPerBlock =
+      size_t(at(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK));
+  return d;
+}
 
 OccupancyLimits maxActiveBlocksPerSM(const OccupancyDevice &dev,
                                      const OccupancyKernel &k, int blockSize,

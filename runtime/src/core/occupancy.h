@@ -8,6 +8,8 @@
 #define RC_RT_OCCUPANCY_H
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace rc::rt {
 
@@ -37,6 +39,12 @@ struct OccupancyLimits {
   size_t smemConfig = 0; // the shared-memory carveout chosen, bytes per SM
   int result = 0;
 };
+
+// The device's numbers from its CUdevice_attribute values (attrs[a], as
+// HelloReply.devices carries them; the client's view, which takes them as
+// the GPU reports them): the runtime's answers and the GPU test that holds
+// them to the driver's both start here.
+OccupancyDevice occupancyDevice(const std::vector<int32_t> &attrs);
 
 // Blocks of `blockSize` threads with `dynamicSmem` bytes that fit on one SM
 // at once. 0 when a single block cannot run (too many threads, registers

@@ -119,26 +119,20 @@ cudaError_t Runtime::funcSetCacheConfig(uint64_t id, int config) {
 }
 
 namespace {
-int blocksPerSM(const cudaDeviceProp &p, const cudaFuncAttributes &a,
-                int blockSize, size_t dynamicSmem) {
-  OccupancyDevice d;
-  d.ccMajor = p.major;
-  d.ccMinor = p.minor;
-  d.warpSize = p.warpSize;
-  d.maxThreadsPerSM = p.maxThreadsPerMultiProcessor;
-  d.maxBlocksPerSM = p.maxBlocksPerMultiProcessor;
-  d.regsPerSM = p.regsPerMultiprocessor;
-  d.regsPerBlock = p.regsPerBlock;
-  d.smemPerSM = p.sharedMemPerMultiprocessor;
-  d.smemPerBlockOptin = p.sharedMemPerBlockOptin;
-  d.reservedSmemPerBlock = p.reservedSharedMemPerBlock;
+// The device is the client's view of it (attributesSeenRemotely), as
+// cudaGetDeviceProperties reports it.
+int blocksPerSM(const std::vector<int32_t> &deviceAttrs,
+                const cudaFuncAttributes &a, int blockSize,
+                size_t dynamicSmem) {
   OccupancyKernel k;
   k.numRegs = a.numRegs;
   k.maxThreadsPerBlock = a.maxThreadsPerBlock;
   k.staticSmem = a.sharedSizeBytes;
   k.maxDynamicSmem = a.maxDynamicSharedSizeBytes;
   k.preferredCarveout = a.preferredShmemCarveout;
-  return maxActiveBlocksPerSM(d, k, blockSize, dynamicSmem).result;
+  return maxActiveBlocksPerSM(occupancyDevice(deviceAttrs), k, blockSize,
+                              dynamicSmem)
+      .result;
 }
 } // namespace
 
@@ -155,7 +149,7 @@ cudaError_t Runtime::occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
   if (it == funcAttrs_.end())
     return noAttributes("cudaOccupancyMaxActiveBlocksPerMultiprocessor", id);
   *numBlocks =
-      blocksPerSM(props_[threadDevice()], it->second, blockSize, dynamicSmem);
+      blocksPerSM(attrs_[threadDevice()], it->second, blockSize, dynamicSmem);
   return cudaSuccess;
 }
 
@@ -167,7 +161,8 @@ cudaError_t Runtime::checkCooperativeLocked(uint64_t id, dim3 grid, dim3 block,
   const cudaDeviceProp &p = props_[threadDevice()];
   unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
   unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
-  int perSM = blocksPerSM(p, it->second, int(threads), shmem);
+  int perSM =
+      blocksPerSM(attrs_[threadDevice()], it->second, int(threads), shmem);
   if (blocks > (unsigned long long)perSM * p.multiProcessorCount)
     return cudaErrorCooperativeLaunchTooLarge;
   return cudaSuccess;
