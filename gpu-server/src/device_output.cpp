@@ -112,10 +112,6 @@ int vfprintf(FILE *stream, const char *format, va_list args) {
   return nextVfprintf()(stream, format, args);
 }
 
-int vprintf(const char *format, va_list args) {
-  return vfprintf(stdout, format, args);
-}
-
 int fprintf(FILE *stream, const char *format, ...) {
   va_list args;
   va_start(args, format);
@@ -203,7 +199,5 @@ int putc(int c, FILE *stream) {
   static const auto fn = RC_NEXT(putc);
   return fn(c, stream);
 }
-
-int putchar(int c) { return putc(c, stdout); }
 
 } // extern "C"
