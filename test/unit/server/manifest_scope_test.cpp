@@ -207,7 +207,9 @@ protected:
     EXPECT_TRUE(r && r->ok()) << (r && r->error() ? r->error()->str() : "");
     return s;
   }
-  Bytes send1(Session &s, const Bytes &msg) {
+  // The one reply, kept in `last` (what the reply views point into) until
+  // the next message.
+  const Bytes &send1(Session &s, const Bytes &msg) {
     std::vector<Bytes> replies;
     s.handle(msg.data(), msg.size(), replies);
     EXPECT_EQ(replies.size(), 1u);
