@@ -10,7 +10,9 @@
 namespace rc::tools {
 namespace {
 
-constexpr uint64_t kFlagCompressed = 0x2000;
+// Compressed payloads: LZ4 (CUDA 11.x-12.x's fatbinary) and zstd (CUDA 13's,
+// which compresses PTX always and debug cubins, -G, by default).
+constexpr uint64_t kFlagCompressedLz4 = 0x2000, kFlagCompressedZstd = 0x8000;
 constexpr uint8_t kFmtNval = 1, kFmtSval = 4;
 constexpr uint8_t kAttrKparamInfo = 0x17, kAttrCbankParamSize = 0x19,
                   kAttrKparamInfoV2 = 0x45;
@@ -83,7 +85,8 @@ bool parseFatbin(const uint8_t *data, size_t size,
     uint32_t headerSize = loadUnaligned<uint32_t>(h + 4);
     img.size = loadUnaligned<uint64_t>(h + 8);
     img.arch = loadUnaligned<uint32_t>(h + 0x1c);
-    img.compressed = loadUnaligned<uint64_t>(h + 0x28) & kFlagCompressed;
+    img.compressed = loadUnaligned<uint64_t>(h + 0x28) &
+                     (kFlagCompressedLz4 | kFlagCompressedZstd);
     if (headerSize < 0x30 || headerSize > total - pos ||
         img.size > total - pos - headerSize) {
       if (error)

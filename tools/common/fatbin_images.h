@@ -6,7 +6,8 @@
 //   entry header    u16 kind (1 PTX, 2 ELF), u16 version, u32 header size,
 //                   u64 payload size, u32 compressed size, u32 -, u16 minor,
 //                   u16 major, u32 arch (90 for sm_90), u32 name offset,
-//                   u32 name length, u64 flags (0x2000: compressed), ...
+//                   u32 name length, u64 flags (0x2000: LZ4-compressed,
+//                   0x8000: zstd-compressed; 0x2: -G debug image), ...
 //   .nv.info.<kernel> attributes: u8 format, u8 attribute; format 1 has no
 //   value, 2/3 a u16 value, 4 a u16 length then that many bytes.
 //   EIATTR_KPARAM_INFO (0x17, format 4, 12 bytes): u32 index, u16 ordinal,
