@@ -102,6 +102,21 @@ link("${LIBDIR}/librc_cublas.so" lib64/libcublasLt.so.12)
 link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so)
 link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so.1)
 link("${LIBDIR}/librc_cuda.so" lib64/stubs/libcuda.so)
+# Programs that load CUDA themselves (dlopen("libcuda.so.1"), frameworks)
+# find remote-clang's libraries under CUDA's names in the runtime's folder,
+# which remote-clang's binaries' RUNPATH names and `rc-run` puts first on
+# LD_LIBRARY_PATH (docs/driver-api.md, "Programs that load CUDA
+# themselves"). Relative links: the folder may move (a device bundle). No
+# libcudart.so.13: CUDA 13 gave nine CUDA 12 names a new ABI, which only
+# programs built by remote-clang's CUDA 13 toolkit are steered around
+# (docs/design/cuda-versions.md).
+foreach(name_target libcuda.so:librc_cuda.so libcuda.so.1:librc_cuda.so
+        libcudart.so:librc_cudart.so libcudart.so.12:librc_cudart.so)
+  string(REPLACE ":" ";" parts ${name_target})
+  list(GET parts 0 name)
+  list(GET parts 1 target)
+  file(CREATE_LINK "${target}" "${LIBDIR}/${name}" SYMBOLIC)
+endforeach()
 # NVRTC is NVIDIA's own: it runs on the client (docs/driver-api.md). Also
 # beside the runtime libraries, the folder every binary's RUNPATH names
 # (the drivers add it), so a program that links it finds it at run time.

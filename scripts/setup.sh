@@ -3,7 +3,7 @@
 # Safe to re-run: each step checks what is already there.
 #   - apt: clang 19 toolchain (with libFuzzer and the sanitizers' runtimes:
 #     libclang-rt-19-dev), libfabric, flatbuffers, googletest, ninja, ccache
-#   - .venv: pinned lit and the pinned CUDA 12.4 wheels
+#   - .venv: pinned lit, the pinned CUDA 12.4 wheels and CUDA 13.0's headers
 #   - .cuda-root: a --cuda-path tree for clang assembled from those wheels
 set -euo pipefail
 
@@ -61,6 +61,8 @@ PIP_PINS=(lit==18.1.8
   nvidia-curand-cu12==10.3.5.147
   nvidia-cuda-nvrtc-cu12==12.4.127  # NVRTC runs on the client (docs/driver-api.md)
   nvidia-cuda-nvcc==13.0.88
+  # CUDA 13.0's headers: the overlay's CUDA 13 toolkit (docs/design/cuda-versions.md)
+  nvidia-cuda-runtime==13.0.96 nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85
   numpy==2.2.6 PyYAML==6.0.2)  # llama-integration: llama.cpp's gguf-py
 # Capture whole outputs before matching: under pipefail, `cmd | grep -q` fails
 # at random when grep exits early and cmd dies of SIGPIPE (seen in CI).

@@ -20,8 +20,6 @@ __rc_runtime_unsupported(const char *call) {
 }
 
 RC_UNSUPPORTED(cudaHostGetDevicePointer, void **, void *, unsigned int)
-RC_UNSUPPORTED(cudaGetDriverEntryPoint, const char *, void **,
-               unsigned long long, cudaDriverEntryPointQueryResult *)
 RC_UNSUPPORTED(cudaIpcGetMemHandle, cudaIpcMemHandle_t *, void *)
 RC_UNSUPPORTED(cudaIpcOpenMemHandle, void **, cudaIpcMemHandle_t, unsigned int)
 

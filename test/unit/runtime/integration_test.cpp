@@ -1096,3 +1096,70 @@ TEST(RuntimeIntegration, RcCachePreloadsListsAndEvicts) {
   EXPECT_NE(bad.output.find("is not a chunk's hash"), std::string::npos)
       << bad.output;
 }
+
+// Programs that load CUDA themselves (docs/driver-api.md): with remote-
+// clang's library folder on LD_LIBRARY_PATH, dlopen of each CUDA name
+// finds remote-clang's library, cuGetProcAddress follows NVIDIA's
+// versioning rules, and a PTX module is loaded, looked up, launched and
+// its buffer copied back through the function pointers alone.
+void runDlopen(const std::vector<std::string> &argv, bool setPath = true) {
+  ServedPrograms served;
+  served.start(shmUrl("dl"));
+  if (!served.running())
+    return;
+  std::vector<std::string> env = served.env();
+  if (setPath)
+    env.push_back(std::string("LD_LIBRARY_PATH=") + RC_LIB_DIR);
+  ChildResult r = runChild(argv, env, served.dir() + "/prog.out", 60);
+  EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                         << served.log();
+  EXPECT_NE(r.output.find("1000 of 1000 values as expected"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+}
+
+TEST(RuntimeIntegration, DlopenLibcudaSo1) {
+  runDlopen({RC_DLOPEN_PROG, "libcuda.so.1", "copy"});
+}
+
+TEST(RuntimeIntegration, DlopenLibcudaSo) {
+  runDlopen({RC_DLOPEN_PROG, "libcuda.so", "copy"});
+}
+
+// The runtime: driver functions through cudaGetDriverEntryPoint, and a
+// launch by a host stub no kernel registered is refused, naming the stub.
+TEST(RuntimeIntegration, DlopenLibcudartSo12) {
+  runDlopen({RC_DLOPEN_PROG, "libcudart.so.12", "copy"});
+}
+
+// rc-run sets LD_LIBRARY_PATH itself.
+TEST(RuntimeIntegration, DlopenThroughRcRun) {
+  runDlopen({RC_RUN, RC_DLOPEN_PROG, "libcuda.so.1", "copy"}, false);
+}
+
+// Without remote-clang's folder the name is not found here (no driver on
+// this machine) or is NVIDIA's: either way not remote-clang's.
+TEST(RuntimeIntegration, DlopenWithoutLibraryFolderIsNotOurs) {
+  TestDir dir;
+  ChildResult r = runChild({RC_DLOPEN_PROG, "libcuda.so.1", "copy"}, {},
+                           dir.path + "/prog.out", 60);
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("PASS"), std::string::npos) << r.output;
+}
+
+// rc-server started with that folder on its library path would find
+// remote-clang's libcuda.so.1 and serve through itself: it stops, naming
+// the cause.
+TEST(RuntimeIntegration, ServerRefusesRemoteClangsDriverLibrary) {
+  std::string server = findServer();
+  if (server.empty())
+    GTEST_SKIP() << "rc-server is not built yet";
+  TestDir dir;
+  ChildResult r = runChild({server, "--listen", shmUrl("guard")},
+                           {std::string("LD_LIBRARY_PATH=") + RC_LIB_DIR},
+                           dir.path + "/server.out", 30);
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("libcuda.so.1 is remote-clang's client library"),
+            std::string::npos)
+      << r.output;
+}

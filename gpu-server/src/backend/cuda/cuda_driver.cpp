@@ -22,6 +22,18 @@ bool CudaDriver::load(std::string *error) {
                dlerror();
     return false;
   }
+  // remote-clang's own libcuda.so.1 (librc_cuda, whose runtime exports
+  // __rc_module_load) found first, through an LD_LIBRARY_PATH naming its
+  // library folder: serving with it would send the work to a server again.
+  if (dlsym(library_, "__rc_module_load")) {
+    if (error)
+      *error = "libcuda.so.1 is remote-clang's client library, not NVIDIA's "
+               "driver: start rc-server without remote-clang's library folder "
+               "in LD_LIBRARY_PATH";
+    dlclose(library_);
+    library_ = nullptr;
+    return false;
+  }
   auto v2 = reinterpret_cast<GetProcV2>(dlsym(library_, "cuGetProcAddress_v2"));
   auto v1 = reinterpret_cast<GetProcV1>(dlsym(library_, "cuGetProcAddress"));
   if (!v2 && !v1) {
