@@ -5,7 +5,7 @@ and writes what built and what stopped each one that did not.
 
     compat/build_samples.py --samples DIR --tag v12.9 --out FILE.json
         [--toolchain BUILD/remote-clang-toolchain.cmake] [--work DIR]
-        [--only REGEX] [--timeout SECONDS]
+        [--only REGEX] [--timeout SECONDS] [--cuda 12|13]
     compat/build_samples.py --samples DIR --out FILE.json --collect DEST
 
 --collect copies what built (each sample's executables, stripped of debug
@@ -128,14 +128,16 @@ def project_of(path, cmake_text):
     return os.path.dirname(path), target.group(1) if target else None
 
 
-def build(path, cmake_text, work, toolchain, timeout):
+def build(path, cmake_text, work, toolchain, timeout, cuda="12"):
     """(builds, error, log): configure and build one sample, from scratch
-    (ninja does not know that the toolchain changed)."""
+    (ninja does not know that the toolchain changed), against CUDA `cuda`'s
+    headers (the toolchain's RC_CUDA_VERSION)."""
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work, exist_ok=True)
     source, target = project_of(path, cmake_text)
     rc, log = run(["cmake", "-S", source, "-B", work, "-G", "Ninja",
-                   "-DCMAKE_TOOLCHAIN_FILE=" + toolchain], timeout)
+                   "-DCMAKE_TOOLCHAIN_FILE=" + toolchain,
+                   "-DRC_CUDA_VERSION=" + cuda], timeout)
     if rc != 0:
         return False, "configure: " + first_error(log), log
     # A sample that finds a dependency missing adds no target and says so.
@@ -225,6 +227,9 @@ def main():
     ap.add_argument("--work", default="/tmp/rc-compat-build")
     ap.add_argument("--only", default="", help="regex on category/sample; --out's other rows are kept")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--cuda", choices=("12", "13"), default="12",
+                    help="CUDA headers the samples are written against "
+                         "(13: cuda-samples' main branch)")
     ap.add_argument("--report", action="store_true",
                     help="only rewrite --out's summary and table")
     ap.add_argument("--merge-run", metavar="RUN.json",
@@ -275,7 +280,7 @@ def main():
             row["builds"] = True
         elif not row["skip_reason"]:
             ok, err, log = build(path, text, os.path.join(args.work, name), args.toolchain,
-                                 args.timeout)
+                                 args.timeout, args.cuda)
             row["builds"], row["build_error"] = ok, err
             with open(os.path.join(args.work, name + ".log"), "w") as f:
                 f.write(log)

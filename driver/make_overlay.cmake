@@ -1,7 +1,9 @@
 # Makes the CUDA toolkit overlay: a CUDA 12.4 root (for clang --cuda-path and
 # CMake's CUDA support / FindCUDAToolkit) whose libraries are remote-clang's.
 #   cmake -DOVERLAY=.. -DCUDA_ROOT=.. -DLIBDIR=.. -DDRIVER=.. -DLINK_STUB=..
-#         -P make_overlay.cmake
+#         [-DCUDA13_INCLUDE=..] -P make_overlay.cmake
+# With CUDA13_INCLUDE, also OVERLAY-13: the same toolkit with CUDA 13.0's
+# headers, for programs written against CUDA 13 (docs/design/cuda-versions.md).
 foreach(v OVERLAY CUDA_ROOT LIBDIR DRIVER LINK_STUB)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "make_overlay.cmake: -D${v}= is required")
@@ -44,18 +46,21 @@ endif()
 # is not empty. Defaulting it makes clang accept the idiom with nvcc's
 # meaning; the invalidation stays in the header as an unused member.
 set(barrier_header cuda/__barrier/barrier_block_scope.h)
-file(READ "${CUDA_ROOT}/include/${barrier_header}" text)
-set(destructor "_LIBCUDACXX_HIDE_FROM_ABI ~barrier()\n  {")
-string(FIND "${text}" "${destructor}" at)
-if(at EQUAL -1)
-  message(FATAL_ERROR "make_overlay.cmake: ${barrier_header} of the pinned "
-          "CCCL wheel has no destructor to default (did the pin change?)")
-endif()
-string(REPLACE "${destructor}"
-       "_LIBCUDACXX_HIDE_FROM_ABI ~barrier() = default; // remote-clang\n\
+function(default_barrier_destructor cccl_dir clang_include)
+  file(READ "${cccl_dir}/${barrier_header}" text)
+  set(destructor "_LIBCUDACXX_HIDE_FROM_ABI ~barrier()\n  {")
+  string(FIND "${text}" "${destructor}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "make_overlay.cmake: ${barrier_header} of the pinned "
+            "CCCL wheel has no destructor to default (did the pin change?)")
+  endif()
+  string(REPLACE "${destructor}"
+         "_LIBCUDACXX_HIDE_FROM_ABI ~barrier() = default; // remote-clang\n\
   _LIBCUDACXX_HIDE_FROM_ABI void __invalidate_as_nvcc_never_does()\n  {"
-       text "${text}")
-file(WRITE "${OVERLAY}/clang-include/${barrier_header}" "${text}")
+         text "${text}")
+  file(WRITE "${clang_include}/${barrier_header}" "${text}")
+endfunction()
+default_barrier_destructor("${CUDA_ROOT}/include" "${OVERLAY}/clang-include")
 
 link("${CUDA_ROOT}/bin/ptxas" bin/ptxas)
 link("${CUDA_ROOT}/bin/fatbinary" bin/fatbinary)
@@ -157,3 +162,85 @@ file(WRITE "${OVERLAY}/lib64/libcublasLt_static.a" "INPUT(${LIBDIR}/librc_cublas
 # and cudart_static's helper: empty archives.
 file(WRITE "${OVERLAY}/lib64/libcudadevrt.a" "!<arch>\n")
 file(WRITE "${OVERLAY}/lib64/libculibos.a" "!<arch>\n")
+
+# ---- CUDA 13 ----------------------------------------------------------------
+# OVERLAY-13: CUDA 13.0's headers over the same tools and libraries. clang
+# still gets --cuda-path=OVERLAY (it reads the CUDA version from cuda.h and
+# would emit PTX 8.5, which the pinned ptxas 12.4 refuses); the drivers put
+# these headers first instead (remote-clang.py.in, cuda13_headers).
+if(NOT CUDA13_INCLUDE)
+  return()
+endif()
+set(OVERLAY13 "${OVERLAY}-13")
+file(REMOVE_RECURSE "${OVERLAY13}")
+file(MAKE_DIRECTORY "${OVERLAY13}/bin" "${OVERLAY13}/include"
+     "${OVERLAY13}/clang-include")
+file(GLOB entries RELATIVE "${CUDA13_INCLUDE}" "${CUDA13_INCLUDE}/*")
+foreach(e ${entries})
+  file(CREATE_LINK "${CUDA13_INCLUDE}/${e}" "${OVERLAY13}/include/${e}" SYMBOLIC)
+endforeach()
+# The libraries' headers (cuBLAS, cuRAND, ... NVRTC) are CUDA 12's: their
+# CUDA 13 wheels are not pinned, and remote-clang serves the 12 APIs.
+file(GLOB lib_headers RELATIVE "${CUDA_ROOT}/include"
+     "${CUDA_ROOT}/include/cublas*" "${CUDA_ROOT}/include/cufft*"
+     "${CUDA_ROOT}/include/curand*" "${CUDA_ROOT}/include/cusolver*"
+     "${CUDA_ROOT}/include/cusparse*" "${CUDA_ROOT}/include/npp*"
+     "${CUDA_ROOT}/include/nvjpeg*" "${CUDA_ROOT}/include/nvJitLink*"
+     "${CUDA_ROOT}/include/nvrtc*" "${CUDA_ROOT}/include/nvblas*"
+     "${CUDA_ROOT}/include/cuda_profiler_api.h"
+     "${CUDA_ROOT}/include/cudaProfiler.h")
+foreach(h ${lib_headers})
+  if(NOT EXISTS "${OVERLAY13}/include/${h}")
+    file(CREATE_LINK "${CUDA_ROOT}/include/${h}" "${OVERLAY13}/include/${h}" SYMBOLIC)
+  endif()
+endforeach()
+default_barrier_destructor("${CUDA13_INCLUDE}/cccl" "${OVERLAY13}/clang-include")
+# clang 19's CUDA wrapper includes texture_fetch_functions.h, which CUDA 13
+# removed with texture references.
+file(WRITE "${OVERLAY13}/clang-include/texture_fetch_functions.h"
+     "/* remote-clang: CUDA 13 has no texture references (clang's CUDA wrapper\n"
+     "   includes this header of older toolkits). */\n")
+# CUDA 13 gave nine CUDA 12 names of the runtime API a new ABI: steer them
+# to the runtime's symbols of that ABI before any declaration is seen. The
+# drivers -include the header in host compiles; in CUDA compiles clang's
+# own wrapper comes first, and its first include is cuda.h.
+file(COPY_FILE "${CUDA13_ABI}" "${OVERLAY13}/clang-include/rc-cuda13-abi.h")
+foreach(h cuda.h cuda_runtime.h cuda_runtime_api.h)
+  file(WRITE "${OVERLAY13}/clang-include/${h}"
+       "/* remote-clang: CUDA 13's ${h} on remote-clang's runtime. */\n"
+       "#include \"rc-cuda13-abi.h\"\n"
+       "#include_next <${h}>\n")
+endforeach()
+foreach(d bin/ptxas bin/fatbinary bin/nvlink bin/crt lib64 nvvm)
+  file(CREATE_LINK "${OVERLAY}/${d}" "${OVERLAY13}/${d}" SYMBOLIC)
+endforeach()
+file(READ "${CUDA13_INCLUDE}/cuda.h" cuda_h)
+string(REGEX MATCH "#define CUDA_VERSION ([0-9]+)" _ "${cuda_h}")
+math(EXPR major "${CMAKE_MATCH_1} / 1000")
+math(EXPR minor "${CMAKE_MATCH_1} % 1000 / 10")
+file(WRITE "${OVERLAY13}/version.txt" "CUDA Version ${major}.${minor}.0\n")
+file(WRITE "${OVERLAY13}/version.json"
+     "{ \"cuda\" : { \"name\" : \"CUDA SDK\", \"version\" : \"${major}.${minor}.0\" } }\n")
+file(WRITE "${OVERLAY13}/nvcc.tmp"
+"#!/bin/sh
+# remote-clang's CUDA ${major}.${minor} nvcc: answers CMake's toolkit probes, else
+# runs remote-clang++ with CUDA ${major}'s headers.
+case \" $* \" in
+  *' --version '*|*' -V '*)
+    echo 'nvcc: NVIDIA (R) Cuda compiler driver (remote-clang overlay)'
+    echo 'Cuda compilation tools, release ${major}.${minor}, V${major}.${minor}.0'
+    exit 0 ;;
+  *' __cmake_determine_cuda '*)
+    echo '#$ TOP=${OVERLAY13}'
+    echo '#$ NVVMIR_LIBRARY_DIR=${OVERLAY13}/nvvm/libdevice'
+    echo '#$ INCLUDES=\"-I${OVERLAY13}/include\"'
+    exit 0 ;;
+esac
+exec '${DRIVER}' --rc-cuda=${major} \"$@\"
+")
+file(COPY "${OVERLAY13}/nvcc.tmp" DESTINATION "${OVERLAY13}/bin"
+     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+                      GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+file(RENAME "${OVERLAY13}/bin/nvcc.tmp" "${OVERLAY13}/bin/nvcc")
+file(REMOVE "${OVERLAY13}/nvcc.tmp")
+
