@@ -86,10 +86,35 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
 }
 
 // JIT options tune or report the compilation, which happens on rc-server:
-// accepted, and errors come back as the call's result and message.
-CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned,
-                            CUjit_option *, void **) {
-  return load(module, image);
+// accepted, and errors come back as the call's result and message. The
+// log buffers a caller passes come back empty (as a successful JIT's info
+// log may), not with whatever the buffer held (matrixMulDynlinkJIT prints
+// its info log).
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
+                            unsigned numOptions, CUjit_option *options,
+                            void **values) {
+  CUresult r = load(module, image);
+  // A buffer is written only within the size given beside it.
+  auto sizeOf = [&](CUjit_option sizeOption) {
+    for (unsigned i = 0; i < numOptions; ++i)
+      if (options[i] == sizeOption)
+        return uintptr_t(values[i]);
+    return uintptr_t(0);
+  };
+  for (unsigned i = 0; options && values && i < numOptions; ++i) {
+    CUjit_option size = options[i] == CU_JIT_INFO_LOG_BUFFER
+                            ? CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES
+                        : options[i] == CU_JIT_ERROR_LOG_BUFFER
+                            ? CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+                            : CU_JIT_NUM_OPTIONS;
+    if (size != CU_JIT_NUM_OPTIONS && values[i] && sizeOf(size) > 0)
+      *static_cast<char *>(values[i]) = '\0';
+  }
+  for (unsigned i = 0; options && values && i < numOptions; ++i)
+    if (options[i] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES ||
+        options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+      values[i] = nullptr; // bytes written: none
+  return r;
 }
 
 CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin) {

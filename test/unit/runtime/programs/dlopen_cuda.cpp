@@ -101,6 +101,12 @@ void checkResolution(GetProc get, void *lib) {
   // PFN_cuCtxCreate_v11040 is cuCtxCreate_v3 (execution affinity).
   CU_OK(get("cuCtxCreate", &f, 11040, 0, &st));
   CHECK(f && f == dlsym(lib, "cuCtxCreate_v3"));
+  // CUDA 3.x's ABI of cuCtxDestroy, kept for programs that dlsym it.
+  CU_OK(get("cuCtxDestroy", &f, 3020, 0, &st));
+  CHECK(f && f == dlsym(lib, "cuCtxDestroy") &&
+        f != dlsym(lib, "cuCtxDestroy_v2"));
+  CU_OK(get("cuCtxDestroy", &f, 4000, 0, &st));
+  CHECK(f && f == dlsym(lib, "cuCtxDestroy_v2"));
   CU_OK(get("cuGetProcAddress", &f, 12000, 0, &st));
   CHECK(f && f == dlsym(lib, "cuGetProcAddress_v2"));
   CU_OK(get("cuGetProcAddress", &f, 11030, 0, &st));
@@ -195,6 +201,19 @@ int main(int argc, char **argv) {
   CU_OK(cuModuleLoadData(&mod, kPtx));
   CU_OK(cuModuleGetFunction(&fn, mod, "scale"));
   CHECK(cuModuleGetFunction(&fn, mod, "missing") == CUDA_ERROR_NOT_FOUND);
+  // As matrixMulDynlinkJIT loads: JIT options with an info log to print.
+  auto cuModuleLoadDataEx =
+      proc<CUresult (*)(CUmodule *, const void *, unsigned, CUjit_option *,
+                        void **)>(get, "cuModuleLoadDataEx", 2010);
+  char log[64];
+  std::memset(log, 'x', sizeof log);
+  CUjit_option jit[] = {CU_JIT_INFO_LOG_BUFFER,
+                        CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *jitValues[] = {log, reinterpret_cast<void *>(uintptr_t(sizeof log))};
+  CUmodule mod2 = nullptr;
+  CU_OK(cuModuleLoadDataEx(&mod2, kPtx, 2, jit, jitValues));
+  CHECK(log[0] == '\0' && jitValues[1] == nullptr);
+  CU_OK(cuModuleUnload(mod2));
   CU_OK(cuModuleGetFunction(&fn, mod, "scale"));
 
   const int n = 1000;
