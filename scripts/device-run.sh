@@ -157,7 +157,7 @@ step_samples() {
 step_gtests() {
   need_rc gtests || return
   local logs="${OUT:-$WORK/out}" t part filter log ran=0
-  for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests; do
+  for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_runtime_dlopen_gpu_tests; do
     [[ -x "$RC_BIN/$t" ]] || continue
     ran=1
     for part in main poison; do
@@ -165,6 +165,7 @@ step_gtests() {
       log="$logs/$t.$part.log"
       echo "== $t --gtest_filter=$filter"
       RC_TEST_FATBIN="$RC_BIN/gpu_kernels.fatbin" RC_SERVER_BIN="$RC_BIN/rc-server" \
+        RC_TEST_DLOPEN_PROG="$RC_BIN/rc_rt_prog_dlopen_cuda" RC_TEST_DLOPEN_LIBS="$WORK/rc/cuda-names" \
         rc_env "$RC_BIN/$t" --gtest_filter="$filter" > "$log" 2>&1 ||
         { fail "gtests: $t ($part, $log)"; grep -B5 -A25 'Failure' "$log" | head -80; }
       grep -E '^\[==========\] .* ran|^\[  (PASSED|FAILED|SKIPPED)  \]|^[0-9]+ devices' "$log"

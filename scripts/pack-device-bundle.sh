@@ -50,12 +50,18 @@ pack_rc() {
   rm -rf "$out" && mkdir -p "$out" "$rc/bin" "$rc/lib" "$rc/samples"
   cp "$RC_BUILD/bin/rc-server" "$rc/bin/"
   for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_transport_bench \
-    rc_stress_client rc_stress_peers rc_rt_prog_copy_stress rc-cache; do
+    rc_stress_client rc_stress_peers rc_rt_prog_copy_stress rc-cache \
+    rc_runtime_dlopen_gpu_tests rc_rt_prog_dlopen_cuda; do
     [[ -x "$RC_BUILD/bin/$t" ]] && cp "$RC_BUILD/bin/$t" "$rc/bin/"
   done
   [[ -f "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" ]] &&
     cp "$RC_BUILD/test/unit/server/gpu_kernels.fatbin" "$rc/bin/"
   cp -L "$RC_BUILD"/lib/librc_*.so* "$rc/lib/"
+  # CUDA's names for programs that dlopen CUDA (docs/driver-api.md), apart
+  # from lib/: rc-server, started with lib/ on its path, needs NVIDIA's.
+  mkdir -p "$rc/cuda-names"
+  for n in libcuda.so libcuda.so.1; do ln -sfn ../lib/librc_cuda.so "$rc/cuda-names/$n"; done
+  for n in libcudart.so libcudart.so.12; do ln -sfn ../lib/librc_cudart.so "$rc/cuda-names/$n"; done
   for b in "$RC_BUILD"/samples/*; do
     [[ -f "$b.rcm" ]] && cp "$b" "$b.rcm" "$rc/samples/"
   done

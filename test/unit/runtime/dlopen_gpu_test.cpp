@@ -18,8 +18,20 @@ namespace {
 
 using rc::test::readFile;
 
+// The build's paths, or a carried bundle's (scripts/device-run.sh gtests).
+std::string setting(const char *name, const char *built) {
+  const char *v = std::getenv(name);
+  return v && *v ? v : built;
+}
+
 TEST(DlopenGpu, PtxKernelScalesThroughLibcuda) {
-  if (std::string(RC_SERVER_BIN).empty())
+  const std::string serverBin = setting("RC_SERVER_BIN", RC_SERVER_BIN);
+  const std::string prog = setting("RC_TEST_DLOPEN_PROG", RC_DLOPEN_PROG);
+  // The CUDA names first; what they need (librc_cudart) may be further on.
+  std::string libs = setting("RC_TEST_DLOPEN_LIBS", RC_LIB_DIR);
+  if (const char *path = std::getenv("LD_LIBRARY_PATH"))
+    libs += std::string(":") + path;
+  if (serverBin.empty())
     GTEST_SKIP() << "rc-server is not built (no cuda.h for it)";
   // This process has no remote-clang folder on its path: the driver it
   // finds is NVIDIA's, or none.
@@ -29,8 +41,7 @@ TEST(DlopenGpu, PtxKernelScalesThroughLibcuda) {
   std::string dir = mkdtemp(dirTemplate) ? dirTemplate : "/tmp";
   std::string url = "shm://rc-dlopen-gpu-" + std::to_string(getpid());
   std::string log = dir + "/server.log";
-  pid_t server =
-      rc::test::startChild({RC_SERVER_BIN, "--listen", url}, {}, log);
+  pid_t server = rc::test::startChild({serverBin, "--listen", url}, {}, log);
   bool ready = false;
   for (int i = 0; i < 1500 && !ready; ++i) {
     ready = readFile(log).find("listening on") != std::string::npos;
@@ -45,8 +56,7 @@ TEST(DlopenGpu, PtxKernelScalesThroughLibcuda) {
   }
   for (const char *lib : {"libcuda.so.1", "libcudart.so.12"}) {
     rc::test::ChildResult r = rc::test::runChild(
-        {RC_DLOPEN_PROG, lib, "scaled"},
-        {"RC_SERVER=" + url, std::string("LD_LIBRARY_PATH=") + RC_LIB_DIR},
+        {prog, lib, "scaled"}, {"RC_SERVER=" + url, "LD_LIBRARY_PATH=" + libs},
         dir + "/prog.out", 120);
     EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
                            << readFile(log);
