@@ -115,8 +115,20 @@ link("${LIBDIR}/librc_cuda.so" lib64/stubs/libcuda.so)
 # libcudart.so.13: CUDA 13 gave nine CUDA 12 names a new ABI, which only
 # programs built by remote-clang's CUDA 13 toolkit are steered around
 # (docs/design/cuda-versions.md).
-foreach(name_target libcuda.so:librc_cuda.so libcuda.so.1:librc_cuda.so
-        libcudart.so:librc_cudart.so libcudart.so.12:librc_cudart.so)
+# The libraries' names too (cuBLAS's libcublas.so.12, ...), as in lib64/.
+set(cuda_names libcuda.so:librc_cuda.so libcuda.so.1:librc_cuda.so
+    libcudart.so:librc_cudart.so libcudart.so.12:librc_cudart.so
+    libcublas.so.12:librc_cublas.so libcublasLt.so.12:librc_cublas.so)
+foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11 nvjpeg:12 nvJitLink:12)
+  string(REPLACE ":" ";" parts ${lib_so})
+  list(GET parts 0 lib)
+  list(GET parts 1 so)
+  list(APPEND cuda_names lib${lib}.so.${so}:librc_${lib}.so)
+endforeach()
+foreach(lib nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps)
+  list(APPEND cuda_names lib${lib}.so.12:librc_npp.so)
+endforeach()
+foreach(name_target ${cuda_names})
   string(REPLACE ":" ";" parts ${name_target})
   list(GET parts 0 name)
   list(GET parts 1 target)
