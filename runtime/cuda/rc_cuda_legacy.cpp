@@ -1,11 +1,15 @@
-// Entry points of older ABIs that later CUDA versions replaced by _v2
-// symbols with the same parameters. Programs linked by name never call them
-// (cuda.h maps each name to its _v2), but programs that resolve names
+// librc_cuda's entry points that NVIDIA's libcuda exports beyond what cuda.h
+// declares for programs. Older ABIs that later CUDA versions replaced by
+// _v2 symbols with the same parameters: programs linked by name never call
+// them (cuda.h maps each name to its _v2), but programs that resolve names
 // themselves do: cuda-samples' matrixMulDynlinkJIT requires them of any
-// libcuda.so.1 it dlopens, as NVIDIA's driver still exports them
-// (docs/driver-api.md, "Programs that load CUDA themselves"). Each is its _v2:
-// served where that is, else a stub failing by the _v2's name.
+// libcuda.so.1 it dlopens (docs/driver-api.md, "Programs that load CUDA
+// themselves"). Each is its _v2: served where that is, else a stub failing
+// by the _v2's name. And cuGetExportTable, which only NVIDIA's own
+// libraries call.
 #include <cuda.h>
+
+#include <cstdio>
 
 #undef cuCtxDestroy
 #undef cuCtxPopCurrent
@@ -98,6 +102,26 @@ __attribute__((visibility("default"))) CUresult
 cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path,
               unsigned numOptions, CUjit_option *options, void **values) {
   return cuLinkAddFile_v2(state, type, path, numOptions, options, values);
+}
+
+// NVIDIA's private interface between its runtime and driver: only NVIDIA's
+// own libraries (libcudart, ...) call it, so one of them was loaded with
+// this driver library, and it cannot work on it.
+__attribute__((visibility("default"))) CUresult
+cuGetExportTable(const void **table, const CUuuid *) {
+  if (table)
+    *table = nullptr;
+  static bool said = false;
+  if (!said) {
+    said = true;
+    std::fprintf(stderr,
+                 "remote-clang: NVIDIA's CUDA runtime (or another library "
+                 "of NVIDIA's) is loaded with remote-clang's libcuda.so.1: "
+                 "it needs NVIDIA's driver. Build the program with "
+                 "remote-clang, or let it load remote-clang's runtime "
+                 "(libcudart.so.12 in the same folder) instead\n");
+  }
+  return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 } // extern "C"

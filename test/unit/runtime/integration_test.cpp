@@ -1163,3 +1163,30 @@ TEST(RuntimeIntegration, ServerRefusesRemoteClangsDriverLibrary) {
             std::string::npos)
       << r.output;
 }
+
+// NVIDIA's CUDA 13 runtime in the process with remote-clang's
+// libcuda.so.1: the driver library's calls into a runtime must take
+// librc_cudart's (versioned) functions, not NVIDIA's, which came first in
+// the process; NVIDIA's runtime fails, told why, and nothing hangs.
+TEST(RuntimeIntegration, NvidiasRuntimeBesideRemoteClangsDriver) {
+  std::string prog = RC_NVIDIA_CUDART_PROG;
+  if (prog.empty())
+    GTEST_SKIP() << "no CUDA 13 runtime wheel to link a program to";
+  ServedPrograms served;
+  served.start(shmUrl("nv"));
+  if (!served.running())
+    return;
+  std::vector<std::string> env = served.env();
+  env.push_back(std::string("LD_LIBRARY_PATH=") + RC_LIB_DIR);
+  ChildResult r = runChild({prog}, env, served.dir() + "/prog.out", 60);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("driver API: 1 device(s)"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("NVIDIA's CUDA runtime (or another library of "
+                          "NVIDIA's) is loaded with remote-clang's "
+                          "libcuda.so.1"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("NVIDIA's runtime: cudaSuccess"), std::string::npos)
+      << r.output;
+}
