@@ -107,41 +107,12 @@ link("${LIBDIR}/librc_cublas.so" lib64/libcublasLt.so.12)
 link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so)
 link("${LIBDIR}/librc_cuda.so" lib64/libcuda.so.1)
 link("${LIBDIR}/librc_cuda.so" lib64/stubs/libcuda.so)
-# Programs that load CUDA themselves (dlopen("libcuda.so.1"), frameworks)
-# find remote-clang's libraries under CUDA's names in the runtime's folder,
-# which remote-clang's binaries' RUNPATH names and `rc-run` puts first on
-# LD_LIBRARY_PATH (docs/driver-api.md, "Programs that load CUDA
-# themselves"). Relative links: the folder may move (a device bundle). No
-# libcudart.so.13: CUDA 13 gave nine CUDA 12 names a new ABI, which only
-# programs built by remote-clang's CUDA 13 toolkit are steered around
-# (docs/design/cuda-versions.md).
-# The libraries' names too (cuBLAS's libcublas.so.12, ...), as in lib64/.
-set(cuda_names libcuda.so:librc_cuda.so libcuda.so.1:librc_cuda.so
-    libcudart.so:librc_cudart.so libcudart.so.12:librc_cudart.so
-    libcublas.so.12:librc_cublas.so libcublasLt.so.12:librc_cublas.so)
-foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11 nvjpeg:12 nvJitLink:12)
-  string(REPLACE ":" ";" parts ${lib_so})
-  list(GET parts 0 lib)
-  list(GET parts 1 so)
-  list(APPEND cuda_names lib${lib}.so.${so}:librc_${lib}.so)
-endforeach()
-foreach(lib nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps)
-  list(APPEND cuda_names lib${lib}.so.12:librc_npp.so)
-endforeach()
-foreach(name_target ${cuda_names})
-  string(REPLACE ":" ";" parts ${name_target})
-  list(GET parts 0 name)
-  list(GET parts 1 target)
-  file(CREATE_LINK "${target}" "${LIBDIR}/${name}" SYMBOLIC)
-endforeach()
-# NVRTC is NVIDIA's own: it runs on the client (docs/driver-api.md). Also
-# beside the runtime libraries, the folder every binary's RUNPATH names
-# (the drivers add it), so a program that links it finds it at run time.
+# NVRTC is NVIDIA's own: it runs on the client (docs/driver-api.md). The
+# runtime's folder has it too (runtime/CMakeLists.txt).
 file(GLOB nvrtc_libs "${CUDA_ROOT}/lib64/libnvrtc*.so*")
 foreach(lib ${nvrtc_libs})
   get_filename_component(name "${lib}" NAME)
   link("${lib}" lib64/${name})
-  file(CREATE_LINK "${lib}" "${LIBDIR}/${name}" SYMBOLIC)
 endforeach()
 # Libraries of stubs only (runtime/CMakeLists.txt, rc_stub_library), with
 # the sonames CUDA 12.4's have, and their own (see below).
