@@ -1,10 +1,21 @@
 // Exported device / error / version calls. Answered locally from the
 // handshake snapshot, except the two synchronizations.
+#include "api/device_settings.h"
 #include "api/global.h"
 #include "api/unsupported.h"
+#include "core/enum_number.h"
 
+using rc::rt::DeviceSettings;
 using rc::rt::record;
 using rc::rt::runtime;
+
+namespace {
+int currentDevice() {
+  int device = 0;
+  runtime().getDevice(&device);
+  return device;
+}
+} // namespace
 
 extern "C" {
 
@@ -67,22 +78,40 @@ cudaError_t cudaDriverGetVersion(int *version) {
   return cudaSuccess;
 }
 
-// Scheduling / cache hints: accepted, they do not change results.
-cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
+// Scheduling and cache hints change no result across the network: checked,
+// kept per device and read back (api/device_settings.h).
+cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  return record(DeviceSettings::instance().setFlags(currentDevice(), flags));
+}
 cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
   if (!flags)
     return record(cudaErrorInvalidValue);
-  *flags = 0;
+  *flags = DeviceSettings::instance().flags(currentDevice());
   return cudaSuccess;
 }
-cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config) {
+  return record(DeviceSettings::instance().setCacheConfig(
+      currentDevice(), rc::rt::enumNumber(config)));
+}
 cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache *config) {
   if (!config)
     return record(cudaErrorInvalidValue);
-  *config = cudaFuncCachePreferNone;
+  *config = DeviceSettings::instance().cacheConfig(currentDevice());
   return cudaSuccess;
 }
-cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) {
+// Shared memory banks are four bytes wide on every GPU since Volta, where
+// the setting has no effect; CUDA accepts and ignores it there too.
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config) {
+  int number = rc::rt::enumNumber(config);
+  if (number < cudaSharedMemBankSizeDefault ||
+      number > cudaSharedMemBankSizeEightByte)
+    return record(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig *config) {
+  if (!config)
+    return record(cudaErrorInvalidValue);
+  *config = cudaSharedMemBankSizeFourByte;
   return cudaSuccess;
 }
 

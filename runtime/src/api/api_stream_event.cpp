@@ -1,24 +1,36 @@
 // Exported stream and event calls.
 #include "api/global.h"
+#include "api/stream_devices.h"
 #include "core/enum_number.h"
 
 using rc::rt::record;
 using rc::rt::runtime;
 
+namespace {
+// A stream is created on the calling thread's device (api/stream_devices.h).
+cudaError_t createStream(cudaStream_t *stream, unsigned flags, int priority) {
+  cudaError_t err = runtime().streamCreate(stream, flags, priority);
+  int device = 0;
+  if (err == cudaSuccess && runtime().getDevice(&device) == cudaSuccess)
+    rc::rt::StreamDevices::instance().created(*stream, device);
+  return err;
+}
+} // namespace
+
 extern "C" {
 
 cudaError_t cudaStreamCreate(cudaStream_t *stream) {
-  return record(runtime().streamCreate(stream, 0, 0));
+  return record(createStream(stream, 0, 0));
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream,
                                       unsigned int flags) {
-  return record(runtime().streamCreate(stream, flags, 0));
+  return record(createStream(stream, flags, 0));
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream,
                                          unsigned int flags, int priority) {
-  return record(runtime().streamCreate(stream, flags, priority));
+  return record(createStream(stream, flags, priority));
 }
 
 cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
@@ -58,7 +70,10 @@ cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority) {
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  return record(runtime().streamDestroy(stream));
+  cudaError_t err = runtime().streamDestroy(stream);
+  if (err == cudaSuccess)
+    rc::rt::StreamDevices::instance().destroyed(stream);
+  return record(err);
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {

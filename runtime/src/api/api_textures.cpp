@@ -1,9 +1,14 @@
 // Exported CUDA array, texture and surface calls (runtime_textures.cpp).
 #include "api/global.h"
+#include "api/texture_descriptors.h"
+#include "api/unsupported.h"
+
+#include <string>
 
 using rc::rt::record;
 using rc::rt::Runtime;
 using rc::rt::runtime;
+using rc::rt::TextureDescriptors;
 
 namespace {
 
@@ -33,6 +38,17 @@ cudaError_t fromArray2D(void *dst, size_t dpitch, cudaArray_const_t src,
                                     stream, call));
 }
 
+// Sparse and deferred-mapping arrays get their memory mapped in later
+// (cuMemMapArrayAsync), which is not served: arrays are made whole.
+cudaError_t wholeArray(unsigned flags, const char *call) {
+  if (flags & (cudaArraySparse | cudaArrayDeferredMapping))
+    return rc::rt::reportUnsupported((std::string(call) +
+                                      " with cudaArraySparse or "
+                                      "cudaArrayDeferredMapping")
+                                         .c_str());
+  return cudaSuccess;
+}
+
 } // namespace
 
 extern "C" {
@@ -52,6 +68,8 @@ cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
 cudaError_t cudaMallocArray(cudaArray_t *array,
                             const cudaChannelFormatDesc *desc, size_t width,
                             size_t height, unsigned int flags) {
+  if (cudaError_t err = wholeArray(flags, "cudaMallocArray"))
+    return record(err);
   return record(
       runtime().arrayCreate(array, desc, cudaExtent{width, height, 0}, flags));
 }
@@ -59,6 +77,8 @@ cudaError_t cudaMallocArray(cudaArray_t *array,
 cudaError_t cudaMalloc3DArray(cudaArray_t *array,
                               const cudaChannelFormatDesc *desc,
                               cudaExtent extent, unsigned int flags) {
+  if (cudaError_t err = wholeArray(flags, "cudaMalloc3DArray"))
+    return record(err);
   return record(runtime().arrayCreate(array, desc, extent, flags));
 }
 
@@ -153,13 +173,18 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *texObject,
   uint64_t handle = 0;
   cudaError_t err =
       runtime().textureCreate(&handle, resDesc, texDesc, resViewDesc, false);
-  if (err == cudaSuccess)
+  if (err == cudaSuccess) {
     *texObject = handle;
+    TextureDescriptors::instance().made(handle, false, *resDesc, texDesc);
+  }
   return record(err);
 }
 
 cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
-  return record(runtime().textureDestroy(texObject, false));
+  cudaError_t err = runtime().textureDestroy(texObject, false);
+  if (err == cudaSuccess)
+    TextureDescriptors::instance().destroyed(texObject, false);
+  return record(err);
 }
 
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *surfObject,
@@ -169,13 +194,102 @@ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *surfObject,
   uint64_t handle = 0;
   cudaError_t err =
       runtime().textureCreate(&handle, resDesc, nullptr, nullptr, true);
-  if (err == cudaSuccess)
+  if (err == cudaSuccess) {
     *surfObject = handle;
+    TextureDescriptors::instance().made(handle, true, *resDesc, nullptr);
+  }
   return record(err);
 }
 
 cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
-  return record(runtime().textureDestroy(surfObject, true));
+  cudaError_t err = runtime().textureDestroy(surfObject, true);
+  if (err == cudaSuccess)
+    TextureDescriptors::instance().destroyed(surfObject, true);
+  return record(err);
+}
+
+// ---- what an object was made from (api/texture_descriptors.h) ----------
+
+cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc *resDesc,
+                                             cudaTextureObject_t texObject) {
+  if (!resDesc)
+    return record(cudaErrorInvalidValue);
+  return record(
+      TextureDescriptors::instance().resource(texObject, false, resDesc)
+          ? cudaSuccess
+          : cudaErrorInvalidValue);
+}
+
+cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc *texDesc,
+                                            cudaTextureObject_t texObject) {
+  if (!texDesc)
+    return record(cudaErrorInvalidValue);
+  return record(TextureDescriptors::instance().texture(texObject, texDesc)
+                    ? cudaSuccess
+                    : cudaErrorInvalidValue);
+}
+
+// Objects are made without resource views (a view is refused by name), and
+// CUDA answers an object without one with cudaErrorInvalidValue.
+cudaError_t
+cudaGetTextureObjectResourceViewDesc(cudaResourceViewDesc *resViewDesc,
+                                     cudaTextureObject_t texObject) {
+  cudaTextureDesc ignored;
+  if (!resViewDesc ||
+      !TextureDescriptors::instance().texture(texObject, &ignored))
+    return record(cudaErrorInvalidValue);
+  return record(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc *resDesc,
+                                             cudaSurfaceObject_t surfObject) {
+  if (!resDesc)
+    return record(cudaErrorInvalidValue);
+  return record(
+      TextureDescriptors::instance().resource(surfObject, true, resDesc)
+          ? cudaSuccess
+          : cudaErrorInvalidValue);
+}
+
+// No array here is sparse or has its memory mapped later (wholeArray):
+// CUDA answers such arrays with cudaErrorInvalidValue.
+cudaError_t cudaArrayGetSparseProperties(cudaArraySparseProperties *props,
+                                         cudaArray_t array) {
+  cudaChannelFormatDesc desc;
+  if (!props)
+    return record(cudaErrorInvalidValue);
+  if (cudaError_t err = runtime().arrayInfo(array, &desc, nullptr, nullptr))
+    return record(err);
+  return record(cudaErrorInvalidValue);
+}
+
+cudaError_t
+cudaArrayGetMemoryRequirements(cudaArrayMemoryRequirements *requirements,
+                               cudaArray_t array, int device) {
+  cudaChannelFormatDesc desc;
+  int count = 0;
+  if (!requirements)
+    return record(cudaErrorInvalidValue);
+  if (cudaError_t err = runtime().deviceCount(&count))
+    return record(err);
+  if (device < 0 || device >= count)
+    return record(cudaErrorInvalidDevice);
+  if (cudaError_t err = runtime().arrayInfo(array, &desc, nullptr, nullptr))
+    return record(err);
+  return record(cudaErrorInvalidValue);
+}
+
+// Only multi-planar formats (NV12) have planes, and arrays of them are not
+// made here: every array answers as CUDA's single-plane arrays do.
+cudaError_t cudaArrayGetPlane(cudaArray_t *plane, cudaArray_t array,
+                              unsigned int planeIdx) {
+  cudaChannelFormatDesc desc;
+  if (!plane)
+    return record(cudaErrorInvalidValue);
+  if (cudaError_t err = runtime().arrayInfo(array, &desc, nullptr, nullptr))
+    return record(err);
+  (void)planeIdx;
+  return record(cudaErrorInvalidValue);
 }
 
 } // extern "C"

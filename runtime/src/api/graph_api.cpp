@@ -2,9 +2,13 @@
 // per-thread default stream variants (--default-stream per-thread).
 #include "api/global.h"
 #include "api/unsupported.h"
+#include "core/handle.h"
+#include "graphs/user_objects.h"
 
+using rc::rt::handleId;
 using rc::rt::record;
 using rc::rt::runtime;
+using rc::rt::UserObjects;
 
 extern "C" {
 
@@ -45,7 +49,15 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
         "cudaGraphInstantiate with cudaGraphInstantiateFlagDeviceLaunch"));
   if (flags & ~known)
     return record(cudaErrorInvalidValue);
-  return record(runtime().graphInstantiate(exec, graph));
+  if (cudaError_t err = runtime().graphInstantiate(exec, graph))
+    return record(err);
+  // The exec answers its flags and holds its graph's user objects.
+  runtime().withGraphs([&](rc::rt::GraphState &graphs) {
+    graphs.exec(handleId(*exec))->flags = flags;
+    return 0;
+  });
+  UserObjects::instance().copyReferences(handleId(graph), handleId(*exec));
+  return cudaSuccess;
 }
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec,
                                           cudaGraph_t graph,
@@ -65,12 +77,19 @@ cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t stream) {
   return record(runtime().graphLaunch(exec, stream, true));
 }
 
+// A graph's and an exec's references to user objects go with them.
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  return record(runtime().graphDestroy(graph));
+  cudaError_t err = runtime().graphDestroy(graph);
+  if (err == cudaSuccess)
+    UserObjects::instance().ownerGone(handleId(graph));
+  return record(err);
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
-  return record(runtime().graphExecDestroy(exec));
+  cudaError_t err = runtime().graphExecDestroy(exec);
+  if (err == cudaSuccess)
+    UserObjects::instance().ownerGone(handleId(exec));
+  return record(err);
 }
 
 } // extern "C"

@@ -3,6 +3,8 @@
 // structs and 12.x's cudaGraphNodeParams map onto the same node kinds.
 #include "api/global.h"
 #include "api/unsupported.h"
+#include "core/handle.h"
+#include "graphs/user_objects.h"
 
 using rc::rt::GraphNode;
 using rc::rt::HostStep;
@@ -71,10 +73,19 @@ cudaError_t genericNode(const cudaGraphNodeParams *p, const char *call,
   case cudaGraphNodeTypeEmpty:
     *out = GraphNode();
     return cudaSuccess;
+  case cudaGraphNodeTypeEventRecord:
+  case cudaGraphNodeTypeWaitEvent:
+    if (!p->eventRecord.event) // eventWait has the same layout
+      return cudaErrorInvalidValue;
+    out->host = p->type == cudaGraphNodeTypeEventRecord ? HostStep::EventRecord
+                                                        : HostStep::EventWait;
+    out->event = p->eventRecord.event;
+    return cudaSuccess;
   default:
     return rc::rt::reportUnsupported(
-        (std::string(call) + " for this node type (child graph, event, "
-                             "semaphore, memory or conditional node)")
+        (std::string(call) + " for this node type (a child graph's new "
+                             "parameters, semaphore, memory or conditional "
+                             "node)")
             .c_str());
   }
 }
@@ -218,6 +229,9 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
     v2.dptr = v1.dptr;
     return err;
   }
+  if (params && params->type == cudaGraphNodeTypeGraph)
+    return cudaGraphAddChildGraphNode(node, graph, deps, count,
+                                      params->graph.graph);
   GraphNode n;
   cudaError_t made = params && params->type == cudaGraphNodeTypeMemFree
                          ? runtime().graphMemFreeNode(params->free.dptr, &n)
@@ -246,8 +260,13 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node,
   return record(runtime().graphNodeGetType(node, type));
 }
 
+// A clone holds references to its original's user objects too.
 cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph) {
-  return record(runtime().graphClone(clone, graph));
+  cudaError_t err = runtime().graphClone(clone, graph);
+  if (err == cudaSuccess)
+    rc::rt::UserObjects::instance().copyReferences(rc::rt::handleId(graph),
+                                                   rc::rt::handleId(*clone));
+  return record(err);
 }
 
 cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *node,

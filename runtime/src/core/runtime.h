@@ -198,6 +198,9 @@ public:
   cudaError_t streamAttachMemory(cudaStream_t stream, void *p, size_t length,
                                  unsigned flags, bool perThread);
   cudaError_t pointerAttributes(cudaPointerAttributes *attr, const void *p);
+  // The device allocation (or symbol, or VMM mapping) `p` lies in: its
+  // start and size (cuMemGetAddressRange); cudaErrorInvalidValue for none.
+  cudaError_t allocationRange(const void *p, void **base, size_t *size);
 
   // ---- symbols ----------------------------------------------------------
   cudaError_t symbolAddress(void **devPtr, const void *symbol);
@@ -243,6 +246,10 @@ public:
   cudaError_t launchEx(const cudaLaunchConfig_t *cfg, uint64_t id, void **args,
                        bool perThread);
   cudaError_t stubToId(const void *stub, uint64_t *id);
+  // The manifests' record of kernel `id` (its name and parameter layout)
+  // and its module's fatbin hash; the record lives as long as the runtime.
+  cudaError_t kernelRecord(uint64_t id, const manifest::Kernel **kernel,
+                           uint64_t *moduleHash);
 
   // ---- graphs (graph_runtime.cpp, docs/graphs.md) ----------------------
   cudaError_t streamBeginCapture(cudaStream_t stream,
@@ -259,6 +266,18 @@ public:
                           bool perThread);
   cudaError_t graphDestroy(cudaGraph_t graph);
   cudaError_t graphExecDestroy(cudaGraphExec_t exec);
+
+  // Graph queries and edits that ask nothing of the server
+  // (api/graph_edit_api.cpp, graphs/graph_edits.cpp) run `edit` on the
+  // graph state under the runtime lock, with no method of their own here.
+  template <class Edit> auto withGraphs(Edit &&edit) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return edit(graphs_);
+  }
+  // The ID the wire (and the graph state) knows `stream` by: 0 for the
+  // legacy stream, the thread's own for the per-thread one (created on
+  // first use); cudaErrorInvalidResourceHandle for no stream of ours.
+  cudaError_t wireStream(cudaStream_t stream, bool perThread, uint64_t *id);
 
   // ---- graphs built node by node (graph_build_runtime.cpp) -------------
   cudaError_t graphCreate(cudaGraph_t *graph, unsigned flags);

@@ -94,6 +94,16 @@ cudaError_t Runtime::kernelNodeLocked(uint64_t id, dim3 grid, dim3 block,
   return cudaSuccess;
 }
 
+cudaError_t Runtime::kernelRecord(uint64_t id, const manifest::Kernel **kernel,
+                                  uint64_t *moduleHash) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  *kernel = index_.kernel(id);
+  *moduleHash = index_.moduleHashOf(id);
+  return *kernel ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
 cudaError_t Runtime::stubToId(const void *stub, uint64_t *id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())

@@ -171,6 +171,22 @@ cudaError_t Runtime::checkDeviceRangeLocked(const char *call, const char *role,
   return cudaErrorInvalidValue;
 }
 
+cudaError_t Runtime::allocationRange(const void *p, void **base, size_t *size) {
+  if (!base || !size)
+    return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto *ranges : {&allocs_, &symbolRanges_, &vmmMapped_}) {
+    auto it = ranges->upper_bound(addrOf(p));
+    if (it == ranges->begin() || !inRanges(*ranges, addrOf(p)))
+      continue;
+    --it;
+    *base = reinterpret_cast<void *>(uintptr_t(it->first));
+    *size = it->second;
+    return cudaSuccess;
+  }
+  return cudaErrorInvalidValue;
+}
+
 cudaError_t Runtime::pointerAttributes(cudaPointerAttributes *attr,
                                        const void *p) {
   if (!attr)

@@ -2,10 +2,12 @@
 // and cudaMemcpy3D between pitched pointers, all built on the runtime's
 // allocation, memset and 2D copy (no wire command of their own).
 // cudaMemcpy3D with a CUDA array goes to the array copy
-// (runtime_textures.cpp).
+// (runtime_textures.cpp), between two through device memory
+// (core/array_to_array.h).
 #include "core/runtime.h"
 
 #include "api/unsupported.h"
+#include "core/array_to_array.h"
 #include "rc/channel_format.h"
 
 namespace rc::rt {
@@ -110,14 +112,38 @@ cudaError_t Runtime::memcpy3D(const cudaMemcpy3DParms *p, cudaStream_t stream,
   return cudaSuccess;
 }
 
+namespace {
+// Both sides CUDA arrays of one element size: positions and extent count
+// elements (core/array_to_array.h).
+cudaError_t copyBetweenArrays(Runtime &rt, const cudaMemcpy3DParms *p,
+                              cudaStream_t stream, const char *call) {
+  cudaChannelFormatDesc from, to;
+  if (cudaError_t err = rt.arrayInfo(p->srcArray, &from, nullptr, nullptr))
+    return err;
+  if (cudaError_t err = rt.arrayInfo(p->dstArray, &to, nullptr, nullptr))
+    return err;
+  size_t element = rc::channelElementBytes(from.x, from.y, from.z, from.w);
+  if (element != rc::channelElementBytes(to.x, to.y, to.z, to.w))
+    return cudaErrorInvalidValue;
+  Runtime::ArrayBox box;
+  box.x = p->srcPos.x * element;
+  box.y = p->srcPos.y;
+  box.z = p->srcPos.z;
+  box.width = p->extent.width * element;
+  box.height = p->extent.height;
+  box.depth = p->extent.depth;
+  return copyArrayToArray(rt, p->dstArray, p->dstPos.x * element, p->dstPos.y,
+                          p->dstPos.z, p->srcArray, box, p->kind, stream, call);
+}
+} // namespace
+
 // One side a CUDA array: the extent and that side's position count its
 // elements, the linear side's x counts bytes.
 cudaError_t Runtime::memcpy3DArray(const cudaMemcpy3DParms *p,
                                    cudaStream_t stream, bool async) {
   const char *call = async ? "cudaMemcpy3DAsync" : "cudaMemcpy3D";
   if (p->srcArray && p->dstArray)
-    return reportUnsupported(async ? "cudaMemcpy3DAsync between CUDA arrays"
-                                   : "cudaMemcpy3D between CUDA arrays");
+    return copyBetweenArrays(*this, p, stream, call);
   bool toArray = p->dstArray != nullptr;
   cudaArray_const_t array = toArray ? p->dstArray : p->srcArray;
   const cudaPitchedPtr &lin = toArray ? p->srcPtr : p->dstPtr;

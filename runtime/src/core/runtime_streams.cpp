@@ -55,6 +55,11 @@ cudaError_t Runtime::wireStreamLocked(cudaStream_t s, bool perThread,
   return cudaSuccess;
 }
 
+cudaError_t Runtime::wireStream(cudaStream_t s, bool perThread, uint64_t *out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return connectedStreamLocked(s, perThread, out);
+}
+
 cudaError_t Runtime::wireEventLocked(cudaEvent_t e, uint64_t *out) {
   uint64_t id = handleId(e);
   if (!e || !events_.count(id))

@@ -31,6 +31,7 @@ bool orderForExec(const Graph &g, Exec *out) {
       continue; // orders others only
     exec.nodes.push_back(g.nodes[i]);
     exec.handles.push_back(g.handles[i]);
+    exec.owners.push_back(g.owners.empty() ? g.handles[i] : g.owners[i]);
     exec.onClient |= g.nodes[i].runsOnClient();
   }
   if (placed != n)

@@ -85,16 +85,18 @@ cudaError_t Runtime::graphInstantiate(cudaGraphExec_t *exec,
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
-  const Graph *g = graphs_.graph(handleId(graph));
-  if (!g)
+  if (!graphs_.graph(handleId(graph)))
     return cudaErrorInvalidValue; // CUDA: invalid graph handle
+  // Child graphs run as their nodes, in place of the child graph node.
+  const Graph g = graphs_.flattened(handleId(graph));
   Exec ordered;
-  if (!orderForExec(*g, &ordered)) {
+  if (!orderForExec(g, &ordered)) {
     std::fprintf(stderr, "remote-clang: cudaGraphInstantiate: the graph's "
                          "dependencies form a cycle\n");
     return cudaErrorInvalidValue;
   }
-  graphMemoryOfExecLocked(*g, &ordered);
+  graphMemoryOfExecLocked(g, &ordered);
+  ordered.serverHeld = !ordered.onClient;
   uint64_t id = nextHandle_++;
   // An exec with client-side steps is replayed here at each launch; the
   // server never holds it.
@@ -143,17 +145,17 @@ cudaError_t Runtime::graphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
   if (cudaError_t err = ensureConnectedLocked())
     return err;
   Exec *current = graphs_.exec(handleId(exec));
-  const Graph *g = graphs_.graph(handleId(graph));
-  if (!current || !g)
+  if (!current || !graphs_.graph(handleId(graph)))
     return cudaErrorInvalidValue;
+  const Graph g = graphs_.flattened(handleId(graph));
   Exec next;
   std::vector<uint32_t> changed;
   size_t errorIndex = 0;
   cudaGraphExecUpdateResult result =
-      orderForExec(*g, &next)
+      orderForExec(g, &next)
           ? compareForUpdate(current->nodes, next.nodes, &changed, &errorIndex)
           : cudaGraphExecUpdateErrorTopologyChanged;
-  graphMemoryOfExecLocked(*g, &next);
+  graphMemoryOfExecLocked(g, &next);
   if (result == cudaGraphExecUpdateSuccess &&
       (next.allocations != current->allocations ||
        next.frees != current->frees))
@@ -191,9 +193,10 @@ cudaError_t Runtime::graphLaunch(cudaGraphExec_t exec, cudaStream_t stream,
     if (graphs_.capturing(sid)) {
       // A graph launched into a capture becomes part of it (CUDA adds a
       // child-graph node; a chain of its nodes orders the same way).
-      for (const GraphNode &n : e->nodes)
-        if (cudaError_t err = graphs_.addNode(sid, n))
-          return err;
+      for (size_t i = 0; i < e->nodes.size(); ++i)
+        if (!e->disabled.count(e->handles[i]))
+          if (cudaError_t err = graphs_.addNode(sid, e->nodes[i]))
+            return err;
       return cudaSuccess;
     }
     launchedGraphMemoryLocked(*e);
@@ -206,7 +209,10 @@ cudaError_t Runtime::graphLaunch(cudaGraphExec_t exec, cudaStream_t stream,
       afterAppendLocked();
       return cudaSuccess;
     }
-    steps = e->nodes; // a host function may destroy the exec
+    // A host function may destroy the exec; disabled nodes do nothing.
+    for (size_t i = 0; i < e->nodes.size(); ++i)
+      if (!e->disabled.count(e->handles[i]))
+        steps.push_back(e->nodes[i]);
   }
   return replayOnClient(steps, stream, perThread);
 }
@@ -220,6 +226,14 @@ cudaError_t Runtime::replayOnClient(const NodeList &steps, cudaStream_t stream,
   for (const GraphNode &n : steps) {
     if (n.host == HostStep::Function) {
       if (cudaError_t err = launchHostFunc(stream, n.fn, n.userData, perThread))
+        return err;
+      continue;
+    }
+    if (n.host == HostStep::EventRecord || n.host == HostStep::EventWait) {
+      cudaError_t err = n.host == HostStep::EventRecord
+                            ? eventRecord(n.event, stream, perThread)
+                            : streamWaitEvent(stream, n.event, 0, perThread);
+      if (err)
         return err;
       continue;
     }
@@ -278,7 +292,7 @@ cudaError_t Runtime::graphExecDestroy(cudaGraphExec_t exec) {
   Exec *e = graphs_.exec(handleId(exec));
   if (!e)
     return cudaErrorInvalidValue;
-  bool onServer = !e->onClient;
+  bool onServer = e->serverHeld;
   std::vector<uint64_t> allocations = e->allocations;
   graphs_.destroyExec(handleId(exec));
   for (uint64_t a : allocations)

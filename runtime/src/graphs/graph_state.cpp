@@ -46,6 +46,8 @@ GraphNode GraphNode::libraryCommand(wire::Command type, LibraryCommand build) {
 }
 
 cudaGraphNodeType GraphNode::kind() const {
+  if (childGraph)
+    return cudaGraphNodeTypeGraph;
   if (memory == MemoryStep::Alloc)
     return cudaGraphNodeTypeMemAlloc;
   if (memory == MemoryStep::Free)
@@ -56,6 +58,10 @@ cudaGraphNodeType GraphNode::kind() const {
   case HostStep::CopyToDevice:
   case HostStep::CopyToHost:
     return cudaGraphNodeTypeMemcpy;
+  case HostStep::EventRecord:
+    return cudaGraphNodeTypeEventRecord;
+  case HostStep::EventWait:
+    return cudaGraphNodeTypeWaitEvent;
   case HostStep::None:
     break;
   }
@@ -79,7 +85,8 @@ bool GraphNode::operator==(const GraphNode &o) const {
          programmaticSerialization == o.programmaticSerialization &&
          args == o.args && dst == o.dst && src == o.src && size == o.size &&
          value == o.value && libraryBytes == o.libraryBytes && fn == o.fn &&
-         userData == o.userData && hostPtr == o.hostPtr && memory == o.memory;
+         userData == o.userData && hostPtr == o.hostPtr && event == o.event &&
+         memory == o.memory && childGraph == o.childGraph;
 }
 
 flatbuffers::Offset<void>
@@ -190,11 +197,12 @@ cudaError_t GraphState::endCapture(uint64_t stream, uint64_t *graphId) {
     member_.erase(s);
   for (auto e = capturedEvents_.begin(); e != capturedEvents_.end();)
     e = e->second == id ? capturedEvents_.erase(e) : std::next(e);
-  bool invalidated = c.invalidated;
+  bool invalidated = c.invalidated, keep = c.intoExisting;
   uint64_t graph = c.graph;
   captures_.erase(id);
   if (invalidated) {
-    destroyGraph(graph);
+    if (!keep)
+      destroyGraph(graph);
     return cudaErrorStreamCaptureInvalidated;
   }
   *graphId = graph;
@@ -224,8 +232,12 @@ cudaError_t GraphState::addNode(uint64_t stream, GraphNode node) {
     return cudaErrorStreamCaptureInvalidated;
   Graph &g = graphs_[c.graph];
   std::vector<uint32_t> after;
-  if (!g.nodes.empty())
+  if (c.depsSet)
+    after = std::move(c.nextDeps);
+  else if (!g.nodes.empty())
     after.push_back(uint32_t(g.nodes.size() - 1));
+  c.depsSet = false;
+  c.nextDeps.clear();
   appendNode(c.graph, std::move(node), std::move(after));
   return cudaSuccess;
 }
@@ -285,8 +297,13 @@ bool GraphState::cloneGraph(uint64_t id, uint64_t cloneId) {
     return false;
   Graph copy = g->second; // before graphs_ may grow
   graphs_[cloneId].clonedFrom = id;
-  for (size_t i = 0; i < copy.nodes.size(); ++i)
+  for (size_t i = 0; i < copy.nodes.size(); ++i) {
+    // A clone's child graph nodes own copies of their graphs.
+    if (copy.nodes[i].childGraph &&
+        !cloneChild(copy.nodes[i].childGraph, &copy.nodes[i].childGraph))
+      return false;
     appendNode(cloneId, std::move(copy.nodes[i]), std::move(copy.deps[i]));
+  }
   return true;
 }
 
@@ -327,7 +344,9 @@ bool GraphState::destroyGraph(uint64_t id) {
     return false;
   for (uint64_t h : g->second.handles)
     nodes_.erase(h);
+  Graph gone = std::move(g->second);
   graphs_.erase(g);
+  destroyChildren(gone);
   return true;
 }
 

@@ -30,12 +30,16 @@ using LibraryCommand = std::function<flatbuffers::Offset<void>(
     flatbuffers::FlatBufferBuilder &, uint64_t wireStream)>;
 
 // Work a node does on the client when the graph runs: host memory and host
-// functions are here, so such nodes never reach the server's graph.
+// functions are here, so such nodes never reach the server's graph. An
+// event node is the stream call it stands for, issued when the graph runs
+// (the server's graphs hold no events).
 enum class HostStep : uint8_t {
   None,
   Function,     // a host node: fn(userData)
   CopyToDevice, // hostPtr -> dst
   CopyToHost,   // src -> hostPtr
+  EventRecord,  // cudaEventRecord(event, the launch's stream)
+  EventWait,    // cudaStreamWaitEvent(the launch's stream, event)
 };
 
 // A graph memory node (docs/graphs.md, "Memory nodes"): its allocation was
@@ -68,8 +72,12 @@ struct GraphNode {
   std::vector<uint8_t> libraryBytes; // its serialization: node identity
   cudaHostFn_t fn = nullptr;         // HostStep::Function
   void *userData = nullptr;
-  void *hostPtr = nullptr; // HostStep::CopyToDevice / CopyToHost
+  void *hostPtr = nullptr;     // HostStep::CopyToDevice / CopyToHost
+  cudaEvent_t event = nullptr; // HostStep::EventRecord / EventWait
   MemoryStep memory = MemoryStep::None;
+  // A child graph node: the graph (GraphState's, owned by the node) whose
+  // nodes instantiation puts in its place.
+  uint64_t childGraph = 0;
 
   // A copy node of a resolved direction (not cudaMemcpyDefault, not host
   // to host). Host memory is only on the client, so a copy from or to it is
@@ -83,7 +91,8 @@ struct GraphNode {
   // what it serializes) and its bytes are the node's identity.
   static GraphNode libraryCommand(wire::Command type, LibraryCommand build);
   bool empty() const {
-    return type == wire::Command::NONE && host == HostStep::None;
+    return type == wire::Command::NONE && host == HostStep::None &&
+           childGraph == 0;
   }
   bool runsOnClient() const { return host != HostStep::None; }
   // What cudaGraphNodeGetType says of it.
@@ -107,6 +116,9 @@ struct Graph {
   std::vector<std::vector<uint32_t>> deps;
   std::vector<uint64_t> handles;
   uint64_t clonedFrom = 0; // cudaGraphClone's source (cudaGraphNodeFindInClone)
+  // Of a graph with its child graphs' nodes in place (GraphState::
+  // flattened): the node of the original graph each node stands for.
+  std::vector<uint64_t> owners;
 };
 
 // An executable graph: the graph's non-empty nodes in an order that keeps
@@ -116,7 +128,15 @@ struct Graph {
 struct Exec {
   NodeList nodes;
   std::vector<uint64_t> handles;
+  std::vector<uint64_t> owners; // the instantiated graph's node of each
   bool onClient = false;
+  // The server holds a copy (GraphInstantiate was sent): it goes with the
+  // exec even when the exec was moved to the client since.
+  bool serverHeld = false;
+  // Nodes cudaGraphNodeSetEnabled turned off (by handle): a launch skips
+  // them, which an exec replayed on the client does.
+  std::set<uint64_t> disabled;
+  unsigned long long flags = 0; // as instantiated (cudaGraphExecGetFlags)
   // Graph memory: the allocation nodes it holds (their addresses), those a
   // launch leaves allocated, and what it frees that another graph
   // allocated.
@@ -194,14 +214,48 @@ public:
   // (it may launch again, expecting that address).
   bool holdsAllocation(uint64_t addr) const;
 
+  // ---- queries and edits (graph_edits.cpp) ---------------------------------
+  Graph *mutableGraph(uint64_t id);
+  // Graph `id` with every child graph node replaced by its graph's nodes
+  // (recursively): what instantiation orders. Empty when there is none.
+  Graph flattened(uint64_t id) const;
+  // A child graph of its own for a node: a copy of graph `id` (false: none).
+  bool cloneChild(uint64_t id, uint64_t *child);
+  // Removes node `handle` and its edges (cudaGraphDestroyNode); a child
+  // graph node's graph goes with it.
+  bool removeNode(uint64_t handle);
+  // The capture `stream` belongs to: its graph and the nodes the next node
+  // captured will depend on.
+  cudaError_t captureInfo(uint64_t stream, uint64_t *graph,
+                          std::vector<uint64_t> *deps) const;
+  // cudaStreamUpdateCaptureDependencies: nodes of the capture's graph the
+  // next captured node depends on, instead of (`set`) or besides them.
+  cudaError_t updateCaptureDependencies(uint64_t stream,
+                                        const std::vector<uint64_t> &handles,
+                                        bool set);
+  // cudaStreamBeginCaptureToGraph: captures into the existing graph `graph`
+  // after `deps` (its nodes).
+  cudaError_t beginCaptureInto(uint64_t stream, cudaStreamCaptureMode mode,
+                               uint64_t graph,
+                               const std::vector<uint64_t> &deps);
+
 private:
   struct Capture {
     uint64_t origin = 0; // the stream that began it (only it may end it)
     uint64_t graph = 0;
     cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
     bool invalidated = false;
+    bool intoExisting = false;  // the program's graph: kept if invalidated
     std::set<uint64_t> streams; // origin + streams joined through events
+    // Set: what the next captured node depends on (node indices), instead
+    // of the node captured last.
+    bool depsSet = false;
+    std::vector<uint32_t> nextDeps;
   };
+  // Indices of `handles` in graph `graph`; false when one is not its node.
+  bool indicesIn(uint64_t graph, const std::vector<uint64_t> &handles,
+                 std::vector<uint32_t> *out) const;
+  void destroyChildren(const Graph &g);
   std::map<unsigned long long, Capture> captures_; // by capture sequence ID
   std::map<uint64_t, unsigned long long> member_;  // stream -> capture
   std::map<uint64_t, unsigned long long> capturedEvents_;
@@ -217,6 +271,8 @@ private:
   // Node handles count far from the Runtime's handles (0x100 up), so a node
   // passed where a graph or exec belongs is never found, and vice versa.
   uint64_t nextNodeHandle_ = 0x6e0000000;
+  // Child graphs nodes own count from here, apart from the Runtime's.
+  uint64_t nextChildGraph_ = 0x6c0000000;
 };
 
 } // namespace rc::rt

@@ -11,6 +11,8 @@ void KernelIndex::add(std::unique_ptr<LoadedManifest> m) {
   if (root->kernels())
     for (const manifest::Kernel *k : *root->kernels()) {
       kernels_.emplace(k->id(), k);
+      if (k->module_index() < moduleHashes.size())
+        kernelModules_[k->id()] = moduleHashes[k->module_index()];
       if (k->module_index() < moduleHashes.size() && k->name())
         kernelsByName_[{moduleHashes[k->module_index()], k->name()->str()}] = k;
     }
@@ -33,6 +35,11 @@ std::vector<uint64_t> KernelIndex::hashes() const {
 const manifest::Kernel *KernelIndex::kernel(uint64_t id) const {
   auto it = kernels_.find(id);
   return it == kernels_.end() ? nullptr : it->second;
+}
+
+uint64_t KernelIndex::moduleHashOf(uint64_t id) const {
+  auto it = kernelModules_.find(id);
+  return it == kernelModules_.end() ? 0 : it->second;
 }
 
 const manifest::Kernel *KernelIndex::kernelFor(uint64_t moduleHash,

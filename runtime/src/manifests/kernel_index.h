@@ -25,6 +25,8 @@ public:
   const std::vector<uint64_t> &builds() const { return builds_; }
 
   const manifest::Kernel *kernel(uint64_t id) const;
+  // The fatbin hash of the module kernel `id` is in (0: unknown).
+  uint64_t moduleHashOf(uint64_t id) const;
   const manifest::Kernel *kernelFor(uint64_t moduleHash,
                                     const std::string &name) const;
   const manifest::Variable *variable(uint64_t id) const;
@@ -39,6 +41,7 @@ private:
   std::vector<std::unique_ptr<LoadedManifest>> manifests_;
   std::vector<uint64_t> builds_;
   std::unordered_map<uint64_t, const manifest::Kernel *> kernels_;
+  std::unordered_map<uint64_t, uint64_t> kernelModules_; // id -> module hash
   std::unordered_map<uint64_t, const manifest::Variable *> vars_;
   std::map<Key, const manifest::Kernel *> kernelsByName_;
   std::map<Key, const manifest::Variable *> varsByName_;

@@ -57,6 +57,20 @@ void StartupRegistry::registerVar(void **handle, const void *hostVar,
                     deviceName ? deviceName : ""};
 }
 
+const void *StartupRegistry::stubFor(uint64_t moduleHash,
+                                     const std::string &name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const void *anyModule = nullptr;
+  for (auto &[stub, symbol] : functions_) {
+    if (symbol.deviceName != name)
+      continue;
+    if (symbol.module && hashOf(*symbol.module) == moduleHash)
+      return stub;
+    anyModule = stub;
+  }
+  return anyModule;
+}
+
 bool StartupRegistry::lookup(
     std::unordered_map<const void *, RegisteredSymbol> &map, const void *key,
     uint64_t *moduleHash, std::string *name) {

@@ -39,6 +39,10 @@ public:
   // Lookups; the fatbin hash is computed on first use.
   bool function(const void *stub, uint64_t *moduleHash, std::string *name);
   bool variable(const void *hostVar, uint64_t *moduleHash, std::string *name);
+  // The stub registered for kernel `name` of the module `moduleHash` (of
+  // any module, when none has it: the linker keeps one stub of a kernel
+  // several objects instantiate); null when none is.
+  const void *stubFor(uint64_t moduleHash, const std::string &name);
 
   // Every registered fatbin we understand: where it is (inside the object
   // that registered it) and its module hash.

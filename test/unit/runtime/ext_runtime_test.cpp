@@ -585,9 +585,22 @@ TEST_F(RuntimeArrayTest, LayeredArrayThroughMemcpy3D) {
   size_t at = 2 * 12 + 1 * 6 + 1 * 2;
   EXPECT_EQ(two[0], host[at]);
   EXPECT_EQ(two[1], host[at + 1]);
+  // Between two arrays (here one and itself): through device memory, to
+  // layer 0's element (0, 0).
   cudaMemcpy3DParms both = down;
   both.dstArray = a;
-  EXPECT_EQ(rt->memcpy3D(&both, nullptr, false), cudaErrorNotSupported);
+  both.dstPtr = cudaPitchedPtr{};
+  EXPECT_EQ(rt->memcpy3D(&both, nullptr, false),
+            cudaErrorInvalidMemcpyDirection)
+      << "arrays are device memory";
+  both.kind = cudaMemcpyDeviceToDevice;
+  ASSERT_EQ(rt->memcpy3D(&both, nullptr, false), cudaSuccess);
+  down.srcPos = cudaPos{0, 0, 0};
+  two[0] = two[1] = 0;
+  ASSERT_EQ(rt->memcpy3D(&down, nullptr, false), cudaSuccess);
+  EXPECT_NE(host[0], host[at]);
+  EXPECT_EQ(two[0], host[at]);
+  EXPECT_EQ(two[1], host[at + 1]);
 }
 
 // What the runtime refuses before anything is sent: formats arrays cannot

@@ -3,6 +3,7 @@
 // bounded; the server is killed by pid when a test ends.
 #include "child_process.h"
 #include "key_dir.h"
+#include "program_manifest.h"
 #include "programs/test_module.h"
 #include "rc/content_hash.h"
 #include "rc/fatbin.h"
@@ -64,36 +65,10 @@ std::string shmUrl(const std::string &tag) {
 }
 
 // The manifest the programs' registered module and kernel IDs refer to.
-// Another build's manifest has the same kernels over other device code:
-// `fatbin` says which.
 std::string writeManifest(const std::string &dir,
                           const std::string &name = "roundtrip.rcm",
                           const uint8_t *fb = rc::test::kTestFatbin) {
-  using namespace rc::manifest;
-  flatbuffers::FlatBufferBuilder fbb;
-  std::vector<flatbuffers::Offset<Param>> ps{
-      CreateParamDirect(fbb, "p", "float *", 0, 8, 8, ParamKind::Pointer),
-      CreateParamDirect(fbb, "n", "int", 8, 4, 4),
-      CreateParamDirect(fbb, "f", "float", 12, 4, 4)};
-  std::vector<flatbuffers::Offset<LaunchSite>> sites{
-      CreateLaunchSiteDirect(fbb, "roundtrip.cpp", 1, 1, "chevron")};
-  std::vector<flatbuffers::Offset<Kernel>> ks{CreateKernelDirect(
-      fbb, rc::test::kTestKernelId, rc::test::kTestKernelName,
-      "scale(float*, int, float)", false, 0, &ps, 16, &sites)};
-  std::vector<flatbuffers::Offset<Variable>> vs{
-      CreateVariableDirect(fbb, rc::test::kTestVarId, rc::test::kTestVarName,
-                           "coeffs", false, rc::test::kTestVarSize)};
-  uint64_t size = rc::fatbinSize(fb);
-  std::vector<uint8_t> fatbin(fb, fb + size);
-  std::vector<flatbuffers::Offset<Module>> mods{CreateModuleDirect(
-      fbb, "roundtrip.cpp", rc::fatbinHash(fb, size), &fatbin)};
-  FinishManifestBuffer(fbb, CreateManifestDirect(fbb, 1, &mods, &ks, &vs));
-  std::string path = dir + "/" + name;
-  std::string error;
-  EXPECT_TRUE(
-      rc::writeFile(path, fbb.GetBufferPointer(), fbb.GetSize(), &error))
-      << error;
-  return path;
+  return rc::test::writeProgramManifest(dir, name, fb);
 }
 
 // tcp://127.0.0.1:<a port nobody listens on now>.

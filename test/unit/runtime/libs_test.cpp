@@ -65,7 +65,7 @@ TEST(RuntimeLibs, DriverCallsWithoutServer) {
 // the runtime's also becomes the thread's last error.
 TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
   testing::internal::CaptureStderr();
-  EXPECT_EQ(cudaGraphUpload(nullptr, nullptr), cudaErrorNotSupported);
+  EXPECT_EQ(cudaFreeMipmappedArray(nullptr), cudaErrorNotSupported);
   EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
   CUmodule module = nullptr;
   CUdeviceptr global = 0;
@@ -112,7 +112,7 @@ TEST(RuntimeLibs, CallsNotServedYetLinkAndFailNamingThemselves) {
             NPP_NOT_SUPPORTED_MODE_ERROR);
   std::string err = testing::internal::GetCapturedStderr();
   for (const char *line :
-       {"remote-clang: cudaGraphUpload is not supported by the remote "
+       {"remote-clang: cudaFreeMipmappedArray is not supported by the remote "
         "runtime",
         "remote-clang: cuModuleGetGlobal_v2 is not supported by the remote "
         "driver library",

@@ -7,7 +7,7 @@ int main() {
   void *p = nullptr;
   cudaMalloc(&p, 16);
   cudaDeviceSetLimit(cudaLimitStackSize, 4096);
-  cudaGraphUpload(nullptr, nullptr);
+  cudaFreeMipmappedArray(nullptr);
   CUmodule module = nullptr;
   CUdeviceptr global;
   size_t size;
