@@ -129,6 +129,8 @@ constexpr CommandInfo kCommands[] = {
     {Command::CacheInsert, "cudaMemcpyAsync (host to device, into the cache)",
      &streamField<CacheInsert>, kOnStream, false, false},
     {Command::CacheControl, "rc-cache", nullptr, kNone, false, false},
+    {Command::FunctionAttributes, "cuFuncGetAttribute", nullptr, kNone, false,
+     false},
 };
 
 constexpr bool inSchemaOrder() {

@@ -212,6 +212,7 @@ private:
   OpStatus handle(const wire::MemcpyH2DCached &c, Answer &a);
   OpStatus handle(const wire::CacheInsert &c, Answer &a);
   OpStatus handle(const wire::CacheControl &c, Answer &a);
+  OpStatus handle(const wire::FunctionAttributes &c, Answer &a);
   OpStatus handle(const wire::HostShare &c, Answer &a);
   OpStatus handle(const wire::HostUnshare &c, Answer &a);
   // Arrays and texture/surface objects (executor_textures.cpp).

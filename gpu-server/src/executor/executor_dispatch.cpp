@@ -132,6 +132,8 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_CacheInsert(), a);
   case Command::CacheControl:
     return handle(*entry.cmd_as_CacheControl(), a);
+  case Command::FunctionAttributes:
+    return handle(*entry.cmd_as_FunctionAttributes(), a);
   case Command::HostShare:
     return handle(*entry.cmd_as_HostShare(), a);
   case Command::HostUnshare:

@@ -82,6 +82,25 @@ OpStatus Executor::handle(const wire::ModuleFunction &c, Answer &a) {
   return st;
 }
 
+// The attributes the backend read when the kernel was looked up.
+OpStatus Executor::handle(const wire::FunctionAttributes &c, Answer &a) {
+  auto f = moduleKernels_.find(c.function());
+  if (f == moduleKernels_.end())
+    return fail(kErrInvalidResourceHandle,
+                "function handle " + hexAddress(c.function()) +
+                    " names no kernel of this session's modules");
+  const KernelAttrs &k = f->second.kernel.attrs;
+  const int32_t values[] = {k.numRegs,           k.maxThreadsPerBlock,
+                            k.sharedSizeBytes,   k.constSizeBytes,
+                            k.localSizeBytes,    k.ptxVersion,
+                            k.binaryVersion,     k.maxDynamicSharedSizeBytes,
+                            k.preferredCarveout, k.cacheModeCA};
+  a.result.payload = reply_->CreateVector(
+      reinterpret_cast<const uint8_t *>(values), sizeof values);
+  a.give();
+  return OpStatus::success();
+}
+
 OpStatus Executor::handle(const wire::LaunchFunction &c, Answer &a) {
   auto f = moduleKernels_.find(c.function());
   if (f == moduleKernels_.end())

@@ -45,8 +45,10 @@ cudaError_t Runtime::moduleUnload(uint64_t module) {
   auto m = moduleFunctions_.find(module);
   if (m == moduleFunctions_.end())
     return cudaErrorInvalidResourceHandle;
-  for (uint64_t f : m->second)
+  for (uint64_t f : m->second) {
     functionLayouts_.erase(f);
+    funcAttrs_.erase(f);
+  }
   moduleFunctions_.erase(m);
   appendLocked(wire::Command::ModuleUnload,
                wire::CreateModuleUnload(batch_.fbb(), module).Union(),
@@ -80,11 +82,37 @@ cudaError_t Runtime::moduleFunction(uint64_t module, const char *name,
   sink.payload = layout.data();
   sink.payloadSize = layout.size() * 4;
   sink.payloadGot = &got;
-  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+  // Its attributes in the same round trip: cuFuncGetAttribute and the
+  // occupancy calls then answer locally, as for the build's kernels.
+  int32_t attrs[10] = {};
+  size_t attrsGot = 0;
+  Sink attrSink;
+  attrSink.index =
+      appendLocked(wire::Command::FunctionAttributes,
+                   wire::CreateFunctionAttributes(batch_.fbb(), id).Union(),
+                   {"cuModuleGetFunction (attributes)", 0});
+  attrSink.payload = attrs;
+  attrSink.payloadSize = sizeof attrs;
+  attrSink.payloadGot = &attrsGot;
+  if (cudaError_t err = roundTripLocked({sink, attrSink}, /*sync=*/false))
     return err;
   std::vector<std::pair<uint32_t, uint32_t>> &params = functionLayouts_[id];
   for (size_t i = 0; i + 1 < got / 4; i += 2)
     params.push_back({layout[i], layout[i + 1]});
+  if (attrsGot == sizeof attrs) {
+    cudaFuncAttributes &a = funcAttrs_[id];
+    a = cudaFuncAttributes{};
+    a.numRegs = attrs[0];
+    a.maxThreadsPerBlock = attrs[1];
+    a.sharedSizeBytes = size_t(attrs[2]);
+    a.constSizeBytes = size_t(attrs[3]);
+    a.localSizeBytes = size_t(attrs[4]);
+    a.ptxVersion = attrs[5];
+    a.binaryVersion = attrs[6];
+    a.maxDynamicSharedSizeBytes = attrs[7];
+    a.preferredShmemCarveout = attrs[8];
+    a.cacheModeCA = attrs[9];
+  }
   m->second.push_back(id);
   *function = id;
   return cudaSuccess;

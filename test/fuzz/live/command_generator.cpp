@@ -475,6 +475,9 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
                .Union();
     break;
   }
+  case Command::FunctionAttributes:
+    body = CreateFunctionAttributes(fbb, handle(functions_)).Union();
+    break;
   case Command::LaunchFunction: {
     std::vector<uint32_t> grid = {uint32_t(small(0, 4)), 1, 1};
     std::vector<uint32_t> block = {uint32_t(small(0, 2048)), 1, 1};

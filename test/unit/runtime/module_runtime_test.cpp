@@ -23,7 +23,19 @@ class ModuleRuntimeTest : public st::InProcessRuntimeTest {};
 TEST_F(ModuleRuntimeTest, LoadLookUpAndLaunch) {
   uint64_t module = 0, function = 0;
   ASSERT_EQ(rt->moduleLoad(kPtx, sizeof kPtx, &module), cudaSuccess);
+  uint64_t trips = rt->roundTrips();
   ASSERT_EQ(rt->moduleFunction(module, "scale2", &function), cudaSuccess);
+  EXPECT_EQ(rt->roundTrips(), trips + 1) << "layout and attributes together";
+  // Its attributes came with it (FunctionAttributes): what the host test
+  // device reports for every kernel.
+  cudaFuncAttributes a;
+  ASSERT_EQ(rt->funcGetAttributes(&a, function), cudaSuccess);
+  EXPECT_EQ(a.numRegs, 32);
+  EXPECT_EQ(a.maxThreadsPerBlock, 1024);
+  int blocks = 0;
+  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&blocks, function, 256, 0, 0),
+            cudaSuccess);
+  EXPECT_EQ(blocks, 8);
   void *p = deviceAlloc(256);
   double factor = 2.5;
   unsigned n = 64;
@@ -56,6 +68,8 @@ TEST_F(ModuleRuntimeTest, LoadLookUpAndLaunch) {
   EXPECT_EQ(rt->launchFunction(function, dim3(1), dim3(1), 0, nullptr, params,
                                nullptr),
             cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(rt->funcGetAttributes(&a, function), cudaErrorInvalidDeviceFunction)
+      << "its attributes went with the module";
 }
 
 TEST_F(ModuleRuntimeTest, ErrorsAreTheCallsOwn) {

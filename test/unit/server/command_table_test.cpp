@@ -97,11 +97,12 @@ TEST(CommandTable, ClientDeviceWorkAndGraphNodesAreTheDocumentedSets) {
       graphNodes.insert(t);
   }
   using C = wire::Command;
-  EXPECT_EQ(noDeviceWork,
-            (std::set<C>{C::Malloc, C::Free, C::ArrayCreate, C::MemcpyH2D,
-                         C::MemcpyH2DRing, C::StreamSynchronize,
-                         C::DeviceSynchronize, C::ModuleLoad, C::ModuleFunction,
-                         C::MemcpyH2DCached, C::CacheInsert, C::CacheControl}));
+  EXPECT_EQ(
+      noDeviceWork,
+      (std::set<C>{C::Malloc, C::Free, C::ArrayCreate, C::MemcpyH2D,
+                   C::MemcpyH2DRing, C::StreamSynchronize, C::DeviceSynchronize,
+                   C::ModuleLoad, C::ModuleFunction, C::MemcpyH2DCached,
+                   C::CacheInsert, C::CacheControl, C::FunctionAttributes}));
   EXPECT_EQ(graphNodes, (std::set<C>{C::Launch, C::Memset, C::MemcpyD2D,
                                      C::CublasGemm, C::LibCall}));
 }

@@ -88,6 +88,11 @@ inline Cmd cFunction(uint64_t module, const char *name, uint64_t function) {
     return wire::CreateModuleFunctionDirect(f, module, name, function);
   });
 }
+inline Cmd cFunctionAttributes(uint64_t function) {
+  return entry<wire::FunctionAttributes>([=](fb::FlatBufferBuilder &f) {
+    return wire::CreateFunctionAttributes(f, function);
+  });
+}
 inline Cmd cLaunchFunction(uint64_t function, const Bytes &args,
                            std::vector<uint32_t> block = {32, 1, 1},
                            std::vector<uint32_t> grid = {2, 1, 1},

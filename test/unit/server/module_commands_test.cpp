@@ -1,7 +1,7 @@
-// Driver-API module commands (ModuleLoad, ModuleFunction, LaunchFunction,
-// ModuleUnload) on the host test device, which reads PTX entry declarations
-// for the layouts: what a client learns, what it may launch, and every
-// malformed or stale request refused by name.
+// Driver-API module commands (ModuleLoad, ModuleFunction,
+// FunctionAttributes, LaunchFunction, ModuleUnload) on the host test device,
+// which reads PTX entry declarations for the layouts: what a client learns,
+// what it may launch, and every malformed or stale request refused by name.
 #include "ext_commands.h"
 #include "host_session_fixture.h"
 
@@ -80,6 +80,29 @@ TEST_F(ModuleCommandsTest, LayoutComesBackAndLaunchesRun) {
   EXPECT_EQ(launches[before].kernelId, 9u);
   EXPECT_EQ(launches[before].config.grid[0], 2u);
   EXPECT_EQ(launches[before].args.size(), 48u);
+}
+
+// A module's kernel's attributes, as the backend read them at the lookup:
+// what the host test device reports for every kernel.
+TEST_F(ModuleCommandsTest, AttributesComeBackForAKernelLookedUp) {
+  open();
+  const wire::BatchReply *br = run(
+      {cModuleLoad(5, kPtx), cFunction(5, "axpy", 9), cFunctionAttributes(9)});
+  ASSERT_FALSE(br->errors() && br->errors()->size())
+      << br->errors()->Get(0)->message()->str();
+  const wire::Result *r = resultAt(br, 2);
+  ASSERT_NE(r, nullptr);
+  ASSERT_NE(r->payload(), nullptr);
+  ASSERT_EQ(r->payload()->size(), 40u);
+  int32_t a[10];
+  std::memcpy(a, r->payload()->data(), sizeof a);
+  EXPECT_EQ(a[0], 32) << "registers";
+  EXPECT_EQ(a[1], 1024) << "threads per block";
+  EXPECT_EQ(a[7], 48 * 1024) << "dynamic shared memory";
+  EXPECT_NE(bad({cFunctionAttributes(12)}, 0, kBadHandle).find("function"),
+            std::string::npos);
+  run({cModuleUnload(5)});
+  bad({cFunctionAttributes(9)}, 0, kBadHandle);
 }
 
 TEST_F(ModuleCommandsTest, BadRequestsAreRefusedByName) {

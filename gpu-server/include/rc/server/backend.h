@@ -240,8 +240,9 @@ public:
   virtual OpStatus loadModule(const uint8_t *image, size_t size,
                               NativeHandle *module);
   virtual void releaseModule(NativeHandle module);
-  // Kernel `name` of a loaded module: its native handle and parameter
-  // layout (offsets and sizes; the image says nothing of their types).
+  // Kernel `name` of a loaded module: its native handle, parameter layout
+  // (offsets and sizes; the image says nothing of their types) and
+  // attributes.
   virtual OpStatus moduleKernel(NativeHandle module, const std::string &name,
                                 KernelInfo *out);
 };

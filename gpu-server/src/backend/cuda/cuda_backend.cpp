@@ -418,9 +418,14 @@ public:
     return modules_.acquire(image, size, module);
   }
   void releaseModule(NativeHandle module) override { modules_.release(module); }
+  // Its attributes are read as a manifest kernel's are (on the first
+  // device), for cuFuncGetAttribute and occupancy (FunctionAttributes).
   OpStatus moduleKernel(NativeHandle module, const std::string &name,
                         KernelInfo *out) override {
-    return cudaModuleKernel(drv, module, name, out);
+    OpStatus st = cudaModuleKernel(drv, module, name, out);
+    if (st.ok())
+      readKernelAttrs(CUkernel(out->native), &out->attrs);
+    return st;
   }
 
   // The contexts through which copies to `dev` relay (CopyRelay): one on

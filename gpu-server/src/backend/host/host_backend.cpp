@@ -635,6 +635,7 @@ OpStatus HostBackend::moduleKernel(NativeHandle module, const std::string &name,
   // A kernel of its own to launch: the text's address for the module, the
   // name's hash for the kernel.
   out->native = reinterpret_cast<void *>(module);
+  out->attrs = hostKernelAttrs();
   return OpStatus::success();
 }
 
