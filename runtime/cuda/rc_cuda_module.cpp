@@ -6,6 +6,8 @@
 // from the image. Contexts are the runtime's: one per device and session
 // on rc-server, so a CUcontext here names a device.
 #include "core/handle.h"
+#include "cu_context.h"
+#include "cu_module_names.h"
 #include "cu_result.h"
 #include "rc/fatbin.h"
 
@@ -18,6 +20,9 @@
 #include <elf.h>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
+#include <string>
 #include <vector>
 
 extern "C" {
@@ -28,9 +33,13 @@ cudaError_t __rc_module_function(uint64_t *function, uint64_t module,
 cudaError_t __rc_launch_function(uint64_t function, dim3 grid, dim3 block,
                                  unsigned sharedMem, cudaStream_t stream,
                                  void **params, void **extra);
+int __rc_kernel_stub(const void *f);
+int __rc_report_unsupported(const char *call, const char *library);
 }
 
+using rc::cu::contextOf;
 using rc::cu::fromRuntime;
+using rc::cu::ptr;
 
 namespace {
 
@@ -61,11 +70,6 @@ CUresult load(CUmodule *module, const void *image) {
   return fromRuntime(e);
 }
 
-// A CUcontext names the device (+1, so that device 0 is not null).
-CUcontext contextOf(CUdevice device) {
-  return rc::rt::toHandle<CUcontext>(device + 1);
-}
-
 CUresult copy(void *dst, const void *src, size_t n, cudaMemcpyKind kind,
               CUstream stream, bool async) {
   return fromRuntime(
@@ -73,9 +77,28 @@ CUresult copy(void *dst, const void *src, size_t n, cudaMemcpyKind kind,
             : cudaMemcpy(dst, src, n, kind));
 }
 
-void *ptr(CUdeviceptr p) { return reinterpret_cast<void *>(uintptr_t(p)); }
-
 } // namespace
+
+namespace rc::cu {
+namespace {
+std::mutex namesMu;
+std::map<CUfunction, std::string> &names() {
+  static auto *kept = new std::map<CUfunction, std::string>; // never freed
+  return *kept;
+}
+} // namespace
+
+void rememberFunctionName(CUfunction f, const char *name) {
+  std::lock_guard<std::mutex> lock(namesMu);
+  names()[f] = name;
+}
+
+const char *moduleFunctionName(CUfunction f) {
+  std::lock_guard<std::mutex> lock(namesMu);
+  auto it = names().find(f);
+  return it == names().end() ? nullptr : it->second.c_str();
+}
+} // namespace rc::cu
 
 extern "C" {
 
@@ -147,15 +170,30 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
     return CUDA_ERROR_INVALID_VALUE;
   uint64_t id = 0;
   cudaError_t e = __rc_module_function(&id, rc::rt::handleId(module), name);
-  if (e == cudaSuccess)
+  if (e == cudaSuccess) {
     *function = rc::rt::toHandle<CUfunction>(id);
+    rc::cu::rememberFunctionName(*function, name);
+  }
   return e == cudaErrorSymbolNotFound ? CUDA_ERROR_NOT_FOUND : fromRuntime(e);
 }
 
+// A build's kernel (cudaGetFuncBySymbol's CUfunction is its stub) is the
+// runtime's launch; its arguments come as `params` only.
 CUresult cuLaunchKernel(CUfunction f, unsigned gridX, unsigned gridY,
                         unsigned gridZ, unsigned blockX, unsigned blockY,
                         unsigned blockZ, unsigned sharedMem, CUstream stream,
                         void **params, void **extra) {
+  if (f && __rc_kernel_stub(f)) {
+    if (extra) {
+      __rc_report_unsupported("cuLaunchKernel of a build's kernel with its "
+                              "arguments in 'extra'",
+                              "driver library");
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    return fromRuntime(cudaLaunchKernel(f, dim3(gridX, gridY, gridZ),
+                                        dim3(blockX, blockY, blockZ), params,
+                                        sharedMem, cudaStream_t(stream)));
+  }
   return fromRuntime(
       __rc_launch_function(rc::rt::handleId(f), dim3(gridX, gridY, gridZ),
                            dim3(blockX, blockY, blockZ), sharedMem,
