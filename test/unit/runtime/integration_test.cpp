@@ -204,6 +204,14 @@ TEST(RuntimeIntegration, DriverSurfaceOverShm) {
              {"PASS", "pci bus id: 0000:00:00.0"});
 }
 
+// The runtime's aliases and librc_cuda's served calls, through the shipped
+// libraries (programs/served_calls.cpp).
+TEST(RuntimeIntegration, ServedCallsOverShm) {
+  runProgram(
+      shmUrl("served"), RC_SERVED_CALLS_PROG,
+      {"cudaThread* aliases: ok", "driver graphs and pools: ok", "PASS"});
+}
+
 TEST(RuntimeIntegration, RoundTripOverTcp) {
   runProgram(loopbackTcpUrl(), RC_ROUNDTRIP_PROG, {"PASS"});
 }
