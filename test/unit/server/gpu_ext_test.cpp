@@ -97,6 +97,20 @@ TEST_F(GpuExtTest, ModulesLoadedAtRunTimeLaunchAndCompute) {
   EXPECT_EQ(pairs[1], 8u);
   EXPECT_EQ(pairs[2], 8u);
   EXPECT_EQ(pairs[3], 4u);
+  // Its attributes, as the driver reports them (FunctionAttributes: what
+  // cuFuncGetAttribute and the occupancy calls answer for it).
+  br = ok({cFunctionAttributes(2)});
+  ASSERT_EQ(resultAt(br, 0)->payload()->size(), 40u);
+  int32_t attrs[10];
+  std::memcpy(attrs, resultAt(br, 0)->payload()->data(), sizeof attrs);
+  EXPECT_GT(attrs[0], 0) << "registers";
+  EXPECT_LE(attrs[0], 255);
+  EXPECT_GT(attrs[1], 0) << "threads per block";
+  EXPECT_LE(attrs[1], 1024);
+  EXPECT_GE(attrs[6], 75) << "binary version";
+  std::printf("module kernel fill: %d registers, %d threads per block, "
+              "binary version %d\n",
+              attrs[0], attrs[1], attrs[6]);
   Bytes args(12);
   uint32_t value = 0x3f800000; // 1.0f
   std::memcpy(args.data(), &buf, 8);
