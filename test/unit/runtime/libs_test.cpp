@@ -43,6 +43,23 @@ TEST(RuntimeLibs, CublasWithoutServer) {
   EXPECT_STREQ(cublasGetStatusString(CUBLAS_STATUS_NOT_SUPPORTED),
                "CUBLAS_STATUS_NOT_SUPPORTED");
   EXPECT_EQ(cublasLoggerConfigure(1, 1, 0, nullptr), CUBLAS_STATUS_SUCCESS);
+  // Versions and properties: the headers the client is built with.
+  int major = 0, patch = -1;
+  EXPECT_EQ(cublasGetProperty(MAJOR_VERSION, &major), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(major, CUBLAS_VER_MAJOR);
+  EXPECT_EQ(cublasLtGetProperty(PATCH_LEVEL, &patch), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(patch, CUBLAS_VER_PATCH);
+  EXPECT_EQ(cublasGetProperty(libraryPropertyType(9), &major),
+            CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cublasGetCudartVersion(), size_t(CUDART_VERSION));
+  EXPECT_EQ(cublasLtGetVersion(), size_t(CUBLAS_VERSION));
+  EXPECT_STREQ(cublasLtGetStatusName(CUBLAS_STATUS_ALLOC_FAILED),
+               "CUBLAS_STATUS_ALLOC_FAILED");
+  testing::internal::CaptureStderr();
+  cublasXerbla("cublasSgemm", 4);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "** On entry to cublasSgemm parameter number 4 had an illegal "
+            "value\n");
 }
 
 TEST(RuntimeLibs, DriverCallsWithoutServer) {
@@ -151,9 +168,9 @@ TEST(RuntimeLibs, ChannelDescriptionsAreLocal) {
 }
 
 // The runtime library has none left (cudaCreateChannelDesc was the last):
-// cuBLAS's version query returns a number.
+// cuBLASLt's CPU instruction mask returns the mask it replaced.
 TEST(RuntimeLibsDeathTest, CallsNotServedYetWithoutAStatusStopNamed) {
-  EXPECT_DEATH(cublasGetCudartVersion(),
-               "remote-clang: cublasGetCudartVersion is not supported by the "
-               "remote cuBLAS");
+  EXPECT_DEATH(cublasLtDisableCpuInstructionsSetMask(0),
+               "remote-clang: cublasLtDisableCpuInstructionsSetMask is not "
+               "supported by the remote cuBLAS");
 }
