@@ -7,12 +7,16 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <cstring>
 
 namespace {
-cublasStatus_t property(libraryPropertyType type, int *value) {
+// `type` is read as the number it holds: a program may pass any.
+cublasStatus_t property(const libraryPropertyType &type, int *value) {
+  int number;
+  std::memcpy(&number, &type, sizeof number);
   if (!value)
     return CUBLAS_STATUS_INVALID_VALUE;
-  switch (type) {
+  switch (number) {
   case MAJOR_VERSION:
     *value = CUBLAS_VER_MAJOR;
     return CUBLAS_STATUS_SUCCESS;

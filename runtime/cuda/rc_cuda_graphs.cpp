@@ -83,6 +83,13 @@ const cudaMemsetParams *memsetParams(const CUDA_MEMSET_NODE_PARAMS *p) {
   return reinterpret_cast<const cudaMemsetParams *>(p); // cu_alias_types.h
 }
 
+// The node type as the number it holds: a program may pass any.
+int typeOf(const CUgraphNodeParams &p) {
+  int type;
+  std::memcpy(&type, &p.type, sizeof type);
+  return type;
+}
+
 } // namespace
 
 extern "C" {
@@ -206,7 +213,7 @@ CUresult cuGraphAddNode(CUgraphNode *node, CUgraph graph,
                 sizeof(CUDA_KERNEL_NODE_PARAMS));
   if (!p)
     return CUDA_ERROR_INVALID_VALUE;
-  switch (p->type) {
+  switch (typeOf(*p)) {
   case CU_GRAPH_NODE_TYPE_KERNEL:
     return cuGraphAddKernelNode_v2(
         node, graph, deps, count,
@@ -262,7 +269,7 @@ CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph graph,
 CUresult cuGraphNodeSetParams(CUgraphNode node, CUgraphNodeParams *p) {
   if (!p)
     return CUDA_ERROR_INVALID_VALUE;
-  switch (p->type) {
+  switch (typeOf(*p)) {
   case CU_GRAPH_NODE_TYPE_KERNEL:
     return cuGraphKernelNodeSetParams_v2(
         node, reinterpret_cast<const CUDA_KERNEL_NODE_PARAMS *>(&p->kernel));
@@ -291,7 +298,7 @@ CUresult cuGraphExecNodeSetParams(CUgraphExec exec, CUgraphNode node,
                                   CUgraphNodeParams *p) {
   if (!p)
     return CUDA_ERROR_INVALID_VALUE;
-  switch (p->type) {
+  switch (typeOf(*p)) {
   case CU_GRAPH_NODE_TYPE_KERNEL:
     return cuGraphExecKernelNodeSetParams_v2(
         exec, node,

@@ -55,13 +55,14 @@ cudaMemcpyKind kindOf(const Side &src, const Side &dst) {
                 : cudaMemcpyHostToHost;
 }
 
-// One side of a CUDA_MEMCPY2D or CUDA_MEMCPY3D.
-Side sideOf(int type, const void *host, CUdeviceptr device, CUarray array,
-            size_t x, size_t y, size_t pitch) {
+// One side of a CUDA_MEMCPY2D or CUDA_MEMCPY3D; the memory type as the
+// number it holds (a program may pass any).
+Side sideOf(const CUmemorytype &type, const void *host, CUdeviceptr device,
+            CUarray array, size_t x, size_t y, size_t pitch) {
   Side s;
-  s.type = type;
+  std::memcpy(&s.type, &type, sizeof s.type);
   s.pointer =
-      type == CU_MEMORYTYPE_HOST ? const_cast<void *>(host) : ptr(device);
+      s.type == CU_MEMORYTYPE_HOST ? const_cast<void *>(host) : ptr(device);
   s.array = array;
   s.x = x;
   s.y = y;

@@ -149,7 +149,9 @@ CUresult resourceToRuntime(const CUDA_RESOURCE_DESC &r, cudaResourceDesc *out,
 void resourceToDriver(const cudaResourceDesc &r, CUDA_RESOURCE_DESC *out) {
   std::memset(out, 0, sizeof *out);
   unsigned channels = 0;
-  switch (r.resType) {
+  int type;
+  std::memcpy(&type, &r.resType, sizeof type);
+  switch (type) {
   case cudaResourceTypeLinear:
     out->resType = CU_RESOURCE_TYPE_LINEAR;
     out->res.linear.devPtr = CUdeviceptr(uintptr_t(r.res.linear.devPtr));

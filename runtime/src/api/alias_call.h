@@ -73,7 +73,11 @@ template <class To, class From> To convert(From v) {
     return v;
   else if constexpr (std::is_enum_v<From> && std::is_enum_v<To>) {
     static_assert(same<From, To>, "two enums not proven to share numbering");
-    return static_cast<To>(v);
+    // As the number it holds: a program may pass one that is no value of
+    // the enum, which the target refuses (core/enum_number.h).
+    To to;
+    std::memcpy(&to, &v, sizeof to);
+    return to;
   } else if constexpr (std::is_class_v<From> || std::is_union_v<From>) {
     // A struct passed by value (a CUmemLocation for a cudaMemLocation).
     static_assert(same<From, To>, "structs not proven to share a layout");
