@@ -49,9 +49,6 @@ const std::vector<RemoteAttribute> kRemoteAttributes = {
      "stream memory operations are not served"},
     {RC_ATTR(CAN_USE_STREAM_WAIT_VALUE_NOR_V1), "", "", 0,
      "stream memory operations are not served"},
-    {RC_ATTR(COOPERATIVE_MULTI_DEVICE_LAUNCH),
-     "cudaDevAttrCooperativeMultiDeviceLaunch", "cooperativeMultiDeviceLaunch",
-     0, "`cudaLaunchCooperativeKernelMultiDevice` is not served"},
     {RC_ATTR(CAN_FLUSH_REMOTE_WRITES), "cudaDevAttrCanFlushRemoteWrites", "", 0,
      "no third-party device writes to the GPU through remote-clang "
      "(`cuFlushGPUDirectRDMAWrites` is not served)"},
@@ -92,7 +89,8 @@ const std::vector<RemoteAttribute> kRemoteAttributes = {
     {RC_ATTR(MEMPOOL_SUPPORTED_HANDLE_TYPES),
      "cudaDevAttrMemoryPoolSupportedHandleTypes",
      "memoryPoolSupportedHandleTypes", 0,
-     "created and exported memory pools are not served"},
+     "exporting a memory pool is not served: a handle of rc-server's "
+     "process means nothing in this one"},
     {RC_ATTR(CLUSTER_LAUNCH), "cudaDevAttrClusterLaunch", "clusterLaunch", 0,
      "thread block clusters are not served: `cudaLaunchKernelEx` with a "
      "cluster dimension and the cluster function attributes are refused"},
