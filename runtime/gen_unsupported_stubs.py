@@ -258,6 +258,35 @@ def alias_definitions(headers, includes, aliases):
     return "\n".join(lines) + "\n"
 
 
+def header_label(header, pinned_include):
+    """How the coverage table names where a function is declared: a header
+    of the pinned toolkit by its name; another toolkit's with its version
+    (`cuda.h 13.0`); a wrapper that includes a header with
+    __CUDA_API_VERSION_INTERNAL, which declares the ABIs the library itself
+    exports beside the public ones (older toolkits' forms, per-thread
+    default stream forms), as that header's `(internal ABIs)`."""
+    path, suffix = header, ""
+    with open(header) as f:
+        text = f.read()
+    wrapped = re.match(r'#define __CUDA_API_VERSION_INTERNAL 1\n'
+                       r'#include "([^"]+)"', text)
+    if wrapped:
+        path, suffix = wrapped.group(1), " (internal ABIs)"
+    label = os.path.basename(path)
+    # Not realpath: the pinned root is a tree of links into wheels.
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder != os.path.abspath(pinned_include):
+        try:
+            with open(os.path.join(folder, "cuda.h")) as f:
+                v = re.search(r"#define CUDA_VERSION (\d+)", f.read())
+            if v:
+                label += " %d.%d" % (int(v.group(1)) // 1000,
+                                     int(v.group(1)) % 1000 // 10)
+        except OSError:
+            pass
+    return label + suffix
+
+
 def coverage(declared, headers, defined, aliases):
     rows = []
     for fn in sorted(declared):
@@ -317,7 +346,7 @@ def main():
         for fn, d in declared_functions(args.clang, args.include, header,
                                         prefix).items():
             declared.setdefault(fn, d)
-            declared_in.setdefault(fn, os.path.basename(header))
+            declared_in.setdefault(fn, header_label(header, args.include))
     defined = defined_functions(args.objects)
     aliases = {}
     if args.aliases:

@@ -69,6 +69,10 @@ def read_refusals(path):
                 errors.append("%s: a row before the first [group]" % where)
             elif not groups[-1].reason:
                 groups[-1].reason = line
+            elif line.startswith("in:"):
+                # Every function declared in a header, by its label in the
+                # coverage tables (`cuda.h 13.0`, `cuda.h (internal ABIs)`).
+                groups[-1].patterns.append((line, where))
             else:
                 groups[-1].patterns += [(p, where) for p in line.split()]
     for g in groups:
@@ -88,16 +92,25 @@ def read_coverage(spec):
     return library, rows
 
 
+def names_function(pattern, fn, header):
+    """A refusal row's pattern: a shell pattern of names, or `in: LABEL`
+    for every function declared in that header."""
+    if pattern.startswith("in:"):
+        return header == pattern[3:].strip()
+    return fnmatch.fnmatchcase(fn, pattern)
+
+
 def classify(tables, groups):
     """Puts every missing function into the first group that names it;
     returns the errors found."""
     errors = []
     served = {fn for rows in tables.values()
               for fn, _, status, _ in rows if status != "missing"}
-    declared = {fn for rows in tables.values() for fn, _, _, _ in rows}
+    declared = {(fn, header) for rows in tables.values()
+                for fn, header, _, _ in rows}
     matched = {}  # pattern -> [functions it matches]
     for library, rows in tables.items():
-        for fn, _, status, target in rows:
+        for fn, header, status, target in rows:
             if status == "alias" and target not in served:
                 errors.append("alias %s: its target %s is not served" %
                               (fn, target))
@@ -106,7 +119,7 @@ def classify(tables, groups):
             group = None
             for g in groups:
                 for pattern, _ in g.patterns:
-                    if fnmatch.fnmatchcase(fn, pattern):
+                    if names_function(pattern, fn, header):
                         matched.setdefault(pattern, []).append(fn)
                         group = group or g
             if group:
@@ -119,7 +132,8 @@ def classify(tables, groups):
         for pattern, where in g.patterns:
             if pattern in matched:
                 continue
-            hits = [fn for fn in declared if fnmatch.fnmatchcase(fn, pattern)]
+            hits = [fn for fn, header in declared
+                    if names_function(pattern, fn, header)]
             errors.append(
                 "%s: %s names %s" % (where, pattern,
                                      "only served functions (%s): drop it" %
@@ -160,6 +174,13 @@ def page(tables, groups):
         "A served function may still refuse some of its arguments, by "
         "name ([runtime-api.md](runtime-api.md), "
         "[driver-api.md](driver-api.md), [cublas.md](cublas.md)).",
+        "",
+        "Rows marked `13.0` count what CUDA 13.0's headers add, for "
+        "programs built with them ([design/cuda-versions.md]"
+        "(design/cuda-versions.md)); `(internal ABIs)`, what `cuda.h` "
+        "declares only for the driver library itself (older toolkits' "
+        "forms, the per-thread default stream's), which programs built "
+        "against the headers never call.",
         "",
         "| header | declared | served | alias | refused: impossible "
         "remotely | refused: not yet | served or alias | of what can be "
