@@ -16,6 +16,24 @@
 // is about its own code.
 #pragma clang system_header
 
+// Every object remote-clang compiles needs remote-clang's libcudart, which
+// defines this symbol (runtime/src/api/link_marker.cpp). Referenced from the
+// object's first function, so that a link with another CUDA's libcudart
+// (a Makefile's hard-coded `-L/usr/local/cuda/lib64 -lcudart`) reports it
+// first, and its name says what to do, rather than only a bare undefined
+// reference to `__rc_launch_kernel' (docs/compatibility.md; test:
+// test/lit/driver/foreign-cudart.test).
+#if defined(__cplusplus) && !defined(__CUDA_ARCH__)
+extern "C" void __rc_requires_its_cudart(void) __asm__(
+    "remote-clang: this object needs remote-clang's libcudart, not another "
+    "CUDA's: link with remote-clang's nvcc or remote-clang++, or put "
+    "-L<remote-clang build>/cuda-overlay/lib64 before other CUDA lib64 "
+    "folders (docs/compatibility.md)");
+__attribute__((used)) static void __rc_link_check(void) {
+  __rc_requires_its_cudart();
+}
+#endif
+
 #if defined(__clang__) && defined(__CUDA__) && __clang_major__ < 21
 
 #define RC_REDUX_SYNC(name, type, builtin)                                     \
