@@ -2,6 +2,7 @@
 
 #include "Diagnostics.h"
 #include "FragmentWriter.h"
+#include "GccNarrowing.h"
 #include "KernelCollector.h"
 #include "LaunchSites.h"
 #include "ManagedMacro.h"
@@ -13,6 +14,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Lex/Preprocessor.h"
 
 #include <set>
@@ -74,11 +76,22 @@ std::unique_ptr<ASTConsumer>
 RcPluginAction::CreateASTConsumer(CompilerInstance &ci, llvm::StringRef) {
   if (ci.getLangOpts().CUDA)
     overrideNvccSyntax(ci);
+  // Both sides of a CUDA compile parse all of the code; both check, since
+  // clang stops after the first side that fails (the device side).
+  bool checkNarrowing =
+      gccNarrowing_ && ci.getLangOpts().CPlusPlus11 && relaxNarrowingAsGcc(ci);
+  std::vector<std::unique_ptr<ASTConsumer>> consumers;
+  if (checkNarrowing)
+    consumers.push_back(makeConstantNarrowingCheck(ci));
   // The plugin is loaded into the device compiles too; the host compile sees
   // every launch and is the one that emits the stubs we rewrite.
-  if (ci.getLangOpts().CUDAIsDevice || !ci.getLangOpts().CUDA)
+  if (ci.getLangOpts().CUDA && !ci.getLangOpts().CUDAIsDevice)
+    consumers.push_back(std::make_unique<RcConsumer>(ci, outPath_));
+  if (consumers.empty())
     return std::make_unique<ASTConsumer>();
-  return std::make_unique<RcConsumer>(ci, outPath_);
+  if (consumers.size() == 1)
+    return std::move(consumers.front());
+  return std::make_unique<MultiplexConsumer>(std::move(consumers));
 }
 
 bool RcPluginAction::ParseArgs(const CompilerInstance &ci,
@@ -89,10 +102,14 @@ bool RcPluginAction::ParseArgs(const CompilerInstance &ci,
       outPath_ = arg.str();
       continue;
     }
+    if (arg == "gcc-narrowing") {
+      gccNarrowing_ = true;
+      continue;
+    }
     DiagnosticsEngine &d = ci.getDiagnostics();
     d.Report(d.getCustomDiagID(DiagnosticsEngine::Error,
                                "remote-clang: unknown plugin argument '%0' "
-                               "(expected out=PATH)"))
+                               "(expected out=PATH or gcc-narrowing)"))
         << a;
     return false;
   }

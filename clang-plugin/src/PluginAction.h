@@ -2,6 +2,8 @@
 // of a CUDA TU, collects kernels/variables/launch sites, diagnoses what
 // cannot be remoted, and writes the TU's manifest fragment to
 // -fplugin-arg-rcplugin-out=PATH (without it, it only diagnoses).
+// -fplugin-arg-rcplugin-gcc-narrowing: narrowing diagnosed as gcc does
+// (GccNarrowing.h), in CUDA and plain C++ compiles alike.
 #ifndef RC_PLUGIN_PLUGINACTION_H
 #define RC_PLUGIN_PLUGINACTION_H
 
@@ -22,6 +24,7 @@ protected:
 
 private:
   std::string outPath_;
+  bool gccNarrowing_ = false;
 };
 
 } // namespace rcplugin
