@@ -74,7 +74,8 @@ file(COPY "${CUDA_ROOT}/version.json" "${CUDA_ROOT}/version.txt"
 
 # nvcc: CMake runs `nvcc -v __cmake_determine_cuda` and `nvcc --version` to
 # find the toolkit root and version of a Clang CUDA compiler. Anything else
-# goes to remote-clang++, which accepts nvcc's flags.
+# goes to remote-clang++ as nvcc's (--rc-as-nvcc: nvcc's -v, -dryrun,
+# --help, .c sources as C, gcc's host diagnostics; docs/nvcc-options.md).
 file(WRITE "${OVERLAY}/nvcc.tmp"
 "#!/bin/sh
 # remote-clang's nvcc: answers CMake's toolkit probes, else runs remote-clang++.
@@ -89,7 +90,7 @@ case \" $* \" in
     echo '#$ INCLUDES=\"-I${OVERLAY}/include\"'
     exit 0 ;;
 esac
-exec '${DRIVER}' \"$@\"
+exec '${DRIVER}' --rc-as-nvcc \"$@\"
 ")
 file(COPY "${OVERLAY}/nvcc.tmp" DESTINATION "${OVERLAY}/bin"
      FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
