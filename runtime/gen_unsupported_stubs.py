@@ -159,6 +159,12 @@ def stubs(library, missing):
     return "\n".join(lines) + "\n"
 
 
+# Headers read for their declarations (stubs) but never included by the
+# rows' entry points: cublas.h, the legacy cuBLAS API, cannot be included
+# with cublas_v2.h, and rows are v2 calls (its served routines are
+# runtime/cublas/cublas_legacy*.cpp).
+DECLARATIONS_ONLY = {"cublas.h"}
+
 # Libraries whose handle keeps a pointer mode: their entry points ask the
 # header's scalarsOf(first parameter) where the row's scalars live
 # (lib_forward.h).
@@ -189,7 +195,8 @@ def forwarders(library, headers, served):
         % ("rc_" + library),
         "// rc-server by its row (docs/libraries.md).",
     ]
-    lines += ['#include "%s"' % h for h in headers]
+    lines += ['#include "%s"' % h for h in headers
+              if os.path.basename(h) not in DECLARATIONS_ONLY]
     mode_header = POINTER_MODE_HEADERS.get(library)
     if mode_header:
         lines.append('#include "%s"' % mode_header)
