@@ -1,11 +1,13 @@
-// Narrowing in braced initializers diagnosed as gcc, nvcc's host compiler,
-// diagnoses it: an error where the value is a constant expression, a
-// warning where it is not. clang makes both an error, and its one switch
-// (-Wno-error=c++11-narrowing) would make both a warning. Its diagnostics
-// are per kind of conversion rather than per constant-ness, so the plugin
-// relaxes the group and restores the error for constant integers, and
-// reports a constant floating-point value narrowed to an integer itself
-// (clang's "type narrowing" covers constants and non-constants alike).
+// Narrowing in braced initializers diagnosed as nvcc does: nvcc's front end
+// only warns about it in device code, and gcc, its host compiler, refuses
+// it in host code where the value is a constant expression and warns
+// where it is not. clang refuses all of it, and its one switch
+// (-Wno-error=c++11-narrowing) would accept all of it; its diagnostics
+// tell a constant integer apart but not a constant floating-point value
+// (its "type narrowing" covers both). So the plugin makes narrowing a
+// warning, records where clang reported it, and after parsing reports the
+// constant ones in code the host compiler sees (not __global__ or
+// __device__-only functions) as errors itself.
 // The driver asks for this with -fplugin-arg-rcplugin-gcc-narrowing.
 #ifndef RC_PLUGIN_GCCNARROWING_H
 #define RC_PLUGIN_GCCNARROWING_H
@@ -19,16 +21,11 @@ class CompilerInstance;
 
 namespace rcplugin {
 
-/// Call before parsing starts (from CreateASTConsumer). Leaves alone what
-/// the command line already made of narrowing (ignored, or a warning).
-/// True where floating-point narrowing was an error: then the constant
-/// case needs makeConstantNarrowingCheck.
-bool relaxNarrowingAsGcc(clang::CompilerInstance &ci);
-
-/// The errors gcc gives that relaxNarrowingAsGcc took from clang: a
-/// constant floating-point value narrowed to an integer or bool.
+/// Call before parsing starts (from CreateASTConsumer). Where narrowing is
+/// not an error already (-Wno-..., -Wno-error=..., -w), changes nothing
+/// and returns null; else the check that restores gcc's errors.
 std::unique_ptr<clang::ASTConsumer>
-makeConstantNarrowingCheck(clang::CompilerInstance &ci);
+relaxNarrowingAsGcc(clang::CompilerInstance &ci);
 
 } // namespace rcplugin
 

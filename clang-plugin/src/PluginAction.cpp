@@ -78,11 +78,10 @@ RcPluginAction::CreateASTConsumer(CompilerInstance &ci, llvm::StringRef) {
     overrideNvccSyntax(ci);
   // Both sides of a CUDA compile parse all of the code; both check, since
   // clang stops after the first side that fails (the device side).
-  bool checkNarrowing =
-      gccNarrowing_ && ci.getLangOpts().CPlusPlus11 && relaxNarrowingAsGcc(ci);
   std::vector<std::unique_ptr<ASTConsumer>> consumers;
-  if (checkNarrowing)
-    consumers.push_back(makeConstantNarrowingCheck(ci));
+  if (gccNarrowing_ && ci.getLangOpts().CPlusPlus11)
+    if (std::unique_ptr<ASTConsumer> check = relaxNarrowingAsGcc(ci))
+      consumers.push_back(std::move(check));
   // The plugin is loaded into the device compiles too; the host compile sees
   // every launch and is the one that emits the stubs we rewrite.
   if (ci.getLangOpts().CUDA && !ci.getLangOpts().CUDAIsDevice)

@@ -23,3 +23,10 @@ template <class T> struct Holder {
 template <class T> void no_arguments() {
   T::template f; // TEMPLATE_KW: `template` without an argument list
 }
+// nvcc compiles kernels and __device__ functions for the device only,
+// where its front end warns about any narrowing, of constants too.
+__global__ void device_constants(int *out) {
+  int table[2] = {0.0, 1.0}; // DEVICE_FLOAT
+  char byte[1] = {300};      // DEVICE_INT
+  out[0] = table[1] + byte[0];
+}

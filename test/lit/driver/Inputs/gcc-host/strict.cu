@@ -14,3 +14,8 @@ int narrow_constant_floating() {
 void through_varargs(std::string s) {
   std::printf("%s\n", s); // VARARGS
 }
+// Compiled for the host as well: gcc's rule.
+__host__ __device__ char both_sides() {
+  char a[] = {300}; // HOST_DEVICE
+  return a[0];
+}
