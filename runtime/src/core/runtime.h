@@ -585,15 +585,17 @@ private:
   // *base is the device allocation to free; else false.
   bool freeManagedLocked(void *ptr, void **base);
   // Device memory of mirrorBytes + page whose page-aligned part (*addr) is
-  // free in this process too, where the mirror is now mapped; *base: the
-  // allocation.
-  cudaError_t placeMirrorLocked(size_t mirrorBytes, size_t page, uint64_t *addr,
+  // free in this process too, where the mirror of an allocation of `size`
+  // bytes is now mapped; *base: the allocation.
+  cudaError_t placeMirrorLocked(size_t size, size_t mirrorBytes, size_t page,
+                                bool attachedToHost, uint64_t *addr,
                                 uint64_t *base);
   // Before device work (ensureDeviceLocked): mirrors the host wrote go to
   // the device.
   void uploadManagedLocked();
   // After a synchronization that returned syncResult: when device work ran
-  // since the last read-back, every mirror is read back (one round trip).
+  // since the last read-back, the fenced mirrors are read back (one round
+  // trip) and opened to the host again.
   cudaError_t downloadManagedLocked(cudaError_t syncResult);
   // cudaErrorInvalidValue, with a message naming `call` and the range,
   // unless [p, p + n) lies inside one allocation, one symbol or mappings

@@ -43,6 +43,7 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
     kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
              : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
   }
+  kind = managed_.copyKind(dst, src, kind); // as memcpyLocked does
   // Every row is checked before the first is sent.
   bool deviceSrc =
            kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice,
@@ -80,6 +81,7 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
     return err;
   ensureDeviceLocked();
   // Device to host: rows of one chunk share a reply-wanted batch.
+  managed_.prepareHostWrite(dst, dspan); // memory attached to the host
   ReadbackBatches batches(*this);
   for (size_t r = 0; r < height; ++r) {
     for (size_t off = 0; off < width; off += opts_.chunkBytes) {

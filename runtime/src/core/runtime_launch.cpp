@@ -83,6 +83,18 @@ cudaError_t Runtime::kernelNodeLocked(uint64_t id, dim3 grid, dim3 block,
                  KernelIndex::describe(k).c_str(), error.c_str());
     return cudaErrorInvalidValue;
   }
+  uint64_t hostAttached;
+  if (managed_.pointsIntoHostAttached(node.args, &hostAttached)) {
+    std::fprintf(stderr,
+                 "remote-clang: launch of %s: argument 0x%llx points into "
+                 "managed memory attached to the host (cudaMemAttachHost), "
+                 "which kernels may not touch on GPUs without concurrent "
+                 "managed access; attach it to a stream or globally first "
+                 "(cudaStreamAttachMemAsync) (cudaErrorInvalidValue)\n",
+                 KernelIndex::describe(k).c_str(),
+                 (unsigned long long)hostAttached);
+    return cudaErrorInvalidValue;
+  }
   node.type = wire::Command::Launch;
   node.kernelId = id;
   node.grid[0] = grid.x, node.grid[1] = grid.y, node.grid[2] = grid.z;

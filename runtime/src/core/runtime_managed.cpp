@@ -1,7 +1,8 @@
 // Managed memory: cudaMallocManaged as device memory plus a host mirror at
-// the same address, uploaded before device work when the host wrote it and
-// read back at synchronization when the device may have (managed_memory.h;
-// docs/runtime-api.md, "Managed memory").
+// the same address, uploaded before device work when the host wrote it,
+// fenced from the host while device work may change it, and read back at
+// the next synchronization (managed_memory.h; docs/runtime-api.md,
+// "Managed memory").
 #include "core/runtime.h"
 
 #include <cstdio>
@@ -34,25 +35,27 @@ cudaError_t Runtime::mallocManaged(void **ptr, size_t size, unsigned flags) {
     return cudaErrorMemoryAllocation;
   const size_t mirrorBytes = (size + page - 1) / page * page;
   uint64_t addr = 0, base = 0;
-  if (cudaError_t err = placeMirrorLocked(mirrorBytes, page, &addr, &base))
+  if (cudaError_t err = placeMirrorLocked(
+          size, mirrorBytes, page, flags == cudaMemAttachHost, &addr, &base))
     return err;
   managedAllocs_[addr] = ManagedAllocation{base, size};
   // The mirror's pages are zero: so is the device copy, without sending
-  // the zeros (a memset is not device work to read back).
-  bool workPending = managed_.deviceWorkPending();
+  // the zeros (a memset that fences nothing: it changes nothing the host
+  // would need to read back).
   ensureDeviceLocked();
+  managed_.ignoreDeviceWork(true);
   appendLocked(
       wire::Command::Memset,
       wire::CreateMemset(batch_.fbb(), addr, 0, mirrorBytes, 0).Union(),
       {"cudaMallocManaged", 0});
+  managed_.ignoreDeviceWork(false);
   afterAppendLocked();
-  if (!workPending)
-    managed_.clearDeviceWork();
   *ptr = pointerAt(addr);
   return cudaSuccess;
 }
 
-cudaError_t Runtime::placeMirrorLocked(size_t mirrorBytes, size_t page,
+cudaError_t Runtime::placeMirrorLocked(size_t size, size_t mirrorBytes,
+                                       size_t page, bool attachedToHost,
                                        uint64_t *addr, uint64_t *base) {
   std::vector<void *> taken; // held, so that each try gets a new address
   cudaError_t result = cudaErrorMemoryAllocation;
@@ -64,7 +67,8 @@ cudaError_t Runtime::placeMirrorLocked(size_t mirrorBytes, size_t page,
       break; // out of device memory: as quiet as cudaMalloc
     uint64_t a = (addrOf(p) + page - 1) / page * page;
     bool addressTaken = false;
-    if (managed_.map(a, mirrorBytes, &addressTaken, &why)) {
+    if (managed_.map(a, mirrorBytes, size, attachedToHost, &addressTaken,
+                     &why)) {
       *addr = a;
       *base = addrOf(p);
       break;
@@ -124,8 +128,14 @@ cudaError_t Runtime::streamAttachMemory(cudaStream_t stream, void *p,
   if (!knownFlags || it == managedAllocs_.end() ||
       (length && length != it->second.size))
     return cudaErrorInvalidValue; // CUDA: a whole allocation (length 0: all)
-  // Which streams may touch it changes nothing here: the host's copy is
-  // brought up to date at every synchronization, whichever stream.
+  // To the host: it stays accessible while the device works (once the
+  // next read-back has brought it up to date, when device work may have
+  // changed it). Globally or to a stream: fenced while any device work is
+  // outstanding, whichever stream; the runtime does not follow streams.
+  if (flags == cudaMemAttachHost)
+    managed_.attachToHost(it->first);
+  else
+    managed_.attachToDevice(it->first);
   return cudaSuccess;
 }
 
@@ -144,16 +154,15 @@ bool Runtime::freeManagedLocked(void *ptr, void **base) {
 void Runtime::uploadManagedLocked() {
   if (movingManaged_ || !managed_.anyDirty())
     return;
-  std::vector<ManagedMirrors::Range> dirty = managed_.dirty();
+  std::vector<ManagedMirrors::Range> dirty = managed_.takeDirty();
   movingManaged_ = true;
   // On the legacy stream, which orders against every blocking stream: the
-  // work about to be appended sees the host's writes.
-  for (const ManagedMirrors::Range &r : dirty) {
-    memcpyLocked(pointerAt(r.addr), pointerAt(r.addr), r.size,
+  // work about to be appended sees the host's writes. The bytes are read
+  // through the runtime's view: the mirror may be fenced.
+  for (const ManagedMirrors::Range &r : dirty)
+    memcpyLocked(pointerAt(r.addr), managed_.runtimeView(r.addr), r.size,
                  cudaMemcpyHostToDevice, cudaStreamLegacy, /*async=*/true,
                  /*perThread=*/false, "managed memory upload");
-    managed_.markClean(r.addr); // the bytes are in the batch or the ring
-  }
   movingManaged_ = false;
 }
 
@@ -162,14 +171,14 @@ cudaError_t Runtime::downloadManagedLocked(cudaError_t syncResult) {
       !managed_.deviceWorkPending())
     return syncResult;
   movingManaged_ = true;
-  // Not the mirrors written since the last device work was queued (before
-  // it, they were uploaded): a read-back into managed memory by this
-  // synchronous copy, whose bytes are the newest.
-  std::vector<ManagedMirrors::Range> clean = managed_.clean();
+  // The fenced mirrors, but not those written since the last device work
+  // was queued (a mirror attached back from the host): they are newer and
+  // go up before the next device work. Into the runtime's views: the
+  // application's pages stay fenced until every byte has landed.
+  std::vector<ManagedMirrors::Range> back = managed_.readBackSet();
   cudaError_t err = cudaSuccess;
-  for (const ManagedMirrors::Range &r : clean) {
-    managed_.prepareHostWrite(pointerAt(r.addr), r.size);
-    err = memcpyLocked(pointerAt(r.addr), pointerAt(r.addr), r.size,
+  for (const ManagedMirrors::Range &r : back) {
+    err = memcpyLocked(managed_.runtimeView(r.addr), pointerAt(r.addr), r.size,
                        cudaMemcpyDeviceToHost, cudaStreamLegacy,
                        /*async=*/true, /*perThread=*/false,
                        "managed memory read-back");
@@ -182,11 +191,8 @@ cudaError_t Runtime::downloadManagedLocked(cudaError_t syncResult) {
   }
   if (err == cudaSuccess)
     err = takePendingErrorLocked();
-  if (err == cudaSuccess) {
-    for (const ManagedMirrors::Range &r : clean)
-      managed_.markClean(r.addr);
+  if (err == cudaSuccess)
     managed_.clearDeviceWork();
-  }
   movingManaged_ = false;
   return err;
 }

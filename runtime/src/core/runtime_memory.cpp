@@ -239,6 +239,9 @@ cudaError_t Runtime::copyDirectionLocked(const void *dst, const void *src,
     *kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
               : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
   }
+  // Managed memory is copied where its current copy is, whatever the kind
+  // says (managed_memory.h).
+  *kind = managed_.copyKind(dst, src, *kind);
   if (*kind == cudaMemcpyHostToHost)
     return cudaSuccess;
   if (*kind != cudaMemcpyHostToDevice && *kind != cudaMemcpyDeviceToHost &&
@@ -817,6 +820,16 @@ cudaError_t Runtime::memset(void *dst, int value, size_t count,
   if (cudaError_t err =
           checkDeviceRangeLocked("cudaMemset", "destination", dst, count))
     return err;
+  if (managed_.meetsHostAttached(dst, count)) {
+    std::fprintf(stderr,
+                 "remote-clang: cudaMemset: 0x%" PRIx64 " is managed memory "
+                 "attached to the host (cudaMemAttachHost), which the device "
+                 "may not touch on GPUs without concurrent managed access; "
+                 "attach it to a stream or globally first "
+                 "(cudaStreamAttachMemAsync) (cudaErrorInvalidValue)\n",
+                 addrOf(dst));
+    return cudaErrorInvalidValue;
+  }
   uint64_t sid;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;

@@ -27,9 +27,12 @@ uint32_t Runtime::appendLocked(wire::Command type,
   const wire::CommandInfo *info = wire::commandInfo(type);
   if (!info || info->clientDeviceWork) {
     workSinceSync_ = true;
-    managed_.noteDeviceWork(); // it may write managed memory
     armFlusherLocked();
   }
+  // It may change managed memory: the host may not touch it until the
+  // next synchronization reads it back (managed_memory.h).
+  if (ManagedMirrors::mayChangeManaged(type))
+    managed_.noteDeviceWork();
   stats_.launches += type == wire::Command::Launch;
   stats_.graphLaunches += type == wire::Command::GraphLaunch;
   return index;

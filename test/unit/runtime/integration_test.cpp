@@ -1172,4 +1172,72 @@ TEST(RuntimeIntegration, NvidiasRuntimeBesideRemoteClangsDriver) {
       << r.output;
   EXPECT_EQ(r.output.find("NVIDIA's runtime: cudaSuccess"), std::string::npos)
       << r.output;
+
+// cuda-samples' systemWideAtomics pattern (programs/managed_atomics.cpp):
+// host atomics on managed memory while a kernel may run end the program by
+// SIGSEGV with the runtime's line, as on GPUs without concurrent managed
+// access, never with a wrong sum; after a synchronization they are right.
+void runManagedAtomics(const std::string &url, const char *mode,
+                       const char *refusedAccess) {
+  ServedPrograms served;
+  served.start(url);
+  if (!served.running())
+    return;
+  std::string outPath = served.dir() + "/" + mode + ".out";
+  pid_t pid =
+      startChild({RC_MANAGED_ATOMICS_PROG, mode}, served.env(), outPath);
+  ASSERT_GT(pid, 0);
+  int status = -1;
+  for (int i = 0; i < 6000 && waitpid(pid, &status, WNOHANG) != pid; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!WIFEXITED(status) && !WIFSIGNALED(status)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    ADD_FAILURE() << mode << " did not end within 60 s";
+  }
+  std::string output = readFile(outPath);
+  EXPECT_EQ(output.find("FAIL"), std::string::npos) << output;
+  if (!refusedAccess) {
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
+    EXPECT_NE(output.find("sync: PASS"), std::string::npos) << output;
+    return;
+  }
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV)
+      << "status " << status << "\n"
+      << output;
+  std::string line = std::string("remote-clang: the host ") + refusedAccess +
+                     " managed memory at 0x";
+  EXPECT_NE(output.find(line), std::string::npos) << output;
+  EXPECT_NE(output.find("(cudaMallocManaged, 40 bytes at 0x"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find(") while the GPU may be using it; remote GPUs offer "
+                        "no concurrent managed access "
+                        "(cudaDevAttrConcurrentManagedAccess is 0): "
+                        "synchronize first (cudaDeviceSynchronize, "
+                        "cudaStreamSynchronize) or attach it to the host with "
+                        "cudaStreamAttachMemAsync\n"),
+            std::string::npos)
+      << output;
+  EXPECT_EQ(output.find("PASS"), std::string::npos) << output;
+}
+
+TEST(RuntimeIntegration, ManagedAtomicsWhileAKernelMayRunEndByNameOverShm) {
+  runManagedAtomics(shmUrl("um-race"), "race", "wrote");
+}
+
+TEST(RuntimeIntegration, ManagedAtomicsWhileAKernelMayRunEndByNameOverTcp) {
+  runManagedAtomics(loopbackTcpUrl(), "race", "wrote");
+}
+
+TEST(RuntimeIntegration, ManagedReadByAnotherThreadEndsByNameOverShm) {
+  runManagedAtomics(shmUrl("um-thread"), "thread", "read");
+}
+
+TEST(RuntimeIntegration, ManagedAtomicsAfterASynchronizationAreRightOverShm) {
+  runManagedAtomics(shmUrl("um-sync"), "sync", nullptr);
+}
+
+TEST(RuntimeIntegration, ManagedAtomicsAfterASynchronizationAreRightOverTcp) {
+  runManagedAtomics(loopbackTcpUrl(), "sync", nullptr);
 }

@@ -84,7 +84,8 @@ TEST_F(ManagedRuntimeTest, CopiesIntoManagedMemoryKeepBothSidesEqual) {
                        true, false),
             cudaSuccess);
   EXPECT_EQ(static_cast<uint8_t *>(p)[4095], 0x42);
-  // A device-to-host copy into it: the device gets the host's bytes next.
+  // A copy into it named device-to-host: made on the device, which holds the
+  // current copy; the synchronous copy brings it to the host too.
   ASSERT_EQ(rt->memset(dev, 0x24, 4096, nullptr, false), cudaSuccess);
   ASSERT_EQ(
       rt->memcpy(p, dev, 4096, cudaMemcpyDeviceToHost, nullptr, false, false),
@@ -156,7 +157,7 @@ TEST_F(ManagedRuntimeTest, AttributesAdviceAndFree) {
 
 // As on GPUs without concurrent managed access: prefetching is refused
 // (cudaErrorInvalidDevice), attaching to a stream is accepted for a whole
-// allocation and changes nothing.
+// allocation only (what attaching does: managed_fence_test.cpp).
 TEST_F(ManagedRuntimeTest, PrefetchAndStreamAttachAsWithoutConcurrentAccess) {
   void *p = nullptr, *dev = nullptr;
   ASSERT_EQ(rt->mallocManaged(&p, 6000, cudaMemAttachGlobal), cudaSuccess);

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -114,6 +115,32 @@ TEST_P(RmaTest, ReadBacksOverLanesGoInLargeChunks) {
   EXPECT_EQ(after.commands - before.commands, tcp ? 3u : 18u);
   EXPECT_EQ(after.bytesDownRma - before.bytesDownRma, sent.size());
   EXPECT_EQ(rt->free(d), cudaSuccess);
+}
+
+// Managed memory moves by the same paths: its upload is read from, and its
+// read-back written into, the runtime's own mapping of the mirror's pages,
+// while the application's mapping stays fenced until the bytes are in.
+TEST_P(RmaTest, ManagedMemoryMovesByRmaThroughTheRuntimesMapping) {
+  start(64 << 10, 64 << 10, rt::Options().ringPieceBytes,
+        rt::Options().sharedHostMin);
+  const size_t size = (9 << 20) + 3;
+  auto sent = pattern(size, 11);
+  void *p = nullptr;
+  ASSERT_EQ(rt->mallocManaged(&p, size, cudaMemAttachGlobal), cudaSuccess);
+  auto *host = static_cast<uint8_t *>(p);
+  std::copy(sent.begin(), sent.end(), host);
+  auto before = rt->trafficStats();
+  ASSERT_EQ(rt->memset(host + 100, 0xEE, 4000, nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
+  auto after = rt->trafficStats();
+  EXPECT_GE(after.bytesUpRma - before.bytesUpRma, size) << "the upload";
+  EXPECT_GE(after.bytesDownRma + after.bytesDownShared -
+                (before.bytesDownRma + before.bytesDownShared),
+            size)
+      << "the read-back";
+  for (size_t i = 0; i < size; ++i)
+    ASSERT_EQ(host[i], i >= 100 && i < 4100 ? 0xEE : sent[i]) << "byte " << i;
+  EXPECT_EQ(rt->free(p), cudaSuccess);
 }
 
 TEST_P(RmaTest, SmallReadBacksTravelInTheReply) {
