@@ -59,7 +59,10 @@ cudaError_t Runtime::launchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
                  {"cudaLaunchHostFunc", 0});
     // Unlike a stream callback, a host function is not called after an
     // error in the context (CUDA docs); the error is this call's result.
-    if (cudaError_t err = roundTripLocked({}, /*sync=*/true))
+    // The function may read managed memory the stream's work wrote: it is
+    // brought back as at any synchronization.
+    if (cudaError_t err =
+            downloadManagedLocked(roundTripLocked({}, /*sync=*/true)))
       return err;
   }
   fn(data);
@@ -84,8 +87,9 @@ cudaError_t Runtime::streamAddCallback(cudaStream_t stream,
     appendLocked(wire::Command::StreamSynchronize,
                  wire::CreateStreamSynchronize(batch_.fbb(), sid).Union(),
                  {"cudaStreamAddCallback", 0});
-    // The callback learns the stream's status, as in CUDA.
-    status = roundTripLocked({}, /*sync=*/true);
+    // The callback learns the stream's status, as in CUDA, and may read
+    // managed memory: brought back as at any synchronization.
+    status = downloadManagedLocked(roundTripLocked({}, /*sync=*/true));
   }
   callback(stream, status, data);
   return cudaSuccess;

@@ -23,6 +23,23 @@ template <class T> T valueOf(const RcLibArg &a) {
   return v;
 }
 
+// Whether a call may change device memory, and so managed memory, as far
+// as its row tells: one that takes device memory (or NPP's stream
+// context) or works on several library objects (cuSPARSE's descriptors
+// hold device arrays). Making or destroying an object, or setting or
+// reading one object's host-side state (a seed, a stream, an attribute)
+// does not, and must not keep the host from managed memory.
+bool mayChangeDeviceMemory(const std::vector<lib::ParamRule> &rules) {
+  bool lifetime = false, device = false;
+  int objects = 0;
+  for (const lib::ParamRule &r : rules) {
+    lifetime |= r.pass == lib::Pass::Create || r.pass == lib::Pass::Destroy;
+    device |= r.pass == lib::Pass::Device || r.pass == lib::Pass::StreamContext;
+    objects += r.pass == lib::Pass::Object;
+  }
+  return !lifetime && (device || objects > 1);
+}
+
 } // namespace
 
 cudaError_t Runtime::libraryCall(const char *key, const char *params,
@@ -183,8 +200,10 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
   auto cmd = wire::CreateLibCall(fbb, fbb.CreateString(key),
                                  fbb.CreateVector(fixed), scalarsOnDevice);
+  managed_.ignoreDeviceWork(!mayChangeDeviceMemory(rules));
   uint32_t index = appendLocked(wire::Command::LibCall, cmd.Union(),
                                 {"vendor library call", 0});
+  managed_.ignoreDeviceWork(false);
   auto storeCreated = [&] {
     for (auto &[a, id] : created)
       std::memcpy(valueOf<void *>(*a), &id, sizeof id);
@@ -227,8 +246,17 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   forgetDestroyed();
   const uint8_t *from = reply.data();
   for (const Output &o : outputs) {
-    if (o.pass != lib::Pass::Table) {
-      std::memcpy(valueOf<void *>(*o.arg), from, o.bytes);
+    ManagedMirrors::Range mirror;
+    void *to = valueOf<void *>(*o.arg);
+    if (o.pass != lib::Pass::Table && managed_.find(to, o.bytes, &mirror)) {
+      // Into managed memory: written as a copy into it is, where its
+      // current copy is (the mirror may be fenced: not by this thread).
+      if (cudaError_t err = memcpyLocked(
+              to, from, o.bytes, cudaMemcpyHostToDevice, cudaStreamLegacy,
+              /*async=*/true, /*perThread=*/false, key))
+        return err;
+    } else if (o.pass != lib::Pass::Table) {
+      std::memcpy(to, from, o.bytes);
     } else {
       // The library's own static table: one copy per call and arguments,
       // kept for the process as the library keeps its own.

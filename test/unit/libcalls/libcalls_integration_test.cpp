@@ -84,6 +84,7 @@ TEST(LibCallsIntegration, CurandHostApiOverShm) {
                "ok curandGenerateUniform into device memory",
                "ok curandGenerateUniform captured into a graph",
                "ok curandCreateGeneratorHost writes host memory",
+               "ok managed memory: set-up leaves it open, generating fences it",
                "ok curandGetDirectionVectors32 table and status",
                "ok a refused type fails the next sync: cudaErrorUnknown",
                "curandCreateGenerator returned status 103",

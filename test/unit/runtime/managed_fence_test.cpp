@@ -283,4 +283,32 @@ TEST_F(ManagedFenceTest, AttachingToTheHostTakesEffectAtTheNextSync) {
   EXPECT_EQ(rt->free(p), cudaSuccess);
 }
 
+// A host function runs once the stream's earlier work is done: like a
+// synchronization, it finds managed memory brought back and open.
+TEST_F(ManagedFenceTest, HostFunctionsSeeWhatTheStreamWrote) {
+  auto *p = static_cast<uint8_t *>(managed(256));
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->memset(p, 0x77, 256, s, false), cudaSuccess);
+  struct Probe {
+    uint8_t *p;
+    uint8_t seen = 0;
+  } probe{p};
+  auto readFirst = [](void *d) {
+    auto *pr = static_cast<Probe *>(d);
+    pr->seen = pr->p[0];
+  };
+  ASSERT_EQ(rt->launchHostFunc(s, readFirst, &probe, false), cudaSuccess);
+  EXPECT_EQ(probe.seen, 0x77);
+  ASSERT_EQ(rt->memset(p, 0x78, 256, s, false), cudaSuccess);
+  auto callback = [](cudaStream_t, cudaError_t status, void *d) {
+    auto *pr = static_cast<Probe *>(d);
+    pr->seen = status == cudaSuccess ? pr->p[255] : 0;
+  };
+  ASSERT_EQ(rt->streamAddCallback(s, callback, &probe, 0, false), cudaSuccess);
+  EXPECT_EQ(probe.seen, 0x78);
+  EXPECT_EQ(rt->streamDestroy(s), cudaSuccess);
+  EXPECT_EQ(rt->free(p), cudaSuccess);
+}
+
 } // namespace

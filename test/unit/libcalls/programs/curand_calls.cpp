@@ -100,6 +100,45 @@ int main() {
   CHECK(onHost == a, "a host generator writes host memory");
   std::printf("ok curandCreateGeneratorHost writes host memory\n");
 
+  // Managed memory (docs/runtime-api.md, "Managed memory"): setting a
+  // generator up leaves it to the host; generating into it fences it until
+  // a synchronization brings the numbers back; a host generator's numbers
+  // written into it meanwhile reach both of its copies.
+  {
+    float *m = nullptr, *m2 = nullptr;
+    CHECK(cudaMallocManaged(reinterpret_cast<void **>(&m), n * 4) ==
+                  cudaSuccess &&
+              cudaMallocManaged(reinterpret_cast<void **>(&m2), n * 4) ==
+                  cudaSuccess,
+          "managed memory");
+    curandGenerator_t g2 = nullptr;
+    CHECK(curandCreateGenerator(&g2, CURAND_RNG_PSEUDO_DEFAULT) ==
+                  CURAND_STATUS_SUCCESS &&
+              curandSetPseudoRandomGeneratorSeed(g2, 1234) ==
+                  CURAND_STATUS_SUCCESS,
+          "generator set up");
+    m[0] = -1.0f; // the program would end here had the set-up fenced it
+    CHECK(curandGenerateUniform(g2, m, n) == CURAND_STATUS_SUCCESS,
+          "generate into managed memory");
+    CHECK(curandSetPseudoRandomGeneratorSeed(h, 1234) ==
+                  CURAND_STATUS_SUCCESS &&
+              curandGenerateUniform(h, m2, n) == CURAND_STATUS_SUCCESS,
+          "a host generator into fenced managed memory");
+    CHECK(cudaDeviceSynchronize() == cudaSuccess, "sync");
+    CHECK(std::vector<float>(m, m + n) == a, "the device's numbers");
+    CHECK(std::vector<float>(m2, m2 + n) == a, "the host generator's numbers");
+    std::vector<float> device2(n);
+    CHECK(cudaMemcpy(device2.data(), m2, n * 4, cudaMemcpyDeviceToHost) ==
+                  cudaSuccess &&
+              device2 == a,
+          "the host generator's numbers on the device too");
+    CHECK(curandDestroyGenerator(g2) == CURAND_STATUS_SUCCESS &&
+              cudaFree(m) == cudaSuccess && cudaFree(m2) == cudaSuccess,
+          "managed clean-up");
+    std::printf("ok managed memory: set-up leaves it open, generating "
+                "fences it\n");
+  }
+
   curandDirectionVectors32_t *vectors = nullptr;
   CHECK(curandGetDirectionVectors32(&vectors,
                                     CURAND_DIRECTION_VECTORS_32_JOEKUO6) ==
