@@ -16,6 +16,13 @@ __global__ void flagNegative(const float *y, int n, bool *found) {
     *found = true;
 }
 
+// systemWideAtomics' device half: every thread adds to one counter.
+__global__ void addSystem(int *counter, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd_system(counter, 10);
+}
+
 int main() {
   int managed = 0;
   CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, 0));
@@ -79,6 +86,20 @@ int main() {
   float copied = 0;
   CHECK(cudaMemcpy(&copied, y + 1, sizeof(float), cudaMemcpyDefault));
   bad += copied != 1234.0f;
+
+  // systemWideAtomics' pattern with the synchronization that GPUs without
+  // concurrent managed access need: the device's atomics, then the host's
+  // (without it the runtime ends the program, naming the access).
+  const int threads = 64 * 256;
+  int *counter;
+  CHECK(cudaMallocManaged(&counter, sizeof(int)));
+  *counter = 0;
+  addSystem<<<64, 256>>>(counter, threads);
+  CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < threads; ++i)
+    __sync_fetch_and_add(counter, 10);
+  bad += *counter != 2 * 10 * threads;
+  CHECK(cudaFree(counter));
 
   CHECK(cudaStreamDestroy(stream));
   CHECK(cudaFree(x));
