@@ -108,10 +108,10 @@ def first_error(log):
     return log.strip().splitlines()[-1][:400] if log.strip() else ""
 
 
-def run(cmd, timeout):
+def run(cmd, timeout, env=None, cwd=None):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=timeout, text=True, errors="replace")
+                           timeout=timeout, text=True, errors="replace", env=env, cwd=cwd)
         return p.returncode, p.stdout
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")

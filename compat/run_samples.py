@@ -59,12 +59,15 @@ def argument_sets(test_args, exe):
     return [entry.get("args", [])]
 
 
-def run_one(exe, args, cwd, env, timeout):
+def run_one(exe, args, cwd, env, timeout, argv0=None):
     """(exit status, stdout, stderr). A run that hangs is killed with its
     process group: status 124, as timeout(1) says. The two streams are kept
     apart: into a pipe stdout is flushed only at exit, after the error a
-    sample printed on stderr, which would be lost above the tail."""
-    p = subprocess.Popen([exe] + args, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+    sample printed on stderr, which would be lost above the tail. argv0,
+    where given, is the name the program sees as its own (programs that
+    print it then print the same whichever build runs)."""
+    p = subprocess.Popen([argv0 or exe] + args, executable=exe, cwd=cwd, env=env,
+                         stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True)
     try:
@@ -102,11 +105,11 @@ class Server:
     manifests: a manifest the server refuses, or a crash, stays that
     sample's failure."""
 
-    def __init__(self, rc_dir, manifests, transport, tag, logs):
+    def __init__(self, rc_dir, manifests, transport, tag, logs, extra_args=()):
         url = ("tcp://127.0.0.1:%d" % (23600 + tag) if transport == "tcp"
                else "shm://rc-compat-%d-%d" % (os.getpid(), tag))
         self.log = os.path.join(logs, "rc-server-%d-%s.log" % (tag, transport))
-        args = [os.path.join(rc_dir, "bin", "rc-server"), "--listen", url]
+        args = [os.path.join(rc_dir, "bin", "rc-server"), "--listen", url] + list(extra_args)
         for m in manifests:
             args += ["--manifest", m]
         with open(self.log, "w") as log:
