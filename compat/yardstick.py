@@ -512,13 +512,28 @@ class Outcome:
 
 
 def answer_files(cwd, patterns):
-    """{name: text} of the files a run wrote that hold its answer."""
+    """{name: bytes} of the files a run wrote that hold its answer."""
     found = {}
     for pattern in patterns:
         for path in sorted(glob.glob(os.path.join(cwd, pattern))):
-            with open(path, errors="replace") as f:
+            with open(path, "rb") as f:
                 found[os.path.relpath(path, cwd)] = f.read()
     return found
+
+
+def compare_file(name, expected, actual, program):
+    """Text files as compare() does; others (dwt2d writes raw samples)
+    byte for byte."""
+    if expected == actual:
+        return ""
+    try:
+        want, got = expected.decode(), actual.decode()
+    except UnicodeDecodeError:
+        if len(expected) != len(actual):
+            return "%s: %d bytes expected, %d got" % (name, len(expected), len(actual))
+        first = next(i for i, (a, b) in enumerate(zip(expected, actual)) if a != b)
+        return "%s differs from byte %d on" % (name, first)
+    return compare(want, got, program.masks, program.rtol, name)
 
 
 def differences(program, expected, actual):
@@ -533,7 +548,7 @@ def differences(program, expected, actual):
             return "%s was not written" % name
         if name not in expected.files:
             return "%s was written, the local run did not write it" % name
-        why = compare(expected.files[name], actual.files[name], program.masks, program.rtol, name)
+        why = compare_file(name, expected.files[name], actual.files[name], program)
         if why:
             return why
     return ""

@@ -107,6 +107,17 @@ class Masks(unittest.TestCase):
                                                                       "2 got")
 
 
+class Files(unittest.TestCase):
+    def test_text_files_as_text_others_byte_for_byte(self):
+        p = yardstick.Program("p", ".", ("p",), masks=[yardstick.Mask(r"^t (\S+)$", "")])
+        self.assertEqual(yardstick.compare_file("a", b"x 1\nt 5\n", b"x 1\nt 9\n", p), "")
+        self.assertIn("a line 1", yardstick.compare_file("a", b"x 1\n", b"x 2\n", p))
+        self.assertEqual(yardstick.compare_file("r", b"\xff\x01", b"\xff\x02", p),
+                         "r differs from byte 1 on")
+        self.assertEqual(yardstick.compare_file("r", b"\xff", b"\xff\x00", p),
+                         "r: 1 bytes expected, 2 got")
+
+
 class Numbers(unittest.TestCase):
     def test_integers_exactly(self):
         self.assertTrue(yardstick.numbers_equal("12", "12", 0.5))
