@@ -50,6 +50,19 @@
 #             and the nvcc build locally (compat/run_samples.py; $COMPAT_ONLY
 #             a regex, $COMPAT_JOBS at once, default 4); results in
 #             $OUT/compat-run.json
+#   yardsticks-local  build the carried suites' trees (.bundle-yardsticks:
+#             Rodinia and SHOC, each with its definition in suites/, or in
+#             $RC_YARDSTICK_SUITES) with this machine's nvcc, for its GPU's
+#             architecture only, all suites at once (compat/yardstick.py
+#             local-build)
+#   yardsticks  run what remote-clang built of them over tcp and shm and the
+#             nvcc build locally, outputs compared after masking
+#             (compat/yardstick.py run; $YARDSTICK_ONLY a regex,
+#             $YARDSTICK_JOBS programs at once per suite, default 4;
+#             $YARDSTICK_DEADLINE seconds, default 300, after which no run
+#             starts); $OUT/yardstick-<suite>-run.json and
+#             $OUT/yardstick-logs.tar.gz. `unpack yardsticks-local
+#             yardsticks` fit one call.
 #
 #   WORK=DIR (default <repo>/.device-work)   RC_DEVICE_TIMEOUT=s per command (540)
 #   RC_TRANSPORTS (default "shm tcp"): samples and copies run over each, the
@@ -65,6 +78,10 @@ BUNDLE_REF="$REPO/.bundle-ref"
 BUNDLE_COMPAT="$REPO/.bundle-compat"
 BUNDLE_COMPAT_SRC="$REPO/.bundle-compat-src"
 BUNDLE_NVRTC="$REPO/.bundle-nvrtc"
+BUNDLE_YARDSTICKS="$REPO/.bundle-yardsticks"
+# The yardstick suites' definitions: kept outside the repository, carried
+# beside their trees (pack-device-bundle.sh yardsticks).
+YARDSTICK_SUITES="${RC_YARDSTICK_SUITES:-$BUNDLE_YARDSTICKS/suites}"
 WORK="${WORK:-$REPO/.device-work}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
 OPS="${OPS:-all}"
@@ -129,6 +146,11 @@ step_unpack() {
       { fail "unpack: cuda-samples built by remote-clang ($part)"; return; }
     any=1
   done
+  if [[ -f "$BUNDLE_YARDSTICKS/yardsticks.tar.xz" ]]; then
+    rm -rf "$WORK/yardsticks" && tar -C "$WORK" -xJf "$BUNDLE_YARDSTICKS/yardsticks.tar.xz" ||
+      { fail "unpack: the yardstick suites"; return; }
+    any=1
+  fi
   if [[ -f "$BUNDLE_REF/ref.tar.xz" ]]; then
     rm -rf "$WORK/ref" && tar -C "$WORK" -xJf "$BUNDLE_REF/ref.tar.xz" ||
       { fail "unpack: nvcc reference build"; return; }
@@ -138,7 +160,7 @@ step_unpack() {
       say "unpack: WARNING: the prebuilt reference's nvcc differs from this machine's: $(cat "$WORK/ref/PREBUILT")"
     any=1
   fi
-  [[ $any -eq 1 ]] || fail "unpack: none of $BUNDLE_RC, $BUNDLE_LLAMA, $BUNDLE_SRC, $BUNDLE_REF, $BUNDLE_COMPAT, $BUNDLE_COMPAT_SRC was carried"
+  [[ $any -eq 1 ]] || fail "unpack: none of $BUNDLE_RC, $BUNDLE_LLAMA, $BUNDLE_SRC, $BUNDLE_REF, $BUNDLE_COMPAT, $BUNDLE_COMPAT_SRC, $BUNDLE_YARDSTICKS was carried"
   nvidia-smi -L; nvcc --version | tail -2
 }
 
@@ -465,11 +487,65 @@ step_compat() {
     fail "compat"
 }
 
+# --- the yardstick suites (.bundle-yardsticks): docs/compatibility.md
+yardstick_suites() {
+  local d
+  for d in "$WORK"/yardsticks/*/src; do [[ -d "$d" ]] && basename "$(dirname "$d")"; done
+}
+
+# All suites at once, each a share of the cores: $1 the step's name, then
+# yardstick.py's subcommand and the options that differ per suite ({} is the
+# suite's name). Each suite's definition is $YARDSTICK_SUITES/suite_<suite>.py.
+each_suite() {
+  local step="$1" suites s i pids=() started=() args
+  shift
+  mapfile -t suites < <(yardstick_suites)
+  [[ ${#suites[@]} -gt 0 ]] ||
+    { fail "$step: nothing under $WORK/yardsticks (carry .bundle-yardsticks, run unpack)"; return; }
+  for s in "${suites[@]}"; do
+    [[ -f "$YARDSTICK_SUITES/suite_$s.py" ]] ||
+      { fail "$step: $s: no definition $YARDSTICK_SUITES/suite_$s.py (carry .bundle-yardsticks)"; continue; }
+    args=("${@//\{\}/$s}")
+    # Not the llama.cpp steps' manifests or server: each run gets its own.
+    env -u RC_MANIFEST -u RC_SERVER timeout "$TMO" python3 "$REPO/compat/yardstick.py" \
+      "${args[@]}" --suite "$YARDSTICK_SUITES/suite_$s.py" --src "$WORK/yardsticks/$s/src" \
+      > "$WORK/out/$step-$s.log" 2>&1 &
+    pids+=($!)
+    started+=("$s")
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || fail "$step: ${started[$i]} (exit $?, $WORK/out/$step-${started[$i]}.log)"
+    tail -3 "$WORK/out/$step-${started[$i]}.log"
+  done
+}
+
+step_yardsticks_local() {
+  local suites
+  suites=$(yardstick_suites | wc -l)
+  each_suite yardsticks-local local-build --work "$WORK/yardsticks" \
+    --jobs $(( $(nproc) / (suites > 0 ? suites : 1) ))
+}
+
+step_yardsticks() {
+  need_rc yardsticks || return
+  local out="${OUT:-$WORK/out}"
+  each_suite yardsticks run --remote "$WORK/yardsticks/{}/remote" \
+    --local "$WORK/yardsticks/{}/local" --rc "$WORK/rc" --work "$WORK/yardsticks" \
+    --out "$out/yardstick-{}-run.json" --jobs "${YARDSTICK_JOBS:-4}" \
+    --deadline "${YARDSTICK_DEADLINE:-300}" --only "${YARDSTICK_ONLY:-}"
+  # The nvcc builds' logs, and the runs' own folders of what failed, for a
+  # look at what the run JSON's tails do not say.
+  (cd "$WORK/yardsticks" && tar czf "$out/yardstick-logs.tar.gz" */local/logs */local/built.json \
+    "$WORK/out"/yardsticks-*.log 2>/dev/null) || true
+}
+
 for s in "${STEPS[@]}"; do
   say "$s"
   case "$s" in
     unpack|samples|gtests|copies|transport|ref|models|ops|generate|server|bench|multigpu|kernels|compat) "step_$s" ;;
     compat-local) step_compat_local ;;
+    yardsticks) step_yardsticks ;;
+    yardsticks-local) step_yardsticks_local ;;
     *) echo "device-run: unknown step $s" >&2; exit 2 ;;
   esac
 done

@@ -19,6 +19,13 @@
 #              few over 100 MB in .bundle-compat-big (a call of their own)
 #   compat-src .bundle-compat-src/cuda-samples.tar.xz (~56 MiB): the
 #              cuda-samples tree, for the nvcc build and the samples' data
+#   yardsticks .bundle-yardsticks/ (~5 MiB for Rodinia and SHOC): the suites
+#              compat/yardstick.py built, one per definition in
+#              $RC_YARDSTICK_SUITES with a checkout in $YARDSTICK_SRC/<suite>:
+#              yardsticks.tar.xz, per suite what remote-clang built with its
+#              manifests and the suite's tree (for the nvcc build and the
+#              runs' data); suites/, the definitions (kept outside the
+#              repository), for device-run.sh yardsticks-local yardsticks
 #   nvrtc      .bundle-nvrtc/nvrtc.tar.xz (~35 MiB): the client's NVRTC
 #              (CUDA 12.4), for the samples that compile kernels at run time
 #              (nvrtc_saxpy); device-run.sh unpacks it into the runtime's lib/
@@ -31,8 +38,14 @@
 #
 #   RC_BUILD_DIR=DIR (default <repo>/build)   LLAMA_BUILD=DIR (default <repo>/build-llama)
 #   CUDA_SAMPLES_DIR=DIR (cuda-samples checkout; compat parts)
-#   COMPAT_RESULTS=FILE (build_samples.py's results; default the newest in
-#   compat/results)   RC_COMPAT_WORK=DIR (its build folder, /tmp/rc-compat-build)
+#   COMPAT_RESULTS=FILE (build_samples.py's results; default the newest
+#   cuda-samples one in compat/results)   RC_COMPAT_WORK=DIR (its build
+#   folder, /tmp/rc-compat-build)
+#   RC_YARDSTICK_SUITES=DIR (the suite definitions, suite_<suite>.py, and
+#   their helpers)   YARDSTICK_SRC=DIR (the suites' checkouts, <suite>/)
+#   YARDSTICK_RESULTS=DIR (yardstick.py build's results, the newest
+#   *-<suite>-*.json; default compat/results)   RC_YARDSTICK_WORK=DIR
+#   (yardstick.py build's folder, /tmp/rc-yardstick-build)
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RC_BUILD="${RC_BUILD_DIR:-$REPO/build}"
@@ -143,7 +156,9 @@ need_samples() {
 pack_compat() {
   local out="$REPO/.bundle-compat" big="$REPO/.bundle-compat-big" results d
   need_samples
-  results="${COMPAT_RESULTS:-$(ls "$REPO"/compat/results/*.json | sort | tail -1)}"
+  # cuda-samples' results are named by their tag (v12.9); the other
+  # suites' (rodinia, shoc) by their name.
+  results="${COMPAT_RESULTS:-$(ls "$REPO"/compat/results/*-v[0-9]*.json | sort | tail -1)}"
   rm -rf "$out" "$big" && mkdir -p "$out" "$STAGE/compat" "$STAGE/compat-big/remote"
   python3 "$REPO/compat/build_samples.py" --samples "$CUDA_SAMPLES_DIR" --out "$results" \
     --work "${RC_COMPAT_WORK:-/tmp/rc-compat-build}" --collect "$STAGE/compat/remote"
@@ -177,6 +192,30 @@ pack_compat_src() {
     xz -T2 -6 > "$out/cuda-samples.tar.xz"
 }
 
+pack_yardsticks() {
+  local out="$REPO/.bundle-yardsticks" defs="${RC_YARDSTICK_SUITES:-}" src="${YARDSTICK_SRC:-}"
+  local found="${YARDSTICK_RESULTS:-$REPO/compat/results}" def suite results packed=0
+  [[ -d "$defs" && -d "$src" ]] || { echo "pack-device-bundle: yardsticks needs" \
+    "RC_YARDSTICK_SUITES (a folder of suite_<suite>.py) and YARDSTICK_SRC (a folder of" \
+    "the suites' checkouts, <suite>/)" >&2; exit 1; }
+  rm -rf "$out" && mkdir -p "$out/suites" "$STAGE/yardsticks"
+  for def in "$defs"/suite_*.py; do
+    suite="$(basename "$def" .py)" && suite="${suite#suite_}"
+    [[ -d "$src/$suite" ]] || { echo "pack-device-bundle: $suite: no $src/$suite, left out"; continue; }
+    results="$(ls "$found"/*-"$suite"-*.json 2>/dev/null | sort | tail -1)"
+    [[ -n "$results" ]] || { echo "pack-device-bundle: no $found/*-$suite-*.json" \
+      "(run compat/yardstick.py build first)" >&2; exit 1; }
+    python3 "$REPO/compat/yardstick.py" collect --suite "$def" --src "$src/$suite" \
+      --out "$results" --build-dir "$RC_BUILD" \
+      --work "${RC_YARDSTICK_WORK:-/tmp/rc-yardstick-build}" --dest "$STAGE/yardsticks"
+    packed=$((packed + 1))
+  done
+  [[ $packed -gt 0 ]] || { echo "pack-device-bundle: no suite of $defs has a checkout in $src" >&2; exit 1; }
+  # The definitions and the helpers they import, not their tests.
+  find "$defs" -maxdepth 1 -name '*.py' ! -name 'test_*' -exec cp {} "$out/suites/" \;
+  tar -C "$STAGE" --sort=name -cf - yardsticks | xz -T2 -9 > "$out/yardsticks.tar.xz"
+}
+
 pack_nvrtc() {
   local out="$REPO/.bundle-nvrtc" lib="$STAGE/nvrtc/lib"
   rm -rf "$out" && mkdir -p "$out" "$lib"
@@ -199,8 +238,9 @@ for part in "${PARTS[@]}"; do
                 "passes $MAX_MIB MiB: its samples cannot be carried yet" >&2
             fi ;;
     compat-src) pack_compat_src; dir="$REPO/.bundle-compat-src" ;;
+    yardsticks) pack_yardsticks; dir="$REPO/.bundle-yardsticks" ;;
     nvrtc) pack_nvrtc; dir="$REPO/.bundle-nvrtc" ;;
-    *) echo "pack-device-bundle: unknown part '$part' (rc, llama, llama-src, compat, compat-src, nvrtc)" >&2; exit 2 ;;
+    *) echo "pack-device-bundle: unknown part '$part' (rc, llama, llama-src, compat, compat-src, yardsticks, nvrtc)" >&2; exit 2 ;;
   esac
   total=$(du -cm "$dir"/* | tail -1 | cut -f1)
   echo "pack-device-bundle: $dir: $total MiB ($(ls "$dir"))"
@@ -220,5 +260,11 @@ if [[ -d "$REPO/.bundle" && -d "$REPO/.bundle-compat" ]]; then
   total=$(du -cm "$REPO"/.bundle/* "$REPO"/.bundle-compat/* | tail -1 | cut -f1)
   echo "pack-device-bundle: .bundle + .bundle-compat: $total MiB"
   [[ $total -le 64 ]] || { echo "pack-device-bundle: error: .bundle + .bundle-compat pass the device tool's 64 MiB" >&2; status=1; }
+fi
+# The yardsticks steps carry both folders in one call.
+if [[ -d "$REPO/.bundle" && -d "$REPO/.bundle-yardsticks" ]]; then
+  total=$(du -cm "$REPO"/.bundle/* "$REPO"/.bundle-yardsticks/* | tail -1 | cut -f1)
+  echo "pack-device-bundle: .bundle + .bundle-yardsticks: $total MiB"
+  [[ $total -le 64 ]] || { echo "pack-device-bundle: error: .bundle + .bundle-yardsticks pass the device tool's 64 MiB" >&2; status=1; }
 fi
 exit $status
