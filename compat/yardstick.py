@@ -602,7 +602,7 @@ class Runner:
         return folder
 
     def run_once(self, program, run, index, exe, config, env):
-        """(outcome, folder) of one run, in a fresh copy of its inputs."""
+        """The Outcome of one run, in a fresh copy of its inputs."""
         root = os.path.join(self.work, program.name, "%s-%d" % (config, index))
         shutil.rmtree(root, ignore_errors=True)
         shutil.copytree(self.inputs(program, run, index), root, symlinks=True)
@@ -625,59 +625,65 @@ class Runner:
                               name, env) for i, run in enumerate(program.runs)]
 
     def one(self, row):
+        """A row's run columns: the local runs, then each transport's."""
         program = {p.name: p for p in self.suite.PROGRAMS}[row["program"]]
         if program.no_run_reason or not program.runs:
             return {"run_skip_reason": program.no_run_reason or "no run defined"}
         if time.time() > self.deadline:
             return {"run_skip_reason": "out of time (--deadline %d s)" % self.args.deadline}
-        result = {}
-        local_dir = os.path.join(self.args.local, "tree", program.path)
-        local_built = all(is_executable(os.path.join(local_dir, e)) for e in program.exes)
-        expected = None
-        if not local_built:
-            result["local"], result["local_detail"] = "no-build", ""
-        else:
-            first = self.config(program, "local", local_dir, dict(os.environ))
-            again = self.config(program, "local-again", local_dir, dict(os.environ))
-            result["local"], result["local_detail"] = "pass", ""
-            for run, a, b in zip(program.runs, first, again):
-                if a.status != 0 or own_check(program, run, a):
-                    result["local"] = "fail"
-                    result["local_detail"] = own_check(program, run, a) or failure(run, a)
-                    break
-                why = differences(program, a, b)
-                if why:
-                    result["local"] = "fail"
-                    result["local_detail"] = ("%s: two local runs differ after masking "
-                                              "(a mask is missing): %s" % (run.exe, why))
-                    break
-            expected = first if result["local"] == "pass" else None
-        remote_dir = os.path.join(self.args.remote, program.name)
-        manifests = [os.path.join(remote_dir, os.path.basename(e) + ".rcm") for e in program.exes
-                     if os.path.isfile(os.path.join(remote_dir, os.path.basename(e) + ".rcm"))]
+        result, expected = self.local(program)
         for transport in ("tcp", "shm"):
             key = "remote_" + transport
             if not row["builds"]:
                 result[key], result[key + "_detail"] = "no-build", ""
-                continue
-            if time.time() > self.deadline:  # the local runs stay, for the record
+            elif time.time() > self.deadline:  # the local runs stay, for the record
                 result["run_skip_reason"] = "out of time (--deadline %d s)" % self.args.deadline
-                return result
-            server = run_samples.Server(self.args.rc, manifests, transport, self.next_tag(),
-                                        self.logs, self.args.server_args.split())
-            try:
-                if server.error:
-                    result[key], result[key + "_detail"] = "fail", server.error
-                    continue
-                env = dict(os.environ, RC_SERVER=server.url,
-                           LD_LIBRARY_PATH=os.path.join(self.args.rc, "lib") + ":" +
-                           os.path.join(self.args.remote, "lib"))
-                env.setdefault("RC_CONNECT_TIMEOUT_MS", "30000")
-                got = self.config(program, transport, remote_dir, env)
-            finally:
-                server.stop()
-            result[key], result[key + "_detail"] = judge(program, got, expected)
+                break
+            else:
+                result[key], result[key + "_detail"] = judge(program,
+                                                             self.remote(program, transport),
+                                                             expected)
         return result
+
+    def local(self, program):
+        """({local, local_detail}, the outcomes remote runs must equal, or
+        None): the nvcc build run twice, which must agree after masking."""
+        folder = os.path.join(self.args.local, "tree", program.path)
+        if not all(is_executable(os.path.join(folder, e)) for e in program.exes):
+            return {"local": "no-build", "local_detail": ""}, None
+        first = self.config(program, "local", folder, dict(os.environ))
+        again = self.config(program, "local-again", folder, dict(os.environ))
+        for run, a, b in zip(program.runs, first, again):
+            if a.status != 0 or own_check(program, run, a):
+                return {"local": "fail",
+                        "local_detail": own_check(program, run, a) or failure(run, a)}, None
+            why = differences(program, a, b)
+            if why:
+                return {"local": "fail", "local_detail": "%s: two local runs differ after "
+                        "masking (a mask is missing): %s" % (run.exe, why)}, None
+        return {"local": "pass", "local_detail": ""}, first
+
+    def remote(self, program, transport):
+        """The outcomes of the remote-clang build through an rc-server of
+        its own with the program's manifests (a refused manifest or a crash
+        stays this program's failure)."""
+        folder = os.path.join(self.args.remote, program.name)
+        manifests = [os.path.join(folder, os.path.basename(e) + ".rcm") for e in program.exes]
+        server = run_samples.Server(self.args.rc, [m for m in manifests if os.path.isfile(m)],
+                                    transport, self.next_tag(), self.logs,
+                                    self.args.server_args.split())
+        try:
+            if server.error:
+                return [Outcome(1, "", server.error, {})]
+            env = dict(os.environ, RC_SERVER=server.url,
+                       LD_LIBRARY_PATH=os.path.join(self.args.rc, "lib") + ":" +
+                       os.path.join(self.args.remote, "lib"))
+            # Several programs and their servers at once share the CPUs: a
+            # connect may wait longer than the default 5 s.
+            env.setdefault("RC_CONNECT_TIMEOUT_MS", "30000")
+            return self.config(program, transport, folder, env)
+        finally:
+            server.stop()
 
 
 def own_check(program, run, outcome):
