@@ -246,7 +246,8 @@ def alias_definitions(headers, includes, aliases):
         "// runtime/coverage/aliases.txt: functions served through another",
         "// served function (alias_call.h checks each at compile time).",
     ]
-    lines += ['#include "%s"' % h for h in headers + includes]
+    lines += ['#include "%s"' % h for h in headers + includes
+              if os.path.basename(h) not in DECLARATIONS_ONLY]
     lines += ['#include "api/alias_call.h"', "",
               "// Deprecated names are what the aliases serve.",
               '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',

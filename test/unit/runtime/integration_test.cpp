@@ -1172,6 +1172,7 @@ TEST(RuntimeIntegration, NvidiasRuntimeBesideRemoteClangsDriver) {
       << r.output;
   EXPECT_EQ(r.output.find("NVIDIA's runtime: cudaSuccess"), std::string::npos)
       << r.output;
+}
 
 // cuda-samples' systemWideAtomics pattern (programs/managed_atomics.cpp):
 // host atomics on managed memory while a kernel may run end the program by
