@@ -181,9 +181,9 @@ TEST_F(ManagedFenceTest, CopiesKeepWorkingWhileTheMirrorIsFenced) {
                        true, false),
             cudaSuccess);
   // Named host-to-device, out of managed memory: read on the device.
-  ASSERT_EQ(rt->memcpy(out, p, 4096, cudaMemcpyHostToDevice, nullptr, true,
-                       false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->memcpy(out, p, 4096, cudaMemcpyHostToDevice, nullptr, true, false),
+      cudaSuccess);
   EXPECT_EXIT(
       {
         volatile uint8_t v = p[0];
@@ -227,9 +227,9 @@ TEST_F(ManagedFenceTest, MemoryAttachedToTheHostStaysTheHosts) {
             cudaSuccess);
   EXPECT_EQ(deviceBytes(dev, 4096), std::vector<uint8_t>(4096, 7));
   ASSERT_EQ(rt->memset(dev, 0x31, 100, nullptr, false), cudaSuccess);
-  ASSERT_EQ(rt->memcpy(h, dev, 100, cudaMemcpyDeviceToDevice, nullptr, false,
-                       false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->memcpy(h, dev, 100, cudaMemcpyDeviceToDevice, nullptr, false, false),
+      cudaSuccess);
   EXPECT_EQ(h[99], 0x31);
   EXPECT_EQ(h[100], 7);
 

@@ -51,12 +51,14 @@ int main(int argc, char **argv) {
   int concurrent = 1, pageable = 1;
   CUDA_OK(cudaDeviceGetAttribute(&concurrent,
                                  cudaDevAttrConcurrentManagedAccess, 0));
-  CUDA_OK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0));
+  CUDA_OK(
+      cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0));
   CHECK(concurrent == 0);
   CHECK(pageable == 0); // so the sample takes cudaMallocManaged
 
   int *atom = nullptr, *dev = nullptr;
-  CUDA_OK(cudaMallocManaged(reinterpret_cast<void **>(&atom), 10 * sizeof(int)));
+  CUDA_OK(
+      cudaMallocManaged(reinterpret_cast<void **>(&atom), 10 * sizeof(int)));
   CUDA_OK(cudaMalloc(reinterpret_cast<void **>(&dev), sizeof(int)));
   int deviceValue = 1000;
   CUDA_OK(cudaMemcpy(dev, &deviceValue, sizeof deviceValue,
@@ -69,8 +71,8 @@ int main(int argc, char **argv) {
   int n = 10;
   float factor = 1.0f;
   void *args[] = {&asFloats, &n, &factor};
-  CUDA_OK(__rc_launch_kernel(rc::test::kTestKernelId, dim3(64), dim3(256),
-                             args, 0, nullptr));
+  CUDA_OK(__rc_launch_kernel(rc::test::kTestKernelId, dim3(64), dim3(256), args,
+                             0, nullptr));
   CUDA_OK(cudaMemcpyAsync(&atom[2], dev, sizeof(int), cudaMemcpyDefault,
                           nullptr)); // the device's write
   std::fflush(stdout);
