@@ -21,7 +21,7 @@
 #           with RC_BENCH_SEAL=1 and without
 # Goals: decode sealed >= 0.98x clear; bulk sealed >= 10 GB/s.
 #
-#   REPS=3  MODELS="1b:q4_0 7b:q4_0"  MIB=1024
+#   REPS=3  MODELS="1b:q4_0 7b:q4_0" (empty: no decode)  MIB=1024
 #
 # Results in $OUT (the device tool's) or bench/out: seal-raw.txt and
 # seal-summary.txt (medians and sealed/clear ratios).
@@ -37,15 +37,23 @@ RAW="$RESULTS/seal-raw.txt"
 : > "$RAW"
 export WORK MODELS
 
+# MODELS="" leaves decode out (no .bundle-llama needed).
 steps=()
-[[ -x "$WORK/llama/bin/llama-bench" ]] || steps+=(unpack)
-steps+=(models)
-bash "$REPO/scripts/device-run.sh" "${steps[@]}" || { echo "seal.sh: setup failed"; exit 1; }
+if [[ ! -x "$WORK/rc/bin/rc-server" ]] ||
+   { [[ -n "$MODELS" ]] && [[ ! -x "$WORK/llama/bin/llama-bench" ]]; }; then
+  steps+=(unpack)
+fi
+[[ -z "$MODELS" ]] || steps+=(models)
+if [[ ${#steps[@]} -gt 0 ]]; then
+  bash "$REPO/scripts/device-run.sh" "${steps[@]}" || { echo "seal.sh: setup failed"; exit 1; }
+fi
 RC_BIN="$WORK/rc/bin"; LL_BIN="$WORK/llama/bin"
 COPY_BIN="$WORK/rc/bench/copy_bandwidth"
 [[ -x "$COPY_BIN" ]] || { echo "seal.sh: no $COPY_BIN (carry .bundle, run unpack)"; exit 1; }
 MANIFESTS=(--manifest "$COPY_BIN.rcm")
-while read -r m; do MANIFESTS+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')
+if [[ -n "$MODELS" ]]; then
+  while read -r m; do MANIFESTS+=(--manifest "$m"); done < <(find "$LL_BIN" -maxdepth 1 -type f -name '*.rcm')
+fi
 
 KEYS="$(mktemp -d)/keys"
 env LD_LIBRARY_PATH="$WORK/rc/lib" "$RC_BIN/rc-server" keygen "$KEYS" > /dev/null || exit 1
