@@ -195,6 +195,7 @@ bool Registry::add(LoadedManifest loaded, std::string *error) {
       KernelInfo info;
       if (!readKernel(*k, loaded.path, moduleCount, &info, error))
         return false;
+      info.hasDeviceCode = !check.kernelsWithoutDeviceCode.count(info.id);
       if (!scope.kernels.emplace(info.id, nullptr).second)
         return refuse(error, loaded.path + ": kernel ID " + hexId(info.id) +
                                  " (" + info.name + ") appears twice");

@@ -168,13 +168,16 @@ private:
         report("args_size " + std::to_string(k.args_size()) + ", cubin (" + sm +
                ") parameter bank " + std::to_string(ck.paramBytes) + " bytes");
     }
-    if (!found)
-      report("not found in any cubin of module " +
-             std::to_string(k.module_index()));
-    else
+    if (!found) {
+      out_.kernelsWithoutDeviceCode.insert(k.id());
+      out_.notes.push_back(what + ": in no cubin of module " +
+                           std::to_string(k.module_index()) +
+                           " (device code compiled out): launching it fails");
+    } else {
       for (const std::string &sm : missing)
         report("missing from the " + sm + " cubin of module " +
                std::to_string(k.module_index()));
+    }
     ++out_.kernelsChecked;
   }
 

@@ -12,6 +12,8 @@ bool verifyManifest(const LoadedManifest &lm) {
   ManifestCheck check = checkManifest(*lm.root);
   for (const ManifestProblem &p : check.problems)
     std::printf("%s: %s\n", lm.path.c_str(), p.text.c_str());
+  for (const std::string &note : check.notes)
+    std::printf("%s: note: %s\n", lm.path.c_str(), note.c_str());
   if (!check.problems.empty()) {
     std::printf("%s: FAILED: %zu mismatch(es) in %u kernel(s)\n",
                 lm.path.c_str(), check.problems.size(), check.kernelsChecked);
@@ -26,10 +28,14 @@ bool verifyManifest(const LoadedManifest &lm) {
   if (check.droppedVariables)
     varText += " (" + std::to_string(check.droppedVariables) +
                " unused internal one(s) not in the cubins)";
-  std::printf("%s: OK: %u kernel(s) match their cubins (%s)%s\n",
-              lm.path.c_str(), check.kernelsChecked,
+  size_t withoutCode = check.kernelsWithoutDeviceCode.size();
+  std::string withoutText;
+  if (withoutCode)
+    withoutText = ", " + std::to_string(withoutCode) + " without device code";
+  std::printf("%s: OK: %zu kernel(s) match their cubins (%s)%s%s\n",
+              lm.path.c_str(), check.kernelsChecked - withoutCode,
               archList.empty() ? "no kernels" : archList.c_str(),
-              varText.c_str());
+              withoutText.c_str(), varText.c_str());
   return true;
 }
 

@@ -8,6 +8,8 @@ helloKernelAttributes(flatbuffers::FlatBufferBuilder &fbb,
                       const SessionSymbols &symbols) {
   std::vector<flatbuffers::Offset<wire::KernelAttributes>> out;
   symbols.forEachKernel([&](const KernelInfo &k) {
+    if (!k.hasDeviceCode)
+      return; // no attributes: the client answers as for an unknown kernel
     const KernelAttrs &a = k.attrs;
     out.push_back(wire::CreateKernelAttributes(
         fbb, k.id, a.numRegs, a.maxThreadsPerBlock, a.sharedSizeBytes,

@@ -38,10 +38,19 @@ const Info *SessionSymbols::resolve(uint64_t id, const char *what,
 }
 
 const KernelInfo *SessionSymbols::kernel(uint64_t id, std::string *why) const {
-  return resolve<KernelInfo>(
+  const KernelInfo *k = resolve<KernelInfo>(
       id, "kernel",
       [this](uint32_t m, uint64_t i) { return registry_->kernelIn(m, i); },
       why);
+  // As with nvcc's programs: registered by the host, absent from the device
+  // code (compiled out under `#if __CUDA_ARCH__`), an invalid function.
+  if (k && !k->hasDeviceCode) {
+    if (why)
+      *why = "kernel " + k->demangled +
+             " has no device code: no cubin of its module defines it";
+    return nullptr;
+  }
+  return k;
 }
 
 const VariableInfo *SessionSymbols::variable(uint64_t id,

@@ -66,6 +66,9 @@ struct KernelInfo {
   std::vector<ParamInfo> params;
   std::vector<uint32_t> manifests; // indices of manifests declaring it
   void *native = nullptr;          // backend's handle (CUkernel)
+  // False when no cubin of its module defines it: its device code was
+  // compiled out (tools/common/manifest_check.h), and a launch fails.
+  bool hasDeviceCode = true;
   KernelAttrs attrs;
   // "kernel foo(int*) (launched at a.cu:12)": how errors name a launch.
   std::string describe() const;

@@ -281,6 +281,8 @@ public:
       m.native = lib;
     }
     for (KernelInfo &k : reg.kernels) {
+      if (!k.hasDeviceCode)
+        continue; // nothing to resolve: a launch of it is refused
       const ModuleInfo &m = reg.modules[k.module];
       CUkernel kernel = nullptr;
       CUresult r = m.native ? drv.cuLibraryGetKernel(
@@ -305,6 +307,8 @@ public:
       return fail(error, "cuCtxCreate: " + drv.describe(r));
     bool ok = true;
     for (KernelInfo &k : reg.kernels) {
+      if (!k.hasDeviceCode)
+        continue;
       r = readKernelAttrs(CUkernel(k.native), &k.attrs);
       if (r != CUDA_SUCCESS) {
         ok = fail(error, "cannot read the attributes of kernel " + k.name +
