@@ -8,7 +8,12 @@
 #include <cuda.h>
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -16,18 +21,28 @@ using GetProc = CUresult (*)(const char *, void **, int, cuuint64_t,
                              CUdriverProcAddressQueryResult *);
 
 // librc_cuda.so from this library's own folder: it links this one, so it
-// is not loaded when the program only dlopened the runtime.
+// is not loaded when the program only dlopened the runtime. The folder of
+// the file itself first: the program may have loaded it through a link
+// under CUDA's name in another folder (rc-run's, a bundle's), which need
+// not hold librc_cuda.so; then the folder it was loaded from.
 GetProc driverResolver() {
   static GetProc resolver = [] {
     Dl_info info{};
     if (!dladdr(reinterpret_cast<void *>(&driverResolver), &info) ||
         !info.dli_fname)
       return GetProc(nullptr);
-    std::string path = info.dli_fname;
-    path = path.substr(0, path.find_last_of('/') + 1) + "librc_cuda.so";
-    void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    return lib ? reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"))
-               : GetProc(nullptr);
+    std::vector<std::string> folders;
+    if (char *real = realpath(info.dli_fname, nullptr)) {
+      folders.push_back(real);
+      std::free(real);
+    }
+    folders.push_back(info.dli_fname);
+    for (std::string path : folders) {
+      path = path.substr(0, path.find_last_of('/') + 1) + "librc_cuda.so";
+      if (void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))
+        return reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
+    }
+    return GetProc(nullptr);
   }();
   return resolver;
 }

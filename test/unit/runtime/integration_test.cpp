@@ -1115,6 +1115,28 @@ TEST(RuntimeIntegration, DlopenLibcudartSo12) {
   runDlopen({RC_DLOPEN_PROG, "libcudart.so.12", "copy"});
 }
 
+// A folder of links under CUDA's names only (as a bundle or a package may
+// lay them out): the runtime still finds the driver library beside the file
+// the link names, for cudaGetDriverEntryPoint.
+TEST(RuntimeIntegration, DlopenLibcudartThroughAFolderOfLinks) {
+  TestDir links;
+  for (auto [name, file] : {std::pair{"libcuda.so.1", "librc_cuda.so"},
+                            std::pair{"libcudart.so.12", "librc_cudart.so"}}) {
+    std::string target = std::string(RC_LIB_DIR) + "/" + file;
+    ASSERT_EQ(symlink(target.c_str(), (links.path + "/" + name).c_str()), 0);
+  }
+  ServedPrograms served;
+  served.start(shmUrl("dl-links"));
+  if (!served.running())
+    return;
+  std::vector<std::string> env = served.env();
+  env.push_back("LD_LIBRARY_PATH=" + links.path);
+  ChildResult r = runChild({RC_DLOPEN_PROG, "libcudart.so.12", "copy"}, env,
+                           served.dir() + "/prog.out", 60);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+}
+
 // rc-run sets LD_LIBRARY_PATH itself.
 TEST(RuntimeIntegration, DlopenThroughRcRun) {
   runDlopen({RC_RUN, RC_DLOPEN_PROG, "libcuda.so.1", "copy"}, false);
