@@ -64,7 +64,9 @@ bool open(Remote &r, const std::string &url, uint64_t hash) {
 // scale(p, 256) with gTable[0] = 3: every float triples.
 void runScale(Remote &r, const GpuManifest &g) {
   Bytes reply = r.roundTrip(batch(1, {cMalloc(1024)}));
-  uint64_t buf = resultAt(asBatchReply(reply), 0)->addr();
+  const auto *allocated = resultAt(asBatchReply(reply), 0);
+  ASSERT_NE(allocated, nullptr) << "cudaMalloc(1024) failed";
+  uint64_t buf = allocated->addr();
   std::vector<float> in(256);
   for (int i = 0; i < 256; ++i)
     in[i] = float(i);
@@ -320,7 +322,12 @@ TEST(GpuCli, ADeviceAssertUnderQuotasGivesTheQuotaBackWithIsolation) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_TRUE(again.conn) << server.text;
-  EXPECT_NE(allocate(again, 1, 256 * mib), 0u);
+  uint64_t whole = allocate(again, 1, 256 * mib);
+  EXPECT_NE(whole, 0u);
+  // Freed again: the kernel below needs a buffer of its own.
+  Bytes freed = again.roundTrip(batch(2, {cFree(whole)}));
+  const wire::BatchReply *fr = asBatchReply(freed);
+  EXPECT_TRUE(fr && fr->errors()->size() == 0);
   runScale(again, g);
   EXPECT_EQ(count(server.text, "restarting"), 0u) << server.text;
   again.conn.reset();
