@@ -27,6 +27,11 @@ cudaError_t __rc_function_occupancy(int *blocks, uint64_t id, int blockSize,
                                     size_t dynamicSmem, unsigned flags);
 cudaError_t __rc_function_available_smem(size_t *dynamicSmemSize, uint64_t id,
                                          int numBlocks, int blockSize);
+cudaError_t
+__rc_module_cluster_occupancy(int *answer, uint64_t function, int potentialSize,
+                              const unsigned grid[3], const unsigned block[3],
+                              unsigned sharedMem, const unsigned cluster[3],
+                              int schedulingPolicy);
 }
 
 using rc::cu::fromRuntime;
@@ -167,6 +172,50 @@ CUresult potentialBlockSize(int *minGridSize, int *blockSize, CUfunction f,
   *minGridSize = bestBlocks * sms;
   *blockSize = best;
   return CUDA_SUCCESS;
+}
+
+// cuOccupancyMaxActiveClusters / MaxPotentialClusterSize: the runtime's
+// call for a build's kernel; a module's kernel is asked of the server by
+// its function ID. Either way rc-server's driver answers.
+CUresult clusterOccupancy(int *answer, CUfunction f,
+                          const CUlaunchConfig *config, bool potentialSize) {
+  if (!f)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!answer || !config || (config->numAttrs && !config->attrs))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (isStub(f)) {
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(config->gridDimX, config->gridDimY, config->gridDimZ);
+    c.blockDim = dim3(config->blockDimX, config->blockDimY, config->blockDimZ);
+    c.dynamicSmemBytes = config->sharedMemBytes;
+    c.stream = cudaStream_t(config->hStream);
+    c.attrs = reinterpret_cast<cudaLaunchAttribute *>(config->attrs);
+    c.numAttrs = config->numAttrs;
+    return fromRuntime(
+        potentialSize
+            ? cudaOccupancyMaxPotentialClusterSize(answer, stubOf(f), &c)
+            : cudaOccupancyMaxActiveClusters(answer, stubOf(f), &c));
+  }
+  const unsigned grid[3] = {config->gridDimX, config->gridDimY,
+                            config->gridDimZ};
+  const unsigned block[3] = {config->blockDimX, config->blockDimY,
+                             config->blockDimZ};
+  unsigned cluster[3] = {0, 0, 0};
+  int policy = 0;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const CUlaunchAttribute &a = config->attrs[i];
+    if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      cluster[0] = a.value.clusterDim.x;
+      cluster[1] = a.value.clusterDim.y;
+      cluster[2] = a.value.clusterDim.z;
+    } else if (a.id ==
+               CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE) {
+      policy = int(a.value.clusterSchedulingPolicyPreference);
+    }
+  }
+  return fromRuntime(__rc_module_cluster_occupancy(
+      answer, moduleId(f), potentialSize, grid, block, config->sharedMemBytes,
+      cluster, policy));
 }
 
 } // namespace
@@ -349,6 +398,16 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
   c.attrs = reinterpret_cast<cudaLaunchAttribute *>(config->attrs);
   c.numAttrs = config->numAttrs;
   return fromRuntime(cudaLaunchKernelExC(&c, stubOf(f), params));
+}
+
+CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction f,
+                                      const CUlaunchConfig *config) {
+  return clusterOccupancy(numClusters, f, config, false);
+}
+
+CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction f,
+                                            const CUlaunchConfig *config) {
+  return clusterOccupancy(clusterSize, f, config, true);
 }
 
 } // extern "C"

@@ -240,6 +240,24 @@ CUresult descriptor(CUarray array, CUDA_ARRAY3D_DESCRIPTOR *out) {
 
 extern "C" {
 
+// The driver's widest 1D linear texture of the format on `device`, as the
+// runtime's twin asks rc-server for it.
+CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
+                                            CUarray_format format,
+                                            unsigned numChannels,
+                                            CUdevice device) {
+  if (!maxWidthInElements)
+    return CUDA_ERROR_INVALID_VALUE;
+  cudaChannelFormatDesc desc;
+  if (CUresult e = formatOrRefuse(format, numChannels, &desc,
+                                  "cuDeviceGetTexture1DLinearMaxWidth of a "
+                                  "normalized-integer, NV12 or "
+                                  "block-compressed format"))
+    return e;
+  return fromRuntime(
+      cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, &desc, device));
+}
+
 // ---- arrays -----------------------------------------------------------------
 
 CUresult cuArrayCreate_v2(CUarray *array, const CUDA_ARRAY_DESCRIPTOR *d) {

@@ -131,6 +131,11 @@ constexpr CommandInfo kCommands[] = {
     {Command::CacheControl, "rc-cache", nullptr, kNone, false, false},
     {Command::FunctionAttributes, "cuFuncGetAttribute", nullptr, kNone, false,
      false},
+    // Questions for the driver: they read nothing the GPU computes.
+    {Command::TextureLinearWidth, "cudaDeviceGetTexture1DLinearMaxWidth",
+     nullptr, kNone, false, false},
+    {Command::ClusterOccupancy, "cudaOccupancyMaxActiveClusters", nullptr,
+     kNone, false, false},
 };
 
 constexpr bool inSchemaOrder() {

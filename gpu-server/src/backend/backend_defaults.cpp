@@ -61,6 +61,11 @@ OpStatus DeviceContext::readD2H(uint64_t src, uint64_t size,
 OpStatus DeviceContext::setKernelAttribute(const KernelInfo &, int, int) {
   return unsupported("cudaFuncSetAttribute");
 }
+OpStatus DeviceContext::clusterOccupancy(const KernelInfo &,
+                                         const ClusterQuery &q, int *) {
+  return unsupported(q.potentialSize ? "cudaOccupancyMaxPotentialClusterSize"
+                                     : "cudaOccupancyMaxActiveClusters");
+}
 OpStatus DeviceContext::memAddressReserve(uint64_t, uint64_t, uint64_t *) {
   return unsupported("cuMemAddressReserve");
 }

@@ -75,12 +75,18 @@ public:
                              NativeHandle stream) = 0;
   virtual OpStatus objectCreate(const TextureSpec &spec, uint64_t *handle) = 0;
   virtual OpStatus objectDestroy(uint64_t handle, bool surface) = 0;
+  // cudaDeviceGetTexture1DLinearMaxWidth: the widest 1D texture over
+  // linear memory of `format`, in elements, on this context's device.
+  virtual OpStatus linearWidth1D(const ChannelFormat &format,
+                                 uint64_t *width) = 0;
 };
 
 struct CudaDriver;
 // texture_cuda.cpp: arrays and objects of the CUDA context current on the
-// session's thread (each DeviceContext makes its own).
-std::unique_ptr<TextureDevice> makeCudaTextureDevice(const CudaDriver &driver);
+// session's thread (each DeviceContext makes its own); `device` is the
+// context's CUdevice.
+std::unique_ptr<TextureDevice> makeCudaTextureDevice(const CudaDriver &driver,
+                                                     int device);
 
 // texture_host.cpp: the host test device's, in allocations of `context`;
 // `resolve` maps a device range of the context to its bytes (null outside).

@@ -223,6 +223,9 @@ private:
   OpStatus handle(const wire::TextureDestroy &c, Answer &a);
   OpStatus handle(const wire::StreamAttribute &c, Answer &a); // executor_ext
   OpStatus handle(const wire::ResetPersistingL2 &c, Answer &a);
+  // TextureLinearWidth and ClusterOccupancy: questions for the driver
+  // (executor_queries.cpp).
+  OpStatus driverQuery(const wire::CommandEntry &entry, Answer &a);
 
   // Deferred stream syncs (docs/server.md, executor_sync.cpp): a
   // cudaStreamSynchronize does not wait on the host. It becomes a pending

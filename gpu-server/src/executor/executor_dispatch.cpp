@@ -168,6 +168,9 @@ OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
     return handle(*entry.cmd_as_LaunchFunction(), a);
   case Command::LibCall:
     return handle(*entry.cmd_as_LibCall(), a);
+  case Command::TextureLinearWidth:
+  case Command::ClusterOccupancy:
+    return driverQuery(entry, a);
   }
   return OpStatus::fail(kErrInvalidValue,
                         "empty or unknown command type " +

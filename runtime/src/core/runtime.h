@@ -449,6 +449,12 @@ public:
   using CommandBuilder = LibraryCommand;
   cudaError_t appendCommand(wire::Command type, const char *call,
                             cudaStream_t stream, const CommandBuilder &build);
+  // A question for the server's driver (api/api_driver_queries.cpp): the
+  // command `build` serializes (given no stream: 0) is sent at once, on
+  // the current device, and *answer is its Result.addr; the server's
+  // refusal is the call's error.
+  cudaError_t askServer(wire::Command type, const char *call,
+                        const CommandBuilder &build, uint64_t *answer);
 
   // ---- observability (tests, RC_STATS) ---------------------------------
   uint64_t messagesSent();

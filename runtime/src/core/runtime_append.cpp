@@ -1,6 +1,7 @@
 // Commands of the libraries layered on the runtime (librc_cublas): they go
 // into the same batch as launches, in program order, with no round trip, or
-// into the graph a stream is capturing (docs/graphs.md).
+// into the graph a stream is capturing (docs/graphs.md). And questions a
+// call asks the server's driver, answered in one round trip.
 #include "core/runtime.h"
 #include "rc/command_table.h"
 
@@ -33,6 +34,15 @@ cudaError_t Runtime::appendCommand(wire::Command type, const char *call,
   appendLocked(type, cmd, {call, 0});
   afterAppendLocked();
   return cudaSuccess;
+}
+
+cudaError_t Runtime::askServer(wire::Command type, const char *call,
+                               const CommandBuilder &build, uint64_t *answer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  ensureDeviceLocked();
+  return askLocked(type, build(batch_.fbb(), 0), call, answer, nullptr);
 }
 
 } // namespace rc::rt

@@ -534,6 +534,32 @@ CommandGenerator::Entry CommandGenerator::command(Fbb &fbb, int depth) {
     body = CreateCacheControlDirect(fbb, chance(50), &hashes).Union();
     break;
   }
+  case Command::TextureLinearWidth: {
+    // Formats right and wrong, devices present and absent.
+    int bits = chance(80) ? 8 << small(0, 2) : small(-1, 64);
+    ChannelFormat format(bits, chance(50) ? bits : 0, 0, 0, small(-1, 4));
+    body = CreateTextureLinearWidth(fbb, chance(90) ? 0 : small(-2, 4),
+                                    chance(95) ? &format : nullptr)
+               .Union();
+    break;
+  }
+  case Command::ClusterOccupancy: {
+    bool module = chance(30);
+    uint64_t id = module ? handle(functions_)
+                  : !kernels_.empty() && chance(90)
+                      ? kernels_[rng_() % kernels_.size()].id
+                      : rng_();
+    std::vector<uint32_t> grid = {uint32_t(small(0, 64)), 1, 1};
+    std::vector<uint32_t> block = {uint32_t(small(0, 2048)), 1, 1};
+    std::vector<uint32_t> cluster(chance(90) ? 3 : size_t(small(0, 5)));
+    for (uint32_t &c : cluster)
+      c = uint32_t(chance(90) ? small(0, 16) : int32_t(rng_()));
+    body = CreateClusterOccupancyDirect(fbb, id, module, chance(50), &grid,
+                                        &block, uint32_t(small(0, 1 << 17)),
+                                        &cluster, small(-1, 4))
+               .Union();
+    break;
+  }
   case Command::StreamAttribute:
     body =
         CreateStreamAttribute(

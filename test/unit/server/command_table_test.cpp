@@ -102,7 +102,8 @@ TEST(CommandTable, ClientDeviceWorkAndGraphNodesAreTheDocumentedSets) {
       (std::set<C>{C::Malloc, C::Free, C::ArrayCreate, C::MemcpyH2D,
                    C::MemcpyH2DRing, C::StreamSynchronize, C::DeviceSynchronize,
                    C::ModuleLoad, C::ModuleFunction, C::MemcpyH2DCached,
-                   C::CacheInsert, C::CacheControl, C::FunctionAttributes}));
+                   C::CacheInsert, C::CacheControl, C::FunctionAttributes,
+                   C::TextureLinearWidth, C::ClusterOccupancy}));
   EXPECT_EQ(graphNodes, (std::set<C>{C::Launch, C::Memset, C::MemcpyD2D,
                                      C::CublasGemm, C::LibCall}));
 }

@@ -60,6 +60,17 @@ struct LaunchConfig {
       false; // PDL: may overlap the previous kernel
 };
 
+// What cudaOccupancyMaxActiveClusters / MaxPotentialClusterSize ask of a
+// launch (wire::ClusterOccupancy): its configuration, clusters of
+// `cluster` blocks (all 0: the kernel's own dimension) and the
+// cudaClusterSchedulingPolicy.
+struct ClusterQuery {
+  LaunchConfig launch;
+  uint32_t cluster[3] = {0, 0, 0};
+  int schedulingPolicy = 0;
+  bool potentialSize = false; // the largest cluster size, not the count
+};
+
 // cudaStreamSetAttribute's value (wire::StreamAttribute says which fields
 // each attribute uses); the numbers are CUstreamAttrID's.
 struct StreamAttributeValue {
@@ -179,6 +190,11 @@ public:
   // cudaFuncSetAttribute (CUfunction_attribute numbering).
   virtual OpStatus setKernelAttribute(const KernelInfo &kernel, int attribute,
                                       int value);
+  // The driver's cluster occupancy of `kernel` (cuOccupancyMaxActiveClusters
+  // or, q.potentialSize, cuOccupancyMaxPotentialClusterSize) into *answer.
+  // Default: fails naming the call.
+  virtual OpStatus clusterOccupancy(const KernelInfo &kernel,
+                                    const ClusterQuery &q, int *answer);
   // Driver VMM (cuMem*). Physical handles are backend handles; the executor
   // validates ranges and handles first. Defaults fail with "not supported".
   virtual OpStatus memAddressReserve(uint64_t size, uint64_t alignment,

@@ -26,6 +26,7 @@ enum CudaError : int {
   kErrIllegalAddress = 700,
   kErrLaunchFailure = 719,
   kErrNotSupported = 801,
+  kErrInvalidClusterSize = 912,
   kErrUnknown = 999,
 };
 

@@ -111,11 +111,13 @@ public:
   // Arrays and texture/surface objects (texture_cuda.cpp), on first use.
   TextureDevice *textures() override {
     if (!textures_)
-      textures_ = makeCudaTextureDevice(drv());
+      textures_ = makeCudaTextureDevice(drv(), dev_);
     return textures_.get();
   }
   OpStatus setKernelAttribute(const KernelInfo &kernel, int attribute,
                               int value) override;
+  OpStatus clusterOccupancy(const KernelInfo &kernel, const ClusterQuery &q,
+                            int *answer) override;
   OpStatus memAddressReserve(uint64_t size, uint64_t alignment,
                              uint64_t *addr) override;
   OpStatus memAddressFree(uint64_t addr, uint64_t size) override;
@@ -1037,6 +1039,40 @@ OpStatus CudaContext::setKernelAttribute(const KernelInfo &kernel,
                                          int attribute, int value) {
   return check(drv().cuKernelSetAttribute(
       CUfunction_attribute(attribute), value, CUkernel(kernel.native), dev_));
+}
+
+// The kernel's CUkernel stands for a CUfunction of the current context, as
+// in launches; a cluster dimension of all 0s leaves the kernel's own.
+OpStatus CudaContext::clusterOccupancy(const KernelInfo &kernel,
+                                       const ClusterQuery &q, int *answer) {
+  CUlaunchAttribute attrs[2] = {};
+  unsigned n = 0;
+  if (q.cluster[0] || q.cluster[1] || q.cluster[2]) {
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[n].value.clusterDim.x = q.cluster[0];
+    attrs[n].value.clusterDim.y = q.cluster[1];
+    attrs[n++].value.clusterDim.z = q.cluster[2];
+  }
+  if (q.schedulingPolicy) {
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    attrs[n++].value.clusterSchedulingPolicyPreference =
+        CUclusterSchedulingPolicy(q.schedulingPolicy);
+  }
+  CUlaunchConfig lc = {};
+  lc.gridDimX = q.launch.grid[0];
+  lc.gridDimY = q.launch.grid[1];
+  lc.gridDimZ = q.launch.grid[2];
+  lc.blockDimX = q.launch.block[0];
+  lc.blockDimY = q.launch.block[1];
+  lc.blockDimZ = q.launch.block[2];
+  lc.sharedMemBytes = q.launch.sharedMem;
+  lc.hStream = toStream(q.launch.stream);
+  lc.attrs = n ? attrs : nullptr;
+  lc.numAttrs = n;
+  auto f = reinterpret_cast<CUfunction>(kernel.native);
+  return check(q.potentialSize
+                   ? drv().cuOccupancyMaxPotentialClusterSize(answer, f, &lc)
+                   : drv().cuOccupancyMaxActiveClusters(answer, f, &lc));
 }
 
 OpStatus CudaContext::memAddressReserve(uint64_t size, uint64_t alignment,

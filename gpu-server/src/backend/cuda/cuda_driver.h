@@ -122,7 +122,13 @@ namespace rc::server {
   X(cuSurfObjectDestroy, 5000, (CUsurfObject))                                 \
   X(cuStreamSetAttribute, 11000,                                               \
     (CUstream, CUstreamAttrID, const CUstreamAttrValue *))                     \
-  X(cuCtxResetPersistingL2Cache, 11000, ())
+  X(cuCtxResetPersistingL2Cache, 11000, ())                                    \
+  X(cuDeviceGetTexture1DLinearMaxWidth, 11010,                                 \
+    (size_t *, CUarray_format, unsigned, CUdevice))                            \
+  X(cuOccupancyMaxActiveClusters, 11070,                                       \
+    (int *, CUfunction, const CUlaunchConfig *))                               \
+  X(cuOccupancyMaxPotentialClusterSize, 11070,                                 \
+    (int *, CUfunction, const CUlaunchConfig *))
 
 // The CUstream of a backend stream handle (rc/server/backend.h).
 inline CUstream cudaStreamOf(NativeHandle handle) {

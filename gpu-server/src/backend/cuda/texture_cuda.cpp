@@ -63,7 +63,7 @@ OpStatus badFormat(const ChannelFormat &f) {
 
 class CudaTextureDevice : public TextureDevice {
 public:
-  explicit CudaTextureDevice(const CudaDriver &d) : drv_(d) {}
+  CudaTextureDevice(const CudaDriver &d, int device) : drv_(d), dev_(device) {}
   ~CudaTextureDevice() override {
     // Objects before the arrays they read; the context goes right after.
     for (auto &[handle, surface] : objects_)
@@ -205,18 +205,32 @@ public:
                          : drv_.cuTexObjectDestroy(handle));
   }
 
+  OpStatus linearWidth1D(const ChannelFormat &format,
+                         uint64_t *width) override {
+    CUarray_format f;
+    if (!arrayFormat(format, &f))
+      return badFormat(format);
+    size_t w = 0;
+    OpStatus st = check(drv_.cuDeviceGetTexture1DLinearMaxWidth(
+        &w, f, unsigned(format.channels()), CUdevice(dev_)));
+    *width = w;
+    return st;
+  }
+
 private:
   OpStatus check(CUresult r) const { return drv_.status(r); }
 
   const CudaDriver &drv_;
+  int dev_;
   std::set<NativeHandle> arrays_;
   std::map<uint64_t, bool> objects_; // handle -> is a surface
 };
 
 } // namespace
 
-std::unique_ptr<TextureDevice> makeCudaTextureDevice(const CudaDriver &driver) {
-  return std::make_unique<CudaTextureDevice>(driver);
+std::unique_ptr<TextureDevice> makeCudaTextureDevice(const CudaDriver &driver,
+                                                     int device) {
+  return std::make_unique<CudaTextureDevice>(driver, device);
 }
 
 } // namespace rc::server

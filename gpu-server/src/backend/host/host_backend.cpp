@@ -53,6 +53,7 @@ std::vector<int32_t> hostAttributes() {
   setAttr(a, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 5120);
   setAttr(a, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800);
   setAttr(a, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, 512);
+  setAttr(a, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH, 1 << 28);
   setAttr(a, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 132);
   setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);
   setAttr(a, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
@@ -373,6 +374,8 @@ public:
   OpStatus setKernelAttribute(const KernelInfo &, int, int) override {
     return OpStatus::success(); // nothing executes: accepted
   }
+  OpStatus clusterOccupancy(const KernelInfo &kernel, const ClusterQuery &q,
+                            int *answer) override;
   // Driver VMM: a reservation is backed by lazily committed host memory
   // (MAP_NORESERVE), so a range spanning several mappings is contiguous on
   // the host too. Physical handles only account memory; their bytes live in
@@ -499,6 +502,37 @@ private:
   std::map<NativeHandle, uint64_t> physical_; // cuMemCreate handle -> size
   NativeHandle nextHandle_ = 16; // above the special stream handles
 };
+
+// A model of the driver's answer, enough for the wire's tests: clusters of
+// up to 8 blocks (the portable size, which is also the potential size),
+// one block of a cluster per multiprocessor. The GPU's driver also
+// weighs the kernel's resources and how its multiprocessors are grouped;
+// the host device knows no kernel's own cluster dimension.
+OpStatus HostContext::clusterOccupancy(const KernelInfo &,
+                                       const ClusterQuery &q, int *answer) {
+  constexpr uint32_t kPortableClusterSize = 8;
+  if (q.potentialSize) {
+    *answer = int(kPortableClusterSize);
+    return OpStatus::success();
+  }
+  uint64_t size = uint64_t(q.cluster[0]) * q.cluster[1] * q.cluster[2];
+  if (size == 0)
+    return OpStatus::fail(kErrInvalidClusterSize,
+                          "no cluster dimension given (the host test device "
+                          "knows no kernel's own)");
+  for (int i = 0; i < 3; ++i)
+    if (q.launch.grid[i] % q.cluster[i])
+      return OpStatus::fail(kErrInvalidClusterSize,
+                            "the grid is no multiple of the cluster dimension");
+  if (size > kPortableClusterSize)
+    return OpStatus::fail(kErrInvalidClusterSize,
+                          "clusters of " + std::to_string(size) +
+                              " blocks exceed the portable 8");
+  const auto &attrs = backend_.device(device_).attributes;
+  *answer =
+      int(uint64_t(attrs[CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT]) / size);
+  return OpStatus::success();
+}
 
 } // namespace
 

@@ -7,6 +7,7 @@
 #include "backend/texture_device.h"
 #include "rc/server/errors.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -75,6 +76,27 @@ public:
   }
 
   OpStatus objectDestroy(uint64_t, bool) override {
+    return OpStatus::success();
+  }
+
+  // A model of the driver's table: 2^28 elements (the host device's
+  // MAXIMUM_TEXTURE1D_LINEAR_WIDTH) of up to 4 bytes, fewer of wider ones
+  // (2^30 bytes in all), so that a test sees the format travel. A kind
+  // without a driver format (8-bit float, unknown) is refused as the
+  // driver refuses it.
+  OpStatus linearWidth1D(const ChannelFormat &format,
+                         uint64_t *width) override {
+    constexpr int kFloat = 2;
+    uint32_t element = format.elementBytes();
+    if (!element || format.kind < 0 || format.kind > kFloat ||
+        (format.kind == kFloat && format.x == 8))
+      return OpStatus::fail(kErrInvalidValue,
+                            "channel format of kind " +
+                                std::to_string(format.kind) +
+                                " is not one CUDA textures read");
+    constexpr uint64_t kMaxElements = uint64_t(1) << 28;
+    constexpr uint64_t kMaxBytes = uint64_t(1) << 30;
+    *width = std::min(kMaxElements, kMaxBytes / element);
     return OpStatus::success();
   }
 
