@@ -17,8 +17,9 @@
 #              compat/build_samples.py built, with their manifests
 #              (build_samples.py --collect), for device-run.sh compat; the
 #              few over 100 MB in .bundle-compat-big (a call of their own)
-#   compat-src .bundle-compat-src/cuda-samples.tar.xz (~56 MiB): the
-#              cuda-samples tree, for the nvcc build and the samples' data
+#   compat-src .bundle-compat-src/cuda-samples.tar.xz: the cuda-samples
+#              tree but the samples' doc/ folders (papers, not read by
+#              builds or runs), for the nvcc build and the samples' data
 #   yardsticks .bundle-yardsticks/ (~5 MiB for Rodinia and SHOC): the suites
 #              compat/yardstick.py built, one per definition in
 #              $RC_YARDSTICK_SUITES with a checkout in $YARDSTICK_SRC/<suite>:
@@ -160,7 +161,10 @@ pack_compat() {
   # suites' (rodinia, shoc) by their name.
   results="${COMPAT_RESULTS:-$(ls "$REPO"/compat/results/*-v[0-9]*.json | sort | tail -1)}"
   rm -rf "$out" "$big" && mkdir -p "$out" "$STAGE/compat" "$STAGE/compat-big/remote"
+  # The toolchain of RC_BUILD_DIR: its overlay's path is what the samples
+  # were built with (libNVVM samples open libdevice by it).
   python3 "$REPO/compat/build_samples.py" --samples "$CUDA_SAMPLES_DIR" --out "$results" \
+    --toolchain "$RC_BUILD/remote-clang-toolchain.cmake" \
     --work "${RC_COMPAT_WORK:-/tmp/rc-compat-build}" --collect "$STAGE/compat/remote"
   # The samples ask for up to fifteen architectures; a sample whose manifest
   # is huge (the Thrust ones' were 240 and 330 MB with -O0 device code,
@@ -188,7 +192,9 @@ pack_compat_src() {
   need_samples
   rm -rf "$out" && mkdir -p "$out"
   tar -C "$(dirname "$CUDA_SAMPLES_DIR")" --transform "s,^$(basename "$CUDA_SAMPLES_DIR"),cuda-samples," \
-    --exclude=.git --exclude="$(basename "$CUDA_SAMPLES_DIR")/bin" -cf - "$(basename "$CUDA_SAMPLES_DIR")" |
+    --exclude=.git --exclude="$(basename "$CUDA_SAMPLES_DIR")/bin" \
+    --exclude="$(basename "$CUDA_SAMPLES_DIR")/Samples/*/*/doc" \
+    -cf - "$(basename "$CUDA_SAMPLES_DIR")" |
     xz -T2 -6 > "$out/cuda-samples.tar.xz"
 }
 
