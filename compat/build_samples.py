@@ -14,9 +14,9 @@ non-system libraries they load to DEST/lib, and the results to
 DEST/rows.json, for compat/run_samples.py on the GPU machine
 (scripts/pack-device-bundle.sh compat packs it).
 
-The samples are a yardstick fetched at test time (docs/compatibility.md):
+The samples are a yardstick fetched at test time (docs/yardsticks.md):
 nothing of theirs is kept in this repository. Rows follow the results
-format of docs/compatibility.md; the run columns (remote_tcp, remote_shm,
+format of docs/yardsticks.md; the run columns (remote_tcp, remote_shm,
 local) are filled on the GPU machine by compat/run_samples.py and stay
 null here. Python 3 stdlib only.
 """
@@ -329,7 +329,7 @@ def report(out, tag, rows):
 
 
 def markdown(tag, rows, summary, run_summary):
-    """The results as the table docs/compatibility.md shows."""
+    """The results as the table docs/yardsticks.md shows."""
     out = ["# cuda-samples %s with remote-clang" % tag, "", "Build: " + summary + ".", ""]
     if run_summary:
         out += ["Run on the GPU machine: " + run_summary + ".", ""]

@@ -10,7 +10,7 @@ output is masked comes from the suite's definition, a Python file
 (suite_<name>.py) given by path, or by name from the folder
 $RC_YARDSTICK_SUITES. Definitions say how to build third-party code, so
 they are kept outside this repository, like the suites themselves;
-docs/compatibility.md ("Second yardstick") gives their format.
+docs/yardsticks.md ("Rodinia and SHOC") gives their format.
 
 Such suites rarely check themselves, so a remote run passes when it exits
 as the local run did and its output (stdout and the files the program

@@ -454,7 +454,7 @@ step_kernels() {
     "$WORK/out/kernels-local.log" "$WORK/out/kernels-remote.log"
 }
 
-# --- cuda-samples (.bundle-compat, .bundle-compat-src): docs/compatibility.md
+# --- cuda-samples (.bundle-compat, .bundle-compat-src): docs/yardsticks.md
 step_compat_local() {
   local src="$WORK/compat/cuda-samples" build="$WORK/compat/local"
   [[ -f "$src/CMakeLists.txt" ]] || { fail "compat-local: no $src (carry .bundle-compat-src, run unpack)"; return; }
@@ -487,7 +487,7 @@ step_compat() {
     fail "compat"
 }
 
-# --- the yardstick suites (.bundle-yardsticks): docs/compatibility.md
+# --- the yardstick suites (.bundle-yardsticks): docs/yardsticks.md
 yardstick_suites() {
   local d
   for d in "$WORK"/yardsticks/*/src; do [[ -d "$d" ]] && basename "$(dirname "$d")"; done
