@@ -55,6 +55,18 @@ bool serverProof(const Key &key, const Transcript &t, Proof *out) {
   return prove("rc-auth-v1 server proof", key, t, out);
 }
 
+bool admissionProof(const Key &key, const std::vector<uint8_t> &transcript,
+                    Proof *out) {
+  static const char kLabel[] = "rc-auth-v1 admission proof";
+  std::vector<uint8_t> msg(kLabel, kLabel + sizeof kLabel);
+  msg.insert(msg.end(), transcript.begin(), transcript.end());
+  unsigned int len = 0;
+  return !key.secret.empty() &&
+         HMAC(EVP_sha256(), key.secret.data(), int(key.secret.size()),
+              msg.data(), msg.size(), out->data(), &len) != nullptr &&
+         len == out->size();
+}
+
 bool sameProof(const uint8_t *given, size_t size, const Proof &expected) {
   return given && size == expected.size() &&
          CRYPTO_memcmp(given, expected.data(), expected.size()) == 0;

@@ -203,8 +203,10 @@ static void drain(ServerCore &core,
 static int serveForever(ServerCore &core, const std::string &url,
                         const ServerLimits &limits, uint64_t drainMs) {
   std::string error;
+  rc::transport::ListenOptions listenOptions = limits.listenOptions();
+  listenOptions.admit = core.admission();
   std::unique_ptr<rc::transport::Listener> listener =
-      rc::transport::listen(url, limits.listenOptions(), &error);
+      rc::transport::listen(url, listenOptions, &error);
   if (!listener) {
     logError("cannot listen: " + error);
     return 1;

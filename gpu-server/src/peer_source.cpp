@@ -9,6 +9,12 @@ std::string peerSource(const transport::Connection &conn) {
   return conn.peerHost();
 }
 
+std::string peerSource(const transport::AdmissionClaim &claim) {
+  if (claim.hasPeerUid)
+    return "uid " + std::to_string(claim.peerUid) + " on this host";
+  return claim.peerHost;
+}
+
 std::string ticketHolder(bool keyed, const std::string &keyId,
                          const std::string &source) {
   return keyed ? "key '" + keyId + "'" : source;

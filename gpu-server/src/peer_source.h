@@ -16,6 +16,8 @@
 namespace rc::server {
 
 std::string peerSource(const transport::Connection &conn);
+// The same for a client that asks for admission (no connection yet).
+std::string peerSource(const transport::AdmissionClaim &claim);
 
 // Who may redeem a worker's ticket (session_ticket.h): the key the client
 // proved, "key 'ID'"; without keys (`keyed` false) its source.

@@ -1,4 +1,6 @@
 #include "rc/server/server_core.h"
+
+#include "key_admission.h"
 #include "lobby.h"
 #include "metrics/metrics_file_writer.h"
 #include "rc/server/log.h"
@@ -361,6 +363,10 @@ void ServerCore::stop() {
   lobby_.reset(); // no new sessions start
   sessionThreads_.joinAll();
   metricsWriter_.reset(); // a last write: every session is closed now
+}
+
+transport::AdmissionCheck ServerCore::admission() {
+  return env_ ? keyAdmission(env_->keys, &authThrottle_) : nullptr;
 }
 
 } // namespace rc::server

@@ -2,7 +2,9 @@
 // hammer-latency.sh: while they run, a real client's connect and first
 // call must not take longer (docs/server.md, "Bounds").
 //   stress_peers silent URL N SECONDS       N transport connections that
-//                                           never send a message
+//                                           never send a message (or, to a
+//                                           server with keys, N peers that
+//                                           never answer its challenge)
 //   stress_peers slow URL N SECONDS         N that send part of a message,
 //                                           then 1 KiB every 0.5 s
 //   stress_peers unreachable URL N SECONDS  (tcp) N connect requests a
@@ -103,6 +105,13 @@ int main(int argc, char **argv) {
           peers.push_back(std::move(p)), ++made;
         else
           break;
+      // A server with keys challenges instead of opening a connection
+      // (admission): a challenged peer knocks again before its challenge
+      // lapses (3 s), so that the server always has one out for it.
+      if (mode == "silent" && ticks++ % 4 == 0)
+        for (auto &p : peers)
+          if (p->challenged())
+            p->knockAgain();
       if (mode == "slow")
         for (auto &p : peers) {
           std::vector<uint8_t> more(1024, 0x42);

@@ -59,7 +59,10 @@ bool listenerAddress(const Url &u, std::vector<uint8_t> *out,
 }
 } // namespace
 
-RawPeer::~RawPeer() = default;
+RawPeer::~RawPeer() {
+  if (shmSocket_ >= 0)
+    close(shmSocket_);
+}
 
 bool RawPeer::connect(const std::string &url, int timeoutMs,
                       std::string *error) {
@@ -67,7 +70,7 @@ bool RawPeer::connect(const std::string &url, int timeoutMs,
   Url u;
   if (!parseUrl(url, &u, error) || !(ep_ = openEndpoint(u.provider, error)))
     return false;
-  Hello mine;
+  Hello &mine = request_;
   mine.nonce = uint64_t(getpid()) * 7919 +
                uint64_t(Clock::now().time_since_epoch().count());
   mine.pid = uint32_t(getpid());
@@ -78,8 +81,14 @@ bool RawPeer::connect(const std::string &url, int timeoutMs,
     int fd = unixConnect(u.shmName, error);
     if (fd < 0)
       return false;
+    std::vector<uint8_t> frame;
     bool ok = sendHello(fd, FrameType::Connect, mine, error) &&
-              recvHello(fd, FrameType::Accept, timeoutMs, &server, error);
+              recvFrame(fd, timeoutMs, &frame, error);
+    if (ok && frameType(frame) == uint16_t(FrameType::Challenge)) {
+      shmSocket_ = fd; // held, unanswered
+      return challenged_ = true;
+    }
+    ok = ok && decodeHelloFrame(frame, FrameType::Accept, &server, error);
     close(fd);
     if (!ok)
       return false;
@@ -98,8 +107,14 @@ bool RawPeer::connect(const std::string &url, int timeoutMs,
       if (static_cast<FrameType>(h.type) == FrameType::Accept &&
           decodeHello(p, n, &server))
         accepted = true;
+      if (static_cast<FrameType>(h.type) == FrameType::Challenge)
+        challenged_ = true;
     };
     while (!accepted) {
+      if (challenged_) {
+        server_ = to; // the listener's, for knockAgain
+        return true;
+      }
       if (ep_->progress(onFrame) == 0)
         std::this_thread::sleep_for(std::chrono::microseconds(100));
       if (Clock::now() > deadline) {
@@ -109,6 +124,14 @@ bool RawPeer::connect(const std::string &url, int timeoutMs,
     }
   }
   return ep_->insertPeer(server.address, &server_, error);
+}
+
+bool RawPeer::knockAgain() {
+  if (!challenged_ || shmSocket_ >= 0)
+    return false;
+  ++request_.nonce;
+  return post(*ep_, server_, encodeHello(FrameType::Connect, request_),
+              Clock::now() + std::chrono::seconds(1));
 }
 
 bool RawPeer::openTowardsListener(const std::string &url, std::string *error) {
@@ -150,6 +173,13 @@ bool RawPeer::sendConnectNaming(const std::string &url,
 }
 
 bool RawPeer::closedByServer() {
+  if (shmSocket_ >= 0)
+    return closed_ = closed_ || !unixPeerStillThere(shmSocket_);
+  if (challenged_) { // nothing to close; keep the provider moving
+    auto ignore = [](const FrameHeader &, const uint8_t *, size_t) {};
+    ep_->progress(ignore);
+    return false;
+  }
   auto onFrame = [this](const FrameHeader &h, const uint8_t *, size_t) {
     if (static_cast<FrameType>(h.type) == FrameType::Close)
       closed_ = true;

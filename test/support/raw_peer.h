@@ -18,8 +18,17 @@ class RawPeer {
 public:
   ~RawPeer();
   // The transport handshake with the listener at `url`, as connect() does
-  // it; false with *error.
+  // it, up to where a listener with keys asks for a proof; false with
+  // *error.
   bool connect(const std::string &url, int timeoutMs, std::string *error);
+  // After connect(): the listener answered with an admission challenge
+  // instead of a connection. The peer holds its side (tcp: its endpoint,
+  // connected to the listener's; shm: its handshake socket) and answers
+  // nothing.
+  bool challenged() const { return challenged_; }
+  // tcp, challenged: the same request again under a new nonce, so that
+  // the listener has a challenge out for it again.
+  bool knockAgain();
   // tcp: sends the listener at `url` a Connect request that names
   // `fakeAddress` (raw sockaddr_in) as the client's address, and nothing
   // else. shm has no such request over libfabric.
@@ -31,7 +40,7 @@ public:
   bool openTowardsListener(const std::string &url, std::string *error);
   bool connectRequest(const std::vector<uint8_t> &fakeAddress);
   // After connect(): true once the server closed the connection (its
-  // Close frame arrived).
+  // Close frame arrived; a challenged shm peer: its socket).
   bool closedByServer();
   // One frame to the connected server: the header as given, then payload.
   bool sendFrame(detail::FrameType type, uint64_t seq, uint64_t total,
@@ -43,6 +52,9 @@ private:
   std::unique_ptr<detail::Endpoint> ep_;
   fi_addr_t server_ = FI_ADDR_UNSPEC;
   bool closed_ = false;
+  bool challenged_ = false;
+  int shmSocket_ = -1; // a challenged shm peer's handshake socket
+  detail::Hello request_;
 };
 
 } // namespace rc::transport::test

@@ -1,4 +1,5 @@
 // rc::transport::connect: the client side of the handshake.
+#include "admission.h"
 #include "connection.h"
 #include "fabric_library.h"
 #include "graveyard.h"
@@ -10,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -34,6 +36,47 @@ long msLeft(Clock::time_point deadline) {
       .count();
 }
 
+FrameHeader headerOf(const std::vector<uint8_t> &frame) {
+  FrameHeader h{};
+  std::memcpy(&h, frame.data(), std::min(frame.size(), sizeof h));
+  return h;
+}
+
+// shm: sends the request on the handshake socket and reads the listener's
+// Accept into *server, answering its challenge first if it sends one
+// (admission.h).
+bool shmRequest(int fd, const Hello &request, int bellFd,
+                const AdmissionKey &admission, Clock::time_point deadline,
+                Hello *server, std::string *error) {
+  auto left = [&] { return static_cast<int>(std::max(msLeft(deadline), 0L)); };
+  std::vector<uint8_t> frame;
+  if (!sendHello(fd, FrameType::Connect, request, error, bellFd) ||
+      !recvFrame(fd, left(), &frame, error))
+    return false;
+  if (frameType(frame) == uint16_t(FrameType::Challenge)) {
+    Challenge challenge;
+    std::vector<uint8_t> prove;
+    if (!decodeChallenge(headerOf(frame), frame.data() + sizeof(FrameHeader),
+                         frame.size() - sizeof(FrameHeader), &challenge) ||
+        challenge.requestNonce != request.nonce) {
+      *error = "the listener sent a malformed challenge";
+      return false;
+    }
+    if (!answerChallenge(admission, challenge, request, &prove, error) ||
+        !sendFrame(fd, std::move(prove), error) ||
+        !recvFrame(fd, left(), &frame, error))
+      return false;
+  }
+  Refusal refusal;
+  if (frameType(frame) == uint16_t(FrameType::Refuse) &&
+      decodeRefusal(headerOf(frame), frame.data() + sizeof(FrameHeader),
+                    frame.size() - sizeof(FrameHeader), &refusal)) {
+    *error = "refused admission: " + refusal.why;
+    return false;
+  }
+  return decodeHelloFrame(frame, FrameType::Accept, server, error);
+}
+
 // attempt(&refused) until it succeeds, fails for another reason than a
 // refusal, or the deadline passes.
 template <class Attempt>
@@ -50,6 +93,12 @@ bool knockUntil(Clock::time_point deadline, Attempt attempt) {
 } // namespace
 
 std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
+                                    std::string *error) {
+  return connect(url, timeoutMs, AdmissionKey(), error);
+}
+
+std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
+                                    const AdmissionKey &admission,
                                     std::string *error) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(
                                            timeoutMs < 0 ? 1 << 30 : timeoutMs);
@@ -88,7 +137,7 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
     if (!ep)
       return fail(err);
     auto conn = std::make_unique<FabricConnection>(std::move(ep));
-    if (!conn->handshakeClient(listenerAddr, url, deadline, error))
+    if (!conn->handshakeClient(listenerAddr, url, deadline, admission, error))
       return nullptr;
     return conn;
   }
@@ -127,11 +176,8 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
                    (uint64_t(std::random_device{}()) << 32) ^
                    uint64_t(getpid());
   Hello server;
-  bool ok = sendHello(fd, FrameType::Connect, conn->ownHello(nonce), &err,
-                      bell ? bell->fd() : -1) &&
-            recvHello(fd, FrameType::Accept,
-                      static_cast<int>(std::max(msLeft(deadline), 0L)), &server,
-                      &err);
+  bool ok = shmRequest(fd, conn->ownHello(nonce), bell ? bell->fd() : -1,
+                       admission, deadline, &server, &err);
   uint32_t listenerPid = unixPeerPid(fd);
   close(fd); // before the endpoint: the listener checks this (listener.cpp)
   if (!ok && listenerPid == static_cast<uint32_t>(getpid()))

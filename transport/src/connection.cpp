@@ -146,15 +146,7 @@ void FabricConnection::describePeer(const Hello &h) {
     peerHost_ = "this host";
     return;
   }
-  // "fi_sockaddr_in://10.1.2.3:41234" -> "10.1.2.3"
-  size_t scheme = address.find("://");
-  std::string host =
-      scheme == std::string::npos ? address : address.substr(scheme + 3);
-  size_t port = host.rfind(':');
-  if (port != std::string::npos &&
-      host.find_first_not_of("0123456789", port + 1) == std::string::npos)
-    host.resize(port);
-  peerHost_ = host;
+  peerHost_ = hostOfAddressText(address);
 }
 
 Hello FabricConnection::ownHello(uint64_t nonce) const {
@@ -236,6 +228,7 @@ bool FabricConnection::admitClient(const Hello &client, std::string *error) {
 bool FabricConnection::handshakeClient(const std::vector<uint8_t> &listenerAddr,
                                        const std::string &urlText,
                                        Clock::time_point deadline,
+                                       const AdmissionKey &admission,
                                        std::string *error) {
   std::unique_lock<std::mutex> g(mu_);
   auto fail = [&](const std::string &why) {
@@ -248,40 +241,65 @@ bool FabricConnection::handshakeClient(const std::vector<uint8_t> &listenerAddr,
   if (!ep_->insertPeer(listenerAddr, &listener, &err))
     return fail("no listener there (" + err + ")");
 
-  handshakeNonce_ = std::random_device{}() ^
-                    (uint64_t(std::random_device{}()) << 32) ^
-                    uint64_t(getpid());
-  Hello own = ownHello(handshakeNonce_);
-  own.lanes = uint8_t(tuning().tcpLanes);
-  std::vector<uint8_t> frame = encodeHello(FrameType::Connect, own);
-
-  // A tracked (non-inject) send so that a refused connection shows up as
+  // Tracked (non-inject) sends so that a refused connection shows up as
   // an error completion instead of vanishing.
-  SendSlot *slot = ep_->freeSlot();
-  slot->copy.assign(frame.begin(), frame.end());
   uint64_t errorsBefore = ep_->sendErrors();
-  for (;;) {
-    long rc = ep_->sendCopy(listener, slot, frame.size());
-    if (rc == 0)
-      break;
-    if (rc != -FI_EAGAIN)
-      return fail(fiError("fi_send", rc));
-    ep_->progress(handler_);
-    if (Clock::now() >= deadline)
-      return fail("timed out sending the connect request");
-  }
-  while (!accepted_) {
-    int n = ep_->progress(handler_);
-    if (n < 0)
-      return fail(fiError("fi_cq_read", n));
-    if (ep_->sendErrors() != errorsBefore)
-      return fail("connection refused or unreachable (" + ep_->lastCqError() +
-                  ")");
-    if (Clock::now() >= deadline)
-      return fail("no answer from a listener within the timeout (nothing "
-                  "listening, or unreachable)");
-    if (n == 0)
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+  auto post = [&](const std::vector<uint8_t> &frame, std::string *why) {
+    SendSlot *slot = nullptr;
+    while (!(slot = ep_->freeSlot()) && Clock::now() < deadline)
+      ep_->progress(handler_);
+    for (; slot;) {
+      slot->copy.assign(frame.begin(), frame.end());
+      long rc = ep_->sendCopy(listener, slot, frame.size());
+      if (rc == 0)
+        return true;
+      if (rc != -FI_EAGAIN) {
+        *why = fiError("fi_send", rc);
+        return false;
+      }
+      ep_->progress(handler_);
+      if (Clock::now() >= deadline)
+        break;
+    }
+    *why = "timed out sending the connect request";
+    return false;
+  };
+  Hello own;
+  // Attempts: a second only when the listener says the first one's
+  // challenge lapsed (pushed out by others' requests) and a new one may
+  // pass.
+  for (int attempt = 0; !accepted_; ++attempt) {
+    handshakeNonce_ = std::random_device{}() ^
+                      (uint64_t(std::random_device{}()) << 32) ^
+                      uint64_t(getpid());
+    own = ownHello(handshakeNonce_);
+    own.lanes = uint8_t(tuning().tcpLanes);
+    challenge_.reset();
+    refusal_.reset();
+    if (!post(encodeHello(FrameType::Connect, own), &err))
+      return fail(err);
+    while (!accepted_ && !refusal_) {
+      int n = ep_->progress(handler_);
+      if (n < 0)
+        return fail(fiError("fi_cq_read", n));
+      if (ep_->sendErrors() != errorsBefore)
+        return fail("connection refused or unreachable (" + ep_->lastCqError() +
+                    ")");
+      if (challenge_) {
+        std::vector<uint8_t> prove;
+        if (!answerChallenge(admission, *challenge_, own, &prove, &err) ||
+            !post(prove, &err))
+          return fail(err);
+        challenge_.reset();
+      }
+      if (Clock::now() >= deadline)
+        return fail("no answer from a listener within the timeout (nothing "
+                    "listening, or unreachable)");
+      if (n == 0)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    if (refusal_ && (!refusal_->mayRetry || attempt >= 3))
+      return fail("refused admission: " + refusal_->why);
   }
   Hello server = acceptHello_;
   // A server bound to 0.0.0.0 reports that address; reach it at the
@@ -476,6 +494,20 @@ void FabricConnection::onFrame(const FrameHeader &h, const uint8_t *payload,
       acceptHello_ = hello;
       accepted_ = true;
     }
+    return;
+  }
+  case FrameType::Challenge: { // admission.h: before the Accept, if at all
+    Challenge c;
+    if (!connected_ && !accepted_ && decodeChallenge(h, payload, len, &c) &&
+        c.requestNonce == handshakeNonce_)
+      challenge_ = c;
+    return;
+  }
+  case FrameType::Refuse: {
+    Refusal r;
+    if (!connected_ && !accepted_ && decodeRefusal(h, payload, len, &r) &&
+        r.requestNonce == handshakeNonce_)
+      refusal_ = r;
     return;
   }
   default:

@@ -5,6 +5,7 @@
 #ifndef RC_TRANSPORT_CONNECTION_H
 #define RC_TRANSPORT_CONNECTION_H
 
+#include "admission.h"
 #include "doorbell.h"
 #include "endpoint.h"
 #include "lane_rendezvous.h"
@@ -31,10 +32,11 @@ public:
   ~FabricConnection() override;
 
   // tcp client: asks the listener at listenerAddr for a private endpoint
-  // over libfabric and waits (until deadline) for its Accept.
+  // over libfabric and waits (until deadline) for its Accept, proving
+  // `admission`'s key first if the listener challenges it (admission.h).
   bool handshakeClient(const std::vector<uint8_t> &listenerAddr,
                        const std::string &urlText, Clock::time_point deadline,
-                       std::string *error);
+                       const AdmissionKey &admission, std::string *error);
   // tcp server, in steps that never block: startAnswer takes the client
   // that sent `client` as the peer and prepares the Accept; each
   // continueAnswer tries to post it (rxm first connects to the client,
@@ -196,6 +198,9 @@ private:
   uint64_t handshakeNonce_ = 0;
   bool accepted_ = false;
   Hello acceptHello_;
+  // tcp client: the listener's challenge or refusal of this handshake.
+  std::optional<Challenge> challenge_;
+  std::optional<Refusal> refusal_;
   SendSlot *answerSlot_ = nullptr; // the Accept, between the answer steps
   size_t answerSize_ = 0;
 

@@ -96,7 +96,13 @@ std::unique_ptr<Endpoint> Endpoint::open(Provider provider,
   std::unique_ptr<Endpoint> ep(new Endpoint());
   if (!ep->setup(provider, node, service, recvSlots, recvSize, error))
     return nullptr;
+  openedCount().fetch_add(1, std::memory_order_relaxed);
   return ep;
+}
+
+std::atomic<uint64_t> &Endpoint::openedCount() {
+  static std::atomic<uint64_t> count{0};
+  return count;
 }
 
 bool Endpoint::warmUp(Provider provider) {
@@ -223,6 +229,11 @@ bool Endpoint::insertPeer(const std::vector<uint8_t> &raw, fi_addr_t *out,
     return false;
   }
   return true;
+}
+
+void Endpoint::removePeer(fi_addr_t addr) {
+  if (addr != FI_ADDR_UNSPEC && addr != FI_ADDR_NOTAVAIL)
+    fi_av_remove(av_, &addr, 1, 0);
 }
 
 long Endpoint::postRecv(uint32_t index) {

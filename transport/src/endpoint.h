@@ -12,6 +12,7 @@
 
 #include <rdma/fabric.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -62,6 +63,9 @@ public:
   // pays this at start instead of its first client. False when the
   // provider is not there (open() then says why).
   static bool warmUp(Provider provider);
+  // How many endpoints this process opened so far (tests: a listener
+  // opens none for a client that proved no key).
+  static uint64_t opened() { return openedCount().load(); }
   ~Endpoint();
   Endpoint(const Endpoint &) = delete;
   Endpoint &operator=(const Endpoint &) = delete;
@@ -75,6 +79,9 @@ public:
   // Inserts a peer address; returns false with *error on failure.
   bool insertPeer(const std::vector<uint8_t> &raw, fi_addr_t *out,
                   std::string *error);
+  // Removes an address insertPeer gave (an entry inserted twice stays
+  // until removed twice).
+  void removePeer(fi_addr_t addr);
 
   // Called for every received frame (header already checked for magic and
   // size); the payload is only valid during the call.
@@ -141,6 +148,7 @@ public:
 
 private:
   Endpoint() = default;
+  static std::atomic<uint64_t> &openedCount();
   bool setup(Provider provider, const std::string &node,
              const std::string &service, size_t recvSlots, size_t recvSize,
              std::string *error);

@@ -25,6 +25,9 @@ enum class FrameType : uint16_t {
   Accept = 5,    // private endpoint -> client: here I am
   Write = 6,     // sealed connections: bytes for memory the peer exposed
                  // (seq: the key, offset: where in it; sealed_frames.h)
+  Challenge = 7, // listener -> client: prove a key first (admission.h)
+  Prove = 8,     // client -> listener: the proof, with the request again
+  Refuse = 9,    // listener -> client: admission refused, and why
 };
 
 // A KeepAlive from a receiver whose owner is behind (its queue is full, so

@@ -95,4 +95,15 @@ std::vector<uint8_t> rawAddress(const sockaddr_in &a) {
   return std::vector<uint8_t>(p, p + sizeof a);
 }
 
+std::string hostOfAddressText(const std::string &address) {
+  size_t scheme = address.find("://");
+  std::string host =
+      scheme == std::string::npos ? address : address.substr(scheme + 3);
+  size_t port = host.rfind(':');
+  if (port != std::string::npos &&
+      host.find_first_not_of("0123456789", port + 1) == std::string::npos)
+    host.resize(port);
+  return host;
+}
+
 } // namespace rc::transport::detail

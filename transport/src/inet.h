@@ -24,6 +24,9 @@ bool probeTcp(const sockaddr_in &to, int timeoutMs, std::string *error,
               bool *refused = nullptr);
 std::string ipText(const sockaddr_in &a);
 std::vector<uint8_t> rawAddress(const sockaddr_in &a);
+// The host part of a fabric address's text: "fi_sockaddr_in://10.1.2.3:41234"
+// -> "10.1.2.3".
+std::string hostOfAddressText(const std::string &address);
 
 } // namespace rc::transport::detail
 

@@ -7,8 +7,13 @@
 // never waited for one at a time: a peer whose advertised address never
 // answers, or that connects and says nothing, holds up nobody else. Their
 // number is bounded (ListenOptions), and so is the time each one gets.
+//
+// With ListenOptions::admit, a client first proves a key (admission.h):
+// over tcp from the well-known endpoint (listener_admission.h), over shm
+// on its socket; only then is its private endpoint opened.
 #include "connection.h"
 #include "inet.h"
+#include "listener_admission.h"
 #include "shm_regions.h"
 #include "sys_error.h"
 #include "unix_rendezvous.h"
@@ -73,6 +78,10 @@ public:
     } else {
       address_ = url_.text;
     }
+    if (options_.admit && ep_)
+      admission_ = std::make_unique<TcpAdmission>(
+          *ep_, options_.admit, size_t(std::max(options_.maxChallenges, 1)),
+          options_.handshakeMs);
   }
   ~FabricListener() override {
     for (Waiting &w : waiting_)
@@ -141,12 +150,25 @@ private:
 
   void onConnectRequest(const FrameHeader &h, const uint8_t *p, size_t n) {
     Hello hello;
-    if (static_cast<FrameType>(h.type) != FrameType::Connect)
+    const auto type = static_cast<FrameType>(h.type);
+    if (admission_ && type == FrameType::Prove) {
+      if (std::optional<Hello> admitted = admission_->onProve(p, n))
+        queueRequest(std::move(*admitted));
+      return;
+    }
+    if (type != FrameType::Connect)
       return; // stray traffic to the well-known endpoint
     if (!decodeHello(p, n, &hello) || hello.version != kProtocolVersion) {
       lastError_ = "ignored a malformed or wrong-version connect request";
       return;
     }
+    if (admission_)
+      return admission_->onConnect(hello); // nothing opened before a proof
+    queueRequest(std::move(hello));
+  }
+
+  // A request that may have its private endpoint.
+  void queueRequest(Hello hello) {
     if (known(hello))
       return; // a repeated request
     if (requests_.size() >= size_t(options_.maxHandshakes)) {
@@ -220,6 +242,11 @@ private:
         lastError_ = fiError("fi_cq_read", n);
         return nullptr;
       }
+      if (admission_) {
+        admission_->pump();
+        if (std::string problem = admission_->takeProblem(); !problem.empty())
+          lastError_ = problem;
+      }
       startAnswers();
       if (auto c = advanceAnswers())
         return c;
@@ -239,6 +266,9 @@ private:
     uint32_t pid;
     Clock::time_point started;
     HelloReader reader;
+    // With admission: the challenge this client was sent, and its request.
+    bool challenged = false;
+    Challenge challenge;
   };
 
   void dropWaiting(Waiting &w, const std::string &why) {
@@ -263,7 +293,7 @@ private:
           lastError_ = err;
         return;
       }
-      waiting_.push_back({fd, pid, Clock::now(), HelloReader()});
+      waiting_.push_back({fd, pid, Clock::now(), HelloReader(), false, {}});
     }
   }
 
@@ -279,14 +309,24 @@ private:
       }
       Hello hello;
       std::string err;
-      HelloReader::Step step =
-          w.reader.readAvailable(w.fd, FrameType::Connect, &hello, &err);
+      std::vector<uint8_t> frame;
+      HelloReader::Step step = w.reader.readFrame(w.fd, &frame, &err);
       if (step == HelloReader::Step::More) {
         ++at;
         continue;
       }
+      if (step == HelloReader::Step::Done && options_.admit && !w.challenged) {
+        if (challengeShm(w, frame, &err)) {
+          ++at; // its proof comes next
+          continue;
+        }
+        step = HelloReader::Step::Failed;
+      }
       std::unique_ptr<Connection> conn;
-      if (step == HelloReader::Step::Done)
+      if (step == HelloReader::Step::Done &&
+          (options_.admit
+               ? provenShm(w, frame, &hello, &err)
+               : decodeHelloFrame(frame, FrameType::Connect, &hello, &err)))
         conn = admit(w, hello, &err);
       if (!conn)
         lastError_ = "client pid " + std::to_string(w.pid) + ": " + err;
@@ -332,6 +372,49 @@ private:
       if (timeoutMs >= 0 && msSince(start) >= timeoutMs)
         return nullptr;
     }
+  }
+
+  // shm with admission: answers the client's Connect with a challenge on
+  // its socket; false (with *err) when that cannot be done.
+  bool challengeShm(Waiting &w, const std::vector<uint8_t> &frame,
+                    std::string *err) {
+    Hello request;
+    if (!decodeHelloFrame(frame, FrameType::Connect, &request, err))
+      return false;
+    w.challenge.requestNonce = request.nonce;
+    if (!freshNonce(&w.challenge.serverNonce)) {
+      *err = "no random bytes for a challenge";
+      return false;
+    }
+    w.challenged = true;
+    return sendFrame(w.fd, encodeChallenge(w.challenge), err);
+  }
+
+  // shm with admission: whether `frame` proves a key for the challenge the
+  // client was sent; *request is then what it asks for. A refusal is told
+  // to the client.
+  bool provenShm(Waiting &w, const std::vector<uint8_t> &frame, Hello *request,
+                 std::string *err) {
+    Prove prove;
+    if (frameType(frame) != uint16_t(FrameType::Prove) ||
+        !decodeProve(frame.data() + sizeof(FrameHeader),
+                     frame.size() - sizeof(FrameHeader), &prove)) {
+      *err = "sent no proof for its challenge";
+      return false;
+    }
+    AdmissionClaim claim;
+    claim.peerHost = "this host";
+    claim.hasPeerUid = unixPeerUid(w.fd, &claim.peerUid);
+    bool proven = sameNonce(prove.serverNonce, w.challenge.serverNonce) &&
+                  checkProof(options_.admit, prove, claim, request, err);
+    if (proven && request->nonce == w.challenge.requestNonce)
+      return true;
+    if (err->empty() || proven)
+      *err = "the proof is for another challenge or request";
+    std::string ignored;
+    sendFrame(w.fd, encodeRefusal({w.challenge.requestNonce, false, *err}),
+              &ignored);
+    return false;
   }
 
   std::unique_ptr<Connection> admit(Waiting &w, Hello &client,
@@ -383,6 +466,7 @@ private:
   std::deque<Hello> requests_;      // tcp: Connect frames not yet answered
   std::deque<Answering> answering_; // tcp: Accepts on their way
   std::deque<Waiting> waiting_;     // shm: requests on their way
+  std::unique_ptr<TcpAdmission> admission_; // tcp with options_.admit
 };
 } // namespace
 

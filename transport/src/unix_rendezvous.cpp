@@ -225,7 +225,11 @@ bool unixPeerStillThere(int fd) {
 
 bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error,
                int passFd) {
-  std::vector<uint8_t> frame = encodeHello(type, hello);
+  return sendFrame(fd, encodeHello(type, hello), error, passFd);
+}
+
+bool sendFrame(int fd, std::vector<uint8_t> frame, std::string *error,
+               int passFd) {
   uint32_t n = static_cast<uint32_t>(frame.size());
   frame.insert(frame.begin(), reinterpret_cast<uint8_t *>(&n),
                reinterpret_cast<uint8_t *>(&n) + sizeof n);
@@ -247,9 +251,8 @@ bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error,
   return true;
 }
 
-// The frame after its length prefix: header, then a Hello of our version.
-static bool decodeHelloFrame(const std::vector<uint8_t> &buf, FrameType type,
-                             Hello *hello, std::string *error) {
+bool decodeHelloFrame(const std::vector<uint8_t> &buf, FrameType type,
+                      Hello *hello, std::string *error) {
   FrameHeader h;
   std::memcpy(&h, buf.data(), sizeof h);
   if (h.magic != kFrameMagic || h.type != static_cast<uint16_t>(type) ||
@@ -283,6 +286,15 @@ int HelloReader::takePassedFd() {
 
 HelloReader::Step HelloReader::readAvailable(int fd, FrameType type,
                                              Hello *hello, std::string *error) {
+  std::vector<uint8_t> frame;
+  Step step = readFrame(fd, &frame, error);
+  if (step == Step::Done && !decodeHelloFrame(frame, type, hello, error))
+    return Step::Failed;
+  return step;
+}
+
+HelloReader::Step HelloReader::readFrame(int fd, std::vector<uint8_t> *frame,
+                                         std::string *error) {
   for (;;) {
     bool inLength = lengthGot_ < sizeof length_;
     uint8_t *to = inLength ? length_ + lengthGot_ : frame_.data() + frameGot_;
@@ -305,8 +317,10 @@ HelloReader::Step HelloReader::readAvailable(int fd, FrameType type,
       frameGot_ += size_t(got);
       if (frameGot_ < frame_.size())
         continue;
-      return decodeHelloFrame(frame_, type, hello, error) ? Step::Done
-                                                          : Step::Failed;
+      *frame = std::move(frame_); // and ready for the next frame
+      frame_.clear();
+      frameGot_ = lengthGot_ = 0;
+      return Step::Done;
     }
     lengthGot_ += size_t(got);
     if (lengthGot_ < sizeof length_)
@@ -321,7 +335,7 @@ HelloReader::Step HelloReader::readAvailable(int fd, FrameType type,
   }
 }
 
-bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
+bool recvFrame(int fd, int timeoutMs, std::vector<uint8_t> *frame,
                std::string *error, int *passedFd) {
   auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
   if (passedFd)
@@ -332,14 +346,33 @@ bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
     *error = "malformed handshake (length " + std::to_string(n) + ")";
     ok = false;
   }
-  std::vector<uint8_t> buf(ok ? n : 0);
-  ok = ok && readAll(fd, buf.data(), n, deadline, error) &&
-       decodeHelloFrame(buf, type, hello, error);
+  frame->assign(ok ? n : 0, 0);
+  ok = ok && readAll(fd, frame->data(), n, deadline, error);
   if (!ok && passedFd && *passedFd >= 0) {
     close(*passedFd); // a failed handshake hands nothing over
     *passedFd = -1;
   }
   return ok;
+}
+
+bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
+               std::string *error, int *passedFd) {
+  std::vector<uint8_t> buf;
+  bool ok = recvFrame(fd, timeoutMs, &buf, error, passedFd) &&
+            decodeHelloFrame(buf, type, hello, error);
+  if (!ok && passedFd && *passedFd >= 0) {
+    close(*passedFd); // a failed handshake hands nothing over
+    *passedFd = -1;
+  }
+  return ok;
+}
+
+uint16_t frameType(const std::vector<uint8_t> &frame) {
+  FrameHeader h;
+  if (frame.size() < sizeof h)
+    return 0;
+  std::memcpy(&h, frame.data(), sizeof h);
+  return h.magic == kFrameMagic ? h.type : 0;
 }
 
 } // namespace rc::transport::detail

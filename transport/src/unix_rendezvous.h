@@ -50,6 +50,18 @@ bool sendHello(int fd, FrameType type, const Hello &hello, std::string *error,
                int passFd = -1);
 bool recvHello(int fd, FrameType type, int timeoutMs, Hello *hello,
                std::string *error, int *passedFd = nullptr);
+// Any frame (header and payload) the same way: admission's frames
+// (admission.h) travel like the Hellos.
+bool sendFrame(int fd, std::vector<uint8_t> frame, std::string *error,
+               int passFd = -1);
+bool recvFrame(int fd, int timeoutMs, std::vector<uint8_t> *frame,
+               std::string *error, int *passedFd = nullptr);
+// A whole frame (after its length prefix) that must be a Hello of `type`
+// and of our version.
+bool decodeHelloFrame(const std::vector<uint8_t> &frame, FrameType type,
+                      Hello *hello, std::string *error);
+// The frame type of a whole frame, or 0 when it is no frame of ours.
+uint16_t frameType(const std::vector<uint8_t> &frame);
 
 // The same frame read piecewise from a non-blocking socket, as its bytes
 // come: a listener waits for many clients at once, and one that connects
@@ -64,6 +76,9 @@ public:
   ~HelloReader(); // closes a passed descriptor nobody took
   // Reads what the socket holds now. Done: *hello is the request.
   Step readAvailable(int fd, FrameType type, Hello *hello, std::string *error);
+  // The same for any frame: Done with the whole frame in *frame; the
+  // reader then reads the next one.
+  Step readFrame(int fd, std::vector<uint8_t> *frame, std::string *error);
   // The descriptor the request carried (-1: none); the caller owns it.
   int takePassedFd();
 

@@ -3,6 +3,7 @@
 #include "isolation/worker_channel.h"
 #include "isolation/worker_metrics.h"
 #include "isolation/worker_pool.h"
+#include "key_admission.h"
 #include "metrics/metrics_file_writer.h"
 #include "rc/auth/key_file.h"
 #include "rc/server/log.h"
@@ -86,8 +87,13 @@ int runSupervisor(const SupervisorOptions &options,
     logError("start-up failed: " + error);
     return 1;
   }
-  std::unique_ptr<transport::Listener> listener = transport::listen(
-      options.listenUrl, options.limits.listenOptions(), &error);
+  // Clients prove a key before the listener opens anything for them
+  // (key_admission.h); their failures count apart from the Hello's.
+  AuthThrottle admissionThrottle;
+  transport::ListenOptions listenOptions = options.limits.listenOptions();
+  listenOptions.admit = keyAdmission(keys, &admissionThrottle);
+  std::unique_ptr<transport::Listener> listener =
+      transport::listen(options.listenUrl, listenOptions, &error);
   if (!listener) {
     logError("cannot listen: " + error);
     return 1;
@@ -132,8 +138,10 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
     logError("cannot create a device context: " + error);
     return 1;
   }
+  transport::ListenOptions listenOptions = limits.listenOptions();
+  listenOptions.admit = core.admission();
   std::unique_ptr<transport::Listener> listener =
-      transport::listen(options.listenUrl, limits.listenOptions(), &error);
+      transport::listen(options.listenUrl, listenOptions, &error);
   if (!listener) {
     logError("cannot listen: " + error);
     return 1;

@@ -27,7 +27,8 @@ Runtime &runtime() {
     auto manifests = [extra = opts.manifests](KernelIndex &index) {
       loadDiscoveredManifests(index, extra);
     };
-    rt = new Runtime(urlConnector(opts.serverUrl), manifests, opts);
+    rt = new Runtime(urlConnector(opts.serverUrl, opts.authKeyFile), manifests,
+                     opts);
     current.store(rt, std::memory_order_release);
     std::atexit(shutdownAtExit);
   }

@@ -113,4 +113,24 @@ bool ClientAuth::checkSealed(const transport::Connection &conn,
   return false;
 }
 
+std::unique_ptr<transport::Connection>
+connectProvingKey(const std::string &url, const std::string &keyFile,
+                  int timeoutMs, std::string *error) {
+  transport::AdmissionKey admission;
+  if (!keyFile.empty()) {
+    std::vector<auth::Key> keys;
+    if (!auth::loadKeyFile(keyFile, &keys, error)) {
+      *error += " (RC_AUTH_KEY_FILE)";
+      return nullptr;
+    }
+    auth::Key key = keys.front();
+    admission.keyId = key.id;
+    admission.prove = [key](const std::vector<uint8_t> &transcript,
+                            std::array<uint8_t, 32> *proof) {
+      return auth::admissionProof(key, transcript, proof);
+    };
+  }
+  return transport::connect(url, timeoutMs, admission, error);
+}
+
 } // namespace rc::rt

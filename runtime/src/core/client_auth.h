@@ -9,6 +9,7 @@
 #include "rc/auth/proof.h"
 #include "rc/transport.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,13 @@ private:
   bool answered_ = false;
   bool sealed_ = false;
 };
+
+// Connects to `url`, proving the first key of `keyFile` (empty: none) to a
+// listener that asks for one before it opens anything for this client
+// (rc/transport.h, "Admission").
+std::unique_ptr<transport::Connection>
+connectProvingKey(const std::string &url, const std::string &keyFile,
+                  int timeoutMs, std::string *error);
 
 } // namespace rc::rt
 

@@ -123,8 +123,10 @@ using Connector = std::function<std::unique_ptr<transport::Connection>(
     int timeoutMs, std::string *error)>;
 using ManifestLoader = std::function<void(KernelIndex &)>;
 
-// The default connector: Options::serverUrl through rc::transport::connect.
-Connector urlConnector(std::string url);
+// The default connector: Options::serverUrl through rc::transport::connect,
+// proving the key of Options::authKeyFile if the server asks before it
+// opens the connection.
+Connector urlConnector(std::string url, std::string keyFile);
 
 class Runtime {
 public:

@@ -77,14 +77,15 @@ Options Options::fromEnv() {
   return o;
 }
 
-Connector urlConnector(std::string url) {
-  return [url](int timeoutMs,
-               std::string *error) -> std::unique_ptr<transport::Connection> {
+Connector urlConnector(std::string url, std::string keyFile) {
+  return [url, keyFile](
+             int timeoutMs,
+             std::string *error) -> std::unique_ptr<transport::Connection> {
     if (url.empty()) {
       *error = "RC_SERVER is not set";
       return nullptr;
     }
-    return transport::connect(url, timeoutMs, error);
+    return connectProvingKey(url, keyFile, timeoutMs, error);
   };
 }
 
@@ -226,7 +227,8 @@ cudaError_t Runtime::handshakeLocked(std::string *error,
     if (reply->ticket())
       ticket.assign(reply->ticket()->begin(), reply->ticket()->end());
     conn_.reset();
-    conn_ = transport::connect(url, opts_.connectTimeoutMs, error);
+    conn_ = connectProvingKey(url, opts_.authKeyFile, opts_.connectTimeoutMs,
+                              error);
     if (!conn_) {
       *error = from + " redirected this client to " + url + ": " + *error;
       return cudaErrorNoDevice;

@@ -12,15 +12,39 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace rc::server::test {
 
+// What a client proves to a listener with keys before it opens anything
+// (rc/transport.h, "Admission"): `key`, as the runtime proves it.
+inline transport::AdmissionKey admissionKeyOf(const auth::Key &key) {
+  transport::AdmissionKey a;
+  a.keyId = key.id;
+  a.prove = [key](const std::vector<uint8_t> &transcript,
+                  std::array<uint8_t, 32> *proof) {
+    return auth::admissionProof(key, transcript, proof);
+  };
+  return a;
+}
+
+// transport::connect proving `key` (a server with keys asks for it).
+inline std::unique_ptr<transport::Connection>
+connectWithKey(const std::string &url, const auth::Key &key, int timeoutMs,
+               std::string *error) {
+  return transport::connect(url, timeoutMs, admissionKeyOf(key), error);
+}
+
 struct HandClient {
   std::unique_ptr<transport::Connection> conn;
   auth::Transcript transcript;
   Bytes hello, answer;
+  // The key proved to the listener before it opens a connection
+  // (admission; a server with keys asks for one): none unless set, and
+  // handshake() sets its own key.
+  std::optional<auth::Key> admitWith;
 
   // Connects and sends the Hello (naming `keyId`, with `ticket` if any);
   // the server's answer (a challenge, or a refusal). Empty when the
@@ -29,7 +53,10 @@ struct HandClient {
               const std::string &keyId, const Bytes &ticket = {},
               std::string *error = nullptr) {
     std::string err;
-    conn = transport::connect(url, 5000, &err);
+    conn = transport::connect(url, 5000,
+                              admitWith ? admissionKeyOf(*admitWith)
+                                        : transport::AdmissionKey(),
+                              &err);
     if (!conn) {
       if (error)
         *error = err;
@@ -64,6 +91,8 @@ struct HandClient {
   Bytes handshake(const std::string &url, uint64_t manifestHash,
                   const auth::Key &key, const Bytes &ticket = {},
                   std::string *error = nullptr) {
+    if (!admitWith)
+      admitWith = key;
     Bytes reply = start(url, manifestHash, key.id, ticket, error);
     return asAuthChallenge(reply) ? finish(key, nullptr, error) : reply;
   }

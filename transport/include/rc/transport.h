@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -151,6 +152,41 @@ public:
   virtual bool lastReceivedSealed() const { return false; }
 };
 
+// Admission (docs/transport.md, "Admission"): a listener given an `admit`
+// check opens nothing for a client (no private endpoint, no shm region)
+// before the client proved it holds a key. It answers the client's Connect
+// with a fresh 32-byte challenge from where the request came (tcp: the
+// well-known endpoint; shm: the Unix socket); the client's next frame
+// names a key id and carries an HMAC under that key over a transcript of
+// both sides' nonces, the key id and its whole connect request. The
+// transport knows no keys: the owner checks the proof (rc-server: its key
+// file, rc/auth/proof.h's admissionProof).
+struct AdmissionClaim {
+  std::string keyId;               // as the client sent it (unchecked)
+  std::vector<uint8_t> transcript; // what the proof covers
+  std::array<uint8_t, 32> proof{};
+  // Where the client is, as the transport knows it before any endpoint:
+  // tcp the IP of the address its request names (where the challenge
+  // went), shm the user id the kernel recorded for its socket.
+  std::string peerHost;
+  bool hasPeerUid = false;
+  uint32_t peerUid = 0;
+};
+// True when the proof is right; otherwise false with *why, which the
+// client is told. It runs on the thread that calls Listener::accept.
+using AdmissionCheck =
+    std::function<bool(const AdmissionClaim &claim, std::string *why)>;
+
+// The client's side: the key it names and how to prove it over a
+// transcript (without the key: the client cannot pass a listener that
+// asks, and says so).
+struct AdmissionKey {
+  std::string keyId;
+  std::function<bool(const std::vector<uint8_t> &transcript,
+                     std::array<uint8_t, 32> *proof)>
+      prove;
+};
+
 // How a listener treats clients that have not finished the transport
 // handshake (tcp: our Accept not yet through to them; shm: their request
 // not yet read), and what the connections it returns may make the server
@@ -161,6 +197,12 @@ struct ListenOptions {
   ReceiveLimits accepted;
   int maxHandshakes = 64;
   int handshakeMs = 3000;
+  // Set: every client proves a key before anything is opened for it
+  // (above). Challenges waiting for their proof are small fixed records:
+  // at most maxChallenges (tcp; shm's wait in the handshake table), each
+  // for handshakeMs, a new one pushing out the oldest.
+  AdmissionCheck admit;
+  int maxChallenges = 1024;
 };
 
 class Listener {
@@ -175,6 +217,10 @@ public:
 // Both return nullptr and fill *error with a sentence naming the address and
 // the reason (unreachable, refused, bad URL, provider missing, timeout).
 std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
+                                    std::string *error);
+// The same, proving `admission`'s key to a listener that asks for one.
+std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
+                                    const AdmissionKey &admission,
                                     std::string *error);
 std::unique_ptr<Listener> listen(const std::string &url, std::string *error);
 std::unique_ptr<Listener> listen(const std::string &url,

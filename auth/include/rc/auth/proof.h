@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace rc::auth {
 
@@ -42,6 +43,14 @@ struct Transcript {
 // whatever *out holds.
 bool clientProof(const Key &key, const Transcript &t, Proof *out);
 bool serverProof(const Key &key, const Transcript &t, Proof *out);
+
+// The proof that admits a client to the transport before anything is
+// opened for it (rc/transport.h, AdmissionClaim): HMAC-SHA256 under the key
+// over the transport's transcript (its own label, both sides' nonces, the
+// key id and the client's request), under a label of its own so that it
+// can never stand for either proof above. False only when libcrypto fails.
+bool admissionProof(const Key &key, const std::vector<uint8_t> &transcript,
+                    Proof *out);
 
 // Whether `given` (size bytes, from the peer) equals `expected`, in time
 // that does not depend on where they differ.

@@ -74,6 +74,10 @@ public:
   //  authenticate (1 key)"
   const std::string &summary() const { return summary_; }
 
+  // What its listener asks of a client before it opens anything for it
+  // (key_admission.h): a proof of one of its keys; none without keys.
+  transport::AdmissionCheck admission();
+
   // Runs a session for `conn`: in the lobby until its first message, then
   // on a thread of its own.
   void serve(std::unique_ptr<transport::Connection> conn);
