@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # What peers that never authenticate make rc-server hold. Against
 # rc-server --test-device --auth-key-file, N peers finish the transport
-# handshake and then say nothing (rc_stress_peers silent: each one the
-# server drops is replaced at once) for SECONDS; the script samples the
-# server's resident memory every 0.2 s and prints, per transport and N:
-# its resident memory before, the peak while the peers ran, the peak's
-# growth per connection the server may hold before authentication
-# (RC_SERVER_MAX_PENDING waiting for their Hello plus as many transport
-# handshakes), and a real client's connect + Hello + first cudaMalloc
-# (rc_stress_client probe, with the key) alone and meanwhile.
+# handshake and then say nothing (rc_stress_peers silent: with keys the
+# handshake ends in an admission challenge they never answer, asked again
+# before it lapses) for SECONDS; the script samples the server's resident
+# memory every 0.2 s and prints, per transport and N: its resident memory
+# before, the peak while the peers ran (it includes the probe's own
+# session), the growth per peer, and a real client's connect + Hello +
+# first cudaMalloc (rc_stress_client probe, with the key) alone and
+# meanwhile.
 #
 #   test/stress/preauth-memory.sh [tcp|shm|both] [N...]   (both, 100 1000)
 #
@@ -51,7 +51,7 @@ probe_ms() {
 }
 
 run() {
-  local transport=$1 n url pending=${RC_SERVER_MAX_PENDING:-16}
+  local transport=$1 n url
   for n in "${COUNTS[@]}"; do
     url=$(url_for "$transport" "rc-preauth-$$-$n")
     start_server "$url" "$WORK/server.log" --auth-key-file "$WORK/key"
@@ -71,10 +71,9 @@ run() {
     peak=$(cat "$WORK/peak")
     printf '%s, %5d silent peers for %ss: rc-server %6d MiB before, peak %6d MiB' \
       "$transport" "$n" "$SECONDS_EACH" $((before / 1024)) $((peak / 1024))
-    printf ' (+%d MiB; %.1f MiB per connection of the %d it may hold);' \
+    printf ' (+%d MiB; %.2f MiB per peer);' \
       $(((peak - before) / 1024)) \
-      "$(awk -v d=$((peak - before)) -v p=$((2 * pending)) 'BEGIN {print d / 1024 / p}')" \
-      $((2 * pending))
+      "$(awk -v d=$((peak - before)) -v n="$n" 'BEGIN {print d / 1024 / n}')"
     printf ' probe %s ms alone, %s ms beside them (%s)\n' "$alone" "$during" \
       "$(tail -1 "$WORK/peers.out")"
     kill -INT "$SERVER_PID" 2>/dev/null || true
