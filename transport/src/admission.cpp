@@ -38,8 +38,7 @@ bool getArray(const uint8_t *&p, const uint8_t *end,
 
 std::vector<uint8_t> frameOf(FrameType type, uint16_t flags = 0,
                              uint64_t seq = 0, uint64_t total = 0) {
-  FrameHeader h{kFrameMagic, static_cast<uint16_t>(type), flags, seq, total,
-                0};
+  FrameHeader h{kFrameMagic, static_cast<uint16_t>(type), flags, seq, total, 0};
   std::vector<uint8_t> out(sizeof h);
   std::memcpy(out.data(), &h, sizeof h);
   return out;
@@ -140,8 +139,8 @@ bool answerChallenge(const AdmissionKey &key, const Challenge &challenge,
                      const Hello &request, std::vector<uint8_t> *frame,
                      std::string *error) {
   if (key.keyId.empty() || !key.prove) {
-    *error = "it admits only clients that prove they hold one of its keys, "
-             "and this client has none";
+    *error = "authentication required: it admits only clients that prove "
+             "they hold one of its keys, and this client has none";
     return false;
   }
   if (key.keyId.size() > kMaxAdmissionKeyId) {
@@ -184,8 +183,8 @@ PendingChallenges::Entry *PendingChallenges::find(uint64_t requestNonce,
   return nullptr;
 }
 
-bool PendingChallenges::issue(uint64_t requestNonce, uint64_t hash,
-                              Entry **out, std::optional<Entry> *pushedOut) {
+bool PendingChallenges::issue(uint64_t requestNonce, uint64_t hash, Entry **out,
+                              std::optional<Entry> *pushedOut) {
   Entry e{{}, requestNonce, hash, Clock::now()};
   if (!freshNonce(&e.serverNonce))
     return false;
@@ -212,8 +211,8 @@ PendingChallenges::take(const AdmissionNonce &serverNonce) {
 
 void PendingChallenges::expire(std::vector<Entry> *expired) {
   auto now = Clock::now();
-  while (!entries_.empty() &&
-         now - entries_.front().issued >= std::chrono::milliseconds(maxAgeMs_)) {
+  while (!entries_.empty() && now - entries_.front().issued >=
+                                  std::chrono::milliseconds(maxAgeMs_)) {
     expired->push_back(entries_.front());
     entries_.pop_front();
   }

@@ -101,7 +101,8 @@ public:
     uint64_t addressHash; // of the address the request named
     Clock::time_point issued;
   };
-  PendingChallenges(size_t max, int maxAgeMs) : max_(max), maxAgeMs_(maxAgeMs) {}
+  PendingChallenges(size_t max, int maxAgeMs)
+      : max_(max), maxAgeMs_(maxAgeMs) {}
 
   // The challenge already issued for this request (a repeated Connect).
   Entry *find(uint64_t requestNonce, uint64_t addressHash);

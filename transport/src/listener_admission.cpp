@@ -39,8 +39,8 @@ void TcpAdmission::sendTo(const std::vector<uint8_t> &address,
     ep_.removePeer(outgoing_.front().to);
     outgoing_.pop_front();
   }
-  outgoing_.push_back({to, std::move(frame), PendingChallenges::Clock::now(),
-                       false});
+  outgoing_.push_back(
+      {to, std::move(frame), PendingChallenges::Clock::now(), false});
   pump();
 }
 
@@ -93,8 +93,8 @@ std::optional<Hello> TcpAdmission::onProve(const uint8_t *payload,
   std::string why;
   if (!checkProof(check_, prove, std::move(claim), &request, &why)) {
     refuse(request, false, why);
-    problem_ = "refused a proof from " + ep_.addressText(request.address) +
-               ": " + why;
+    problem_ =
+        "refused a proof from " + ep_.addressText(request.address) + ": " + why;
     return std::nullopt;
   }
   return request;
@@ -119,13 +119,12 @@ void TcpAdmission::pump() {
       continue; // rxm is still connecting to the client, or no slot
     o.sent = true;
     if (rc)
-      problem_ = "cannot send a challenge or refusal: " +
-                 fiError("fi_send", rc);
+      problem_ =
+          "cannot send a challenge or refusal: " + fiError("fi_send", rc);
   }
   // A frame's address stays until it surely went (or never will).
-  while (!outgoing_.empty() &&
-         now - outgoing_.front().created >=
-             std::chrono::milliseconds(maxAgeMs_)) {
+  while (!outgoing_.empty() && now - outgoing_.front().created >=
+                                   std::chrono::milliseconds(maxAgeMs_)) {
     ep_.removePeer(outgoing_.front().to);
     outgoing_.pop_front();
   }

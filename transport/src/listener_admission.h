@@ -50,8 +50,7 @@ private:
     bool sent;
   };
   // Queues `frame` for the client at `address`.
-  void sendTo(const std::vector<uint8_t> &address,
-              std::vector<uint8_t> frame);
+  void sendTo(const std::vector<uint8_t> &address, std::vector<uint8_t> frame);
   void refuse(const Hello &request, bool mayRetry, const std::string &why);
 
   Endpoint &ep_;
