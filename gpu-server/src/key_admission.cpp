@@ -25,11 +25,9 @@ bool checkClaim(const std::vector<auth::Key> &keys, AuthThrottle *throttle,
   // work, so neither answers nor their timing tell which ids exist.
   static const auth::Key kNoKey{"", std::vector<uint8_t>(32, 0)};
   auth::Proof expected;
-  bool right = auth::admissionProof(key ? *key : kNoKey, claim.transcript,
-                                    &expected) &&
-               key &&
-               auth::sameProof(claim.proof.data(), claim.proof.size(),
-                               expected);
+  bool right =
+      auth::admissionProof(key ? *key : kNoKey, claim.transcript, &expected) &&
+      key && auth::sameProof(claim.proof.data(), claim.proof.size(), expected);
   if (right)
     return true; // whatever the back-off says: it counts others' failures
   uint64_t waitMs = 0;
@@ -44,8 +42,8 @@ bool checkClaim(const std::vector<auth::Key> &keys, AuthThrottle *throttle,
   if (waitMs)
     *why += "; more failed lately from " + source + " or naming key '" +
             claim.keyId + "': retry in " + std::to_string(waitMs) + " ms";
-  (waitMs ? logDebug : logInfo)("admission from " + source +
-                                " refused: " + *why);
+  (waitMs ? logDebug
+          : logInfo)("admission from " + source + " refused: " + *why);
   return false;
 }
 

@@ -94,9 +94,9 @@ TEST_P(Admission, APeerWithoutTheKeyNeverGetsAnEndpoint) {
   EXPECT_EQ(connect(url_, 5000, &err), nullptr);
   EXPECT_NE(err.find("prove they hold one of its keys"), std::string::npos)
       << err;
-  EXPECT_EQ(connect(url_, 5000, keyOf("team", std::vector<uint8_t>(32, 1)),
-                    &err),
-            nullptr);
+  EXPECT_EQ(
+      connect(url_, 5000, keyOf("team", std::vector<uint8_t>(32, 1)), &err),
+      nullptr);
   EXPECT_NE(err.find("refused admission: wrong key for 'team'"),
             std::string::npos)
       << err;
@@ -140,8 +140,7 @@ TEST_P(Admission, ARightKeyConnectsBesideAGuesser) {
   std::thread guesser([&] {
     while (!stop) {
       std::string err;
-      if (connect(url_, 2000, keyOf("team", std::vector<uint8_t>(32, 7)),
-                  &err))
+      if (connect(url_, 2000, keyOf("team", std::vector<uint8_t>(32, 7)), &err))
         ++guesserIn;
       else if (err.find("wrong key") != std::string::npos)
         ++guesses;
@@ -165,8 +164,7 @@ TEST_P(Admission, ARightKeyConnectsBesideAGuesser) {
   EXPECT_GT(guesses.load(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Transports, Admission,
-                         ::testing::Values("tcp", "shm"),
+INSTANTIATE_TEST_SUITE_P(Transports, Admission, ::testing::Values("tcp", "shm"),
                          [](const auto &info) { return info.param; });
 
 // The listener's table: fixed records, at most `max`, the oldest pushed
@@ -217,8 +215,8 @@ TEST(AdmissionFramesTest, TruncatedOrOversizedFramesAreRefused) {
     EXPECT_FALSE(detail::decodeProve(f.data() + header, n, &back)) << n;
   std::vector<uint8_t> longer = f;
   longer.push_back(0);
-  EXPECT_FALSE(
-      detail::decodeProve(longer.data() + header, longer.size() - header, &back));
+  EXPECT_FALSE(detail::decodeProve(longer.data() + header,
+                                   longer.size() - header, &back));
   detail::Refusal r{7, true, std::string(2000, 'x')};
   std::vector<uint8_t> rf = detail::encodeRefusal(r);
   detail::Refusal rb;
