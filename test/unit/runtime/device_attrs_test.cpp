@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -45,6 +46,8 @@ std::string runAgainstTestDevice() {
   rc::test::waitBounded(server, 10);
   EXPECT_EQ(r.status, 0) << r.output << "\n--- server ---\n"
                          << rc::test::readFile(d + "/server.log");
+  if (d != "/tmp")
+    std::filesystem::remove_all(d);
   return r.output;
 }
 

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <filesystem>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +20,13 @@ namespace {
 std::string tempPath(const std::string &name) {
   char dir[] = "/tmp/rc-printf-XXXXXX";
   return std::string(mkdtemp(dir) ? dir : "/tmp") + "/" + name;
+}
+
+// The folder tempPath made for `path`, with what is in it.
+void removeTempDir(const std::string &path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir != "/tmp")
+    std::filesystem::remove_all(dir);
 }
 
 // The program's stdout when it is a regular file.
@@ -37,7 +45,9 @@ std::string stdoutToFile(const std::string &scenario, int *status) {
   *status = rc::test::waitBounded(pid, 60);
   std::string errors = rc::test::readFile(err);
   EXPECT_EQ(errors, "") << "stderr of " << scenario;
-  return rc::test::readFile(out);
+  std::string printed = rc::test::readFile(out);
+  removeTempDir(out);
+  return printed;
 }
 
 // The program's stdout when it is a pipe (read to its end here).
@@ -65,6 +75,7 @@ std::string stdoutToPipe(const std::string &scenario, int *status) {
   close(fds[0]);
   *status = rc::test::waitBounded(pid, 60);
   EXPECT_EQ(rc::test::readFile(err), "") << "stderr of " << scenario;
+  removeTempDir(err);
   return out;
 }
 
