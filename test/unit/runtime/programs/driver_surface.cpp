@@ -4,8 +4,7 @@
 // PDL launches, 2D / peer copies, peer queries, PCI bus ID, host
 // registration and host functions, and the VMM pool exactly as
 // ggml_cuda_pool_vmm drives it. Exits non-zero naming each failing step.
-#include "checks.h"
-#include "test_module.h"
+#include "driver_checks.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -14,41 +13,7 @@
 #include <cstring>
 #include <vector>
 
-extern "C" {
-void **__cudaRegisterFatBinary(void *fatCubin);
-void __cudaRegisterFunction(void **, const char *, char *, const char *, int,
-                            uint3 *, uint3 *, dim3 *, dim3 *, int *);
-}
-
 namespace {
-#define CU_OK(call)                                                            \
-  do {                                                                         \
-    CUresult r_ = (call);                                                      \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      const char *s_ = nullptr;                                                \
-      cuGetErrorString(r_, &s_);                                               \
-      std::fprintf(stderr, "FAIL line %d: %s -> %d %s\n", __LINE__, #call,     \
-                   int(r_), s_ ? s_ : "?");                                    \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-void scaleStub() {}
-
-struct Registration {
-  Registration() {
-    static struct {
-      int magic, version;
-      const void *data;
-      void *unused;
-    } wrapper = {int(0x466243B1), 1, rc::test::kTestFatbin, nullptr};
-    void **h = __cudaRegisterFatBinary(&wrapper);
-    __cudaRegisterFunction(h, reinterpret_cast<const char *>(&scaleStub),
-                           nullptr, rc::test::kTestKernelName, -1, nullptr,
-                           nullptr, nullptr, nullptr, nullptr);
-  }
-} registration;
-
 int hostFnCalls = 0;
 void hostFn(void *p) { hostFnCalls += *static_cast<int *>(p); }
 } // namespace

@@ -5,8 +5,7 @@
 // streams, copies, memsets, pointer queries, host memory, functions,
 // occupancy and launches, arrays and texture objects, contexts, graphs and
 // pools. Exits non-zero naming each failing step.
-#include "checks.h"
-#include "test_module.h"
+#include "driver_checks.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -15,41 +14,7 @@
 #include <cstring>
 #include <vector>
 
-extern "C" {
-void **__cudaRegisterFatBinary(void *fatCubin);
-void __cudaRegisterFunction(void **, const char *, char *, const char *, int,
-                            uint3 *, uint3 *, dim3 *, dim3 *, int *);
-}
-
 namespace {
-#define CU_OK(call)                                                            \
-  do {                                                                         \
-    CUresult r_ = (call);                                                      \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      const char *s_ = nullptr;                                                \
-      cuGetErrorName(r_, &s_);                                                 \
-      std::fprintf(stderr, "FAIL line %d: %s -> %s\n", __LINE__, #call,        \
-                   s_ ? s_ : "?");                                             \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-void scaleStub() {}
-
-struct Registration {
-  Registration() {
-    static struct {
-      int magic, version;
-      const void *data;
-      void *unused;
-    } wrapper = {int(0x466243B1), 1, rc::test::kTestFatbin, nullptr};
-    void **h = __cudaRegisterFatBinary(&wrapper);
-    __cudaRegisterFunction(h, reinterpret_cast<const char *>(&scaleStub),
-                           nullptr, rc::test::kTestKernelName, -1, nullptr,
-                           nullptr, nullptr, nullptr, nullptr);
-  }
-} registration;
-
 CUdeviceptr devPtr(void *p) { return CUdeviceptr(uintptr_t(p)); }
 
 // The deprecated cudaThread* names are the cudaDevice* calls.
