@@ -1207,8 +1207,14 @@ void runManagedAtomics(const std::string &url, const char *mode,
   if (!served.running())
     return;
   std::string outPath = served.dir() + "/" + mode + ".out";
-  pid_t pid =
-      startChild({RC_MANAGED_ATOMICS_PROG, mode}, served.env(), outPath);
+  // The program ends by SIGSEGV on purpose (the runtime's line, then the
+  // default action): in the sanitizer build, ASan must leave SIGSEGV to it.
+  std::vector<std::string> env = served.env();
+  const char *asan = std::getenv("ASAN_OPTIONS");
+  env.push_back(std::string("ASAN_OPTIONS=") +
+                (asan ? std::string(asan) + ":" : std::string()) +
+                "handle_segv=0");
+  pid_t pid = startChild({RC_MANAGED_ATOMICS_PROG, mode}, env, outPath);
   ASSERT_GT(pid, 0);
   int status = -1;
   for (int i = 0; i < 6000 && waitpid(pid, &status, WNOHANG) != pid; ++i)

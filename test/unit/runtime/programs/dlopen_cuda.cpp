@@ -10,6 +10,7 @@
 // comes back as it went. scaled: a GPU: the PTX kernel scaled it.
 // Exits non-zero naming each failing step.
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 
 #include <cmath>
 #include <cstdio>
@@ -69,13 +70,13 @@ using GetProc = CUresult (*)(const char *, void **, int, cuuint64_t,
 GetProc resolver(void *lib, bool runtime) {
   if (!runtime)
     return reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
-  using Entry = int (*)(const char *, void **, unsigned long long, int *);
-  auto entry = reinterpret_cast<Entry>(dlsym(lib, "cudaGetDriverEntryPoint"));
+  auto entry = reinterpret_cast<decltype(&cudaGetDriverEntryPoint)>(
+      dlsym(lib, "cudaGetDriverEntryPoint"));
   CHECK(entry != nullptr);
   void *f = nullptr;
-  int status = -1;
-  CHECK(entry && entry("cuGetProcAddress", &f, 0, &status) == 0);
-  CHECK(status == 0);
+  cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+  CHECK(entry && entry("cuGetProcAddress", &f, 0, &status) == cudaSuccess);
+  CHECK(status == cudaDriverEntryPointSuccess);
   return reinterpret_cast<GetProc>(f);
 }
 
