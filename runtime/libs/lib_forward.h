@@ -12,6 +12,7 @@
 #ifndef RC_LIB_FORWARD_H
 #define RC_LIB_FORWARD_H
 
+#include "function_types.h"
 #include "rc/lib_call.h"
 #include "rc_lib_call_abi.h"
 
@@ -21,16 +22,9 @@
 
 namespace rc::lib {
 
-// The return and parameter types of a library function's declaration, as
-// generated entry points spell theirs: Ret<decltype(::f)>, Param<..., 0>.
-template <class F> struct FunctionTypes;
-template <class R, class... A> struct FunctionTypes<R(A...)> {
-  using Ret = R;
-  using Params = std::tuple<A...>;
-};
-template <class F> using Ret = typename FunctionTypes<F>::Ret;
-template <class F, size_t I>
-using Param = std::tuple_element_t<I, typename FunctionTypes<F>::Params>;
+// The types of a declaration (function_types.h).
+using rc::Param;
+using rc::Ret;
 
 // A row's key and tokens, from its .def file.
 struct Row {

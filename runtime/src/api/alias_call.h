@@ -16,6 +16,8 @@
 #ifndef RC_RT_ALIAS_CALL_H
 #define RC_RT_ALIAS_CALL_H
 
+#include "function_types.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -24,14 +26,9 @@
 
 namespace rc::alias {
 
-template <class F> struct FunctionTypes;
-template <class R, class... A> struct FunctionTypes<R(A...)> {
-  using Ret = R;
-  using Params = std::tuple<A...>;
-};
-template <class F> using Ret = typename FunctionTypes<F>::Ret;
-template <class F, size_t I>
-using Param = std::tuple_element_t<I, typename FunctionTypes<F>::Params>;
+// The types of a declaration (function_types.h).
+using rc::Param;
+using rc::Ret;
 
 // A and B mean the same values with the same layout (specialized, with
 // proof, where two APIs name one thing twice).
