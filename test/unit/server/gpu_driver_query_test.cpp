@@ -5,18 +5,17 @@
 // refuses (a GPU without clusters), the server's error is the driver's.
 // Skipped where libcuda.so.1 or a GPU is missing.
 #include "ext_commands.h"
+#include "gpu_driver_library.h"
 #include "gpu_server_fixture.h"
 #include "rc/manifest_file.h"
 
 #include <gtest/gtest.h>
 
 #include <cuda.h>
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace rc::server::test {
@@ -25,16 +24,7 @@ namespace {
 using namespace rc::server::test::ext;
 
 // The driver calls the comparison needs, from libcuda.so.1 itself.
-struct Driver {
-  CUresult (*init)(unsigned) = nullptr;
-  CUresult (*deviceGet)(CUdevice *, int) = nullptr;
-  CUresult (*retain)(CUcontext *, CUdevice) = nullptr;
-  CUresult (*release)(CUdevice) = nullptr;
-  CUresult (*push)(CUcontext) = nullptr;
-  CUresult (*pop)(CUcontext *) = nullptr;
-  CUresult (*load)(CUmodule *, const void *) = nullptr;
-  CUresult (*unload)(CUmodule) = nullptr;
-  CUresult (*function)(CUfunction *, CUmodule, const char *) = nullptr;
+struct Driver : DriverLibrary {
   CUresult (*linearWidth)(size_t *, CUarray_format, unsigned,
                           CUdevice) = nullptr;
   CUresult (*activeClusters)(int *, CUfunction,
@@ -43,23 +33,10 @@ struct Driver {
                             const CUlaunchConfig *) = nullptr;
 
   bool open() {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
-      return false;
-    auto get = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          dlsym(lib, name));
-      return fn != nullptr;
-    };
-    return get(init, "cuInit") && get(deviceGet, "cuDeviceGet") &&
-           get(retain, "cuDevicePrimaryCtxRetain") &&
-           get(release, "cuDevicePrimaryCtxRelease_v2") &&
-           get(push, "cuCtxPushCurrent_v2") && get(pop, "cuCtxPopCurrent_v2") &&
-           get(load, "cuModuleLoadData") && get(unload, "cuModuleUnload") &&
-           get(function, "cuModuleGetFunction") &&
-           get(linearWidth, "cuDeviceGetTexture1DLinearMaxWidth") &&
-           get(activeClusters, "cuOccupancyMaxActiveClusters") &&
-           get(potentialSize, "cuOccupancyMaxPotentialClusterSize");
+    return openLibrary() &&
+           resolve(linearWidth, "cuDeviceGetTexture1DLinearMaxWidth") &&
+           resolve(activeClusters, "cuOccupancyMaxActiveClusters") &&
+           resolve(potentialSize, "cuOccupancyMaxPotentialClusterSize");
   }
 };
 

@@ -7,6 +7,7 @@
 // size tried. cudaOccupancyMaxPotentialBlockSize (cuda_runtime.h) is built
 // on these answers. Skipped where libcuda.so.1 or a GPU is missing.
 #include "core/occupancy.h"
+#include "gpu_driver_library.h"
 #include "gpu_server_fixture.h"
 #include "rc/fatbin.h"
 #include "rc/manifest_file.h"
@@ -14,47 +15,23 @@
 #include <gtest/gtest.h>
 
 #include <cuda.h>
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace rc::server::test {
 namespace {
 
 // The few driver calls the comparison needs, from libcuda.so.1 itself.
-struct Driver {
-  CUresult (*init)(unsigned) = nullptr;
-  CUresult (*deviceGet)(CUdevice *, int) = nullptr;
-  CUresult (*retain)(CUcontext *, CUdevice) = nullptr;
-  CUresult (*release)(CUdevice) = nullptr;
-  CUresult (*push)(CUcontext) = nullptr;
-  CUresult (*pop)(CUcontext *) = nullptr;
-  CUresult (*load)(CUmodule *, const void *) = nullptr;
-  CUresult (*unload)(CUmodule) = nullptr;
-  CUresult (*function)(CUfunction *, CUmodule, const char *) = nullptr;
+struct Driver : DriverLibrary {
   CUresult (*occupancy)(int *, CUfunction, int, size_t) = nullptr;
 
   bool open() {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
-      return false;
-    auto get = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          dlsym(lib, name));
-      return fn != nullptr;
-    };
-    return get(init, "cuInit") && get(deviceGet, "cuDeviceGet") &&
-           get(retain, "cuDevicePrimaryCtxRetain") &&
-           get(release, "cuDevicePrimaryCtxRelease_v2") &&
-           get(push, "cuCtxPushCurrent_v2") && get(pop, "cuCtxPopCurrent_v2") &&
-           get(load, "cuModuleLoadData") && get(unload, "cuModuleUnload") &&
-           get(function, "cuModuleGetFunction") &&
-           get(occupancy, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    return openLibrary() &&
+           resolve(occupancy, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   }
 };
 
