@@ -9,6 +9,8 @@
 // copy: the host test device (launches are checked, not run): the data
 // comes back as it went. scaled: a GPU: the PTX kernel scaled it.
 // Exits non-zero naming each failing step.
+#include "checks.h"
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -21,15 +23,8 @@
 
 namespace {
 
-int failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #cond);             \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
+// checks.h's CUDA_OK for what the program resolved itself: it links no
+// CUDA library, so the code alone.
 #define CU_OK(call)                                                            \
   do {                                                                         \
     CUresult r_ = (call);                                                      \
