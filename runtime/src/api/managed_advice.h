@@ -1,7 +1,7 @@
 // The advice a program gave about managed memory (cudaMemAdvise), kept by
 // byte range on the client for cudaMemRangeGetAttribute(s). Advice changes
-// nothing in how host mirrors move (docs/runtime-api.md, "Managed memory:
-// host mirrors"), but reads back as given, as CUDA's does.
+// nothing in how host mirrors move (docs/managed-memory.md), but reads
+// back as given, as CUDA's does.
 #ifndef RC_RT_MANAGED_ADVICE_H
 #define RC_RT_MANAGED_ADVICE_H
 

@@ -26,7 +26,7 @@ const std::vector<RemoteAttribute> kRemoteAttributes = {
      "whatever mode the GPU is set to"},
     {RC_ATTR(MANAGED_MEMORY), "cudaDevAttrManagedMemory", "managedMemory", 1,
      "`cudaMallocManaged` is served by host mirrors "
-     "([managed memory](#managed-memory-host-mirrors)), on any GPU"},
+     "([managed memory](managed-memory.md#host-mirrors)), on any GPU"},
     {RC_ATTR(HOST_NATIVE_ATOMIC_SUPPORTED),
      "cudaDevAttrHostNativeAtomicSupported", "hostNativeAtomicSupported", 0,
      "host and device atomics on the same memory cannot be coherent across "

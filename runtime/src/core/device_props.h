@@ -28,8 +28,8 @@ struct RemoteAttribute {
   const char *reason;
 };
 
-// Every such attribute, in attribute order; docs/runtime-api.md ("Device
-// attributes") carries the same table (remoteAttributesMarkdown(), checked
+// Every such attribute, in attribute order; docs/device-attributes.md
+// carries the same table (remoteAttributesMarkdown(), checked
 // by a test).
 const std::vector<RemoteAttribute> &remoteAttributes();
 // The table as docs/runtime-api.md writes it, one row per line.

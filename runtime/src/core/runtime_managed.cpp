@@ -1,8 +1,7 @@
 // Managed memory: cudaMallocManaged as device memory plus a host mirror at
 // the same address, uploaded before device work when the host wrote it,
 // fenced from the host while device work may change it, and read back at
-// the next synchronization (managed_memory.h; docs/runtime-api.md,
-// "Managed memory").
+// the next synchronization (managed_memory.h; docs/managed-memory.md).
 #include "core/runtime.h"
 
 #include <cstdio>

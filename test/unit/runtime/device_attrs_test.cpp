@@ -2,7 +2,7 @@
 // cuDeviceGetAttribute and cudaGetDeviceProperties, from a program linked
 // like an application (programs/device_attrs.cpp) against an rc-server on
 // the host test device. The attributes of remoteAttributes() have their
-// table value, every other one the device's own; docs/runtime-api.md
+// table value, every other one the device's own; docs/device-attributes.md
 // carries the same table.
 #include "child_process.h"
 #include "core/device_props.h"
@@ -134,12 +134,12 @@ TEST_F(DeviceAttrs, PropertiesSayWhatAttributesSay) {
 }
 
 TEST(DeviceAttrsDoc, RuntimeApiMdCarriesTheTable) {
-  std::string doc =
-      rc::test::readFile(std::string(RC_SOURCE_DIR) + "/docs/runtime-api.md");
+  std::string doc = rc::test::readFile(std::string(RC_SOURCE_DIR) +
+                                       "/docs/device-attributes.md");
   ASSERT_FALSE(doc.empty());
   std::string table = rc::rt::remoteAttributesMarkdown();
   EXPECT_NE(doc.find(table), std::string::npos)
-      << "docs/runtime-api.md, \"Device attributes\", must hold exactly:\n"
+      << "docs/device-attributes.md must hold exactly:\n"
       << table;
   // And no row of its own beyond it.
   size_t rows = 0;

@@ -100,7 +100,7 @@ int main() {
   CHECK(onHost == a, "a host generator writes host memory");
   std::printf("ok curandCreateGeneratorHost writes host memory\n");
 
-  // Managed memory (docs/runtime-api.md, "Managed memory"): setting a
+  // Managed memory (docs/managed-memory.md): setting a
   // generator up leaves it to the host; generating into it fences it until
   // a synchronization brings the numbers back; a host generator's numbers
   // written into it meanwhile reach both of its copies.
