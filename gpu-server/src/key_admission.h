@@ -1,5 +1,5 @@
 // rc-server's check of the transport's admission proofs (rc/transport.h,
-// "Admission"; docs/security.md, "Before authentication"): a client proves
+// "Admission"; docs/tenants.md, "Before authentication"): a client proves
 // one of the server's keys before the listener opens a private endpoint or
 // a shm region for it, so a peer without a key holds no more than a small
 // record. The check is the Hello's (an unknown key id fails like a wrong

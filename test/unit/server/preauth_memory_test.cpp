@@ -4,7 +4,7 @@
 // region) before a key is proved, so silent peers that did the handshake
 // hold less than 1 MiB each, and a key holder still gets in meanwhile. The
 // larger runs and their numbers: test/stress/preauth-memory.sh,
-// docs/security.md ("Before authentication").
+// docs/tenants.md ("Before authentication").
 #include "hand_client.h"
 #include "key_dir.h"
 #include "process_util.h"

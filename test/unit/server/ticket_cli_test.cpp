@@ -5,7 +5,7 @@
 // gets no tenant past its sessions quota; a lapsed reservation frees its
 // worker and its tenant's quota; and a tenant that reserves workers and
 // never comes delays another tenant's session by at most 100 ms
-// (docs/security.md, "Worker tickets" and "Reservations").
+// (docs/tenants.md, "Worker tickets" and "Reservations").
 #include "hand_client.h"
 #include "key_dir.h"
 #include "process_util.h"

@@ -6,7 +6,7 @@
 // holder it was issued to (the key id the client proved again to the
 // worker, or without keys the peer's source, peer_source.h), before it
 // lapses, and only once. A ticket taken off the wire is worth nothing to
-// anyone else (docs/security.md, "Worker tickets").
+// anyone else (docs/tenants.md, "Worker tickets").
 #ifndef RC_SERVER_SESSION_TICKET_H
 #define RC_SERVER_SESSION_TICKET_H
 
