@@ -29,7 +29,8 @@ rm -rf "$REPORTS" && mkdir -p "$REPORTS"
 export ASAN_OPTIONS="log_path=$REPORTS/asan:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="log_path=$REPORTS/ubsan:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 # libfabric's own allocations left at exit (test/fuzz/lsan.supp) are not ours.
-export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/test/fuzz/lsan.supp}"
+# print_suppressions=0: the tally of matched suppressions is not a report.
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/test/fuzz/lsan.supp:print_suppressions=0}"
 export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-19/bin/llvm-symbolizer}"
 # Sanitized code runs two to three times slower: a program's connect (the
 # listener handles one handshake at a time) gets 30 s instead of 5 s. Tests
