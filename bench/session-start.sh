@@ -14,6 +14,10 @@
 # $WORK/llama/bin holds llama.cpp's manifests, rc-server loads them too and
 # the client names them in its Hello (RC_MANIFEST), as llama.cpp's programs
 # do: the reply then carries their 6992 kernels' attributes.
+# Each remote run also prints the client's account of where its start went
+# (RC_STATS=1: manifests, connect, Hello, redirect, reply), and each
+# server's log says, per session, what its Hello cost there (context, kernel
+# attributes, upload ring).
 # Results in $OUT (the device tool's) or bench/out: session-start-raw.txt,
 # then bench/session_start_report.py's <date>-<gpu>-session-start.{json,md}.
 set -uo pipefail
@@ -66,7 +70,7 @@ for set in "${manifest_sets[@]}"; do
         sleep 0.1
       done
       sleep "$GAP_S"
-      run "$isolation-$transport $set" env RC_SERVER="$url" RC_MANIFEST="$client_manifests" \
+      run "$isolation-$transport $set" env RC_SERVER="$url" RC_MANIFEST="$client_manifests" RC_STATS=1 \
         LD_LIBRARY_PATH="$WORK/rc/lib" "$REMOTE_BIN"
       kill -INT "$server"; wait "$server" 2>/dev/null
     done

@@ -17,6 +17,11 @@ from results_doc import write_results
 
 LINE = re.compile(r"^(\S+) (\S+): first_call_ms ([0-9.]+) "
                   r"first_kernel_ms ([0-9.]+)$")
+# The client's own account of its session start (RC_STATS=1).
+PHASES = ("manifests", "connect", "Hello", "redirect", "reply")
+PHASE_LINE = re.compile(
+    r"^(\S+) (\S+): remote-clang stats: session start [0-9.]+ ms: " +
+    ", ".join(r"%s ([0-9.]+)" % p for p in PHASES))
 
 
 def p90(values):
@@ -33,12 +38,17 @@ def main():
     ap.add_argument("--gap", type=float, required=True)
     args = ap.parse_args()
     runs = {}  # (config, manifests) -> [first kernel ms]
+    phases = {}  # (config, manifests) -> [[ms per phase], ...]
     with open(args.raw) as f:
         for line in f:
             m = LINE.match(line.strip())
             if m:
                 runs.setdefault((m.group(1), m.group(2)), []).append(
                     float(m.group(4)))
+            m = PHASE_LINE.match(line.strip())
+            if m:
+                phases.setdefault((m.group(1), m.group(2)), []).append(
+                    [float(g) for g in m.groups()[2:]])
     median = {k: statistics.median(v) for k, v in runs.items()}
     local = median.get(("local", "own"))
     rows = []
@@ -48,7 +58,12 @@ def main():
         isolation, transport = config.split("-", 1)
         value = median[(config, manifests)]
         none = median.get(("none-" + transport, manifests))
+        per_phase = phases.get((config, manifests), [])
+        phase_ms = {p.lower(): round(statistics.median(v[i] for v in
+                                                       per_phase), 2)
+                    for i, p in enumerate(PHASES)} if per_phase else {}
         rows.append({"case": "first-kernel", "isolation": isolation,
+                     "phases_ms": phase_ms,
                      "transport": transport, "manifests": manifests,
                      "value": round(value, 2), "p90": round(p90(values), 2),
                      "unit": "ms", "local_value": local and round(local, 2),
@@ -73,6 +88,9 @@ def main():
          if r["local_value"] else "-"),
         ("remote / local", ratio("ratio")),
         ("vs no isolation", ratio("vs_none")),
+        ("client: manifests / connect / Hello / redirect / reply ms",
+         lambda r: " / ".join("%.1f" % r["phases_ms"][p.lower()]
+                              for p in PHASES) if r["phases_ms"] else "-"),
     ])
     print("session_start_report: wrote %s.json and .md (%d rows)" %
           (base, len(rows)))

@@ -50,6 +50,11 @@
 #             and the nvcc build locally (compat/run_samples.py; $COMPAT_ONLY
 #             a regex, $COMPAT_JOBS at once, default 4); results in
 #             $OUT/compat-run.json
+#   short     whole-process time of short cuda-samples (vectorAdd,
+#             matrixMul, reduction, deviceQuery), local vs remote over shm
+#             and tcp, with and without --isolation process
+#             (bench/short_programs.py; builds just those with nvcc first;
+#             $SHORT_REPS, default 5); results in $OUT
 #   yardsticks-local  build the carried suites' trees (.bundle-yardsticks:
 #             Rodinia and SHOC, each with its definition in suites/, or in
 #             $RC_YARDSTICK_SUITES) with this machine's nvcc, for its GPU's
@@ -471,6 +476,24 @@ step_compat_local() {
   [[ $rc -eq 0 ]] || say "compat-local: some samples do not build with nvcc here: $(grep -c '^FAILED' "$WORK/out/compat-build.log") targets"
 }
 
+step_short() {
+  need_rc short || return
+  local src="$WORK/compat/cuda-samples" build="$WORK/compat/local"
+  [[ -f "$WORK/compat/remote/rows.json" && -f "$src/CMakeLists.txt" ]] ||
+    { fail "short: carry .bundle-compat and .bundle-compat-src, run unpack"; return; }
+  if [[ ! -f "$build/build.ninja" ]]; then
+    cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_COMPILER="$REPO/compat/nvcc-one-arch.sh" > "$WORK/out/compat-configure.log" 2>&1 ||
+      { tail -30 "$WORK/out/compat-configure.log"; fail "short: configure"; return; }
+  fi
+  ninja -C "$build" -j "$(nproc)" vectorAdd matrixMul reduction deviceQuery > "$WORK/out/short-build.log" 2>&1 ||
+    { tail -20 "$WORK/out/short-build.log"; fail "short: nvcc build"; return; }
+  local out="${OUT:-$WORK/out}"
+  python3 "$REPO/bench/short_programs.py" --samples "$src" --remote "$WORK/compat/remote" \
+    --local "$build" --rc "$WORK/rc" --out "$out" --reps "${SHORT_REPS:-5}" \
+    --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" || fail "short"
+}
+
 step_compat() {
   need_rc compat || return
   [[ -f "$WORK/compat/remote/rows.json" ]] || { fail "compat: no $WORK/compat/remote (carry .bundle-compat, run unpack)"; return; }
@@ -542,7 +565,7 @@ step_yardsticks() {
 for s in "${STEPS[@]}"; do
   say "$s"
   case "$s" in
-    unpack|samples|gtests|copies|transport|ref|models|ops|generate|server|bench|multigpu|kernels|compat) "step_$s" ;;
+    unpack|samples|gtests|copies|transport|ref|models|ops|generate|server|bench|multigpu|kernels|compat|short) "step_$s" ;;
     compat-local) step_compat_local ;;
     yardsticks) step_yardsticks ;;
     yardsticks-local) step_yardsticks_local ;;

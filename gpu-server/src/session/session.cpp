@@ -14,6 +14,7 @@
 #include "session/transport_sealing.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
@@ -337,10 +338,17 @@ Session::Next Session::openSession(const void *p,
     for (uint32_t i : manifests)
       recorder_->manifest(env_.registry.manifest(i));
   std::string error;
+  // The log line of an opened session says where its Hello went.
+  using Clock = std::chrono::steady_clock;
+  auto msSince = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  const Clock::time_point contextStart = Clock::now();
   // Device 0's context now (the client will use it); other devices' when
   // the client first selects them.
   std::unique_ptr<DeviceContext> ctx =
       env_.waitingContext ? env_.waitingContext->take() : nullptr;
+  const bool contextWaited = ctx != nullptr;
   if (ctx)
     ctx->activate(); // made on another thread
   else
@@ -379,6 +387,8 @@ Session::Next Session::openSession(const void *p,
         },
         [conn = conn_] { return readBackPieceBytes(*conn); });
 
+  const double contextMs = msSince(contextStart);
+  const Clock::time_point replyStart = Clock::now();
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::DeviceInfo>> infos;
   for (int i = 0; i < env_.backend.deviceCount(); ++i) {
@@ -392,8 +402,12 @@ Session::Next Session::openSession(const void *p,
         fbb.CreateVector(peers)));
   }
   auto devices = fbb.CreateVector(infos);
+  const Clock::time_point attrsStart = Clock::now();
   auto kernelAttrs = helloKernelAttributes(fbb, symbols);
+  const double attrsMs = msSince(attrsStart);
+  const Clock::time_point ringStart = Clock::now();
   auto ring = exposeUploadRing(fbb, hello->upload_ring_bytes());
+  const double ringMs = msSince(ringStart);
   flatbuffers::Offset<wire::ContentCacheOffer> cacheOffer;
   if (env_.cache) {
     // The tenant is the namespace: chunks never cross tenants.
@@ -418,9 +432,16 @@ Session::Next Session::openSession(const void *p,
   }
   replies.push_back(
       finishMessage(fbb, wire::Body::HelloReply, hr.Finish().Union()));
+  char timing[160];
+  std::snprintf(timing, sizeof timing,
+                " (context %.2f ms%s, kernel attributes %.2f ms, upload "
+                "ring %.2f ms, reply %.2f ms, %zu bytes)",
+                contextMs, contextWaited ? ", made ahead" : "", attrsMs, ringMs,
+                msSince(replyStart), replies.back().size());
   logInfo("session " + std::to_string(id_) + " (app pid " +
           std::to_string(pid_) + ", " + name_ +
-          (tenant_.empty() ? "" : ", tenant '" + tenant_ + "'") + ") opened");
+          (tenant_.empty() ? "" : ", tenant '" + tenant_ + "'") + ") opened" +
+          timing);
   return Next::Continue;
 }
 

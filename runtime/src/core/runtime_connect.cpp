@@ -149,14 +149,19 @@ cudaError_t Runtime::ensureConnectedLocked() {
                  opts_.settingsError.c_str());
     return cudaErrorNoDevice;
   }
-  if (manifestLoader_)
+  if (manifestLoader_) {
+    ScopedNs t(stats_.startPhases.manifestsNs);
     manifestLoader_(index_);
+  }
   std::string error;
   ConnectDeadline deadline(opts_.connectTimeoutMs);
   cudaError_t err;
   for (;;) {
     uint32_t retryMs = 0;
-    conn_ = connector_(deadline.leftMs(), &error);
+    {
+      ScopedNs t(stats_.startPhases.connectNs);
+      conn_ = connector_(deadline.leftMs(), &error);
+    }
     err = conn_ ? handshakeLocked(&error, &retryMs) : cudaErrorNoDevice;
     if (err == cudaSuccess || !retryMs || !deadline.waitToRetry(retryMs))
       break;
@@ -213,9 +218,13 @@ cudaError_t Runtime::handshakeLocked(std::string *error,
                  "RC_AUTH_KEY_FILE to a key file made by rc-server keygen\n");
   std::vector<uint8_t> msg;
   const wire::HelloReply *reply = nullptr;
-  if (cudaError_t err = helloLocked({}, &msg, &reply, error, retryAfterMs))
-    return err;
+  {
+    ScopedNs t(stats_.startPhases.helloNs);
+    if (cudaError_t err = helloLocked({}, &msg, &reply, error, retryAfterMs))
+      return err;
+  }
   if (reply->redirect()) {
+    ScopedNs t(stats_.startPhases.redirectNs);
     // rc-server runs the session in a process of its own (docs/server.md,
     // "Fault containment"): say Hello again there, with the ticket.
     std::string from = serverName_;
@@ -241,6 +250,8 @@ cudaError_t Runtime::handshakeLocked(std::string *error,
       return cudaErrorNoDevice;
     }
   }
+  stats_.startPhases.helloReplyBytes = msg.size();
+  ScopedNs replyTime(stats_.startPhases.replyNs);
   if (reply->devices())
     for (const wire::DeviceInfo *d : *reply->devices()) {
       cudaDeviceProp p;

@@ -85,6 +85,16 @@ std::string TrafficStats::json() const {
     first = false;
   }
   out += timing;
+  const StartPhases &sp = startPhases;
+  std::snprintf(
+      timing, sizeof timing,
+      ",\"start\":{\"manifests_ns\":%llu,\"connect_ns\":%llu,"
+      "\"hello_ns\":%llu,\"redirect_ns\":%llu,\"reply_ns\":%llu,"
+      "\"hello_reply_bytes\":%llu}",
+      (unsigned long long)sp.manifestsNs, (unsigned long long)sp.connectNs,
+      (unsigned long long)sp.helloNs, (unsigned long long)sp.redirectNs,
+      (unsigned long long)sp.replyNs, (unsigned long long)sp.helloReplyBytes);
+  out += timing;
   appendList(out, "wait_us", waitUs);
   appendList(out, "period_us", periodUs);
   return out + "}\n";
@@ -115,6 +125,18 @@ std::string TrafficStats::summary() const {
                 commandsPerBatch(), replyWaitNs / 1e6,
                 replyWaitNsPerRoundTrip() / 1e3, launchNsPerCall() / 1e3,
                 (unsigned long long)launchCalls);
+  out += line;
+  const StartPhases &sp = startPhases;
+  std::snprintf(line, sizeof line,
+                "remote-clang stats: session start %.3f ms: manifests %.3f, "
+                "connect %.3f, Hello %.3f, redirect %.3f, reply %.3f "
+                "(%.1f KB)\n",
+                (sp.manifestsNs + sp.connectNs + sp.helloNs + sp.redirectNs +
+                 sp.replyNs) /
+                    1e6,
+                sp.manifestsNs / 1e6, sp.connectNs / 1e6, sp.helloNs / 1e6,
+                sp.redirectNs / 1e6, sp.replyNs / 1e6,
+                sp.helloReplyBytes / 1e3);
   out += line;
   for (const auto &[call, n] : roundTripsByCall)
     out += "remote-clang stats:   " + std::to_string(n) +

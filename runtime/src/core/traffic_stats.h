@@ -63,6 +63,19 @@ struct TrafficStats {
                   std::chrono::steady_clock::time_point end);
   std::chrono::steady_clock::time_point start =
       std::chrono::steady_clock::now();
+  // Where the session's start went, in the order the first CUDA call pays
+  // for it: reading the manifests, reaching the server (transport connect,
+  // key proof), the Hello round trip (the server opens the session), with
+  // rc-server --isolation process the worker's connect and Hello, and
+  // taking the reply in (devices, kernel attributes, upload ring).
+  struct StartPhases {
+    uint64_t manifestsNs = 0;
+    uint64_t connectNs = 0;
+    uint64_t helloNs = 0;
+    uint64_t redirectNs = 0;
+    uint64_t replyNs = 0;
+    uint64_t helloReplyBytes = 0; // the last HelloReply's size
+  } startPhases;
 
   // "1": a summary on stderr; any other non-empty value: a JSON file.
   void reportTo(const char *where) const;
