@@ -119,7 +119,9 @@ def main():
                 time.sleep(args.gap)
 
     measure("local", local, dict(os.environ))
-    manifests = [remote[n] + ".rcm" for n in names]
+    # A program without kernels (deviceQuery) has no manifest.
+    manifests = [remote[n] + ".rcm" for n in names
+                 if os.path.isfile(remote[n] + ".rcm")]
     rc_env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(args.rc, "lib"))
     for isolation in ("none", "process"):
         for transport in ("shm", "tcp"):
