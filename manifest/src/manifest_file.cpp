@@ -4,6 +4,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace rc {
 
@@ -16,6 +20,13 @@ bool readFile(const std::string &path, std::vector<uint8_t> &out,
     return false;
   }
   out.clear();
+  // One allocation of the file's size (a 172 MB manifest grew by copies
+  // before), then whatever a file that grew meanwhile still holds.
+  struct stat st{};
+  if (::fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
+    out.resize(size_t(st.st_size));
+  size_t got = out.empty() ? 0 : std::fread(out.data(), 1, out.size(), f);
+  out.resize(got);
   uint8_t buf[1 << 16];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
@@ -86,19 +97,113 @@ bool verifyManifestBytes(const uint8_t *data, size_t size, std::string *error) {
   return true;
 }
 
-bool loadManifest(const std::string &path, LoadedManifest &out,
-                  std::string *error) {
-  out.path = path;
-  if (!readFile(path, out.bytes, error))
+namespace {
+
+constexpr char kTrailerMagic[8] = {'R', 'C', 'M', 'H', 'A', 'S', 'H', '1'};
+
+// The file mapped read-only, or null with *error set.
+std::shared_ptr<const uint8_t> mapFile(const std::string &path, size_t *size,
+                                       std::string *error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    *error = path + ": not a regular file";
+    ::close(fd);
+    return nullptr;
+  }
+  *size = size_t(st.st_size);
+  if (*size == 0) {
+    *error = path + ": empty file, not a remote-clang manifest";
+    ::close(fd);
+    return nullptr;
+  }
+  void *p = ::mmap(nullptr, *size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    *error = path + ": cannot map: " + std::strerror(errno);
+    return nullptr;
+  }
+  size_t mapped = *size;
+  return std::shared_ptr<const uint8_t>(
+      static_cast<const uint8_t *>(p), [mapped](const uint8_t *q) {
+        ::munmap(const_cast<uint8_t *>(q), mapped);
+      });
+}
+
+bool hasTrailer(const uint8_t *data, size_t size, uint64_t *recorded) {
+  if (size < kManifestHashTrailer + 8)
     return false;
+  const uint8_t *t = data + size - kManifestHashTrailer;
+  if (std::memcmp(t, kTrailerMagic, sizeof kTrailerMagic) != 0)
+    return false;
+  uint64_t h = 0;
+  for (int i = 7; i >= 0; --i)
+    h = (h << 8) | t[8 + i];
+  *recorded = h;
+  return true;
+}
+
+} // namespace
+
+void appendHashTrailer(std::vector<uint8_t> &flatbuffer) {
+  uint64_t h = fnv1a64(flatbuffer.data(), flatbuffer.size());
+  flatbuffer.insert(flatbuffer.end(), kTrailerMagic,
+                    kTrailerMagic + sizeof kTrailerMagic);
+  for (int i = 0; i < 8; ++i)
+    flatbuffer.push_back(uint8_t(h >> (8 * i)));
+}
+
+bool loadManifest(const std::string &path, LoadedManifest &out,
+                  std::string *error, ManifestHash how) {
+  out.path = path;
+  out.bytes.clear();
+  out.mapping.reset();
   std::string why;
-  if (!verifyManifestBytes(out.bytes.data(), out.bytes.size(), &why)) {
+  uint64_t recorded = 0;
+  bool trailer = false;
+  if (how == ManifestHash::TrustRecorded) {
+    // Mapped: a client pages in only the tables it reads. rc-server reads
+    // its copies whole instead, so that a file rewritten in place while it
+    // runs can neither change its manifests nor fault it.
+    size_t size = 0;
+    out.mapping = mapFile(path, &size, &why);
+    if (!out.mapping) {
+      if (error)
+        *error = why;
+      return false;
+    }
+    trailer = hasTrailer(out.mapping.get(), size, &recorded);
+    out.mappedSize = trailer ? size - kManifestHashTrailer : size;
+  } else {
+    if (!readFile(path, out.bytes, error))
+      return false;
+    trailer = hasTrailer(out.bytes.data(), out.bytes.size(), &recorded);
+    if (trailer)
+      out.bytes.resize(out.bytes.size() - kManifestHashTrailer);
+  }
+  if (!verifyManifestBytes(out.data(), out.size(), &why)) {
     if (error)
       *error = path + ": " + why;
+    out.mapping.reset();
     return false;
   }
-  out.hash = fnv1a64(out.bytes.data(), out.bytes.size());
-  out.root = manifest::GetManifest(out.bytes.data());
+  if (trailer && how == ManifestHash::TrustRecorded) {
+    out.hash = recorded;
+  } else {
+    out.hash = fnv1a64(out.data(), out.size());
+    if (trailer && out.hash != recorded) {
+      if (error)
+        *error = path + ": its contents differ from the hash rc-link recorded "
+                        "in it (the file was changed after it was written)";
+      out.mapping.reset();
+      return false;
+    }
+  }
+  out.root = manifest::GetManifest(out.data());
   return true;
 }
 

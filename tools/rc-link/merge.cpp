@@ -233,6 +233,7 @@ static int writeMerged(const std::vector<std::vector<uint8_t>> &frags,
   std::string err;
   if (!mergeFragments(frags, merged, &err))
     return fail(err);
+  appendHashTrailer(merged);
   if (!writeFile(output, merged.data(), merged.size(), &err))
     return fail(err);
   return 0;

@@ -70,7 +70,7 @@ void SessionRecorder::manifest(const LoadedManifest &m) {
   std::string tmp = path + "." + std::to_string(getpid()) + "." +
                     std::to_string(serial++) + ".tmp";
   std::string error;
-  if (!writeFile(tmp, m.bytes.data(), m.bytes.size(), &error) ||
+  if (!writeFile(tmp, m.data(), m.size(), &error) ||
       std::rename(tmp.c_str(), path.c_str()) != 0) {
     logError("RC_SERVER_RECORD_DIR: cannot keep manifest " + path + ": " +
              (error.empty() ? std::strerror(errno) : error));

@@ -265,7 +265,7 @@ makeRuntime(std::shared_ptr<FakeState> state, rc::rt::Options opts,
       return;
     // A copy owns its bytes; its root must point into them.
     auto copy = std::make_unique<rc::LoadedManifest>(*manifest);
-    copy->root = rc::manifest::GetManifest(copy->bytes.data());
+    copy->root = rc::manifest::GetManifest(copy->data());
     index.add(std::move(copy));
   };
   return std::make_unique<rc::rt::Runtime>(connect, load, opts);
