@@ -257,8 +257,8 @@ TEST(SealedLanes, AWritersPiecesOpenInOrderAndAReplayedAckIsRefused) {
   for (uint64_t number = 0; number < 2; ++number) {
     std::string why;
     auto done = std::async(std::launch::async, [&] {
-      return writer.write({{data.data(), data.size(), kKey, 0}},
-                          [] { return true; }, &why);
+      return writer.write(
+          {{data.data(), data.size(), kKey, 0}}, [] { return true; }, &why);
     });
     LanePiece h{};
     ASSERT_TRUE(recvWithin(sv[1], &h, sizeof h));
@@ -277,8 +277,8 @@ TEST(SealedLanes, AWritersPiecesOpenInOrderAndAReplayedAckIsRefused) {
       uint8_t tag[kRecordTagBytes];
     } out{{number, 0}, {}};
     auto *a = reinterpret_cast<uint8_t *>(&out.ack);
-    ASSERT_TRUE(sealAck.seal(number, nullptr, 0, a, a, sizeof out.ack,
-                             out.tag));
+    ASSERT_TRUE(
+        sealAck.seal(number, nullptr, 0, a, a, sizeof out.ack, out.tag));
     std::vector<uint8_t> ack(reinterpret_cast<uint8_t *>(&out),
                              reinterpret_cast<uint8_t *>(&out) + sizeof out);
     if (number == 0)
