@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -19,15 +20,15 @@ constexpr uint64_t kMinSlice = 64 * 1024;
 // A sealed slice is encrypted (and opened) in pieces of this size: small
 // enough to stay in the core's cache between the cipher and the socket.
 constexpr size_t kSealChunk = 128 * 1024;
+// Staging buffers per sealed writer: the lane's thread seals into one while
+// its stage sends the others (kSealDepth x kSealChunk stays within L2).
+constexpr size_t kSealDepth = 4;
 
-// Sends `head` then `body` whole; false with *why.
-bool sendAll(int fd, const void *head, size_t headSize, const void *body,
-             size_t bodySize, std::string *why) {
-  iovec iov[2] = {{const_cast<void *>(head), headSize},
-                  {const_cast<void *>(body), bodySize}};
+// Sends the `count` parts whole (`iov` is used up); false with *why.
+bool sendParts(int fd, iovec *iov, size_t count, std::string *why) {
   msghdr msg{};
   msg.msg_iov = iov;
-  msg.msg_iovlen = bodySize ? 2 : 1;
+  msg.msg_iovlen = count;
   while (msg.msg_iovlen) {
     ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR)
@@ -49,6 +50,14 @@ bool sendAll(int fd, const void *head, size_t headSize, const void *body,
     }
   }
   return true;
+}
+
+// Sends `head` then `body` whole; false with *why.
+bool sendAll(int fd, const void *head, size_t headSize, const void *body,
+             size_t bodySize, std::string *why) {
+  iovec iov[2] = {{const_cast<void *>(head), headSize},
+                  {const_cast<void *>(body), bodySize}};
+  return sendParts(fd, iov, bodySize ? 2 : 1, why);
 }
 
 // Receives exactly `size` bytes; false with *why ("closed" at a clean end
@@ -105,12 +114,19 @@ Lanes::~Lanes() {
     else if (t.joinable())
       t.join();
   };
+  // A stage's thread is not the forked child's either: left alone too.
+  auto endStage = [&](std::unique_ptr<LaneStage> &stage) {
+    if (forked)
+      (void)stage.release();
+  };
   for (auto &w : writers_) {
     end(w->thread);
+    endStage(w->sender);
     close(w->fd);
   }
   for (auto &r : readers_) {
     end(r->thread);
+    endStage(r->opener);
     close(r->fd);
   }
 }
@@ -142,12 +158,15 @@ void Lanes::seal(const SealKeys &keys,
         keys.send, kLanePieceStream | uint32_t(i), RecordCipher::Mode::Seal);
     writers_[i]->openAck = std::make_unique<RecordCipher>(
         keys.receive, kLaneAckStream | uint32_t(i), RecordCipher::Mode::Open);
+    writers_[i]->sender = std::make_unique<LaneStage>();
+    writers_[i]->staging.resize(kSealDepth * kSealChunk);
   }
   for (size_t i = 0; i < readers_.size(); ++i) {
     readers_[i]->open = std::make_unique<RecordCipher>(
         keys.receive, kLanePieceStream | uint32_t(i), RecordCipher::Mode::Open);
     readers_[i]->sealAck = std::make_unique<RecordCipher>(
         keys.send, kLaneAckStream | uint32_t(i), RecordCipher::Mode::Seal);
+    readers_[i]->opener = std::make_unique<LaneStage>();
   }
   refused_ = std::move(refused);
   sealed_ = true;
@@ -314,29 +333,51 @@ void Lanes::readerLoop(Reader *r) {
 
 bool Lanes::sendSealed(Writer *w, const LanePiece &h, const Slice &s,
                        std::string *why) {
+  const char *cipherFailed = "sealing failed (libcrypto)";
   if (!w->seal->begin(h.tag, &h, sizeof h)) {
-    *why = "sealing failed (libcrypto)";
+    *why = cipherFailed;
     return false;
   }
-  if (!sendAll(w->fd, &h, sizeof h, nullptr, 0, why))
-    return false;
-  w->staging.resize(kSealChunk);
-  for (uint64_t off = 0; off < s.size;) {
+  // A slice of one chunk goes out in one send from this thread: a hand-off
+  // would only add a wake-up.
+  LaneStage *stage = s.size > kSealChunk ? w->sender.get() : nullptr;
+  w->head = h;
+  uint64_t lastUse[kSealDepth] = {}; // the stage's step that sends a buffer
+  uint64_t off = 0;
+  size_t chunk = 0;
+  do {
     size_t n = size_t(std::min<uint64_t>(kSealChunk, s.size - off));
-    if (!w->seal->update(s.data + off, w->staging.data(), n)) {
-      *why = "sealing failed (libcrypto)";
-      return false;
+    size_t slot = chunk % kSealDepth;
+    uint8_t *buf = w->staging.data() + slot * kSealChunk;
+    // The buffer is free once the stage sent what it held.
+    if (stage && lastUse[slot] && !stage->waitFor(lastUse[slot], why))
+      return stage->drain(why), false;
+    if (!w->seal->update(s.data + off, buf, n) ||
+        (off + n == s.size && !w->seal->finishSeal(w->tagOut))) {
+      *why = cipherFailed;
+      return stage ? (stage->drain(why), false) : false;
     }
-    if (!sendAll(w->fd, w->staging.data(), n, nullptr, 0, why))
-      return false;
+    std::array<iovec, 3> parts;
+    size_t count = 0;
+    if (chunk == 0)
+      parts[count++] = {&w->head, sizeof w->head};
+    if (n)
+      parts[count++] = {buf, n};
     off += n;
-  }
-  uint8_t tag[kRecordTagBytes];
-  if (!w->seal->finishSeal(tag)) {
-    *why = "sealing failed (libcrypto)";
-    return false;
-  }
-  return sendAll(w->fd, tag, sizeof tag, nullptr, 0, why);
+    if (off == s.size)
+      parts[count++] = {w->tagOut, sizeof w->tagOut};
+    ++chunk;
+    if (!stage) {
+      if (!sendParts(w->fd, parts.data(), count, why))
+        return false;
+      continue;
+    }
+    lastUse[slot] = stage->post([fd = w->fd, parts, count](std::string *why) {
+      auto iov = parts; // sendParts uses its parts up
+      return sendParts(fd, iov.data(), count, why);
+    });
+  } while (off < s.size);
+  return !stage || stage->drain(why);
 }
 
 bool Lanes::recvAck(Writer *w, uint64_t tag, bool sealed, std::string *why) {
@@ -360,25 +401,44 @@ bool Lanes::recvAck(Writer *w, uint64_t tag, bool sealed, std::string *why) {
 
 bool Lanes::recvSealed(Reader *r, const LanePiece &h, uint8_t *dst,
                        std::string *why) {
-  if (!r->open->begin(h.tag, &h, sizeof h)) {
-    *why = "opening failed (libcrypto)";
+  const char *cipherFailed = "opening failed (libcrypto)";
+  RecordCipher *cipher = r->open.get();
+  if (!cipher->begin(h.tag, &h, sizeof h)) {
+    *why = cipherFailed;
     return false;
   }
-  // Received and opened in place, a cache-sized piece at a time.
-  for (uint64_t off = 0; off < h.size;) {
+  // Received in place a cache-sized chunk at a time; a piece of several
+  // chunks is opened by the stage while the next chunk arrives.
+  LaneStage *stage = h.size > kSealChunk ? r->opener.get() : nullptr;
+  bool ok = true;
+  for (uint64_t off = 0; ok && off < h.size;) {
     size_t n = size_t(std::min<uint64_t>(kSealChunk, h.size - off));
-    if (!recvAll(r->fd, dst + off, n, why))
-      return false;
-    if (!r->open->update(dst + off, dst + off, n)) {
-      *why = "opening failed (libcrypto)";
-      return false;
+    uint8_t *p = dst + off;
+    ok = recvAll(r->fd, p, n, why);
+    if (ok && stage)
+      stage->post([cipher, p, n, cipherFailed](std::string *why) {
+        if (cipher->update(p, p, n))
+          return true;
+        *why = cipherFailed;
+        return false;
+      });
+    else if (ok && !cipher->update(p, p, n)) {
+      *why = cipherFailed;
+      ok = false;
     }
     off += n;
   }
   uint8_t tag[kRecordTagBytes];
-  if (!recvAll(r->fd, tag, sizeof tag, why))
+  ok = ok && recvAll(r->fd, tag, sizeof tag, why);
+  // Every chunk opened (or skipped) before the memory is given back.
+  std::string stageWhy;
+  if (stage && !stage->drain(&stageWhy) && ok) {
+    *why = stageWhy;
+    ok = false;
+  }
+  if (!ok)
     return false;
-  if (!r->open->finishOpen(tag)) {
+  if (!cipher->finishOpen(tag)) {
     // What was placed is not the peer's: no acknowledgement, so the
     // writer's message that would announce it never goes out.
     refuse("lane piece " + std::to_string(h.tag) +

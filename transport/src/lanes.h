@@ -14,6 +14,7 @@
 #define RC_TRANSPORT_LANES_H
 
 #include "lane_regions.h"
+#include "lane_stage.h"
 #include "rc/transport.h"
 #include "record_cipher.h"
 
@@ -97,25 +98,34 @@ private:
     int fd;
     std::vector<Slice> queue;
     std::thread thread;
-    // Once sealed: this side's pieces, the peer's acknowledgements.
+    // Once sealed: this side's pieces, the peer's acknowledgements, and
+    // the stage that sends what the lane's thread sealed.
     std::unique_ptr<RecordCipher> seal, openAck;
-    std::vector<uint8_t> staging; // encrypted bytes on their way out
+    std::unique_ptr<LaneStage> sender;
+    std::vector<uint8_t> staging; // encrypted chunks on their way out
+    LanePiece head{};             // the piece header on its way out
+    uint8_t tagOut[kRecordTagBytes] = {};
   };
   struct Reader {
     int fd;
     std::thread thread;
+    // Once sealed: the peer's pieces, this side's acknowledgements, and the
+    // stage that opens what the lane's thread received.
     std::unique_ptr<RecordCipher> open, sealAck;
+    std::unique_ptr<LaneStage> opener;
     uint64_t nextTag = 0; // the writer numbers its pieces from 0
   };
 
   void writerLoop(Writer *w);
   void readerLoop(Reader *r);
-  // One slice, encrypted from `s.data` through the staging buffer.
+  // One slice, encrypted from `s.data` through the staging buffers; a
+  // slice of several chunks is sent by the writer's stage meanwhile.
   bool sendSealed(Writer *w, const LanePiece &h, const Slice &s,
                   std::string *why);
   // The acknowledgement of piece `tag`, sealed or not.
   bool recvAck(Writer *w, uint64_t tag, bool sealed, std::string *why);
-  // A piece's bytes into `dst`, opened in place (false: not the peer's).
+  // A piece's bytes into `dst`, opened in place (false: not the peer's);
+  // a piece of several chunks is opened by the reader's stage meanwhile.
   bool recvSealed(Reader *r, const LanePiece &h, uint8_t *dst,
                   std::string *why);
   bool sendAck(Reader *r, uint64_t tag, bool sealed, std::string *why);
