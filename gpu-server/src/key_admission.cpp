@@ -42,8 +42,9 @@ bool checkClaim(const std::vector<auth::Key> &keys, AuthThrottle *throttle,
   if (waitMs)
     *why += "; more failed lately from " + source + " or naming key '" +
             claim.keyId + "': retry in " + std::to_string(waitMs) + " ms";
-  (waitMs ? logDebug
-          : logInfo)("admission from " + source + " refused: " + *why);
+  logAt(waitMs ? LogLevel::Debug : LogLevel::Info,
+        {"auth_failed", 0, claim.keyId},
+        "admission from " + source + " refused: " + *why);
   return false;
 }
 

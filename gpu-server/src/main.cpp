@@ -38,7 +38,8 @@ const char kUsage[] =
     "                 [--auth-key-file FILE | --insecure]\n"
     "                 [--insecure-transport]\n"
     "                 [--test-device] [--test-devices N]\n"
-    "                 [--log-level quiet|info|debug] [--devices LIST]\n"
+    "                 [--log-level quiet|info|debug] [--log-format text|json]\n"
+    "                 [--devices LIST]\n"
     "                 [--metrics FILE]\n"
     "                 [--isolation none|process] [--warm-workers N]\n"
     "                 [--max-workers N] [--quotas FILE] [--cache SIZE]\n"
@@ -68,6 +69,8 @@ const char kUsage[] =
     "                     otherwise encrypted and authenticated with keys\n"
     "                     derived from it)\n"
     "  --log-level L      quiet, info (default) or debug\n"
+    "  --log-format F     text (default: key=value fields) or json (one\n"
+    "                     object a line); docs/metrics.md, \"Logs\"\n"
     "  --test-devices N   with --test-device: N test devices (default 1)\n"
     "  --devices LIST     CUDA device ordinals clients see, e.g. 0,1 "
     "(default:\n"
@@ -189,9 +192,10 @@ static void drain(ServerCore &core,
                   std::unique_ptr<rc::transport::Listener> &listener,
                   uint64_t drainMs) {
   listener.reset();
-  logInfo("draining: " + std::to_string(core.liveSessions()) +
-          " live sessions may finish within " + std::to_string(drainMs) +
-          " ms; no new sessions (a second signal stops at once)");
+  logInfo({"draining"},
+          "draining: " + std::to_string(core.liveSessions()) +
+              " live sessions may finish within " + std::to_string(drainMs) +
+              " ms; no new sessions (a second signal stops at once)");
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(drainMs);
   while (core.liveSessions() > 0 && gSignals.count == 1 && !core.deviceLost() &&
@@ -208,14 +212,16 @@ static int serveForever(ServerCore &core, const std::string &url,
   std::unique_ptr<rc::transport::Listener> listener =
       rc::transport::listen(url, listenOptions, &error);
   if (!listener) {
-    logError("cannot listen: " + error);
+    logError({"listen_failed"}, "cannot listen: " + error);
     return 1;
   }
-  logInfo(core.summary() + "; listening on " + listener->address());
+  logInfo({"listening"},
+          core.summary() + "; listening on " + listener->address());
   while (!gSignals.stop) {
     if (core.deviceLost()) {
-      logError("GPU state lost (" + core.deviceLostReason() +
-               "): closing all sessions and restarting");
+      logError({"gpu_state_lost"},
+               "GPU state lost (" + core.deviceLostReason() +
+                   "): closing all sessions and restarting");
       core.stop();
       return 3;
     }
@@ -225,8 +231,9 @@ static int serveForever(ServerCore &core, const std::string &url,
   }
   if (gSignals.last == SIGTERM && drainMs > 0)
     drain(core, listener, drainMs);
-  logInfo("shutting down: " + std::to_string(core.liveSessions()) +
-          " live sessions");
+  logInfo({"shutdown"},
+          "shutting down: " + std::to_string(core.liveSessions()) +
+              " live sessions");
   core.stop();
   return 0;
 }
@@ -306,6 +313,11 @@ int main(int argc, char **argv) {
       if (!need("LEVEL") || !parseLogLevel(value, &level))
         return usageError("--log-level must be quiet, info or debug");
       setLogLevel(level);
+    } else if (arg == "--log-format") {
+      LogFormat format;
+      if (!need("FORMAT") || !parseLogFormat(value, &format))
+        return usageError("--log-format must be text or json");
+      setLogFormat(format);
     } else if (arg == "--devices" || arg == "--device") {
       if (!need("LIST") || !parseOrdinals(value, &options.devices))
         return usageError(arg + " needs device ordinals like 0 or 0,1, got '" +
@@ -443,7 +455,7 @@ int main(int argc, char **argv) {
   ServerCore core;
   std::string error;
   if (!core.start(options, &error)) {
-    logError("start-up failed: " + error);
+    logError({"startup_failed"}, "start-up failed: " + error);
     return 1;
   }
   if (workerChannel >= 0)
@@ -458,7 +470,8 @@ int main(int argc, char **argv) {
     // A sticky CUDA error poisons every context of this process; a fresh
     // process (same arguments) serves new clients again.
     execv("/proc/self/exe", argv);
-    logError(std::string("cannot restart: ") + std::strerror(errno));
+    logError({"restart_failed"},
+             std::string("cannot restart: ") + std::strerror(errno));
     return 1;
   }
   return rc;

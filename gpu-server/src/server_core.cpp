@@ -239,8 +239,9 @@ void ServerCore::runSession(transport::Connection &conn,
     Session session(*env_, id);
     session.useConnection(&conn);
     metrics_.open(id, session.metrics());
-    logDebug("session " + std::to_string(id) + " from " +
-             conn.peerDescription());
+    logDebug({"session_started", id, ""}, "session " + std::to_string(id) +
+                                              " from " +
+                                              conn.peerDescription());
     std::vector<uint8_t> message = std::move(first);
     bool haveMessage = true; // the first one came through the lobby
     bool established = false;
@@ -308,12 +309,13 @@ void ServerCore::runSession(transport::Connection &conn,
   std::string devices;
   for (int d : stats.devices)
     devices += (devices.empty() ? "" : ",") + std::to_string(d);
-  logInfo("session " + std::to_string(id) + " (app pid " + std::to_string(pid) +
-          (tenant.empty() ? "" : ", tenant '" + tenant + "'") +
-          ") closed: " + std::to_string(stats.batches) + " batches, " +
-          std::to_string(stats.commands) + " commands, " +
-          std::to_string(stats.bytesIn) + " bytes in, device(s) " +
-          (devices.empty() ? "none" : devices) + " (" + reason + ")");
+  logInfo({"session_closed", id, tenant},
+          "session " + std::to_string(id) + " (app pid " + std::to_string(pid) +
+              (tenant.empty() ? "" : ", tenant '" + tenant + "'") +
+              ") closed: " + std::to_string(stats.batches) + " batches, " +
+              std::to_string(stats.commands) + " commands, " +
+              std::to_string(stats.bytesIn) + " bytes in, device(s) " +
+              (devices.empty() ? "none" : devices) + " (" + reason + ")");
   metrics_.close(id, reason);
   if (metricsWriter_)
     metricsWriter_->poke();

@@ -135,8 +135,9 @@ void FrontDoor::handshake(transport::Connection &conn,
     if (!response)
       return refuse(m ? "expected the AuthResponse" : bad);
     if (!auth.verify(*response, &serverProof, &why)) {
-      (auth.failedWhileBackingOff() ? logDebug : logInfo)(
-          "client " + std::to_string(id) + " from " + source + ": " + why);
+      logAt(auth.failedWhileBackingOff() ? LogLevel::Debug : LogLevel::Info,
+            {"auth_failed", 0, auth.keyId()},
+            "client " + std::to_string(id) + " from " + source + ": " + why);
       return refuse(why);
     }
     // The redirect and its ticket travel sealed.

@@ -258,9 +258,10 @@ Session::onAuthResponse(const void *p,
   auth::Proof serverProof;
   std::string why;
   if (!auth_->verify(*response, &serverProof, &why)) {
-    (auth_->failedWhileBackingOff() ? logDebug : logInfo)(
-        "session " + std::to_string(id_) + " from " + peerSource() + ": " +
-        why);
+    logAt(auth_->failedWhileBackingOff() ? LogLevel::Debug : LogLevel::Info,
+          {"auth_failed", id_, auth_->keyId()},
+          "session " + std::to_string(id_) + " from " + peerSource() + ": " +
+              why);
     return refuseHello(why, replies);
   }
   // Everything from the HelloReply on travels sealed.
@@ -418,9 +419,11 @@ Session::Next Session::openSession(const void *p,
   }
   replies.push_back(
       finishMessage(fbb, wire::Body::HelloReply, hr.Finish().Union()));
-  logInfo("session " + std::to_string(id_) + " (app pid " +
-          std::to_string(pid_) + ", " + name_ +
-          (tenant_.empty() ? "" : ", tenant '" + tenant_ + "'") + ") opened");
+  logInfo({"session_opened", id_, tenant_},
+          "session " + std::to_string(id_) + " (app pid " +
+              std::to_string(pid_) + ", " + name_ +
+              (tenant_.empty() ? "" : ", tenant '" + tenant_ + "'") +
+              ") opened");
   return Next::Continue;
 }
 
