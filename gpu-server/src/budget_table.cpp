@@ -142,6 +142,16 @@ std::unique_ptr<ByteBudget> BudgetTable::budget(const std::string &name) const {
   return nullptr;
 }
 
+std::vector<BudgetTable::Usage> BudgetTable::usage() const {
+  std::vector<Usage> out;
+  for (size_t i = 0; i < header().budgets; ++i) {
+    const Entry &e = entry(i);
+    out.push_back({std::string(e.name, strnlen(e.name, sizeof e.name)), e.total,
+                   e.used.load(std::memory_order_relaxed)});
+  }
+  return out;
+}
+
 void BudgetTable::releaseHolder(int holder) {
   if (holder < 0 || uint32_t(holder) >= header().holders)
     return;

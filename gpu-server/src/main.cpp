@@ -1,5 +1,7 @@
 // rc-server: serves remote-clang clients. See docs/server.md.
 #include "isolation/isolated_server.h"
+#include "metrics/metrics_http.h"
+#include "metrics/server_exposition.h"
 #include "rc/auth/key_file.h"
 #include "rc/server/listen_policy.h"
 #include "rc/server/log.h"
@@ -40,7 +42,8 @@ const char kUsage[] =
     "                 [--test-device] [--test-devices N]\n"
     "                 [--log-level quiet|info|debug] [--log-format text|json]\n"
     "                 [--devices LIST]\n"
-    "                 [--metrics FILE]\n"
+    "                 [--metrics FILE] [--metrics-listen ADDR:PORT\n"
+    "                 [--metrics-token-file FILE]]\n"
     "                 [--isolation none|process] [--warm-workers N]\n"
     "                 [--max-workers N] [--quotas FILE] [--cache SIZE]\n"
     "                 [--cache-dir DIR] [--cache-disk SIZE]\n"
@@ -78,6 +81,12 @@ const char kUsage[] =
     "  --metrics FILE     per-session counters (commands by type, bytes,\n"
     "                     replay and reply time) as JSON, rewritten about\n"
     "                     once a second while clients are connected\n"
+    "  --metrics-listen ADDR:PORT  serve GET /metrics in Prometheus' text\n"
+    "                     format (ADDR defaults to 127.0.0.1; port 0: any\n"
+    "                     free one, logged); docs/metrics.md\n"
+    "  --metrics-token-file F  scrapers must send 'Authorization: Bearer\n"
+    "                     TOKEN', TOKEN the first line of F (mode 0600);\n"
+    "                     required for an ADDR other than loopback\n"
     "  --isolation MODE   none (default): all sessions in this process; a\n"
     "                     sticky GPU error in one restarts the server for\n"
     "                     all. process: every session in a worker process\n"
@@ -247,6 +256,7 @@ int main(int argc, char **argv) {
   std::string isolation = "none";
   int warmWorkers = -1, maxWorkers = -1;
   int workerChannel = -1; // a worker: its end of the supervisor's socket
+  std::string metricsListen, metricsTokenFile;
   // A count argument from 1 (or 0) to 4096, else -1.
   auto count = [](const std::string &text, long least) {
     char *end = nullptr;
@@ -332,6 +342,14 @@ int main(int argc, char **argv) {
       if (!need("FILE") || value.empty())
         return usageError("--metrics needs a file name");
       options.metricsFile = value;
+    } else if (arg == "--metrics-listen") {
+      if (!need("ADDR:PORT"))
+        return usageError("--metrics-listen needs ADDR:PORT");
+      metricsListen = value;
+    } else if (arg == "--metrics-token-file") {
+      if (!need("FILE") || value.empty())
+        return usageError("--metrics-token-file needs a file name");
+      metricsTokenFile = value;
     } else if (arg == "--cache" || arg == "--cache-disk") {
       uint64_t &bytes =
           arg == "--cache" ? options.cacheBytes : options.cacheDiskBytes;
@@ -400,6 +418,25 @@ int main(int argc, char **argv) {
   if (isolation == "process" && options.cacheBytes)
     return usageError("--cache is not served with --isolation process yet: "
                       "each worker process would hold a cache of its own");
+  std::string metricsHost, metricsToken;
+  int metricsPort = 0;
+  if (!metricsListen.empty()) {
+    std::string why;
+    if (!parseMetricsListen(metricsListen, &metricsHost, &metricsPort, &why))
+      return usageError(why);
+    if (!metricsTokenFile.empty() &&
+        !readMetricsToken(metricsTokenFile, &metricsToken, &why))
+      return usageError(why);
+    why = metricsListenRefusal(metricsHost, !metricsToken.empty());
+    if (!why.empty())
+      return usageError(why);
+    if (isolation == "process")
+      return usageError("--metrics-listen is not served with --isolation "
+                        "process yet: the supervisor holds its workers' "
+                        "metrics as JSON only (use --metrics FILE)");
+  } else if (!metricsTokenFile.empty()) {
+    return usageError("--metrics-token-file needs --metrics-listen");
+  }
   if (isolation != "process" && (warmWorkers >= 0 || maxWorkers >= 0))
     return usageError("--warm-workers and --max-workers need --isolation "
                       "process");
@@ -464,8 +501,21 @@ int main(int argc, char **argv) {
         WorkerOptions{listenUrl, workerChannel, options.settings.limits,
                       options.settings.drainMs, !options.metricsFile.empty()},
         gSignals);
+  std::unique_ptr<MetricsHttpServer> metricsEndpoint;
+  if (!metricsHost.empty()) {
+    metricsEndpoint = std::make_unique<MetricsHttpServer>(
+        [&core] { return serverExposition(core); }, metricsToken);
+    if (!metricsEndpoint->start(metricsHost, metricsPort, &error)) {
+      logError({"startup_failed"}, "start-up failed: " + error);
+      return 1;
+    }
+    logInfo({"metrics_listening"},
+            "metrics: GET http://" + metricsEndpoint->address() + "/metrics" +
+                (metricsToken.empty() ? "" : " (bearer token required)"));
+  }
   int rc = serveForever(core, listenUrl, options.settings.limits,
                         options.settings.drainMs);
+  metricsEndpoint.reset(); // before the core it reads
   if (rc == 3 && !gSignals.stop) {
     // A sticky CUDA error poisons every context of this process; a fresh
     // process (same arguments) serves new clients again.

@@ -108,6 +108,10 @@ public:
   size_t waitingConnections() const;
   size_t sessionThreads();
   const ServerBudgets *budgets() const { return budgets_.get(); }
+  // Every budget's use, tenants' quotas included (null before start()).
+  const BudgetTable *budgetTable() const { return budgetTable_.get(); }
+  // Failed authentications, for the metrics endpoint.
+  const AuthThrottle &authThrottle() const { return authThrottle_; }
   // rc-server --cache (null: none).
   ContentCache *contentCache() { return cache_.get(); }
 
