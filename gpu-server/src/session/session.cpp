@@ -7,11 +7,13 @@
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
 #include "rc/transport.h"
+#include "rc/version.h"
 #include "rc/wire_message.h"
 #include "session/hello_auth.h"
 #include "session/hello_kernel_attrs.h"
 #include "session/server_message.h"
 #include "session/transport_sealing.h"
+#include "session/version_skew.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -173,7 +175,7 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
   if (!msg) {
     logDebug("session " + std::to_string(id_) + ": " + bad);
     if (!executor_)
-      replies.push_back(helloRefusal(bad));
+      replies.push_back(helloRefusal(bad + versionHint()));
     else
       replyError(0, kErrInvalidValue, bad, replies);
     return Next::Continue;
@@ -188,7 +190,8 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
   default:
     if (!executor_)
       replies.push_back(
-          helloRefusal("unexpected message: the first message must be Hello"));
+          helloRefusal("unexpected message: the first message must be Hello" +
+                       versionHint()));
     else
       replyError(0, kErrInvalidValue,
                  "unexpected message type " +
@@ -224,12 +227,9 @@ Session::Next Session::onHello(const void *p, const uint8_t *message,
   pid_ = hello->client_pid();
   name_ = hello->client_name() ? hello->client_name()->str() : "";
   metrics_->identify(pid_, name_);
-  if (hello->protocol_version() != wire::kProtocolVersion)
-    return refuseHello("protocol version " +
-                           std::to_string(hello->protocol_version()) +
-                           " is not supported (server speaks " +
-                           std::to_string(wire::kProtocolVersion) + ")",
-                       replies);
+  std::string skew = versionSkewRefusal(*hello);
+  if (!skew.empty())
+    return refuseHello(skew, replies);
   if (!auth_->required())
     return openSession(hello, nullptr, replies);
   // Nothing else is looked at, and nothing about this server is told,
@@ -405,7 +405,9 @@ Session::Next Session::openSession(const void *p,
   auto proof = serverProof
                    ? fbb.CreateVector(serverProof->data(), serverProof->size())
                    : 0;
+  auto release = fbb.CreateString(kReleaseVersion);
   wire::HelloReplyBuilder hr(fbb);
+  addServerVersion(hr, release);
   hr.add_ok(true);
   hr.add_session_id(id_);
   hr.add_devices(devices);
