@@ -60,4 +60,12 @@ transport::AdmissionCheck keyAdmission(const std::vector<auth::Key> &keys,
   };
 }
 
+transport::AdmissionCheck keyAdmission(const KeyRing *ring,
+                                       AuthThrottle *throttle) {
+  return [ring, throttle](const transport::AdmissionClaim &claim,
+                          std::string *why) {
+    return checkClaim(*ring->snapshot(), throttle, claim, why);
+  };
+}
+
 } // namespace rc::server

@@ -1,4 +1,5 @@
 // rc-server: serves remote-clang clients. See docs/server.md.
+#include "config_file.h"
 #include "isolation/isolated_server.h"
 #include "metrics/metrics_http.h"
 #include "metrics/server_exposition.h"
@@ -34,6 +35,9 @@ extern "C" void onSignal(int sig) {
   ++gSignals.count;
   gSignals.stop = true;
 }
+// SIGHUP: reload the keys and quotas (serveForever does it).
+std::atomic<bool> gReload{false};
+extern "C" void onReload(int) { gReload = true; }
 
 const char kUsage[] =
     "usage: rc-server --listen URL --manifest PATH [--manifest PATH ...]\n"
@@ -47,6 +51,7 @@ const char kUsage[] =
     "                 [--isolation none|process] [--warm-workers N]\n"
     "                 [--max-workers N] [--quotas FILE] [--cache SIZE]\n"
     "                 [--cache-dir DIR] [--cache-disk SIZE]\n"
+    "                 [--config FILE] [--on-key-removed keep|end]\n"
     "       rc-server keygen FILE [--key-id ID]\n"
     "\n"
     "Serves remote-clang applications: every kernel of the given manifests\n"
@@ -107,6 +112,12 @@ const char kUsage[] =
     "  --cache-dir DIR    keep the cache's chunks in DIR too, so that a\n"
     "                     restarted server still holds them\n"
     "  --cache-disk SIZE  what DIR holds at most (default: 4 x --cache)\n"
+    "  --config FILE      options from a TOML file (keys: the options'\n"
+    "                     names with _ for -); flags override it\n"
+    "  --on-key-removed keep|end  when SIGHUP reloads the key file and a\n"
+    "                     key is gone: its live sessions keep running\n"
+    "                     (default) or end. SIGHUP rereads --auth-key-file\n"
+    "                     and --quotas (docs/metrics.md)\n"
     "  --help             this text\n"
     "\n"
     "rc-server keygen FILE writes a new key file (mode 0600) holding one\n"
@@ -192,6 +203,36 @@ int keygen(int argc, char **argv) {
   return 0;
 }
 
+// The options: those of --config FILE (if given) first, then the command
+// line's, so that a flag overrides the file (config_file.h).
+bool commandLine(int argc, char **argv, std::vector<std::string> *args,
+                 std::string *error) {
+  std::string file;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string given;
+    if (arg == "--config")
+      given = i + 1 < argc ? argv[i + 1] : "";
+    else if (arg.rfind("--config=", 0) == 0)
+      given = arg.substr(9);
+    else
+      continue;
+    if (given.empty()) {
+      *error = "--config needs a file name";
+      return false;
+    }
+    if (!file.empty()) {
+      *error = "--config may be given once";
+      return false;
+    }
+    file = given;
+  }
+  if (!file.empty() && !configFileOptions(file, args, error))
+    return false;
+  args->insert(args->end(), argv + 1, argv + argc);
+  return true;
+}
+
 } // namespace
 
 // After SIGTERM: no new session (the listener is closed, so clients that
@@ -227,6 +268,13 @@ static int serveForever(ServerCore &core, const std::string &url,
   logInfo({"listening"},
           core.summary() + "; listening on " + listener->address());
   while (!gSignals.stop) {
+    if (gReload.exchange(false)) {
+      std::string summary, why;
+      if (core.reload(&summary, &why))
+        logInfo({"reloaded"}, "reloaded: " + summary);
+      else
+        logError({"reload_failed"}, "reload refused, nothing changed: " + why);
+    }
     if (core.deviceLost()) {
       logError({"gpu_state_lost"},
                "GPU state lost (" + core.deviceLostReason() +
@@ -256,6 +304,10 @@ int main(int argc, char **argv) {
   std::string isolation = "none";
   int warmWorkers = -1, maxWorkers = -1;
   int workerChannel = -1; // a worker: its end of the supervisor's socket
+  std::vector<std::string> args;
+  std::string configError;
+  if (!commandLine(argc, argv, &args, &configError))
+    return usageError(configError);
   std::string metricsListen, metricsTokenFile;
   // A count argument from 1 (or 0) to 4096, else -1.
   auto count = [](const std::string &text, long least) {
@@ -263,8 +315,8 @@ int main(int argc, char **argv) {
     long n = std::strtol(text.c_str(), &end, 10);
     return text.empty() || *end || n < least || n > 4096 ? -1 : int(n);
   };
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
     std::string value;
     bool hasValue = false;
     // Accept both "--opt value" and "--opt=value".
@@ -277,15 +329,21 @@ int main(int argc, char **argv) {
     auto need = [&](const char *what) -> bool {
       if (hasValue)
         return true;
-      if (i + 1 >= argc)
+      if (i + 1 >= args.size())
         return false;
-      value = argv[++i];
+      value = args[++i];
       (void)what;
       return true;
     };
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
+    } else if (arg == "--config") {
+      need("FILE"); // read before this loop (commandLine)
+    } else if (arg == "--on-key-removed") {
+      if (!need("keep|end") || (value != "keep" && value != "end"))
+        return usageError("--on-key-removed must be keep or end");
+      options.endSessionsOfRemovedKeys = value == "end";
     } else if (arg == "--listen") {
       if (!need("URL"))
         return usageError("--listen needs a URL (tcp://HOST:PORT or "
@@ -389,7 +447,7 @@ int main(int argc, char **argv) {
         return usageError("--worker-channel is rc-server's own (--isolation "
                           "process starts workers with it)");
     } else {
-      return usageError("unknown argument '" + std::string(argv[i]) + "'");
+      return usageError("unknown argument '" + args[i] + "'");
     }
   }
   if (listenUrl.empty())
@@ -471,6 +529,16 @@ int main(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // Reloading is served by one process holding every session; a supervisor
+  // of --isolation process and its workers keep what they started with.
+  if (isolation == "process") {
+    std::signal(SIGHUP, SIG_IGN);
+  } else {
+    struct sigaction hup{};
+    hup.sa_handler = onReload;
+    sigemptyset(&hup.sa_mask);
+    sigaction(SIGHUP, &hup, nullptr);
+  }
 
   if (supervisor) {
     SupervisorOptions sup;

@@ -97,7 +97,10 @@ std::unique_ptr<DeviceContext> WaitingContext::take() {
 
 Session::Session(const SessionEnv &env, uint64_t id)
     : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()),
-      auth_(std::make_unique<HelloAuth>(env.keys, env.authThrottle, id)),
+      keys_(env.keyRing
+                ? env.keyRing->snapshot()
+                : std::make_shared<const std::vector<auth::Key>>(env.keys)),
+      auth_(std::make_unique<HelloAuth>(*keys_, env.authThrottle, id)),
       recorder_(SessionRecorder::into(env.settings.recordDir, id)) {}
 Session::~Session() {
   if (countedInLedger_)
