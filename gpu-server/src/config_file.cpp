@@ -79,8 +79,8 @@ bool configFileOptions(const std::string &path, std::vector<std::string> *out,
     }
     const Option &o = known->second;
     auto wrong = [&](const char *want) {
-      *error = "config file " + where(path, node) + ": " + name + " must be " +
-               want;
+      *error =
+          "config file " + where(path, node) + ": " + name + " must be " + want;
       return false;
     };
     switch (o.kind) {

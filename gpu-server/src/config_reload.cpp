@@ -15,7 +15,8 @@ bool ConfigReload::run(std::string *summary, std::string *error) {
       return false;
   }
   std::vector<std::string> removed = ring_.replace(keys);
-  *summary = std::to_string(keys.size()) + (keys.size() == 1 ? " key" : " keys");
+  *summary =
+      std::to_string(keys.size()) + (keys.size() == 1 ? " key" : " keys");
   if (!removed.empty()) {
     *summary += " (removed:";
     for (const std::string &id : removed)
@@ -29,7 +30,8 @@ bool ConfigReload::run(std::string *summary, std::string *error) {
   return true;
 }
 
-std::string ConfigReload::applyMemoryQuotas(const std::vector<auth::Key> &keys) {
+std::string
+ConfigReload::applyMemoryQuotas(const std::vector<auth::Key> &keys) {
   if (!table_)
     return "";
   std::string unapplied;

@@ -8,7 +8,7 @@
 #   prometheus-scrape.sh RC_SERVER SAMPLES_DIR PROGRAM
 set -uo pipefail
 server="$1"; samples="$2"; program="$3"
-PROMETHEUS="${PROMETHEUS:-prometheus}"
+PROMETHEUS=prometheus
 if ! command -v "$PROMETHEUS" >/dev/null; then
   echo "SKIP: prometheus is not installed (scripts/setup.sh installs it)"
   exit 77

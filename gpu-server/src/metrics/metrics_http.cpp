@@ -98,8 +98,8 @@ bool readMetricsToken(const std::string &path, std::string *token,
                       std::string *error) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    *error = "cannot open metrics token file " + path + ": " +
-             std::strerror(errno);
+    *error =
+        "cannot open metrics token file " + path + ": " + std::strerror(errno);
     return false;
   }
   struct stat st{};
@@ -197,8 +197,8 @@ bool MetricsHttpServer::start(const std::string &host, int port,
   hints.ai_socktype = SOCK_STREAM;
   int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
   if (rc != 0 || !found) {
-    *error = "--metrics-listen: cannot resolve '" + host +
-             "': " + gai_strerror(rc);
+    *error =
+        "--metrics-listen: cannot resolve '" + host + "': " + gai_strerror(rc);
     return false;
   }
   sockaddr_in addr = *reinterpret_cast<sockaddr_in *>(found->ai_addr);

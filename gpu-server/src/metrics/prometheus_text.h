@@ -21,8 +21,7 @@ public:
   void family(const std::string &name, const char *type, const char *help);
   // One sample of the current family; `name` is the family's, or for a
   // histogram's parts the family's with _bucket, _sum or _count.
-  void sample(const std::string &name, const PromLabels &labels,
-              double value);
+  void sample(const std::string &name, const PromLabels &labels, double value);
   void sample(const std::string &name, const PromLabels &labels,
               uint64_t value);
   const std::string &text() const { return out_; }

@@ -104,8 +104,8 @@ void memory(PrometheusText &p, ServerCore &core) {
       p.sample("rc_server_pinned_memory_bytes", {}, u.used);
   // Tenants with a memory quota have a budget each (--quotas).
   for (const char *kind : {"device", "pinned"}) {
-    std::string used = std::string("rc_server_tenant_") + kind +
-                       "_memory_bytes",
+    std::string used =
+                    std::string("rc_server_tenant_") + kind + "_memory_bytes",
                 limit = used + "_limit";
     p.family(used, "gauge",
              "Memory a tenant's sessions hold together (tenants with a "
@@ -158,8 +158,7 @@ void serverState(PrometheusText &p, ServerCore &core) {
            uint64_t(core.waitingConnections()));
   p.family("rc_server_auth_failures_total", "counter",
            "Failed authentications (wrong proofs, unknown key ids).");
-  p.sample("rc_server_auth_failures_total", {},
-           core.authThrottle().failures());
+  p.sample("rc_server_auth_failures_total", {}, core.authThrottle().failures());
   p.family("rc_server_gpu_state_lost", "gauge",
            "1 once a sticky GPU error made every context unusable (the "
            "server restarts).");

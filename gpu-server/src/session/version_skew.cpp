@@ -32,8 +32,7 @@ std::string serverVersionText() {
 std::string versionSkewRefusal(const wire::Hello &hello) {
   const uint32_t protocol = hello.protocol_version();
   // A client from before manifest_format was sent wrote format 1.
-  const uint32_t format =
-      hello.client_version() ? hello.manifest_format() : 1;
+  const uint32_t format = hello.client_version() ? hello.manifest_format() : 1;
   const std::string both = "this client is " + clientText(hello) +
                            ", this server " + serverVersionText();
   if (protocol > wire::kProtocolVersion || format > kManifestFormat)

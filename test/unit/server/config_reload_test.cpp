@@ -71,17 +71,16 @@ TEST(ConfigFile, AFlagOverridesTheFile) {
   TestManifest m = writeTestManifest();
   std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
   // The file's metrics address would be refused (off loopback, no token).
-  std::string file = dir.write(
-      "rc.toml",
-      "listen = \"" + url + "\"\nmanifests = [\"" + m.path +
-          "\"]\ntest_device = true\nmetrics_listen = \"0.0.0.0:0\"\n",
-      0600);
+  std::string file =
+      dir.write("rc.toml",
+                "listen = \"" + url + "\"\nmanifests = [\"" + m.path +
+                    "\"]\ntest_device = true\nmetrics_listen = \"0.0.0.0:0\"\n",
+                0600);
   Child refused({"--config", file});
   EXPECT_EQ(refused.wait(), 2) << refused.text;
   EXPECT_NE(refused.text.find("--metrics-token-file"), std::string::npos);
   Child server({"--config", file, "--metrics-listen", "127.0.0.1:0"});
-  ASSERT_TRUE(server.waitFor("listening on", 10000))
-      << server.text;
+  ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
   EXPECT_NE(server.text.find("GET http://127.0.0.1:"), std::string::npos);
   Child bad({"--config", dir.write("x.toml", "colour = 1\n", 0600)});
   EXPECT_EQ(bad.wait(), 2);
@@ -116,8 +115,8 @@ protected:
   void serve(const std::string &onKeyRemoved) {
     server = std::make_unique<Child>(std::vector<std::string>{
         "--listen", url, "--manifest", m.path, "--test-device",
-        "--auth-key-file", keyFile, "--quotas", quotasFile,
-        "--on-key-removed", onKeyRemoved});
+        "--auth-key-file", keyFile, "--quotas", quotasFile, "--on-key-removed",
+        onKeyRemoved});
     ASSERT_TRUE(server->waitFor("listening on", 10000)) << server->text;
   }
   // A session of `key` past its handshake (false when refused).

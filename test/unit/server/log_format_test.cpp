@@ -107,9 +107,9 @@ const std::regex kTime(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)");
 
 TEST(LogFormat, KeyValueLineHasEveryFieldAndQuotesWhatNeedsIt) {
   LogEvent e{"session_closed", 7, "alice"};
-  std::string line = formatLogLine(LogFormat::KeyValue, LogLevel::Info, e,
-                                   "closed: \"x\" 3 commands",
-                                   1767323045678ull);
+  std::string line =
+      formatLogLine(LogFormat::KeyValue, LogLevel::Info, e,
+                    "closed: \"x\" 3 commands", 1767323045678ull);
   Fields f;
   ASSERT_TRUE(parseKeyValues(line, &f)) << line;
   EXPECT_EQ(f["time"], "2026-01-02T03:04:05.678Z");
@@ -121,8 +121,8 @@ TEST(LogFormat, KeyValueLineHasEveryFieldAndQuotesWhatNeedsIt) {
   EXPECT_EQ(f["msg"], "closed: \"x\" 3 commands");
   EXPECT_FALSE(f["pid"].empty());
   // No session, no tenant: the fields are left out.
-  line = formatLogLine(LogFormat::KeyValue, LogLevel::Quiet, LogEvent{},
-                       "a\nb", 0);
+  line = formatLogLine(LogFormat::KeyValue, LogLevel::Quiet, LogEvent{}, "a\nb",
+                       0);
   ASSERT_TRUE(parseKeyValues(line, &f)) << line;
   EXPECT_EQ(f.count("session"), 0u);
   EXPECT_EQ(f.count("tenant"), 0u);
@@ -174,8 +174,8 @@ TEST(LogFormat, AServersWholeLogParsesLineByLine) {
     int parsed = 0;
     for (std::string line; std::getline(lines, line);) {
       Fields f;
-      bool ok = format == "json" ? parseFlatJson(line, &f)
-                                 : parseKeyValues(line, &f);
+      bool ok =
+          format == "json" ? parseFlatJson(line, &f) : parseKeyValues(line, &f);
       ASSERT_TRUE(ok) << line;
       for (const char *key : {"time", "level", "proc", "pid", "event", "msg"})
         EXPECT_EQ(f.count(key), 1u) << key << " missing: " << line;

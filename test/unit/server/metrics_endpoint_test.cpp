@@ -174,21 +174,21 @@ TEST(MetricsHttp, ServerAnswersOverASocketAndBoundsRequests) {
   EXPECT_NE(ok.find("\r\n\r\nrc_server_sessions_open 0\n"), std::string::npos);
   EXPECT_EQ(httpGet(port, "HEAD /metrics HTTP/1.1\r\n\r\n").find("\r\n\r\nrc_"),
             std::string::npos);
-  EXPECT_EQ(httpGet(port, "DELETE /metrics HTTP/1.1\r\n\r\n").rfind(
-                "HTTP/1.1 405", 0),
+  EXPECT_EQ(httpGet(port, "DELETE /metrics HTTP/1.1\r\n\r\n")
+                .rfind("HTTP/1.1 405", 0),
             0u);
   std::string huge = "GET /metrics HTTP/1.1\r\nX: " +
                      std::string(MetricsHttpServer::kMaxRequestBytes, 'a');
   EXPECT_EQ(httpGet(port, huge).rfind("HTTP/1.1 431", 0), 0u);
   // Still serving after all that.
-  EXPECT_EQ(httpGet(port, "GET /metrics HTTP/1.0\r\n\r\n").rfind(
-                "HTTP/1.1 200", 0),
-            0u);
+  EXPECT_EQ(
+      httpGet(port, "GET /metrics HTTP/1.0\r\n\r\n").rfind("HTTP/1.1 200", 0),
+      0u);
 }
 
 TEST(MetricsEndpointCli, OffLoopbackWithoutATokenIsRefusedAtStart) {
-  Child c({"--listen", "tcp://127.0.0.1:1", "--test-device",
-           "--metrics-listen", "0.0.0.0:0"});
+  Child c({"--listen", "tcp://127.0.0.1:1", "--test-device", "--metrics-listen",
+           "0.0.0.0:0"});
   EXPECT_EQ(c.wait(), 2) << c.text;
   EXPECT_NE(c.text.find("--metrics-token-file"), std::string::npos) << c.text;
   Child iso({"--listen", "tcp://127.0.0.1:1", "--test-device", "--isolation",

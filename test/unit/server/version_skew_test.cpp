@@ -40,7 +40,8 @@ protected:
     auto hello = fb::Offset<wire::Hello>(fbb.EndTable(start));
     wire::FinishMessageBuffer(
         fbb, wire::CreateMessage(fbb, wire::Body::Hello, hello.Union()));
-    return Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+    return Bytes(fbb.GetBufferPointer(),
+                 fbb.GetBufferPointer() + fbb.GetSize());
   }
 
   std::string refusal(const Bytes &hello) {
@@ -68,7 +69,8 @@ TEST_F(VersionSkewTest, ANewerClientIsToldToUpgradeTheServer) {
             std::string::npos)
       << why;
   EXPECT_NE(why.find(std::string("remote-clang ") + rc::kReleaseVersion +
-                     " (protocol " + std::to_string(rc::wire::kProtocolVersion)),
+                     " (protocol " +
+                     std::to_string(rc::wire::kProtocolVersion)),
             std::string::npos)
       << why;
   EXPECT_NE(why.find("upgrade rc-server"), std::string::npos) << why;
@@ -76,7 +78,8 @@ TEST_F(VersionSkewTest, ANewerClientIsToldToUpgradeTheServer) {
 }
 
 TEST_F(VersionSkewTest, AnOlderClientIsToldToRebuildWithTheServersRelease) {
-  std::string why = refusal(helloOf("0.0.1", rc::wire::kProtocolVersion - 1, 1));
+  std::string why =
+      refusal(helloOf("0.0.1", rc::wire::kProtocolVersion - 1, 1));
   EXPECT_NE(why.find("the client is older than rc-server"), std::string::npos)
       << why;
   EXPECT_NE(why.find("remote-clang 0.0.1 (protocol 0"), std::string::npos)
@@ -90,17 +93,17 @@ TEST_F(VersionSkewTest, AnOlderClientIsToldToRebuildWithTheServersRelease) {
 TEST_F(VersionSkewTest, ANewerManifestFormatIsRefusedNamingIt) {
   std::string why = refusal(
       helloOf("0.2.0", rc::wire::kProtocolVersion, rc::kManifestFormat + 1));
-  EXPECT_NE(why.find("manifest format " +
-                     std::to_string(rc::kManifestFormat + 1)),
-            std::string::npos)
+  EXPECT_NE(
+      why.find("manifest format " + std::to_string(rc::kManifestFormat + 1)),
+      std::string::npos)
       << why;
   EXPECT_NE(why.find("upgrade rc-server"), std::string::npos) << why;
 }
 
 TEST_F(VersionSkewTest, AnotherReleaseOfTheSameProtocolIsServed) {
   // A later revision's extra Hello field is skipped, not refused.
-  Bytes r = send1(helloOf("0.3.7", rc::wire::kProtocolVersion,
-                          rc::kManifestFormat, true));
+  Bytes r = send1(
+      helloOf("0.3.7", rc::wire::kProtocolVersion, rc::kManifestFormat, true));
   const wire::HelloReply *hr = asHelloReply(r);
   ASSERT_NE(hr, nullptr);
   EXPECT_TRUE(hr->ok()) << (hr->error() ? hr->error()->str() : "");
