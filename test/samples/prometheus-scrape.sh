@@ -29,7 +29,7 @@ fail() { echo "FAIL: $*"; echo "--- rc-server:"; cat "$dir/server.log"
   --metrics-listen 127.0.0.1:0 >"$dir/server.log" 2>&1 &
 spid=$!
 target=""
-for _ in $(seq 100); do
+for _ in $(seq 300); do
   target="$(sed -n 's|.*GET http://\([0-9.:]*\)/metrics.*|\1|p' "$dir/server.log" | head -1)"
   [ -n "$target" ] && grep -q "listening on" "$dir/server.log" && break
   kill -0 $spid 2>/dev/null || break
