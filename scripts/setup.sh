@@ -2,7 +2,8 @@
 # Installs everything remote-clang needs on a fresh Debian 12 machine.
 # Safe to re-run: each step checks what is already there.
 #   - apt: clang 19 toolchain (with libFuzzer and the sanitizers' runtimes:
-#     libclang-rt-19-dev), libfabric, flatbuffers, googletest, ninja, ccache
+#     libclang-rt-19-dev), libfabric, flatbuffers, googletest, ninja, ccache,
+#     toml++ (rc-server --config), prometheus (a test scrapes rc-server)
 #   - .venv: pinned lit, the pinned CUDA 12.4 wheels and CUDA 13.0's headers
 #   - .cuda-root: a --cuda-path tree for clang assembled from those wheels
 set -euo pipefail
@@ -25,7 +26,9 @@ APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools
   googletest libgtest-dev cmake ninja-build ccache python3-venv
   binutils file xz-utils
   libssl-dev  # auth/: HMAC-SHA256 and random keys (OpenSSL libcrypto)
-  libxxhash-dev)  # the content cache's chunk hashes (XXH3-128)
+  libxxhash-dev  # the content cache's chunk hashes (XXH3-128)
+  libtomlplusplus-dev  # rc-server --config (TOML; docs/metrics.md)
+  prometheus)  # scrapes rc-server --metrics-listen in a test (docs/metrics.md)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -19,6 +19,7 @@ uint64_t AuthThrottle::waitMs(const std::string &source,
 
 void AuthThrottle::recordFailure(const std::string &source,
                                  const std::string &keyId, uint64_t nowMs) {
+  ++failures_;
   sources_.fail(source, nowMs);
   keyIds_.fail(keyId, nowMs);
 }

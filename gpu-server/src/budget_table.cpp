@@ -23,8 +23,8 @@ struct BudgetTable::Header {
 struct BudgetTable::Entry {
   char name[96];
   char what[160];
-  char source[288]; // a quota's source names its file
-  uint64_t total;
+  char source[288];            // a quota's source names its file
+  std::atomic<uint64_t> total; // a reload may change it (setTotal)
   std::atomic<uint64_t> used;
 };
 
@@ -136,10 +136,29 @@ std::unique_ptr<ByteBudget> BudgetTable::budget(const std::string &name) const {
     Entry &e = entry(i);
     if (name == e.name)
       return std::make_unique<ByteBudget>(
-          e.total, e.what, e.source, &e.used, &held(holder_, i),
+          &e.total, e.what, e.source, &e.used, &held(holder_, i),
           std::string(e.name).rfind(kTenantBudgetPrefix, 0) == 0);
   }
   return nullptr;
+}
+
+bool BudgetTable::setTotal(const std::string &name, uint64_t total) {
+  for (size_t i = 0; i < header().budgets; ++i)
+    if (name == entry(i).name) {
+      entry(i).total = total;
+      return true;
+    }
+  return false;
+}
+
+std::vector<BudgetTable::Usage> BudgetTable::usage() const {
+  std::vector<Usage> out;
+  for (size_t i = 0; i < header().budgets; ++i) {
+    const Entry &e = entry(i);
+    out.push_back({std::string(e.name, strnlen(e.name, sizeof e.name)), e.total,
+                   e.used.load(std::memory_order_relaxed)});
+  }
+  return out;
 }
 
 void BudgetTable::releaseHolder(int holder) {
@@ -154,9 +173,26 @@ std::vector<BudgetSpec> serverBudgetSpecs(const ServerLimits &limits,
                                           const TenantQuotas *quotas,
                                           const std::vector<auth::Key> &keys) {
   std::vector<BudgetSpec> specs = ServerBudgets::specs(limits);
-  if (quotas)
-    for (BudgetSpec &spec : quotas->budgetSpecs(keys))
-      specs.push_back(std::move(spec));
+  if (!quotas)
+    return specs;
+  for (BudgetSpec &spec : quotas->budgetSpecs(keys))
+    specs.push_back(std::move(spec));
+  // Every tenant gets both budgets, unbounded where its quota sets none, so
+  // that a reload can bound them later (setTotal) and the metrics endpoint
+  // shows every tenant's memory.
+  for (const auth::Key &key : keys)
+    for (bool device : {true, false}) {
+      std::string name =
+          device ? tenantDeviceBudget(key.id) : tenantPinnedBudget(key.id);
+      bool made = false;
+      for (const BudgetSpec &s : specs)
+        made = made || s.name == name;
+      if (!made)
+        specs.push_back({name, UINT64_MAX,
+                         "tenant '" + key.id + "''s " +
+                             (device ? "device memory" : "pinned host memory"),
+                         "no quota in " + quotas->file()});
+    }
   return specs;
 }
 

@@ -42,8 +42,9 @@ bool checkClaim(const std::vector<auth::Key> &keys, AuthThrottle *throttle,
   if (waitMs)
     *why += "; more failed lately from " + source + " or naming key '" +
             claim.keyId + "': retry in " + std::to_string(waitMs) + " ms";
-  (waitMs ? logDebug
-          : logInfo)("admission from " + source + " refused: " + *why);
+  logAt(waitMs ? LogLevel::Debug : LogLevel::Info,
+        {"auth_failed", 0, claim.keyId},
+        "admission from " + source + " refused: " + *why);
   return false;
 }
 
@@ -56,6 +57,14 @@ transport::AdmissionCheck keyAdmission(const std::vector<auth::Key> &keys,
   return [keys, throttle](const transport::AdmissionClaim &claim,
                           std::string *why) {
     return checkClaim(keys, throttle, claim, why);
+  };
+}
+
+transport::AdmissionCheck keyAdmission(const KeyRing *ring,
+                                       AuthThrottle *throttle) {
+  return [ring, throttle](const transport::AdmissionClaim &claim,
+                          std::string *why) {
+    return checkClaim(*ring->snapshot(), throttle, claim, why);
   };
 }
 

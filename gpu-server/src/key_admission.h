@@ -12,6 +12,7 @@
 
 #include "rc/auth/key_file.h"
 #include "rc/server/auth_throttle.h"
+#include "rc/server/key_ring.h"
 #include "rc/transport.h"
 
 #include <vector>
@@ -21,6 +22,10 @@ namespace rc::server {
 // The check for a listener of a server with `keys` (empty: none; nobody
 // is asked for a proof). `throttle` (may be null) outlives the listener.
 transport::AdmissionCheck keyAdmission(const std::vector<auth::Key> &keys,
+                                       AuthThrottle *throttle);
+// The same for keys that SIGHUP may reload: each check reads the ring's
+// keys of that moment. `ring` outlives the listener.
+transport::AdmissionCheck keyAdmission(const KeyRing *ring,
                                        AuthThrottle *throttle);
 
 } // namespace rc::server

@@ -40,8 +40,9 @@ void ServerLimits::read(EnvReader &env) {
 // session past the bound).
 bool ByteBudget::take(uint64_t bytes) {
   uint64_t used = used_->load();
+  const uint64_t total = this->total();
   do {
-    if (bytes > total_ || used > total_ - bytes)
+    if (bytes > total || used > total - bytes)
       return false;
   } while (!used_->compare_exchange_weak(used, used + bytes));
   if (held_)
@@ -58,9 +59,9 @@ void ByteBudget::give(uint64_t bytes) {
 std::string ByteBudget::refusal(uint64_t bytes) const {
   if (!ownUse_) // what others hold is theirs, and the operator's, to know
     return std::to_string(bytes) + " more bytes do not fit " + what_ + " (" +
-           std::to_string(total_) + " bytes; " + source_ + ")";
+           std::to_string(total()) + " bytes; " + source_ + ")";
   return std::to_string(bytes) + " more bytes do not fit " + what_ + " (" +
-         std::to_string(used()) + " of " + std::to_string(total_) +
+         std::to_string(used()) + " of " + std::to_string(total()) +
          " bytes in use; " + source_ + ")";
 }
 

@@ -1,5 +1,8 @@
 // rc-server: serves remote-clang clients. See docs/server.md.
+#include "config_file.h"
 #include "isolation/isolated_server.h"
+#include "metrics/metrics_http.h"
+#include "metrics/server_exposition.h"
 #include "rc/auth/key_file.h"
 #include "rc/server/listen_policy.h"
 #include "rc/server/log.h"
@@ -32,17 +35,23 @@ extern "C" void onSignal(int sig) {
   ++gSignals.count;
   gSignals.stop = true;
 }
+// SIGHUP: reload the keys and quotas (serveForever does it).
+std::atomic<bool> gReload{false};
+extern "C" void onReload(int) { gReload = true; }
 
 const char kUsage[] =
     "usage: rc-server --listen URL --manifest PATH [--manifest PATH ...]\n"
     "                 [--auth-key-file FILE | --insecure]\n"
     "                 [--insecure-transport]\n"
     "                 [--test-device] [--test-devices N]\n"
-    "                 [--log-level quiet|info|debug] [--devices LIST]\n"
-    "                 [--metrics FILE]\n"
+    "                 [--log-level quiet|info|debug] [--log-format text|json]\n"
+    "                 [--devices LIST]\n"
+    "                 [--metrics FILE] [--metrics-listen ADDR:PORT\n"
+    "                 [--metrics-token-file FILE]]\n"
     "                 [--isolation none|process] [--warm-workers N]\n"
     "                 [--max-workers N] [--quotas FILE] [--cache SIZE]\n"
     "                 [--cache-dir DIR] [--cache-disk SIZE]\n"
+    "                 [--config FILE] [--on-key-removed keep|end]\n"
     "       rc-server keygen FILE [--key-id ID]\n"
     "\n"
     "Serves remote-clang applications: every kernel of the given manifests\n"
@@ -68,6 +77,8 @@ const char kUsage[] =
     "                     otherwise encrypted and authenticated with keys\n"
     "                     derived from it)\n"
     "  --log-level L      quiet, info (default) or debug\n"
+    "  --log-format F     text (default: key=value fields) or json (one\n"
+    "                     object a line); docs/metrics.md, \"Logs\"\n"
     "  --test-devices N   with --test-device: N test devices (default 1)\n"
     "  --devices LIST     CUDA device ordinals clients see, e.g. 0,1 "
     "(default:\n"
@@ -75,6 +86,12 @@ const char kUsage[] =
     "  --metrics FILE     per-session counters (commands by type, bytes,\n"
     "                     replay and reply time) as JSON, rewritten about\n"
     "                     once a second while clients are connected\n"
+    "  --metrics-listen ADDR:PORT  serve GET /metrics in Prometheus' text\n"
+    "                     format (ADDR defaults to 127.0.0.1; port 0: any\n"
+    "                     free one, logged); docs/metrics.md\n"
+    "  --metrics-token-file F  scrapers must send 'Authorization: Bearer\n"
+    "                     TOKEN', TOKEN the first line of F (mode 0600);\n"
+    "                     required for an ADDR other than loopback\n"
     "  --isolation MODE   none (default): all sessions in this process; a\n"
     "                     sticky GPU error in one restarts the server for\n"
     "                     all. process: every session in a worker process\n"
@@ -95,6 +112,12 @@ const char kUsage[] =
     "  --cache-dir DIR    keep the cache's chunks in DIR too, so that a\n"
     "                     restarted server still holds them\n"
     "  --cache-disk SIZE  what DIR holds at most (default: 4 x --cache)\n"
+    "  --config FILE      options from a TOML file (keys: the options'\n"
+    "                     names with _ for -); flags override it\n"
+    "  --on-key-removed keep|end  when SIGHUP reloads the key file and a\n"
+    "                     key is gone: its live sessions keep running\n"
+    "                     (default) or end. SIGHUP rereads --auth-key-file\n"
+    "                     and --quotas (docs/metrics.md)\n"
     "  --help             this text\n"
     "\n"
     "rc-server keygen FILE writes a new key file (mode 0600) holding one\n"
@@ -180,6 +203,36 @@ int keygen(int argc, char **argv) {
   return 0;
 }
 
+// The options: those of --config FILE (if given) first, then the command
+// line's, so that a flag overrides the file (config_file.h).
+bool commandLine(int argc, char **argv, std::vector<std::string> *args,
+                 std::string *error) {
+  std::string file;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string given;
+    if (arg == "--config")
+      given = i + 1 < argc ? argv[i + 1] : "";
+    else if (arg.rfind("--config=", 0) == 0)
+      given = arg.substr(9);
+    else
+      continue;
+    if (given.empty()) {
+      *error = "--config needs a file name";
+      return false;
+    }
+    if (!file.empty()) {
+      *error = "--config may be given once";
+      return false;
+    }
+    file = given;
+  }
+  if (!file.empty() && !configFileOptions(file, args, error))
+    return false;
+  args->insert(args->end(), argv + 1, argv + argc);
+  return true;
+}
+
 } // namespace
 
 // After SIGTERM: no new session (the listener is closed, so clients that
@@ -189,9 +242,10 @@ static void drain(ServerCore &core,
                   std::unique_ptr<rc::transport::Listener> &listener,
                   uint64_t drainMs) {
   listener.reset();
-  logInfo("draining: " + std::to_string(core.liveSessions()) +
-          " live sessions may finish within " + std::to_string(drainMs) +
-          " ms; no new sessions (a second signal stops at once)");
+  logInfo({"draining"},
+          "draining: " + std::to_string(core.liveSessions()) +
+              " live sessions may finish within " + std::to_string(drainMs) +
+              " ms; no new sessions (a second signal stops at once)");
   auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(drainMs);
   while (core.liveSessions() > 0 && gSignals.count == 1 && !core.deviceLost() &&
@@ -208,14 +262,23 @@ static int serveForever(ServerCore &core, const std::string &url,
   std::unique_ptr<rc::transport::Listener> listener =
       rc::transport::listen(url, listenOptions, &error);
   if (!listener) {
-    logError("cannot listen: " + error);
+    logError({"listen_failed"}, "cannot listen: " + error);
     return 1;
   }
-  logInfo(core.summary() + "; listening on " + listener->address());
+  logInfo({"listening"},
+          core.summary() + "; listening on " + listener->address());
   while (!gSignals.stop) {
+    if (gReload.exchange(false)) {
+      std::string summary, why;
+      if (core.reload(&summary, &why))
+        logInfo({"reloaded"}, "reloaded: " + summary);
+      else
+        logError({"reload_failed"}, "reload refused, nothing changed: " + why);
+    }
     if (core.deviceLost()) {
-      logError("GPU state lost (" + core.deviceLostReason() +
-               "): closing all sessions and restarting");
+      logError({"gpu_state_lost"},
+               "GPU state lost (" + core.deviceLostReason() +
+                   "): closing all sessions and restarting");
       core.stop();
       return 3;
     }
@@ -225,8 +288,9 @@ static int serveForever(ServerCore &core, const std::string &url,
   }
   if (gSignals.last == SIGTERM && drainMs > 0)
     drain(core, listener, drainMs);
-  logInfo("shutting down: " + std::to_string(core.liveSessions()) +
-          " live sessions");
+  logInfo({"shutdown"},
+          "shutting down: " + std::to_string(core.liveSessions()) +
+              " live sessions");
   core.stop();
   return 0;
 }
@@ -240,14 +304,19 @@ int main(int argc, char **argv) {
   std::string isolation = "none";
   int warmWorkers = -1, maxWorkers = -1;
   int workerChannel = -1; // a worker: its end of the supervisor's socket
+  std::vector<std::string> args;
+  std::string configError;
+  if (!commandLine(argc, argv, &args, &configError))
+    return usageError(configError);
+  std::string metricsListen, metricsTokenFile;
   // A count argument from 1 (or 0) to 4096, else -1.
   auto count = [](const std::string &text, long least) {
     char *end = nullptr;
     long n = std::strtol(text.c_str(), &end, 10);
     return text.empty() || *end || n < least || n > 4096 ? -1 : int(n);
   };
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
     std::string value;
     bool hasValue = false;
     // Accept both "--opt value" and "--opt=value".
@@ -260,15 +329,21 @@ int main(int argc, char **argv) {
     auto need = [&](const char *what) -> bool {
       if (hasValue)
         return true;
-      if (i + 1 >= argc)
+      if (i + 1 >= args.size())
         return false;
-      value = argv[++i];
+      value = args[++i];
       (void)what;
       return true;
     };
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
+    } else if (arg == "--config") {
+      need("FILE"); // read before this loop (commandLine)
+    } else if (arg == "--on-key-removed") {
+      if (!need("keep|end") || (value != "keep" && value != "end"))
+        return usageError("--on-key-removed must be keep or end");
+      options.endSessionsOfRemovedKeys = value == "end";
     } else if (arg == "--listen") {
       if (!need("URL"))
         return usageError("--listen needs a URL (tcp://HOST:PORT or "
@@ -306,6 +381,11 @@ int main(int argc, char **argv) {
       if (!need("LEVEL") || !parseLogLevel(value, &level))
         return usageError("--log-level must be quiet, info or debug");
       setLogLevel(level);
+    } else if (arg == "--log-format") {
+      LogFormat format;
+      if (!need("FORMAT") || !parseLogFormat(value, &format))
+        return usageError("--log-format must be text or json");
+      setLogFormat(format);
     } else if (arg == "--devices" || arg == "--device") {
       if (!need("LIST") || !parseOrdinals(value, &options.devices))
         return usageError(arg + " needs device ordinals like 0 or 0,1, got '" +
@@ -320,6 +400,14 @@ int main(int argc, char **argv) {
       if (!need("FILE") || value.empty())
         return usageError("--metrics needs a file name");
       options.metricsFile = value;
+    } else if (arg == "--metrics-listen") {
+      if (!need("ADDR:PORT"))
+        return usageError("--metrics-listen needs ADDR:PORT");
+      metricsListen = value;
+    } else if (arg == "--metrics-token-file") {
+      if (!need("FILE") || value.empty())
+        return usageError("--metrics-token-file needs a file name");
+      metricsTokenFile = value;
     } else if (arg == "--cache" || arg == "--cache-disk") {
       uint64_t &bytes =
           arg == "--cache" ? options.cacheBytes : options.cacheDiskBytes;
@@ -359,7 +447,7 @@ int main(int argc, char **argv) {
         return usageError("--worker-channel is rc-server's own (--isolation "
                           "process starts workers with it)");
     } else {
-      return usageError("unknown argument '" + std::string(argv[i]) + "'");
+      return usageError("unknown argument '" + args[i] + "'");
     }
   }
   if (listenUrl.empty())
@@ -388,6 +476,25 @@ int main(int argc, char **argv) {
   if (isolation == "process" && options.cacheBytes)
     return usageError("--cache is not served with --isolation process yet: "
                       "each worker process would hold a cache of its own");
+  std::string metricsHost, metricsToken;
+  int metricsPort = 0;
+  if (!metricsListen.empty()) {
+    std::string why;
+    if (!parseMetricsListen(metricsListen, &metricsHost, &metricsPort, &why))
+      return usageError(why);
+    if (!metricsTokenFile.empty() &&
+        !readMetricsToken(metricsTokenFile, &metricsToken, &why))
+      return usageError(why);
+    why = metricsListenRefusal(metricsHost, !metricsToken.empty());
+    if (!why.empty())
+      return usageError(why);
+    if (isolation == "process")
+      return usageError("--metrics-listen is not served with --isolation "
+                        "process yet: the supervisor holds its workers' "
+                        "metrics as JSON only (use --metrics FILE)");
+  } else if (!metricsTokenFile.empty()) {
+    return usageError("--metrics-token-file needs --metrics-listen");
+  }
   if (isolation != "process" && (warmWorkers >= 0 || maxWorkers >= 0))
     return usageError("--warm-workers and --max-workers need --isolation "
                       "process");
@@ -422,6 +529,16 @@ int main(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // Reloading is served by one process holding every session; a supervisor
+  // of --isolation process and its workers keep what they started with.
+  if (isolation == "process") {
+    std::signal(SIGHUP, SIG_IGN);
+  } else {
+    struct sigaction hup{};
+    hup.sa_handler = onReload;
+    sigemptyset(&hup.sa_mask);
+    sigaction(SIGHUP, &hup, nullptr);
+  }
 
   if (supervisor) {
     SupervisorOptions sup;
@@ -443,7 +560,7 @@ int main(int argc, char **argv) {
   ServerCore core;
   std::string error;
   if (!core.start(options, &error)) {
-    logError("start-up failed: " + error);
+    logError({"startup_failed"}, "start-up failed: " + error);
     return 1;
   }
   if (workerChannel >= 0)
@@ -452,13 +569,27 @@ int main(int argc, char **argv) {
         WorkerOptions{listenUrl, workerChannel, options.settings.limits,
                       options.settings.drainMs, !options.metricsFile.empty()},
         gSignals);
+  std::unique_ptr<MetricsHttpServer> metricsEndpoint;
+  if (!metricsHost.empty()) {
+    metricsEndpoint = std::make_unique<MetricsHttpServer>(
+        [&core] { return serverExposition(core); }, metricsToken);
+    if (!metricsEndpoint->start(metricsHost, metricsPort, &error)) {
+      logError({"startup_failed"}, "start-up failed: " + error);
+      return 1;
+    }
+    logInfo({"metrics_listening"},
+            "metrics: GET http://" + metricsEndpoint->address() + "/metrics" +
+                (metricsToken.empty() ? "" : " (bearer token required)"));
+  }
   int rc = serveForever(core, listenUrl, options.settings.limits,
                         options.settings.drainMs);
+  metricsEndpoint.reset(); // before the core it reads
   if (rc == 3 && !gSignals.stop) {
     // A sticky CUDA error poisons every context of this process; a fresh
     // process (same arguments) serves new clients again.
     execv("/proc/self/exe", argv);
-    logError(std::string("cannot restart: ") + std::strerror(errno));
+    logError({"restart_failed"},
+             std::string("cannot restart: ") + std::strerror(errno));
     return 1;
   }
   return rc;

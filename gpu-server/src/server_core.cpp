@@ -1,5 +1,6 @@
 #include "rc/server/server_core.h"
 
+#include "config_reload.h"
 #include "key_admission.h"
 #include "lobby.h"
 #include "metrics/metrics_file_writer.h"
@@ -142,6 +143,13 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
       options.reservedSession ? &ticket_ : nullptr,
       options.reservedSession ? &waitingContext_ : nullptr, tenants_.get(),
       budgetTable_.get(), quotas_.get()});
+  if (!env_->keys.empty()) {
+    keyRing_ = std::make_unique<KeyRing>(env_->keys);
+    env_->keyRing = keyRing_.get();
+    reload_ = std::make_unique<ConfigReload>(options.authKeyFile, *keyRing_,
+                                             quotas_.get(), budgetTable_.get());
+  }
+  endSessionsOfRemovedKeys_ = options.endSessionsOfRemovedKeys;
   if (options.cacheBytes && !startContentCache(options, error))
     return false;
   if (!options.metricsFile.empty() && !options.reservedSession) {
@@ -239,8 +247,9 @@ void ServerCore::runSession(transport::Connection &conn,
     Session session(*env_, id);
     session.useConnection(&conn);
     metrics_.open(id, session.metrics());
-    logDebug("session " + std::to_string(id) + " from " +
-             conn.peerDescription());
+    logDebug({"session_started", id, ""}, "session " + std::to_string(id) +
+                                              " from " +
+                                              conn.peerDescription());
     std::vector<uint8_t> message = std::move(first);
     bool haveMessage = true; // the first one came through the lobby
     bool established = false;
@@ -248,10 +257,17 @@ void ServerCore::runSession(transport::Connection &conn,
         arrived + std::chrono::milliseconds(limits_.helloTimeoutMs);
     std::vector<std::vector<uint8_t>> replies;
     uint64_t lastReplySent = 0; // for the client's share of a round trip
+    uint64_t keysSeen = keyRing_ ? keyRing_->generation() : 0;
     while (reason.empty()) {
       if (stopping_) {
         reason = "server shutting down";
         break;
+      }
+      if (established && keyRing_ && keyRing_->generation() != keysSeen) {
+        keysSeen = keyRing_->generation();
+        reason = keyRemovalReason(session.tenant());
+        if (!reason.empty())
+          break;
       }
       if (!established && std::chrono::steady_clock::now() >= handshakeEnd) {
         reason = "handshake not completed within " +
@@ -308,17 +324,25 @@ void ServerCore::runSession(transport::Connection &conn,
   std::string devices;
   for (int d : stats.devices)
     devices += (devices.empty() ? "" : ",") + std::to_string(d);
-  logInfo("session " + std::to_string(id) + " (app pid " + std::to_string(pid) +
-          (tenant.empty() ? "" : ", tenant '" + tenant + "'") +
-          ") closed: " + std::to_string(stats.batches) + " batches, " +
-          std::to_string(stats.commands) + " commands, " +
-          std::to_string(stats.bytesIn) + " bytes in, device(s) " +
-          (devices.empty() ? "none" : devices) + " (" + reason + ")");
+  logInfo({"session_closed", id, tenant},
+          "session " + std::to_string(id) + " (app pid " + std::to_string(pid) +
+              (tenant.empty() ? "" : ", tenant '" + tenant + "'") +
+              ") closed: " + std::to_string(stats.batches) + " batches, " +
+              std::to_string(stats.commands) + " commands, " +
+              std::to_string(stats.bytesIn) + " bytes in, device(s) " +
+              (devices.empty() ? "none" : devices) + " (" + reason + ")");
   metrics_.close(id, reason);
   if (metricsWriter_)
     metricsWriter_->poke();
   ++closed_;
   --live_;
+}
+
+std::string ServerCore::keyRemovalReason(const std::string &tenant) const {
+  if (!endSessionsOfRemovedKeys_ || tenant.empty() || keyRing_->holds(tenant))
+    return "";
+  return "its key '" + tenant +
+         "' was removed from the key file (on_key_removed = end)";
 }
 
 bool ServerCore::startContentCache(const ServerOptions &o, std::string *error) {
@@ -366,7 +390,17 @@ void ServerCore::stop() {
 }
 
 transport::AdmissionCheck ServerCore::admission() {
+  if (keyRing_)
+    return keyAdmission(keyRing_.get(), &authThrottle_);
   return env_ ? keyAdmission(env_->keys, &authThrottle_) : nullptr;
+}
+
+bool ServerCore::reload(std::string *summary, std::string *error) {
+  if (!reload_) {
+    *error = "nothing to reload: the server has no --auth-key-file";
+    return false;
+  }
+  return reload_->run(summary, error);
 }
 
 } // namespace rc::server

@@ -43,6 +43,15 @@ std::string tenantPinnedBudget(const std::string &tenant) {
   return kTenantBudgetPrefix + tenant + "/pinned";
 }
 
+TenantQuotas::TenantQuotas() : shared_(std::make_shared<Shared>()) {
+  shared_->table = std::make_shared<const Table>();
+}
+
+std::shared_ptr<const TenantQuotas::Table> TenantQuotas::table() const {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  return shared_->table;
+}
+
 bool TenantQuotas::load(const std::string &path,
                         const std::vector<auth::Key> &keys,
                         std::string *error) {
@@ -51,8 +60,9 @@ bool TenantQuotas::load(const std::string &path,
     *error = "cannot read the quotas file " + path;
     return false;
   }
-  path_ = path;
-  quotas_.clear();
+  auto fresh = std::make_shared<Table>();
+  fresh->path = path;
+  std::map<std::string, TenantQuota> &quotas = fresh->quotas;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     auto fail = [&](const std::string &why) {
@@ -70,7 +80,7 @@ bool TenantQuotas::load(const std::string &path,
       return fail("'" + tenant +
                   "' is not the id of a key of --auth-key-file (tenants are "
                   "key ids; '*' is every other tenant)");
-    if (quotas_.count(tenant))
+    if (quotas.count(tenant))
       return fail("a second line for '" + tenant + "'");
     TenantQuota quota;
     std::string setting;
@@ -103,16 +113,19 @@ bool TenantQuotas::load(const std::string &path,
                     "' (known: sessions, device, pinned, priority)");
       }
     }
-    quotas_[tenant] = quota;
+    quotas[tenant] = quota;
   }
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  shared_->table = std::move(fresh);
   return true;
 }
 
 TenantQuota TenantQuotas::of(const std::string &tenant) const {
-  auto it = quotas_.find(tenant);
-  if (it == quotas_.end())
-    it = quotas_.find("*");
-  return it == quotas_.end() ? TenantQuota{} : it->second;
+  std::shared_ptr<const Table> t = table();
+  auto it = t->quotas.find(tenant);
+  if (it == t->quotas.end())
+    it = t->quotas.find("*");
+  return it == t->quotas.end() ? TenantQuota{} : it->second;
 }
 
 bool TenantLedger::openSession(const std::string &tenant, std::string *why) {
@@ -140,6 +153,7 @@ void TenantLedger::closeSession(const std::string &tenant) {
 std::vector<BudgetSpec>
 TenantQuotas::budgetSpecs(const std::vector<auth::Key> &keys) const {
   std::vector<BudgetSpec> specs;
+  const std::string path = file();
   for (const auth::Key &key : keys) {
     TenantQuota quota = of(key.id);
     auto add = [&](const std::string &name, uint64_t bytes, const char *what,
@@ -147,7 +161,7 @@ TenantQuotas::budgetSpecs(const std::vector<auth::Key> &keys) const {
       if (bytes != UINT64_MAX)
         specs.push_back({name, bytes, "tenant '" + key.id + "''s " + what,
                          std::string("its quota ") + setting + "=" +
-                             std::to_string(bytes) + " in " + path_});
+                             std::to_string(bytes) + " in " + path});
     };
     add(tenantDeviceBudget(key.id), quota.deviceBytes, "device memory",
         "device");

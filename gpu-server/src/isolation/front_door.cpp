@@ -1,10 +1,12 @@
 #include "isolation/front_door.h"
 #include "peer_source.h"
 #include "rc/server/log.h"
+#include "rc/version.h"
 #include "rc/wire_message.h"
 #include "session/hello_auth.h"
 #include "session/server_message.h"
 #include "session/transport_sealing.h"
+#include "session/version_skew.h"
 
 #include <chrono>
 
@@ -33,7 +35,9 @@ std::vector<uint8_t> redirect(const WorkerPool::Reservation &r,
                    : 0;
   auto address = fbb.CreateString(redirectAddress(r.address));
   auto ticket = fbb.CreateVector(r.ticket);
+  auto release = fbb.CreateString(kReleaseVersion);
   wire::HelloReplyBuilder hr(fbb);
+  addServerVersion(hr, release);
   hr.add_ok(false);
   hr.add_error(error);
   if (serverProof)
@@ -103,15 +107,14 @@ void FrontDoor::handshake(transport::Connection &conn,
   const wire::Message *msg =
       wire::openMessage(message.data(), message.size(), &bad);
   if (!msg)
-    return refuse(bad);
+    return refuse(bad + versionHint());
   const wire::Hello *hello = msg->body_as_Hello();
   if (!hello)
-    return refuse("unexpected message: the first message must be Hello");
-  if (hello->protocol_version() != wire::kProtocolVersion)
-    return refuse("protocol version " +
-                  std::to_string(hello->protocol_version()) +
-                  " is not supported (server speaks " +
-                  std::to_string(wire::kProtocolVersion) + ")");
+    return refuse("unexpected message: the first message must be Hello" +
+                  versionHint());
+  std::string skew = versionSkewRefusal(*hello);
+  if (!skew.empty())
+    return refuse(skew);
   HelloAuth auth(keys_, &throttle_, id);
   auth::Proof serverProof;
   if (auth.required()) {
@@ -135,8 +138,9 @@ void FrontDoor::handshake(transport::Connection &conn,
     if (!response)
       return refuse(m ? "expected the AuthResponse" : bad);
     if (!auth.verify(*response, &serverProof, &why)) {
-      (auth.failedWhileBackingOff() ? logDebug : logInfo)(
-          "client " + std::to_string(id) + " from " + source + ": " + why);
+      logAt(auth.failedWhileBackingOff() ? LogLevel::Debug : LogLevel::Info,
+            {"auth_failed", 0, auth.keyId()},
+            "client " + std::to_string(id) + " from " + source + ": " + why);
       return refuse(why);
     }
     // The redirect and its ticket travel sealed.

@@ -34,7 +34,7 @@ int runSupervisor(const SupervisorOptions &options,
   std::string error;
   if (!options.authKeyFile.empty() &&
       !auth::loadKeyFile(options.authKeyFile, &keys, &error)) {
-    logError("start-up failed: " + error);
+    logError({"startup_failed"}, "start-up failed: " + error);
     return 1;
   }
   // Tenants' sessions are counted here, from a client's reservation until
@@ -43,7 +43,7 @@ int runSupervisor(const SupervisorOptions &options,
   TenantQuotas quotas;
   const bool quoted = !options.quotasFile.empty();
   if (quoted && !quotas.load(options.quotasFile, keys, &error)) {
-    logError("start-up failed: " + error);
+    logError({"startup_failed"}, "start-up failed: " + error);
     return 1;
   }
   // The budgets all workers charge: those of all sessions and the
@@ -52,7 +52,7 @@ int runSupervisor(const SupervisorOptions &options,
       serverBudgetSpecs(options.limits, quoted ? &quotas : nullptr, keys),
       options.maxWorkers, &error);
   if (!budgets) {
-    logError("start-up failed: " + error);
+    logError({"startup_failed"}, "start-up failed: " + error);
     return 1;
   }
   if (quoted)
@@ -64,7 +64,7 @@ int runSupervisor(const SupervisorOptions &options,
     metricsWriter =
         std::make_unique<MetricsFileWriter>(*metrics, options.metricsFile);
     if (!metricsWriter->start(&error)) {
-      logError("start-up failed: " + error);
+      logError({"startup_failed"}, "start-up failed: " + error);
       return 1;
     }
   }
@@ -84,7 +84,7 @@ int runSupervisor(const SupervisorOptions &options,
   WorkerPool pool(std::move(poolOptions));
   std::string summary;
   if (!pool.start(kFirstWorkerMs, &summary, &error)) {
-    logError("start-up failed: " + error);
+    logError({"startup_failed"}, "start-up failed: " + error);
     return 1;
   }
   // Clients prove a key before the listener opens anything for them
@@ -95,14 +95,15 @@ int runSupervisor(const SupervisorOptions &options,
   std::unique_ptr<transport::Listener> listener =
       transport::listen(options.listenUrl, listenOptions, &error);
   if (!listener) {
-    logError("cannot listen: " + error);
+    logError({"listen_failed"}, "cannot listen: " + error);
     return 1;
   }
   FrontDoor door(std::move(keys), options.limits, pool, tenants.get());
-  logInfo(summary + "; listening on " + listener->address() +
-          "; every session in a worker process of its own (" +
-          std::to_string(options.warmWorkers) + " kept ready, at most " +
-          std::to_string(options.maxWorkers) + ")");
+  logInfo({"listening"},
+          summary + "; listening on " + listener->address() +
+              "; every session in a worker process of its own (" +
+              std::to_string(options.warmWorkers) + " kept ready, at most " +
+              std::to_string(options.maxWorkers) + ")");
   while (!signals.stop) {
     std::unique_ptr<transport::Connection> conn = listener->accept(200);
     if (conn)
@@ -110,18 +111,19 @@ int runSupervisor(const SupervisorOptions &options,
   }
   listener.reset(); // clients that come now knock until their timeout
   if (signals.last == SIGTERM && options.drainMs > 0) {
-    logInfo("draining: " + std::to_string(pool.workers()) +
-            " worker processes finish their sessions within " +
-            std::to_string(options.drainMs) +
-            " ms; no new sessions (a second signal stops at once)");
+    logInfo({"draining"},
+            "draining: " + std::to_string(pool.workers()) +
+                " worker processes finish their sessions within " +
+                std::to_string(options.drainMs) +
+                " ms; no new sessions (a second signal stops at once)");
     pool.stopSpawning(SIGTERM);
     auto deadline = Clock::now() + std::chrono::milliseconds(options.drainMs);
     while (signals.count == 1 && Clock::now() < deadline &&
            !pool.waitAllEnded(100)) {
     }
   }
-  logInfo("shutting down: " + std::to_string(pool.workers()) +
-          " worker processes");
+  logInfo({"shutdown"}, "shutting down: " + std::to_string(pool.workers()) +
+                            " worker processes");
   pool.stopSpawning(SIGINT);
   pool.waitAllEnded(2000); // the pool kills whatever is left
   return 0;
@@ -143,12 +145,12 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
   std::unique_ptr<transport::Listener> listener =
       transport::listen(options.listenUrl, listenOptions, &error);
   if (!listener) {
-    logError("cannot listen: " + error);
+    logError({"listen_failed"}, "cannot listen: " + error);
     return 1;
   }
   if (!channel.send(readyMessage(listener->address(), core.summary())))
     return 0; // the supervisor is gone
-  logDebug("ready on " + listener->address());
+  logDebug({"worker_ready"}, "ready on " + listener->address());
   // With --metrics: the session's counters to the supervisor, about once a
   // second and once more at its end.
   Clock::time_point lastMetrics{};
@@ -220,8 +222,9 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
   core.stop();
   sendMetrics(); // its last word: the session closed, and why
   if (core.deviceLost()) {
-    logInfo("its session lost the GPU state (" + core.deviceLostReason() +
-            "); this process ends with it, no other session is affected");
+    logInfo({"gpu_state_lost"},
+            "its session lost the GPU state (" + core.deviceLostReason() +
+                "); this process ends with it, no other session is affected");
     return 3;
   }
   return 0;

@@ -333,8 +333,8 @@ void WorkerPool::takeMessagesLocked(Worker &w) {
       w.state = State::Busy;
     } else if (w.state == State::Reserved && message == kLapsedMessage) {
       // Its client did not come in time: the worker serves the next one.
-      logDebug("worker " + std::to_string(w.pid) +
-               ": its ticket lapsed unused; ready again");
+      logDebug({"worker_ready"}, "worker " + std::to_string(w.pid) +
+                                     ": its ticket lapsed unused; ready again");
       releaseLocked(w);
       w.state = State::Ready;
       cv_.notify_all();
@@ -350,8 +350,9 @@ void WorkerPool::takeMessagesLocked(Worker &w) {
       everReady_ = true;
       cv_.notify_all();
     } else {
-      logError("worker " + std::to_string(w.pid) +
-               " sent an unexpected message: " + message);
+      logError({"worker_protocol"},
+               "worker " + std::to_string(w.pid) +
+                   " sent an unexpected message: " + message);
     }
   }
   if (got == WorkerChannel::Got::Closed)
@@ -373,19 +374,24 @@ void WorkerPool::reapEnded() {
       lastFailure_ = "worker " + std::to_string(it->pid) + " ended with " + how;
       nextSpawn_ = Clock::now() + kRetryAfterFailure;
       if (everReady_)
-        logError(lastFailure_ + " before it was ready");
+        logError({"worker_ended"}, lastFailure_ + " before it was ready");
     } else if (it->state == State::Busy && WIFEXITED(status) &&
                WEXITSTATUS(status) == 3) {
-      logInfo("worker " + std::to_string(it->pid) +
+      logInfo(
+          {"worker_ended"},
+          "worker " + std::to_string(it->pid) +
               " ended after its session lost the GPU state; no other session "
               "is affected");
     } else if (it->state != State::Ready && !clean) {
-      logError("worker " + std::to_string(it->pid) + " ended with " + how +
-               ": its session is lost; no other session is affected");
+      logError({"worker_ended"},
+               "worker " + std::to_string(it->pid) + " ended with " + how +
+                   ": its session is lost; no other session is affected");
     } else if (!clean) {
-      logError("idle worker " + std::to_string(it->pid) + " ended with " + how);
+      logError({"worker_ended"},
+               "idle worker " + std::to_string(it->pid) + " ended with " + how);
     } else {
-      logDebug("worker " + std::to_string(it->pid) + " ended (" + how + ")");
+      logDebug({"worker_ended"},
+               "worker " + std::to_string(it->pid) + " ended (" + how + ")");
     }
     releaseLocked(*it);
     if (options_.metrics)

@@ -11,9 +11,43 @@
 
 namespace rc::server {
 
+void SessionTotals::add(const SessionMetrics &m) {
+  batches += m.batches.get();
+  failedBatches += m.failedBatches.get();
+  bytesIn += m.bytesIn.get();
+  bytesOut += m.bytesOut.get();
+  bytesOutRma += m.bytesOutRma.get();
+  bytesOutShared += m.bytesOutShared.get();
+  bytesInShared += m.bytesInShared.get();
+  bytesInCached += m.bytesInCached.get();
+  for (size_t t = 0; t < kCommandTypeCount; ++t) {
+    commands[t] += m.commandCount[t].get();
+    commandNs[t] += m.commandNs[t].get();
+    for (size_t b = 0; b < kDurationBucketCount; ++b)
+      commandBuckets[t][b] += m.commandBuckets[t][b].get();
+  }
+}
+
+std::string closeReasonLabel(const std::string &reason) {
+  static const std::pair<const char *, const char *> kKinds[] = {
+      {"goodbye", "goodbye"},
+      {"handshake refused", "refused"},
+      {"handshake not completed", "handshake_timeout"},
+      {"server shutting down", "shutdown"},
+      {"client disconnected", "disconnected"},
+      {"client gone", "client_gone"},
+      {"transport error", "transport_error"},
+      {"cannot send reply", "transport_error"}};
+  for (const auto &[prefix, label] : kKinds)
+    if (reason.rfind(prefix, 0) == 0)
+      return label;
+  return "other";
+}
+
 void MetricsBoard::open(uint64_t id,
                         std::shared_ptr<const SessionMetrics> metrics) {
   std::lock_guard<std::mutex> lock(mutex_);
+  ++closedTotals_.opened;
   Entry &e = live_[id];
   e.id = id;
   e.metrics = std::move(metrics);
@@ -31,6 +65,8 @@ void MetricsBoard::close(uint64_t id, const std::string &reason) {
   e.live = false;
   e.seconds = std::chrono::duration<double>(Clock::now() - e.opened).count();
   e.closeReason = reason;
+  closedTotals_.add(*e.metrics);
+  ++closedTotals_.closedByReason[closeReasonLabel(reason)];
   closed_.push_back(std::move(e));
   if (closed_.size() > kClosedKept)
     closed_.pop_front();
@@ -92,6 +128,20 @@ std::string MetricsBoard::sessionsJson(size_t *live,
   for (const Entry &e : entries)
     sessions += (sessions.empty() ? "" : ",\n") + render(e, now);
   return sessions;
+}
+
+SessionTotals MetricsBoard::totals() const {
+  std::vector<std::shared_ptr<const SessionMetrics>> live;
+  SessionTotals totals;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    totals = closedTotals_;
+    for (const auto &kv : live_)
+      live.push_back(kv.second.metrics);
+  }
+  for (const auto &m : live)
+    totals.add(*m);
+  return totals;
 }
 
 std::string MetricsBoard::sessionJson(uint64_t id) const {

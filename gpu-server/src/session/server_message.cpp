@@ -1,5 +1,8 @@
 #include "session/server_message.h"
 
+#include "rc/version.h"
+#include "session/version_skew.h"
+
 namespace rc::server {
 
 std::vector<uint8_t> finishMessage(flatbuffers::FlatBufferBuilder &fbb,
@@ -14,7 +17,9 @@ std::vector<uint8_t> helloRefusal(const std::string &why,
                                   uint32_t retryAfterMs) {
   flatbuffers::FlatBufferBuilder fbb;
   auto error = fbb.CreateString(why);
+  auto release = fbb.CreateString(kReleaseVersion);
   wire::HelloReplyBuilder hr(fbb);
+  addServerVersion(hr, release);
   hr.add_ok(false);
   hr.add_error(error);
   hr.add_retry_after_ms(retryAfterMs);

@@ -7,11 +7,13 @@
 #include "rc/server/errors.h"
 #include "rc/server/log.h"
 #include "rc/transport.h"
+#include "rc/version.h"
 #include "rc/wire_message.h"
 #include "session/hello_auth.h"
 #include "session/hello_kernel_attrs.h"
 #include "session/server_message.h"
 #include "session/transport_sealing.h"
+#include "session/version_skew.h"
 
 #include <algorithm>
 #include <chrono>
@@ -96,7 +98,10 @@ std::unique_ptr<DeviceContext> WaitingContext::take() {
 
 Session::Session(const SessionEnv &env, uint64_t id)
     : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()),
-      auth_(std::make_unique<HelloAuth>(env.keys, env.authThrottle, id)),
+      keys_(env.keyRing
+                ? env.keyRing->snapshot()
+                : std::make_shared<const std::vector<auth::Key>>(env.keys)),
+      auth_(std::make_unique<HelloAuth>(*keys_, env.authThrottle, id)),
       recorder_(SessionRecorder::into(env.settings.recordDir, id)) {}
 Session::~Session() {
   if (countedInLedger_)
@@ -174,7 +179,7 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
   if (!msg) {
     logDebug("session " + std::to_string(id_) + ": " + bad);
     if (!executor_)
-      replies.push_back(helloRefusal(bad));
+      replies.push_back(helloRefusal(bad + versionHint()));
     else
       replyError(0, kErrInvalidValue, bad, replies);
     return Next::Continue;
@@ -189,7 +194,8 @@ Session::Next Session::handle(const uint8_t *data, size_t size,
   default:
     if (!executor_)
       replies.push_back(
-          helloRefusal("unexpected message: the first message must be Hello"));
+          helloRefusal("unexpected message: the first message must be Hello" +
+                       versionHint()));
     else
       replyError(0, kErrInvalidValue,
                  "unexpected message type " +
@@ -225,12 +231,9 @@ Session::Next Session::onHello(const void *p, const uint8_t *message,
   pid_ = hello->client_pid();
   name_ = hello->client_name() ? hello->client_name()->str() : "";
   metrics_->identify(pid_, name_);
-  if (hello->protocol_version() != wire::kProtocolVersion)
-    return refuseHello("protocol version " +
-                           std::to_string(hello->protocol_version()) +
-                           " is not supported (server speaks " +
-                           std::to_string(wire::kProtocolVersion) + ")",
-                       replies);
+  std::string skew = versionSkewRefusal(*hello);
+  if (!skew.empty())
+    return refuseHello(skew, replies);
   if (!auth_->required())
     return openSession(hello, nullptr, replies);
   // Nothing else is looked at, and nothing about this server is told,
@@ -259,9 +262,10 @@ Session::onAuthResponse(const void *p,
   auth::Proof serverProof;
   std::string why;
   if (!auth_->verify(*response, &serverProof, &why)) {
-    (auth_->failedWhileBackingOff() ? logDebug : logInfo)(
-        "session " + std::to_string(id_) + " from " + peerSource() + ": " +
-        why);
+    logAt(auth_->failedWhileBackingOff() ? LogLevel::Debug : LogLevel::Info,
+          {"auth_failed", id_, auth_->keyId()},
+          "session " + std::to_string(id_) + " from " + peerSource() + ": " +
+              why);
     return refuseHello(why, replies);
   }
   // Everything from the HelloReply on travels sealed.
@@ -418,7 +422,9 @@ Session::Next Session::openSession(const void *p,
   auto proof = serverProof
                    ? fbb.CreateVector(serverProof->data(), serverProof->size())
                    : 0;
+  auto release = fbb.CreateString(kReleaseVersion);
   wire::HelloReplyBuilder hr(fbb);
+  addServerVersion(hr, release);
   hr.add_ok(true);
   hr.add_session_id(id_);
   hr.add_devices(devices);
@@ -438,10 +444,11 @@ Session::Next Session::openSession(const void *p,
                 "ring %.2f ms, reply %.2f ms, %zu bytes)",
                 contextMs, contextWaited ? ", made ahead" : "", attrsMs, ringMs,
                 msSince(replyStart), replies.back().size());
-  logInfo("session " + std::to_string(id_) + " (app pid " +
-          std::to_string(pid_) + ", " + name_ +
-          (tenant_.empty() ? "" : ", tenant '" + tenant_ + "'") + ") opened" +
-          timing);
+  logInfo({"session_opened", id_, tenant_},
+          "session " + std::to_string(id_) + " (app pid " +
+              std::to_string(pid_) + ", " + name_ +
+              (tenant_.empty() ? "" : ", tenant '" + tenant_ + "'") +
+              ") opened" + timing);
   return Next::Continue;
 }
 

@@ -5,6 +5,7 @@
 #include "core/device_props.h"
 #include "core/runtime.h"
 #include "rc/env_reader.h"
+#include "rc/version.h"
 #include "rc/wire_message.h"
 
 #include <algorithm>
@@ -301,7 +302,8 @@ cudaError_t Runtime::helloLocked(const std::vector<uint8_t> &ticket,
       uint32_t(getpid()), opts_.rmaUploadMin ? opts_.uploadRingBytes : 0,
       index_.builds().empty() ? nullptr : &index_.builds(),
       auth.hasKey() ? auth.keyId().c_str() : nullptr,
-      auth.hasKey() ? &nonce : nullptr, ticket.empty() ? nullptr : &ticket);
+      auth.hasKey() ? &nonce : nullptr, ticket.empty() ? nullptr : &ticket,
+      kReleaseVersion, kManifestFormat);
   wire::FinishMessageBuffer(
       fbb, wire::CreateMessage(fbb, wire::Body::Hello, hello.Union()));
   serverName_ = conn_->peerDescription();

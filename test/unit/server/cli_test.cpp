@@ -319,14 +319,17 @@ TEST(Cli, IsolatedWorkersHoldNoneOfTheSupervisorsSockets) {
                 "--isolation", "process", "--log-level", "debug"});
   ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
   openIsolatedSession(url, {m.hash}).reset(); // a replacement starts
+  // Each worker logs event=worker_ready with its pid field.
   auto readyWorkers = [&] {
     std::vector<pid_t> pids;
-    const std::string tag = "rc-server worker ";
-    for (size_t at = server.text.find(tag); at != std::string::npos;
-         at = server.text.find(tag, at + 1))
-      if (server.text.compare(server.text.find(':', at), 11, ": ready on ") ==
-          0)
-        pids.push_back(pid_t(std::atol(server.text.c_str() + at + tag.size())));
+    std::istringstream lines(server.text);
+    for (std::string line; std::getline(lines, line);) {
+      size_t pid = line.find(" pid=");
+      if (line.find("event=worker_ready") != std::string::npos &&
+          line.find("msg=\"ready on ") != std::string::npos &&
+          pid != std::string::npos)
+        pids.push_back(pid_t(std::atol(line.c_str() + pid + 5)));
+    }
     return pids;
   };
   for (int i = 0; i < 100 && readyWorkers().size() < 2; ++i)

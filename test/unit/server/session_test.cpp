@@ -50,7 +50,8 @@ TEST_F(SessionTest, HelloWithWrongProtocolVersionIsRefused) {
   Bytes r = send1(hello({m.hash}, 2));
   ASSERT_NE(hr = asHelloReply(r), nullptr);
   EXPECT_FALSE(hr->ok());
-  EXPECT_NE(hr->error()->str().find("protocol version 2"), std::string::npos);
+  EXPECT_NE(hr->error()->str().find("(protocol 2)"), std::string::npos)
+      << hr->error()->str();
 }
 
 TEST_F(SessionTest, BatchBeforeHelloIsAnError) {

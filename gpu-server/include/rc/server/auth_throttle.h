@@ -14,6 +14,7 @@
 #ifndef RC_SERVER_AUTH_THROTTLE_H
 #define RC_SERVER_AUTH_THROTTLE_H
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -44,6 +45,8 @@ public:
   static uint64_t nowMs();
   size_t sourcesRemembered() const { return sources_.size(); }
   size_t keyIdsRemembered() const { return keyIds_.size(); }
+  // Every failure recorded since start (rc_server_auth_failures_total).
+  uint64_t failures() const { return failures_; }
 
 private:
   // Failures by name, at most policy.maxRemembered names: forgotten ones
@@ -68,6 +71,7 @@ private:
 
   Policy policy_;
   Table sources_, keyIds_;
+  std::atomic<uint64_t> failures_{0};
 };
 
 } // namespace rc::server

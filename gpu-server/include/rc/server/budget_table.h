@@ -41,6 +41,16 @@ public:
   // The budget called `name`, charging this process's row; null when the
   // table has no such budget.
   std::unique_ptr<ByteBudget> budget(const std::string &name) const;
+  // Sets the bound of budget `name` (a reload of the quotas); false when
+  // the table has no such budget. Takes after it see the new bound; what
+  // is held already stays held.
+  bool setTotal(const std::string &name, uint64_t total);
+  // Every budget's name, bound and what all holders use of it now.
+  struct Usage {
+    std::string name;
+    uint64_t total = 0, used = 0;
+  };
+  std::vector<Usage> usage() const;
   // Gives back what row `holder` holds of every budget, and clears it (its
   // process has ended).
   void releaseHolder(int holder);

@@ -66,29 +66,32 @@ public:
   // the operator (docs/security.md, "Tenants see only their own").
   explicit ByteBudget(uint64_t total = UINT64_MAX, std::string what = "",
                       std::string source = "", bool ownUse = false)
-      : total_(total), what_(std::move(what)), source_(std::move(source)),
-        ownUse_(ownUse) {}
-  ByteBudget(uint64_t total, std::string what, std::string source,
-             std::atomic<uint64_t> *used, std::atomic<uint64_t> *held,
-             bool ownUse)
-      : total_(total), what_(std::move(what)), source_(std::move(source)),
-        ownUse_(ownUse), used_(used), held_(held) {}
+      : what_(std::move(what)), source_(std::move(source)), ownUse_(ownUse),
+        ownTotal_(total) {}
+  // A budget of a table (rc/server/budget_table.h): its total, use and
+  // this holder's share live there; a reload may change the total, and
+  // takes after that see the new one.
+  ByteBudget(const std::atomic<uint64_t> *total, std::string what,
+             std::string source, std::atomic<uint64_t> *used,
+             std::atomic<uint64_t> *held, bool ownUse)
+      : what_(std::move(what)), source_(std::move(source)), ownUse_(ownUse),
+        total_(total), used_(used), held_(held) {}
   ByteBudget(const ByteBudget &) = delete;
   ByteBudget &operator=(const ByteBudget &) = delete;
 
   bool take(uint64_t bytes);
   void give(uint64_t bytes);
-  uint64_t total() const { return total_; }
+  uint64_t total() const { return total_->load(std::memory_order_relaxed); }
   uint64_t used() const { return used_->load(); }
   // Why `bytes` more were refused: the budget, what is in use (only for
   // `ownUse`), its source.
   std::string refusal(uint64_t bytes) const;
 
 private:
-  uint64_t total_;
   std::string what_, source_;
   bool ownUse_;
-  std::atomic<uint64_t> own_{0};
+  std::atomic<uint64_t> ownTotal_{UINT64_MAX}, own_{0};
+  const std::atomic<uint64_t> *total_ = &ownTotal_;
   std::atomic<uint64_t> *used_ = &own_;
   std::atomic<uint64_t> *held_ = nullptr;
 };

@@ -7,6 +7,7 @@
 
 #include "rc/server/session_metrics.h"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -38,6 +39,29 @@ std::string metricsDocument(double uptimeSeconds, size_t live,
                             uint64_t closedTotal, const std::string &sessions,
                             const std::string &server = "");
 
+// Every session's counters summed, closed sessions included: what the
+// Prometheus exposition's counters are made of (docs/metrics.md), so they
+// never go down when a closed session leaves the board's list.
+struct SessionTotals {
+  uint64_t opened = 0;
+  // Closed sessions by closeReasonLabel of their reason.
+  std::map<std::string, uint64_t> closedByReason;
+  uint64_t batches = 0, failedBatches = 0;
+  uint64_t bytesIn = 0, bytesOut = 0, bytesOutRma = 0, bytesOutShared = 0,
+           bytesInShared = 0, bytesInCached = 0;
+  std::array<uint64_t, kCommandTypeCount> commands{}, commandNs{};
+  std::array<std::array<uint64_t, kDurationBucketCount>, kCommandTypeCount>
+      commandBuckets{};
+
+  void add(const SessionMetrics &m);
+};
+
+// A close reason's kind, a label value from a small fixed set ("goodbye",
+// "refused", "handshake_timeout", "shutdown", "disconnected", "client_gone",
+// "transport_error", "other"): the reasons themselves carry details (peer
+// addresses, byte counts) that would make a label of every session.
+std::string closeReasonLabel(const std::string &reason);
+
 class ContentCache;
 
 class MetricsBoard : public MetricsSource {
@@ -56,6 +80,8 @@ public:
   // counts of that moment.
   std::string sessionsJson(size_t *live = nullptr,
                            uint64_t *closedTotal = nullptr) const;
+  // Closed sessions' counters plus the live ones' of this moment.
+  SessionTotals totals() const;
   // Session `id`'s object, live or closed; "" if the board has none.
   std::string sessionJson(uint64_t id) const;
   // The content cache whose counters the document carries (rc-server
@@ -79,6 +105,7 @@ private:
   std::map<uint64_t, Entry> live_;
   std::deque<Entry> closed_;
   uint64_t closedTotal_ = 0;
+  SessionTotals closedTotals_; // every closed session's, summed at close
   uint64_t changes_ = 0;
   Clock::time_point started_ = Clock::now();
   const ContentCache *cache_ = nullptr;

@@ -10,6 +10,7 @@
 #include "rc/server/backend.h"
 #include "rc/server/budget_table.h"
 #include "rc/server/content_cache.h"
+#include "rc/server/key_ring.h"
 #include "rc/server/metrics_board.h"
 #include "rc/server/registry.h"
 #include "rc/server/session.h"
@@ -55,10 +56,14 @@ struct ServerOptions {
   std::string cacheDir;
   uint64_t cacheDiskBytes = 0;
   ServerSettings settings; // the environment's, read once (main.cpp)
+  // on_key_removed = "end": a reload that removes a key ends its live
+  // sessions; else they keep running (docs/metrics.md).
+  bool endSessionsOfRemovedKeys = false;
 };
 
 class MetricsFileWriter;
 class Lobby;
+class ConfigReload;
 
 class ServerCore {
 public:
@@ -83,6 +88,10 @@ public:
   void serve(std::unique_ptr<transport::Connection> conn);
   // Asks every session to end and waits for them.
   void stop();
+  // SIGHUP: reads the key file and the quotas file again and applies them
+  // (config_reload.h); false with *error, changing nothing, when either is
+  // wrong or the server has no key file.
+  bool reload(std::string *summary, std::string *error);
 
   Backend &backend() { return *backend_; }
   const Registry &registry() const { return registry_; }
@@ -108,6 +117,10 @@ public:
   size_t waitingConnections() const;
   size_t sessionThreads();
   const ServerBudgets *budgets() const { return budgets_.get(); }
+  // Every budget's use, tenants' quotas included (null before start()).
+  const BudgetTable *budgetTable() const { return budgetTable_.get(); }
+  // Failed authentications, for the metrics endpoint.
+  const AuthThrottle &authThrottle() const { return authThrottle_; }
   // rc-server --cache (null: none).
   ContentCache *contentCache() { return cache_.get(); }
 
@@ -119,6 +132,9 @@ private:
   // The content cache (options' cache*) and the context its pool belongs
   // to.
   bool startContentCache(const ServerOptions &options, std::string *error);
+  // Why a session of `tenant` ends after a reload ("" when it keeps
+  // running: its key stayed, or on_key_removed is keep).
+  std::string keyRemovalReason(const std::string &tenant) const;
   // Runs a session on the calling thread until the client leaves.
   void runSession(transport::Connection &conn, std::vector<uint8_t> first,
                   std::chrono::steady_clock::time_point arrived);
@@ -142,6 +158,9 @@ private:
   WaitingContext waitingContext_;         // after backend_: destroyed before it
   std::unique_ptr<TenantQuotas> quotas_;  // with quotasFile
   std::unique_ptr<TenantLedger> tenants_; // with quotasFile, not in a worker
+  std::unique_ptr<KeyRing> keyRing_;      // with authKeyFile
+  std::unique_ptr<ConfigReload> reload_;  // with authKeyFile
+  bool endSessionsOfRemovedKeys_ = false;
   // With cacheBytes: the cache's pool is pinned memory of a context of its
   // own, kept for the server's life (sessions' contexts come and go).
   std::unique_ptr<DeviceContext> cacheContext_; // after backend_

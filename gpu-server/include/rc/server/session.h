@@ -10,6 +10,7 @@
 #include "rc/server/backend.h"
 #include "rc/server/budget_table.h"
 #include "rc/server/device_output.h"
+#include "rc/server/key_ring.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/session_recording.h"
 #include "rc/server/session_ticket.h"
@@ -91,6 +92,9 @@ struct SessionEnv {
   // rc-server --cache: chunks of uploads kept across sessions, a namespace
   // per tenant (docs/server.md, "Content cache"); null: none.
   ContentCache *cache = nullptr;
+  // The keys as SIGHUP reloads them (rc/server/key_ring.h); null: `keys`
+  // above, for the server's life.
+  const KeyRing *keyRing = nullptr;
 };
 
 struct SessionStats {
@@ -177,6 +181,9 @@ private:
   std::unique_ptr<ByteBudget> tenantDevice_, tenantPinned_;
   std::string closeReason_;
   std::shared_ptr<SessionMetrics> metrics_;
+  // The keys of the moment the session started, which its handshake
+  // checks (a reload meanwhile does not change them under it).
+  std::shared_ptr<const std::vector<auth::Key>> keys_;
   std::unique_ptr<HelloAuth> auth_;
   std::unique_ptr<Executor> executor_;        // exists once Hello succeeded
   std::unique_ptr<SessionRecorder> recorder_; // RC_SERVER_RECORD_DIR

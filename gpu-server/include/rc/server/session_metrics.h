@@ -40,6 +40,22 @@ private:
 // empty entries), so a command type added to protocol.fbs is counted too.
 constexpr size_t kCommandTypeCount = size_t(wire::Command::MAX) + 1;
 
+// The upper bounds of rc_server_command_duration_seconds' buckets, in
+// nanoseconds (docs/metrics.md): from a queued launch (~1 us) to a long
+// synchronize. A command slower than the last lands in the +Inf bucket.
+constexpr std::array<uint64_t, 12> kDurationBucketNs = {
+    1000,    5000,     25000,     100000,    500000,     1000000,
+    5000000, 25000000, 100000000, 500000000, 1000000000, 5000000000};
+constexpr size_t kDurationBucketCount = kDurationBucketNs.size() + 1;
+
+// The bucket a command of `ns` nanoseconds is counted in.
+inline size_t durationBucket(uint64_t ns) {
+  size_t i = 0;
+  while (i < kDurationBucketNs.size() && ns > kDurationBucketNs[i])
+    ++i;
+  return i;
+}
+
 inline uint64_t monotonicNs() {
   return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                       std::chrono::steady_clock::now().time_since_epoch())
@@ -65,6 +81,10 @@ struct SessionMetrics {
   // The slowest of each type: a one-off (a library's first call, a lazy
   // module load) that would hide the steady cost in the mean.
   std::array<MetricCounter, kCommandTypeCount> commandMaxNs;
+  // Each type's commands by duration (kDurationBucketNs; not cumulative:
+  // the exposition sums them).
+  std::array<std::array<MetricCounter, kDurationBucketCount>, kCommandTypeCount>
+      commandBuckets;
   RoundTripLog recentRoundTrips; // batches the client waited for
 
   // Who the client is; set once from Hello (strings need the lock, since
@@ -98,6 +118,7 @@ public:
     metrics_->commandCount[type_].add(1);
     metrics_->commandNs[type_].add(ns);
     metrics_->commandMaxNs[type_].raise(ns);
+    metrics_->commandBuckets[type_][durationBucket(ns)].add(1);
   }
   CommandTimer(const CommandTimer &) = delete;
   CommandTimer &operator=(const CommandTimer &) = delete;

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -57,21 +58,33 @@ constexpr const char *kTenantBudgetPrefix = "tenant/";
 std::string tenantDeviceBudget(const std::string &tenant);
 std::string tenantPinnedBudget(const std::string &tenant);
 
+// Copies of one TenantQuotas share its table: load() on any of them (a
+// SIGHUP reload) changes what all of them answer, at once and whole.
 class TenantQuotas {
 public:
+  TenantQuotas();
   // Reads FILE; every tenant it names must be the id of one of `keys`.
-  // False with *error naming the file, the line and what is wrong.
+  // False with *error naming the file, the line and what is wrong; the
+  // quotas answered before stay then.
   bool load(const std::string &path, const std::vector<auth::Key> &keys,
             std::string *error);
   // The tenant's own line, else `*`'s, else no bounds.
   TenantQuota of(const std::string &tenant) const;
-  const std::string &file() const { return path_; }
+  std::string file() const { return table()->path; }
   // The memory budgets of each of `keys`' tenants that has a bound.
   std::vector<BudgetSpec> budgetSpecs(const std::vector<auth::Key> &keys) const;
 
 private:
-  std::string path_;
-  std::map<std::string, TenantQuota> quotas_; // "*" included
+  struct Table {
+    std::string path;
+    std::map<std::string, TenantQuota> quotas; // "*" included
+  };
+  struct Shared {
+    std::mutex mutex;
+    std::shared_ptr<const Table> table;
+  };
+  std::shared_ptr<const Table> table() const;
+  std::shared_ptr<Shared> shared_;
 };
 
 // What each tenant holds now, against its quota.
