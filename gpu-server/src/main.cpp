@@ -1,4 +1,5 @@
 // rc-server: serves remote-clang clients. See docs/server.md.
+#include "gpu_sharing/gpu_sharing.h"
 #include "isolation/isolated_server.h"
 #include "rc/auth/key_file.h"
 #include "rc/server/listen_policy.h"
@@ -41,6 +42,7 @@ const char kUsage[] =
     "                 [--log-level quiet|info|debug] [--devices LIST]\n"
     "                 [--metrics FILE]\n"
     "                 [--isolation none|process] [--warm-workers N]\n"
+    "                 [--gpu-sharing auto|mps|timeslice]\n"
     "                 [--max-workers N] [--quotas FILE] [--cache SIZE]\n"
     "                 [--cache-dir DIR] [--cache-disk SIZE]\n"
     "       rc-server keygen FILE [--key-id ID]\n"
@@ -83,6 +85,12 @@ const char kUsage[] =
     "                     ahead of clients (default 1)\n"
     "  --max-workers N    with --isolation process: sessions at once\n"
     "                     (default 32)\n"
+    "  --gpu-sharing M    mps: sessions' kernels run side by side through\n"
+    "                     an NVIDIA MPS daemon rc-server starts and\n"
+    "                     supervises; timeslice: the GPU switches between\n"
+    "                     sessions' contexts; auto (default): mps where\n"
+    "                     nvidia-cuda-mps-control and a GPU exist, unless\n"
+    "                     --isolation process serves several tenants\n"
     "  --quotas FILE      per-tenant bounds; a tenant is a key id of\n"
     "                     --auth-key-file. Lines: TENANT sessions=N\n"
     "                     device=SIZE pinned=SIZE priority=high|normal\n"
@@ -239,6 +247,7 @@ int main(int argc, char **argv) {
   bool insecure = false;
   std::string isolation = "none";
   int warmWorkers = -1, maxWorkers = -1;
+  GpuSharingMode gpuSharingMode = GpuSharingMode::Auto;
   int workerChannel = -1; // a worker: its end of the supervisor's socket
   // A count argument from 1 (or 0) to 4096, else -1.
   auto count = [](const std::string &text, long least) {
@@ -339,6 +348,9 @@ int main(int argc, char **argv) {
       if (!need("MODE") || (value != "none" && value != "process"))
         return usageError("--isolation must be none or process");
       isolation = value;
+    } else if (arg == "--gpu-sharing") {
+      if (!need("MODE") || !parseGpuSharingMode(value, &gpuSharingMode))
+        return usageError("--gpu-sharing must be auto, mps or timeslice");
     } else if (arg == "--warm-workers") {
       if (!need("N") || (warmWorkers = count(value, 0)) < 0)
         return usageError("--warm-workers needs a count from 0 to 4096");
@@ -423,6 +435,34 @@ int main(int argc, char **argv) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
+  // Before any CUDA call: the server's contexts and its workers' are the
+  // clients of the MPS daemon it starts here. A worker inherits its
+  // supervisor's daemon.
+  GpuSharing gpuSharing;
+  if (workerChannel < 0) {
+    GpuSharingInputs in;
+    in.mode = gpuSharingMode;
+    in.testDevice = options.testDevice;
+    in.isolationProcess = isolation == "process";
+    std::vector<rc::auth::Key> keys;
+    std::string ignored; // a bad key file stops the start further on
+    if (!options.authKeyFile.empty() &&
+        rc::auth::loadKeyFile(options.authKeyFile, &keys, &ignored))
+      in.tenants = int(keys.size());
+    in.mpsControl = findOnPath("nvidia-cuda-mps-control");
+    in.gpuPresent = nvidiaGpuPresent();
+    if (const char *dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY"))
+      in.operatorPipeDir = dir;
+    GpuSharingChoice choice;
+    std::string error;
+    if (!chooseGpuSharing(in, &choice, &error))
+      return usageError(error);
+    if (!gpuSharing.start(choice, gpuSharingMode, in.mpsControl, &error)) {
+      logError("start-up failed: " + error);
+      return 1;
+    }
+  }
+
   if (supervisor) {
     SupervisorOptions sup;
     sup.listenUrl = listenUrl;
@@ -456,7 +496,9 @@ int main(int argc, char **argv) {
                         options.settings.drainMs);
   if (rc == 3 && !gSignals.stop) {
     // A sticky CUDA error poisons every context of this process; a fresh
-    // process (same arguments) serves new clients again.
+    // process (same arguments) serves new clients again, with an MPS daemon
+    // of its own: this one's server may wait for its faulted clients.
+    gpuSharing.stop();
     execv("/proc/self/exe", argv);
     logError(std::string("cannot restart: ") + std::strerror(errno));
     return 1;
