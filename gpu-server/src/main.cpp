@@ -474,6 +474,7 @@ int main(int argc, char **argv) {
     sup.maxWorkers = maxWorkers >= 0 ? maxWorkers : 32;
     sup.limits = options.settings.limits;
     sup.drainMs = options.settings.drainMs;
+    sup.shareMpsServer = gpuSharing.sharedThroughMps();
     return runSupervisor(sup, gSignals);
   }
   if (workerChannel >= 0) {

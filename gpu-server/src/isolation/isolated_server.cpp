@@ -81,6 +81,7 @@ int runSupervisor(const SupervisorOptions &options,
   };
   poolOptions.budgets = budgets.get();
   poolOptions.metrics = metrics.get();
+  poolOptions.shareMpsServer = options.shareMpsServer;
   WorkerPool pool(std::move(poolOptions));
   std::string summary;
   if (!pool.start(kFirstWorkerMs, &summary, &error)) {
@@ -221,7 +222,7 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
   sendMetrics(); // its last word: the session closed, and why
   if (core.deviceLost()) {
     logInfo("its session lost the GPU state (" + core.deviceLostReason() +
-            "); this process ends with it, no other session is affected");
+            "); this process ends with it");
     return 3;
   }
   return 0;

@@ -31,6 +31,13 @@ constexpr auto kLapseGrace = std::chrono::seconds(1);
 // A holder at its cap of unredeemed reservations is told to retry within
 // this many milliseconds.
 constexpr int64_t kHolderRetryMs = 50;
+// What a session's fatal fault did to the others: with a context of its
+// own per process nothing; under MPS, NVIDIA documents that it reaches
+// every client of the MPS server on that GPU.
+constexpr const char *kNoOtherSession = "no other session is affected";
+constexpr const char *kMpsFaultReach =
+    "the other sessions on its GPU share its MPS server and may have lost "
+    "their GPU state too";
 
 std::string describeStatus(int status) {
   if (WIFEXITED(status))
@@ -377,11 +384,16 @@ void WorkerPool::reapEnded() {
     } else if (it->state == State::Busy && WIFEXITED(status) &&
                WEXITSTATUS(status) == 3) {
       logInfo("worker " + std::to_string(it->pid) +
-              " ended after its session lost the GPU state; no other session "
-              "is affected");
+              " ended after its session lost the GPU state; " +
+              (options_.shareMpsServer ? kMpsFaultReach : kNoOtherSession));
+      if (options_.shareMpsServer)
+        retireIdleLocked();
     } else if (it->state != State::Ready && !clean) {
       logError("worker " + std::to_string(it->pid) + " ended with " + how +
-               ": its session is lost; no other session is affected");
+               ": its session is lost; " +
+               (options_.shareMpsServer ? kMpsFaultReach : kNoOtherSession));
+      if (options_.shareMpsServer)
+        retireIdleLocked();
     } else if (!clean) {
       logError("idle worker " + std::to_string(it->pid) + " ended with " + how);
     } else {
@@ -397,6 +409,19 @@ void WorkerPool::reapEnded() {
     it = workers_.erase(it);
     cv_.notify_all();
   }
+}
+
+void WorkerPool::retireIdleLocked() {
+  int retired = 0;
+  for (Worker &w : workers_)
+    if (w.state == State::Starting || w.state == State::Ready) {
+      kill(w.pid, SIGTERM);
+      ++retired;
+    }
+  if (retired > 0)
+    logInfo(std::to_string(retired) +
+            " idle workers end and fresh ones start; the MPS server takes "
+            "new clients once every client the fault reached has ended");
 }
 
 // Keeps `warm` idle workers (more while clients wait for one), within max.

@@ -47,6 +47,10 @@ struct WorkerPoolOptions {
   BudgetTable *budgets = nullptr;
   // With --metrics: what the workers say of their sessions. Null: none.
   WorkerMetrics *metrics = nullptr;
+  // The workers are clients of one MPS server (docs/design/gpu-sharing.md):
+  // a fatal fault in one session reaches the contexts of all, so idle
+  // workers are replaced after one.
+  bool shareMpsServer = false;
 };
 
 class WorkerPool {
@@ -111,6 +115,9 @@ private:
   // Handles every message `w` sent that is still unread.
   void takeMessagesLocked(Worker &w);
   void reapEnded();
+  // After a session's fatal fault under MPS: idle workers' contexts may
+  // hold it too; they end and fresh ones start.
+  void retireIdleLocked();
   void refill();
 
   const WorkerPoolOptions options_;
