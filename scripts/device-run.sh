@@ -179,7 +179,7 @@ step_samples() {
 step_gtests() {
   need_rc gtests || return
   local logs="${OUT:-$WORK/out}" t part filter log ran=0
-  for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_runtime_dlopen_gpu_tests; do
+  for t in rc_server_gpu_tests rc_server_tests rc_server_mps_tests rc_cublas_gpu_tests rc_runtime_dlopen_gpu_tests; do
     [[ -x "$RC_BIN/$t" ]] || continue
     ran=1
     for part in main poison; do
