@@ -94,7 +94,7 @@ const char kUsage[] =
     "  --quotas FILE      per-tenant bounds; a tenant is a key id of\n"
     "                     --auth-key-file. Lines: TENANT sessions=N\n"
     "                     device=SIZE pinned=SIZE priority=high|normal\n"
-    "                     (SIZE: 8GiB, 512MiB, ...),\n"
+    "                     sm=PERCENT (under MPS) (SIZE: 8GiB, 512MiB, ...),\n"
     "                     TENANT a key id or * for every other tenant\n"
     "  --cache SIZE       keep chunks of uploads (4 MiB each) in SIZE of\n"
     "                     pinned host memory across sessions, one\n"

@@ -1,6 +1,7 @@
 #include "gpu_sharing/gpu_sharing.h"
 #include "rc/server/log.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -19,6 +20,38 @@ bool parseGpuSharingMode(const std::string &text, GpuSharingMode *mode) {
 }
 
 bool nvidiaGpuPresent() { return access("/dev/nvidiactl", F_OK) == 0; }
+
+int visibleGpuCount() {
+  if (const char *visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    std::string list = visible;
+    if (list.empty())
+      return 0;
+    return int(std::count(list.begin(), list.end(), ',')) + 1;
+  }
+  int n = 0;
+  while (access(("/dev/nvidia" + std::to_string(n)).c_str(), F_OK) == 0)
+    ++n;
+  return n;
+}
+
+std::vector<std::pair<std::string, std::string>>
+mpsLimitsEnvironment(const TenantQuota &quota, int gpus) {
+  std::vector<std::pair<std::string, std::string>> env;
+  if (quota.smPercent > 0)
+    env.emplace_back("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                     std::to_string(quota.smPercent));
+  if (quota.deviceBytes != UINT64_MAX && gpus > 0) {
+    // In MiB, rounded up: MPS takes M and G units; below 1 MiB it would
+    // refuse every allocation rc-server's budget still allows.
+    const uint64_t mib = (quota.deviceBytes + (1 << 20) - 1) >> 20;
+    std::string limits;
+    for (int gpu = 0; gpu < gpus; ++gpu)
+      limits += (gpu ? "," : "") + std::to_string(gpu) + "=" +
+                std::to_string(mib) + "M";
+    env.emplace_back("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", limits);
+  }
+  return env;
+}
 
 bool chooseGpuSharing(const GpuSharingInputs &in, GpuSharingChoice *choice,
                       std::string *error) {

@@ -7,6 +7,7 @@
 #define RC_SERVER_GPU_SHARING_H
 
 #include "gpu_sharing/mps_daemon.h"
+#include "rc/server/tenant_quotas.h"
 
 #include <memory>
 #include <string>
@@ -46,6 +47,17 @@ bool chooseGpuSharing(const GpuSharingInputs &in, GpuSharingChoice *choice,
 
 // True when the NVIDIA driver's control device exists: a GPU MPS can serve.
 bool nvidiaGpuPresent();
+
+// The GPUs a CUDA process started now would see: CUDA_VISIBLE_DEVICES'
+// entries, else the driver's /dev/nvidiaN files.
+int visibleGpuCount();
+
+// What MPS bounds of a tenant's quota a worker serving it starts with
+// (rc/server/tenant_quotas.h): CUDA_MPS_ACTIVE_THREAD_PERCENTAGE from
+// sm=PERCENT, CUDA_MPS_PINNED_DEVICE_MEM_LIMIT from device=SIZE on each of
+// `gpus` GPUs. Empty when the quota has neither.
+std::vector<std::pair<std::string, std::string>>
+mpsLimitsEnvironment(const TenantQuota &quota, int gpus);
 
 // The choice carried out: the daemon started and this process's
 // environment made that of its clients, so CUDA contexts it creates later,

@@ -1,4 +1,5 @@
 #include "isolation/isolated_server.h"
+#include "gpu_sharing/gpu_sharing.h"
 #include "isolation/front_door.h"
 #include "isolation/worker_channel.h"
 #include "isolation/worker_metrics.h"
@@ -55,6 +56,16 @@ int runSupervisor(const SupervisorOptions &options,
     logError("start-up failed: " + error);
     return 1;
   }
+  // Under MPS a worker serving a tenant with MPS bounds in its quota
+  // starts with them in its environment (gpu_sharing.h).
+  std::function<std::vector<std::pair<std::string, std::string>>(
+      const std::string &)>
+      tenantEnvironment;
+  if (quoted && options.shareMpsServer)
+    tenantEnvironment = [quotas,
+                         gpus = visibleGpuCount()](const std::string &tenant) {
+      return mpsLimitsEnvironment(quotas.of(tenant), gpus);
+    };
   if (quoted)
     tenants = std::make_unique<TenantLedger>(std::move(quotas));
   std::unique_ptr<WorkerMetrics> metrics;
@@ -82,6 +93,7 @@ int runSupervisor(const SupervisorOptions &options,
   poolOptions.budgets = budgets.get();
   poolOptions.metrics = metrics.get();
   poolOptions.shareMpsServer = options.shareMpsServer;
+  poolOptions.tenantEnvironment = std::move(tenantEnvironment);
   WorkerPool pool(std::move(poolOptions));
   std::string summary;
   if (!pool.start(kFirstWorkerMs, &summary, &error)) {

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 namespace rc::server {
 
 namespace {
@@ -78,10 +80,37 @@ std::string WorkerPool::workerUrl(uint64_t n) const {
   return url + ".w" + std::to_string(getpid()) + "-" + std::to_string(n);
 }
 
-bool WorkerPool::spawnLocked(std::string *error) {
+std::string WorkerPool::dedicatedTenant(const Request &request) const {
+  if (request.tenant.empty() || !options_.tenantEnvironment ||
+      options_.tenantEnvironment(request.tenant).empty())
+    return "";
+  return request.tenant;
+}
+
+bool WorkerPool::spawnLocked(std::string *error, const std::string &tenant) {
   int fds[2];
   if (!WorkerChannel::pair(fds, error))
     return false;
+  // The environment, for execve after fork: made now, as the child may
+  // call only async-signal-safe functions.
+  std::vector<std::string> env;
+  std::vector<char *> envp;
+  if (!tenant.empty()) {
+    auto extra = options_.tenantEnvironment(tenant);
+    for (char **e = environ; *e; ++e) {
+      bool replaced = false;
+      for (const auto &[name, value] : extra)
+        replaced |=
+            std::strncmp(*e, (name + "=").c_str(), name.size() + 1) == 0;
+      if (!replaced)
+        env.push_back(*e);
+    }
+    for (const auto &[name, value] : extra)
+      env.push_back(name + "=" + value);
+    for (std::string &e : env)
+      envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
   std::vector<std::string> args = options_.command;
   args.push_back("--listen=" + workerUrl(++spawned_));
   args.push_back("--worker-channel=" + std::to_string(kChildChannelFd));
@@ -131,7 +160,10 @@ bool WorkerPool::spawnLocked(std::string *error) {
     if (close_range(lastFd + 1, ~0U, 0) != 0)
       for (int fd = lastFd + 1; fd < maxFd; ++fd)
         close(fd);
-    execv("/proc/self/exe", argv.data());
+    if (envp.empty())
+      execv("/proc/self/exe", argv.data());
+    else
+      execve("/proc/self/exe", argv.data(), envp.data());
     _exit(127);
   }
   close(fds[1]);
@@ -143,6 +175,7 @@ bool WorkerPool::spawnLocked(std::string *error) {
   }
   Worker w;
   w.pid = pid;
+  w.startedFor = tenant;
   if (row >= 0) {
     w.row = row;
     freeRows_.pop_back();
@@ -225,18 +258,26 @@ bool WorkerPool::reserve(int timeoutMs, const Request &request,
     *why = "rc-server cannot draw a random ticket";
     return false;
   }
+  const std::string dedicated = dedicatedTenant(request);
   std::unique_lock<std::mutex> lock(mu_);
-  ++waiting_;
+  // The monitor starts a worker for each waiting call (refill()).
+  int &waiting = dedicated.empty() ? waiting_ : waitingFor_[dedicated];
+  ++waiting;
+  auto doneWaiting = [&] {
+    if (--waiting == 0 && !dedicated.empty())
+      waitingFor_.erase(dedicated);
+  };
   auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
   bool found = false;
   while (!found && !stopping_ && spawning_) {
     // Checked again after every wait: the holder's other Hellos wait too.
     if (!holderMayReserveLocked(request.holder, why, retryMs)) {
-      --waiting_;
+      doneWaiting();
       return false;
     }
     for (Worker &w : workers_) {
-      if (w.state != State::Ready || !w.channelOpen)
+      if (w.state != State::Ready || !w.channelOpen ||
+          w.startedFor != dedicated)
         continue;
       w.state = State::Reserved; // even if the send fails: do not retry it
       w.request = request;
@@ -253,7 +294,7 @@ bool WorkerPool::reserve(int timeoutMs, const Request &request,
     if (!found && cv_.wait_until(lock, deadline) == std::cv_status::timeout)
       break;
   }
-  --waiting_;
+  doneWaiting();
   if (found)
     return true;
   // How many workers there are, and how many others use, is the
@@ -429,20 +470,29 @@ void WorkerPool::refill() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!spawning_ || Clock::now() < nextSpawn_)
     return;
-  auto idle = [&] {
-    return std::count_if(workers_.begin(), workers_.end(), [](const Worker &w) {
-      return w.state == State::Starting || w.state == State::Ready;
-    });
+  auto idle = [&](const std::string &tenant) {
+    return int(
+        std::count_if(workers_.begin(), workers_.end(), [&](const Worker &w) {
+          return w.startedFor == tenant &&
+                 (w.state == State::Starting || w.state == State::Ready);
+        }));
   };
-  while (idle() < std::max(options_.warm, waiting_) &&
-         int(workers_.size()) < options_.max) {
-    std::string error;
-    if (!spawnLocked(&error)) {
-      logError(error);
-      nextSpawn_ = Clock::now() + kRetryAfterFailure;
-      return;
+  auto fill = [&](const std::string &tenant, int wanted) {
+    while (idle(tenant) < wanted && int(workers_.size()) < options_.max) {
+      std::string error;
+      if (!spawnLocked(&error, tenant)) {
+        logError(error);
+        nextSpawn_ = Clock::now() + kRetryAfterFailure;
+        return false;
+      }
     }
-  }
+    return true;
+  };
+  if (!fill("", std::max(options_.warm, waiting_)))
+    return;
+  for (const auto &[tenant, waiting] : waitingFor_)
+    if (!fill(tenant, waiting))
+      return;
 }
 
 } // namespace rc::server

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -51,6 +52,13 @@ struct WorkerPoolOptions {
   // a fatal fault in one session reaches the contexts of all, so idle
   // workers are replaced after one.
   bool shareMpsServer = false;
+  // What a worker serving `tenant` needs in its environment beyond
+  // rc-server's own (MPS bounds of its quota, read at the worker's first
+  // CUDA call). For a tenant with some, reserve() gets a worker started
+  // for it, not a warm one. Null, or empty for a tenant: any warm worker.
+  std::function<std::vector<std::pair<std::string, std::string>>(
+      const std::string &tenant)>
+      tenantEnvironment;
 };
 
 class WorkerPool {
@@ -102,8 +110,12 @@ private:
     Request request;            // whom it was reserved for
     Clock::time_point lapses{}; // Reserved: when its ticket lapses
     int row = -1;               // its row of options_.budgets
+    std::string startedFor;     // the tenant whose environment it has
   };
-  bool spawnLocked(std::string *error);
+  // Starts a worker; with `tenant`, one with that tenant's environment.
+  bool spawnLocked(std::string *error, const std::string &tenant = "");
+  // The tenant a request needs a worker of its own for ("" for any).
+  std::string dedicatedTenant(const Request &request) const;
   // Refuses a holder that has all its unredeemed reservations already.
   bool holderMayReserveLocked(const std::string &holder, std::string *why,
                               uint32_t *retryMs) const;
@@ -126,7 +138,9 @@ private:
   std::list<Worker> workers_;
   bool spawning_ = true;
   bool stopping_ = false;
-  int waiting_ = 0;        // reserve() calls waiting for a worker
+  int waiting_ = 0; // reserve() calls waiting for a warm worker
+  // reserve() calls waiting for a worker started for their tenant.
+  std::map<std::string, int> waitingFor_;
   bool everReady_ = false; // some worker became ready
   std::string firstSummary_;
   std::string lastFailure_; // how the last worker that never got ready ended

@@ -7,7 +7,10 @@
 // a usable GPU or nvidia-cuda-mps-control on PATH.
 #include "gpu_manifest.h"
 #include "gpu_sharing/mps_daemon.h"
+#include "hand_client.h"
+#include "key_dir.h"
 #include "process_util.h"
+#include "rc/hex.h"
 #include "rc/transport.h"
 #include "server_test_util.h"
 
@@ -19,6 +22,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 using namespace rc::server::test;
@@ -346,6 +350,93 @@ TEST(GpuMps, TheDaemonIsSupervisedAndAFaultInProcessGetsAFreshOne) {
   // Quit at the server's end: nothing of it is left.
   EXPECT_TRUE(kill(daemons[0], 0) != 0 && errno == ESRCH)
       << "the MPS control daemon outlived rc-server";
+  std::printf("%s", server.text.c_str());
+}
+
+// The variables of process `pid`'s environment that start with `prefix`.
+std::vector<std::string> environmentOf(pid_t pid, const std::string &prefix) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+  std::vector<std::string> found;
+  for (std::string entry; std::getline(in, entry, '\0');)
+    if (entry.rfind(prefix, 0) == 0)
+      found.push_back(entry);
+  return found;
+}
+
+// With --quotas under MPS, a tenant whose quota has sm= and device= gets a
+// worker started with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE and
+// CUDA_MPS_PINNED_DEVICE_MEM_LIMIT; another tenant a warm worker without
+// them. Both compute right.
+TEST(GpuMps, ATenantsWorkerCarriesTheMpsBoundsOfItsQuota) {
+  std::string why = whyNoMps();
+  if (!why.empty())
+    GTEST_SKIP() << why;
+  GpuManifest g = writeGpuManifest();
+  rc::test::KeyDir dir;
+  rc::auth::Key a{"team-a", Bytes(32)}, b{"team-b", Bytes(32)};
+  rc::auth::randomBytes(a.secret.data(), 32);
+  rc::auth::randomBytes(b.secret.data(), 32);
+  auto line = [](const rc::auth::Key &k) {
+    return k.id + " " + rc::hexBytes(k.secret.data(), 32) + "\n";
+  };
+  std::string keys = dir.write("keys", line(a) + line(b), 0600);
+  std::string quotas = dir.write(
+      "quotas", "team-a sm=25 device=1GiB\nteam-b sessions=2\n", 0600);
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  Child server({"--listen", url, "--manifest", g.path, "--isolation", "process",
+                "--warm-workers", "1", "--auth-key-file", keys, "--quotas",
+                quotas, "--gpu-sharing", "mps"});
+  if (!server.waitFor("listening on", 60000)) {
+    if (noUsableGpu(server.text))
+      GTEST_SKIP() << server.text;
+    FAIL() << server.text;
+  }
+  auto session = [&](const rc::auth::Key &key, Remote *r) {
+    HandClient sup, worker;
+    Redirected to = redirectIn(sup.handshake(url, g.hash, key), url);
+    if (to.url.empty())
+      return false;
+    Bytes reply = worker.handshake(to.url, g.hash, key, to.ticket);
+    r->conn = std::move(worker.conn);
+    return opened(reply);
+  };
+  Remote ra, rb;
+  ASSERT_TRUE(session(a, &ra)) << server.text;
+  ASSERT_TRUE(session(b, &rb)) << server.text;
+  uint64_t bufA = scaledBuffer(ra, g, 10), bufB = scaledBuffer(rb, g, 10);
+  ASSERT_NE(bufA, 0u);
+  ASSERT_NE(bufB, 0u);
+  EXPECT_EQ(readBack(ra, bufA, 12), 0);
+  EXPECT_EQ(readBack(rb, bufB, 12), 0);
+  int bounded = 0, unbounded = 0;
+  for (pid_t worker : childrenNamed(server.pid, "rc-server")) {
+    std::vector<std::string> env = environmentOf(worker, "CUDA_MPS_");
+    std::string all;
+    for (const std::string &e : env)
+      all += e + " ";
+    if (all.find("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 ") !=
+        std::string::npos) {
+      ++bounded;
+      EXPECT_NE(all.find("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=1024M"),
+                std::string::npos)
+          << all;
+    } else {
+      ++unbounded;
+      EXPECT_EQ(all.find("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"), std::string::npos)
+          << all;
+    }
+    // Every worker is a client of the server's own daemon.
+    EXPECT_NE(all.find("CUDA_MPS_PIPE_DIRECTORY=/"), std::string::npos) << all;
+  }
+  std::printf("MEASURED mps quotas: %d worker(s) with team-a's bounds, %d "
+              "without\n",
+              bounded, unbounded);
+  EXPECT_EQ(bounded, 1);
+  EXPECT_GE(unbounded, 1); // team-b's, and the warm one
+  ra.conn.reset();
+  rb.conn.reset();
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
   std::printf("%s", server.text.c_str());
 }
 

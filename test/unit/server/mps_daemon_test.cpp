@@ -329,6 +329,41 @@ TEST(GpuSharing, FindsTheControlProgramOnPath) {
   setenv("PATH", path.c_str(), 1);
 }
 
+// A tenant's quota becomes MPS bounds in its worker's environment.
+TEST(GpuSharing, QuotasBecomeMpsLimits) {
+  TenantQuota none;
+  EXPECT_TRUE(mpsLimitsEnvironment(none, 2).empty());
+  TenantQuota quota;
+  quota.smPercent = 30;
+  quota.deviceBytes = (3ull << 30) + 1; // rounded up to whole MiB
+  auto env = mpsLimitsEnvironment(quota, 2);
+  ASSERT_EQ(env.size(), 2u);
+  EXPECT_EQ(env[0], std::make_pair(std::string("CUDA_MPS_ACTIVE_THREAD_"
+                                               "PERCENTAGE"),
+                                   std::string("30")));
+  EXPECT_EQ(env[1],
+            std::make_pair(std::string("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"),
+                           std::string("0=3073M,1=3073M")));
+  // The priority and pinned host memory have no MPS bound.
+  TenantQuota other;
+  other.pinnedBytes = 1 << 30;
+  other.streamPriority = kGreatestStreamPriority;
+  EXPECT_TRUE(mpsLimitsEnvironment(other, 1).empty());
+}
+
+TEST(GpuSharing, CountsTheVisibleGpus) {
+  const char *was = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::string saved = was ? was : "";
+  setenv("CUDA_VISIBLE_DEVICES", "0,2,3", 1);
+  EXPECT_EQ(visibleGpuCount(), 3);
+  setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  EXPECT_EQ(visibleGpuCount(), 0);
+  if (was)
+    setenv("CUDA_VISIBLE_DEVICES", saved.c_str(), 1);
+  else
+    unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
 // The rc-server binary: the mode line at start, and the flag's errors.
 TEST(GpuSharingCli, SaysWhichModeIsInEffect) {
   Child off({"--listen", "tcp://127.0.0.1:1", "--manifest", "/nonexistent.rcm",
