@@ -79,8 +79,8 @@ int main(int argc, char **argv) {
   }
   const double ran = double(monotonicNs() - begin) / 1e9;
   std::vector<float> host(n);
-  CHECK(cudaMemcpy(host.data(), out, n * sizeof(float),
-                   cudaMemcpyDeviceToHost));
+  CHECK(
+      cudaMemcpy(host.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
   for (int i = 0; i < n; ++i)
     if (host[i] != hostChain(i, iters)) {
       std::fprintf(stderr, "wrong result at %d: %g, not %g\n", i, host[i],
