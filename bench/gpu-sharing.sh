@@ -13,7 +13,7 @@
 # bench/mps-local.sh), and rc-server over shm as ISOLATION-SHARING:
 # none-timeslice, none-mps, process-timeslice, process-mps (--isolation,
 # --gpu-sharing; process-* with a warm worker per client).
-#   CLIENTS="1 2 4 8 16"  REPS=3  SECONDS_EACH=5  BLOCKS=4 PER_SYNC=4
+#   CLIENTS="1 2 4 8 16"  REPS=3  SECONDS_EACH=3  BLOCKS=4 PER_SYNC=4
 #   ITERS=20000 (the kernels' length)
 # Results in $OUT (or bench/out): gpu-sharing-raw.jsonl, then
 # bench/gpu_sharing_report.py's <date>-<gpu>-gpu-sharing.{json,md}: per
@@ -24,7 +24,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"
 CLIENTS="${CLIENTS:-1 2 4 8 16}"
 REPS="${REPS:-3}"
-SECONDS_EACH="${SECONDS_EACH:-5}"
+SECONDS_EACH="${SECONDS_EACH:-3}"
 BLOCKS="${BLOCKS:-4}" PER_SYNC="${PER_SYNC:-4}" ITERS="${ITERS:-20000}"
 CONFIGS="${CONFIGS:-local local-mps none-timeslice none-mps process-timeslice process-mps}"
 RESULTS="${OUT:-$REPO/bench/out}"

@@ -170,6 +170,9 @@ bool MpsDaemon::launch(std::string *why) {
     // the thread that started it ends, to be exact: the monitor quits it
     // before it ends).
     prctl(PR_SET_PDEATHSIG, SIGTERM);
+    // Its own process group: a terminal's Ctrl-C, meant for rc-server, must
+    // not end it before rc-server's sessions and its `quit`.
+    setpgid(0, 0);
     execChild(exec, -1, outputFile_.c_str());
   }
   if (pid < 0) {

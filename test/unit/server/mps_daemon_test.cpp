@@ -130,6 +130,8 @@ TEST(MpsDaemon, StartsInAPrivateDirectoryAndQuitsOnItsPipeAtStop) {
   pid_t pid = startedPid(starts[0]);
   ASSERT_GT(pid, 0);
   EXPECT_FALSE(processGone(pid));
+  // A Ctrl-C to rc-server's process group does not reach it.
+  EXPECT_NE(getpgid(pid), getpgid(0));
   daemon.stop();
   EXPECT_EQ(fake.lines("command").size(), 1u) << fake.text();
   EXPECT_EQ(fake.lines("command quit").size(), 1u) << fake.text();
