@@ -13,7 +13,7 @@
 llama_bench_setup() {
   local name="$1" dir="$2" steps=()
   [[ -x "$WORK/llama/bin/llama-bench" ]] || steps+=(unpack)
-  [[ " $CONFIGS " != *" local "* || -x "$WORK/ref/bin/llama-bench" ]] || steps+=(ref)
+  [[ " $CONFIGS " != *" local"* || -x "$WORK/ref/bin/llama-bench" ]] || steps+=(ref)
   steps+=(models)
   bash "$REPO/scripts/device-run.sh" "${steps[@]}" > "$dir/setup.log" 2>&1 ||
     { tail -20 "$dir/setup.log"; echo "$name: setup failed"; exit 1; }

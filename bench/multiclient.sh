@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Many llama.cpp clients on one GPU at once: aggregate decode tokens per
-# second, local (N processes on the GPU) vs remote through one rc-server,
-# without and with --isolation process (docs/server.md, "Fault
-# containment"), over shm and tcp. On the GPU machine, .bundle and
+# second, local (N processes on the GPU, time-sliced, and under an MPS
+# daemon of the bench's own: bench/mps-local.sh) vs remote through one
+# rc-server, without and with --isolation process (docs/server.md, "Fault
+# containment"), over shm and tcp, with its default --gpu-sharing (MPS
+# where the machine has it: docs/design/gpu-sharing.md) or a named one. On the GPU machine, .bundle and
 # .bundle-llama carried as for bench/token-clock.sh (it builds the nvcc
 # reference and the models if they are not there yet):
 #
@@ -23,26 +25,32 @@
 # aggregate are computed alike; ttft_ms is from the requests' sending.
 #
 #   MODES="bench server"
-#   MODELS="1b:q4_0 7b:q4_0"   CLIENTS="1 4 8 16"   CLIENTS_7b="1 8"
+#   MODELS="1b:q4_0 7b:q4_0"   CLIENTS="1 2 4 8 16"   CLIENTS_7b="1 8"
 #   (CLIENTS_<shape>: that model's counts, else CLIENTS; 16 7B clients
 #   would need ~64 GiB)   SERVER_CLIENTS="1 8"
 #   T=1024 tokens per client, SERVER_T=512 per request;
-#   CONFIGS="local none-shm process-shm none-tcp process-tcp"
+#   CONFIGS="local local-mps none-shm process-shm process-shm-timeslice
+#   none-tcp process-tcp": local-mps is local under MPS (skipped, saying
+#   so, without nvidia-cuda-mps-control); ISOLATION-TRANSPORT[-SHARING]
+#   is rc-server --isolation ISOLATION --gpu-sharing SHARING (default
+#   auto)   REPS=1: runs of each (the report: their median, min and max)
 #   MERGE=FILE: an earlier results .json whose rows this run does not
 #   measure are kept (one mode a device call)
 # Results in $OUT (or bench/out): multiclient-raw.jsonl, then
-# bench/multiclient_report.py's <date>-<gpu>-multiclient.{json,md,png}.
+# bench/multiclient_report.py's <date>-<gpu>-multiclient.{json,md,png},
+# with each row's ratio to local and to local+MPS.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"
 MODELS="${MODELS:-1b:q4_0 7b:q4_0}"
-CLIENTS="${CLIENTS:-1 4 8 16}"
+CLIENTS="${CLIENTS:-1 2 4 8 16}"
 CLIENTS_7b="${CLIENTS_7b:-1 8}"
 T="${T:-1024}"
 MODES="${MODES:-bench server}"
 SERVER_CLIENTS="${SERVER_CLIENTS:-1 8}"
 SERVER_T="${SERVER_T:-512}"
-CONFIGS="${CONFIGS:-local none-shm process-shm none-tcp process-tcp}"
+CONFIGS="${CONFIGS:-local local-mps none-shm process-shm process-shm-timeslice none-tcp process-tcp}"
+REPS="${REPS:-1}"
 RESULTS="${OUT:-$REPO/bench/out}"
 RUNS="$WORK/multiclient"
 rm -rf "$RUNS"; mkdir -p "$RUNS/server" "$RESULTS"
@@ -52,6 +60,9 @@ export WORK MODELS
 
 source "$REPO/bench/llama-setup.sh"
 llama_bench_setup multiclient "$RUNS"
+source "$REPO/bench/mps-local.sh"
+trap 'stop_server; mps_local_stop' EXIT
+mps_local_check_system
 
 # $1 url, $2 log, then rc-server's options.
 start_server() {
@@ -106,23 +117,33 @@ for mode in $MODES; do
     [[ $mode == server ]] && run=run_server_clients binary=llama-server
     for n in $counts; do
       for cfg in $CONFIGS; do
-        tag="$shape-$cfg-n$n"
+       for ((rep = 0; rep < REPS; rep++)); do
+        tag="$shape-$cfg-r$rep-n$n"
         if [[ $cfg == local ]]; then
           $run "$tag" "$n" "$model" "$REF_BIN/$binary"
           continue
         fi
-        isolation="${cfg%%-*}" transport="${cfg##*-}"
+        if [[ $cfg == local-mps ]]; then
+          mps_local_start || continue
+          # shellcheck disable=SC2046
+          $run "$tag" "$n" "$model" env $(mps_local_env) "$REF_BIN/$binary"
+          mps_local_stop
+          continue
+        fi
+        IFS=- read -r isolation transport sharing <<< "$cfg"
         # llama-server is one client of rc-server, whatever its slots.
         workers="$n"; [[ $mode == server ]] && workers=1
         url="shm://rc-multi-$$"; [[ $transport == tcp ]] && url="tcp://127.0.0.1:$(( 20000 + RANDOM % 10000 ))"
-        opts=(--isolation "$isolation")
+        opts=(--isolation "$isolation" --gpu-sharing "${sharing:-auto}")
         [[ $isolation == process ]] && opts+=(--warm-workers "$workers" --max-workers "$(( workers > 32 ? workers : 32 ))")
         start_server "$url" "$RUNS/server-$mode-$tag.log" "${opts[@]}" || continue
         # Every warm worker ready (each makes a context) before the clients come.
         [[ $isolation == process ]] && sleep $(( 2 + workers / 4 ))
         $run "$tag" "$n" "$model" env LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" \
           "$LL_BIN/$binary"
+        grep -E "sessions share the GPU|MPS not available" "$RUNS/server-$mode-$tag.log" | head -1
         stop_server
+       done
       done
     done
   done

@@ -55,6 +55,11 @@
 #             and tcp, with and without --isolation process
 #             (bench/short_programs.py; builds just those with nvcc first;
 #             $SHORT_REPS, default 5); results in $OUT
+#   mps       rc-server's MPS GPU tests alone (rc_server_mps_tests: faults
+#             beside other sessions of one MPS server, the daemon's
+#             supervision, quotas' MPS bounds; their MEASURED lines fill
+#             docs/design/gpu-sharing.md), then bench/gpu-sharing.sh
+#             ($SHARING_CONFIGS, default all: split it over two calls)
 #   yardsticks-local  build the carried suites' trees (.bundle-yardsticks:
 #             Rodinia and SHOC, each with its definition in suites/, or in
 #             $RC_YARDSTICK_SUITES) with this machine's nvcc, for its GPU's
@@ -184,7 +189,7 @@ step_samples() {
 step_gtests() {
   need_rc gtests || return
   local logs="${OUT:-$WORK/out}" t part filter log ran=0
-  for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_runtime_dlopen_gpu_tests; do
+  for t in rc_server_gpu_tests rc_server_tests rc_server_mps_tests rc_cublas_gpu_tests rc_runtime_dlopen_gpu_tests; do
     [[ -x "$RC_BIN/$t" ]] || continue
     ran=1
     for part in main poison; do
@@ -562,10 +567,23 @@ step_yardsticks() {
     "$WORK/out"/yardsticks-*.log 2>/dev/null) || true
 }
 
+step_mps() {
+  need_rc mps || return
+  local log="${OUT:-$WORK/out}/rc_server_mps_tests.log"
+  RC_TEST_FATBIN="$RC_BIN/gpu_kernels.fatbin" RC_SERVER_BIN="$RC_BIN/rc-server" \
+    rc_env "$RC_BIN/rc_server_mps_tests" > "$log" 2>&1 ||
+    { fail "mps: rc_server_mps_tests ($log)"; grep -B5 -A25 'Failure' "$log" | head -80; }
+  grep -E '^MEASURED|^\[  (PASSED|FAILED|SKIPPED)  \]' "$log"
+  # Not rc_env: the local clients must not find rc's libraries first.
+  env -u RC_MANIFEST -u RC_SERVER ${SHARING_CONFIGS:+CONFIGS="$SHARING_CONFIGS"} \
+    bash "$REPO/bench/gpu-sharing.sh" ||
+    fail "mps: bench/gpu-sharing.sh"
+}
+
 for s in "${STEPS[@]}"; do
   say "$s"
   case "$s" in
-    unpack|samples|gtests|copies|transport|ref|models|ops|generate|server|bench|multigpu|kernels|compat|short) "step_$s" ;;
+    unpack|samples|gtests|copies|transport|ref|models|ops|generate|server|bench|multigpu|kernels|compat|short|mps) "step_$s" ;;
     compat-local) step_compat_local ;;
     yardsticks) step_yardsticks ;;
     yardsticks-local) step_yardsticks_local ;;

@@ -63,7 +63,7 @@ pack_rc() {
   local out="$REPO/.bundle" rc="$STAGE/rc" t b lib fabric
   rm -rf "$out" && mkdir -p "$out" "$rc/bin" "$rc/lib" "$rc/samples"
   cp "$RC_BUILD/bin/rc-server" "$rc/bin/"
-  for t in rc_server_gpu_tests rc_server_tests rc_cublas_gpu_tests rc_transport_bench \
+  for t in rc_server_gpu_tests rc_server_tests rc_server_mps_tests rc_cublas_gpu_tests rc_transport_bench \
     rc_stress_client rc_stress_peers rc_rt_prog_copy_stress rc-cache \
     rc_runtime_dlopen_gpu_tests rc_rt_prog_dlopen_cuda; do
     [[ -x "$RC_BUILD/bin/$t" ]] && cp "$RC_BUILD/bin/$t" "$rc/bin/"
@@ -79,11 +79,12 @@ pack_rc() {
   for b in "$RC_BUILD"/samples/*; do
     [[ -f "$b.rcm" ]] && cp "$b" "$b.rcm" "$rc/samples/"
   done
-  # bench/bulk.sh's and bench/session-start.sh's programs, built by
+  # bench/bulk.sh's, bench/session-start.sh's and bench/gpu-sharing.sh's
+  # programs, built by
   # remote-clang (the GPU machine has no clang; it builds the local ones
   # with nvcc).
   mkdir -p "$rc/bench"
-  for prog in copy_bandwidth copy_streams session_start; do
+  for prog in copy_bandwidth copy_streams session_start sharing_kernels; do
     "$RC_BUILD/bin/remote-clang++" -O2 "$REPO/bench/$prog.cu" -o "$rc/bench/$prog"
   done
   # glibc and libstdc++ are newer on the GPU machine (Ubuntu 24.04), so those
@@ -98,7 +99,7 @@ pack_rc() {
     esac
   done
   strip_debug "$rc"/bin/* "$rc"/lib/* "$rc"/samples/* "$rc"/bench/copy_bandwidth \
-    "$rc"/bench/copy_streams "$rc"/bench/session_start
+    "$rc"/bench/copy_streams "$rc"/bench/session_start "$rc"/bench/sharing_kernels
   tar -C "$STAGE" -cf - rc | xz -T2 -6 > "$out/rc.tar.xz"
 }
 

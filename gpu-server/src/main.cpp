@@ -1,5 +1,6 @@
 // rc-server: serves remote-clang clients. See docs/server.md.
 #include "config_file.h"
+#include "gpu_sharing/gpu_sharing.h"
 #include "isolation/isolated_server.h"
 #include "metrics/metrics_http.h"
 #include "metrics/server_exposition.h"
@@ -49,6 +50,7 @@ const char kUsage[] =
     "                 [--metrics FILE] [--metrics-listen ADDR:PORT\n"
     "                 [--metrics-token-file FILE]]\n"
     "                 [--isolation none|process] [--warm-workers N]\n"
+    "                 [--gpu-sharing auto|mps|timeslice]\n"
     "                 [--max-workers N] [--quotas FILE] [--cache SIZE]\n"
     "                 [--cache-dir DIR] [--cache-disk SIZE]\n"
     "                 [--config FILE] [--on-key-removed keep|end]\n"
@@ -100,10 +102,16 @@ const char kUsage[] =
     "                     ahead of clients (default 1)\n"
     "  --max-workers N    with --isolation process: sessions at once\n"
     "                     (default 32)\n"
+    "  --gpu-sharing M    mps: sessions' kernels run side by side through\n"
+    "                     an NVIDIA MPS daemon rc-server starts and\n"
+    "                     supervises; timeslice: the GPU switches between\n"
+    "                     sessions' contexts; auto (default): mps where\n"
+    "                     nvidia-cuda-mps-control and a GPU exist, unless\n"
+    "                     --isolation process serves several tenants\n"
     "  --quotas FILE      per-tenant bounds; a tenant is a key id of\n"
     "                     --auth-key-file. Lines: TENANT sessions=N\n"
     "                     device=SIZE pinned=SIZE priority=high|normal\n"
-    "                     (SIZE: 8GiB, 512MiB, ...),\n"
+    "                     sm=PERCENT (under MPS) (SIZE: 8GiB, 512MiB, ...),\n"
     "                     TENANT a key id or * for every other tenant\n"
     "  --cache SIZE       keep chunks of uploads (4 MiB each) in SIZE of\n"
     "                     pinned host memory across sessions, one\n"
@@ -303,6 +311,7 @@ int main(int argc, char **argv) {
   bool insecure = false;
   std::string isolation = "none";
   int warmWorkers = -1, maxWorkers = -1;
+  GpuSharingMode gpuSharingMode = GpuSharingMode::Auto;
   int workerChannel = -1; // a worker: its end of the supervisor's socket
   std::vector<std::string> args;
   std::string configError;
@@ -427,6 +436,9 @@ int main(int argc, char **argv) {
       if (!need("MODE") || (value != "none" && value != "process"))
         return usageError("--isolation must be none or process");
       isolation = value;
+    } else if (arg == "--gpu-sharing") {
+      if (!need("MODE") || !parseGpuSharingMode(value, &gpuSharingMode))
+        return usageError("--gpu-sharing must be auto, mps or timeslice");
     } else if (arg == "--warm-workers") {
       if (!need("N") || (warmWorkers = count(value, 0)) < 0)
         return usageError("--warm-workers needs a count from 0 to 4096");
@@ -540,6 +552,34 @@ int main(int argc, char **argv) {
     sigaction(SIGHUP, &hup, nullptr);
   }
 
+  // Before any CUDA call: the server's contexts and its workers' are the
+  // clients of the MPS daemon it starts here. A worker inherits its
+  // supervisor's daemon.
+  GpuSharing gpuSharing;
+  if (workerChannel < 0) {
+    GpuSharingInputs in;
+    in.mode = gpuSharingMode;
+    in.testDevice = options.testDevice;
+    in.isolationProcess = isolation == "process";
+    std::vector<rc::auth::Key> keys;
+    std::string ignored; // a bad key file stops the start further on
+    if (!options.authKeyFile.empty() &&
+        rc::auth::loadKeyFile(options.authKeyFile, &keys, &ignored))
+      in.tenants = int(keys.size());
+    in.mpsControl = findOnPath("nvidia-cuda-mps-control");
+    in.gpuPresent = nvidiaGpuPresent();
+    if (const char *dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY"))
+      in.operatorPipeDir = dir;
+    GpuSharingChoice choice;
+    std::string error;
+    if (!chooseGpuSharing(in, &choice, &error))
+      return usageError(error);
+    if (!gpuSharing.start(choice, gpuSharingMode, in.mpsControl, &error)) {
+      logError("start-up failed: " + error);
+      return 1;
+    }
+  }
+
   if (supervisor) {
     SupervisorOptions sup;
     sup.listenUrl = listenUrl;
@@ -551,6 +591,7 @@ int main(int argc, char **argv) {
     sup.maxWorkers = maxWorkers >= 0 ? maxWorkers : 32;
     sup.limits = options.settings.limits;
     sup.drainMs = options.settings.drainMs;
+    sup.shareMpsServer = gpuSharing.sharedThroughMps();
     return runSupervisor(sup, gSignals);
   }
   if (workerChannel >= 0) {
@@ -586,7 +627,9 @@ int main(int argc, char **argv) {
   metricsEndpoint.reset(); // before the core it reads
   if (rc == 3 && !gSignals.stop) {
     // A sticky CUDA error poisons every context of this process; a fresh
-    // process (same arguments) serves new clients again.
+    // process (same arguments) serves new clients again, with an MPS daemon
+    // of its own: this one's server may wait for its faulted clients.
+    gpuSharing.stop();
     execv("/proc/self/exe", argv);
     logError({"restart_failed"},
              std::string("cannot restart: ") + std::strerror(errno));

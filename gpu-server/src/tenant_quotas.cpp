@@ -108,9 +108,16 @@ bool TenantQuotas::load(const std::string &path,
           return fail("priority must be high or normal, got '" + value + "'");
         quota.streamPriority =
             value == "high" ? kGreatestStreamPriority : kDefaultStreamPriority;
+      } else if (name == "sm") {
+        char *end = nullptr;
+        long n = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end || n < 1 || n > 100)
+          return fail("sm must be a percentage from 1 to 100, got '" + value +
+                      "'");
+        quota.smPercent = int(n);
       } else {
         return fail("unknown setting '" + name +
-                    "' (known: sessions, device, pinned, priority)");
+                    "' (known: sessions, device, pinned, priority, sm)");
       }
     }
     quotas[tenant] = quota;

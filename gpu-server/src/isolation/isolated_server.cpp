@@ -1,4 +1,5 @@
 #include "isolation/isolated_server.h"
+#include "gpu_sharing/gpu_sharing.h"
 #include "isolation/front_door.h"
 #include "isolation/worker_channel.h"
 #include "isolation/worker_metrics.h"
@@ -55,6 +56,16 @@ int runSupervisor(const SupervisorOptions &options,
     logError({"startup_failed"}, "start-up failed: " + error);
     return 1;
   }
+  // Under MPS a worker serving a tenant with MPS bounds in its quota
+  // starts with them in its environment (gpu_sharing.h).
+  std::function<std::vector<std::pair<std::string, std::string>>(
+      const std::string &)>
+      tenantEnvironment;
+  if (quoted && options.shareMpsServer)
+    tenantEnvironment = [quotas,
+                         gpus = visibleGpuCount()](const std::string &tenant) {
+      return mpsLimitsEnvironment(quotas.of(tenant), gpus);
+    };
   if (quoted)
     tenants = std::make_unique<TenantLedger>(std::move(quotas));
   std::unique_ptr<WorkerMetrics> metrics;
@@ -81,6 +92,8 @@ int runSupervisor(const SupervisorOptions &options,
   };
   poolOptions.budgets = budgets.get();
   poolOptions.metrics = metrics.get();
+  poolOptions.shareMpsServer = options.shareMpsServer;
+  poolOptions.tenantEnvironment = std::move(tenantEnvironment);
   WorkerPool pool(std::move(poolOptions));
   std::string summary;
   if (!pool.start(kFirstWorkerMs, &summary, &error)) {
@@ -222,9 +235,9 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
   core.stop();
   sendMetrics(); // its last word: the session closed, and why
   if (core.deviceLost()) {
-    logInfo({"gpu_state_lost"},
-            "its session lost the GPU state (" + core.deviceLostReason() +
-                "); this process ends with it, no other session is affected");
+    logInfo({"gpu_state_lost"}, "its session lost the GPU state (" +
+                                    core.deviceLostReason() +
+                                    "); this process ends with it");
     return 3;
   }
   return 0;

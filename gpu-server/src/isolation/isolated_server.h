@@ -32,6 +32,7 @@ struct SupervisorOptions {
   int maxWorkers = 32;
   ServerLimits limits;
   uint64_t drainMs = 30000;
+  bool shareMpsServer = false; // the workers are clients of one MPS server
 };
 
 // Returns 0 after a signal, 1 when it cannot start (no worker became

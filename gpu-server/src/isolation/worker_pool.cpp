@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 namespace rc::server {
 
 namespace {
@@ -31,6 +33,13 @@ constexpr auto kLapseGrace = std::chrono::seconds(1);
 // A holder at its cap of unredeemed reservations is told to retry within
 // this many milliseconds.
 constexpr int64_t kHolderRetryMs = 50;
+// What a session's fatal fault did to the others: with a context of its
+// own per process nothing; under MPS, NVIDIA documents that it reaches
+// every client of the MPS server on that GPU.
+constexpr const char *kNoOtherSession = "no other session is affected";
+constexpr const char *kMpsFaultReach =
+    "the other sessions on its GPU share its MPS server and may have lost "
+    "their GPU state too";
 
 std::string describeStatus(int status) {
   if (WIFEXITED(status))
@@ -71,10 +80,37 @@ std::string WorkerPool::workerUrl(uint64_t n) const {
   return url + ".w" + std::to_string(getpid()) + "-" + std::to_string(n);
 }
 
-bool WorkerPool::spawnLocked(std::string *error) {
+std::string WorkerPool::dedicatedTenant(const Request &request) const {
+  if (request.tenant.empty() || !options_.tenantEnvironment ||
+      options_.tenantEnvironment(request.tenant).empty())
+    return "";
+  return request.tenant;
+}
+
+bool WorkerPool::spawnLocked(std::string *error, const std::string &tenant) {
   int fds[2];
   if (!WorkerChannel::pair(fds, error))
     return false;
+  // The environment, for execve after fork: made now, as the child may
+  // call only async-signal-safe functions.
+  std::vector<std::string> env;
+  std::vector<char *> envp;
+  if (!tenant.empty()) {
+    auto extra = options_.tenantEnvironment(tenant);
+    for (char **e = environ; *e; ++e) {
+      bool replaced = false;
+      for (const auto &[name, value] : extra)
+        replaced |=
+            std::strncmp(*e, (name + "=").c_str(), name.size() + 1) == 0;
+      if (!replaced)
+        env.push_back(*e);
+    }
+    for (const auto &[name, value] : extra)
+      env.push_back(name + "=" + value);
+    for (std::string &e : env)
+      envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
   std::vector<std::string> args = options_.command;
   args.push_back("--listen=" + workerUrl(++spawned_));
   args.push_back("--worker-channel=" + std::to_string(kChildChannelFd));
@@ -124,7 +160,10 @@ bool WorkerPool::spawnLocked(std::string *error) {
     if (close_range(lastFd + 1, ~0U, 0) != 0)
       for (int fd = lastFd + 1; fd < maxFd; ++fd)
         close(fd);
-    execv("/proc/self/exe", argv.data());
+    if (envp.empty())
+      execv("/proc/self/exe", argv.data());
+    else
+      execve("/proc/self/exe", argv.data(), envp.data());
     _exit(127);
   }
   close(fds[1]);
@@ -136,6 +175,7 @@ bool WorkerPool::spawnLocked(std::string *error) {
   }
   Worker w;
   w.pid = pid;
+  w.startedFor = tenant;
   if (row >= 0) {
     w.row = row;
     freeRows_.pop_back();
@@ -218,18 +258,26 @@ bool WorkerPool::reserve(int timeoutMs, const Request &request,
     *why = "rc-server cannot draw a random ticket";
     return false;
   }
+  const std::string dedicated = dedicatedTenant(request);
   std::unique_lock<std::mutex> lock(mu_);
-  ++waiting_;
+  // The monitor starts a worker for each waiting call (refill()).
+  int &waiting = dedicated.empty() ? waiting_ : waitingFor_[dedicated];
+  ++waiting;
+  auto doneWaiting = [&] {
+    if (--waiting == 0 && !dedicated.empty())
+      waitingFor_.erase(dedicated);
+  };
   auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
   bool found = false;
   while (!found && !stopping_ && spawning_) {
     // Checked again after every wait: the holder's other Hellos wait too.
     if (!holderMayReserveLocked(request.holder, why, retryMs)) {
-      --waiting_;
+      doneWaiting();
       return false;
     }
     for (Worker &w : workers_) {
-      if (w.state != State::Ready || !w.channelOpen)
+      if (w.state != State::Ready || !w.channelOpen ||
+          w.startedFor != dedicated)
         continue;
       w.state = State::Reserved; // even if the send fails: do not retry it
       w.request = request;
@@ -246,7 +294,7 @@ bool WorkerPool::reserve(int timeoutMs, const Request &request,
     if (!found && cv_.wait_until(lock, deadline) == std::cv_status::timeout)
       break;
   }
-  --waiting_;
+  doneWaiting();
   if (found)
     return true;
   // How many workers there are, and how many others use, is the
@@ -377,15 +425,20 @@ void WorkerPool::reapEnded() {
         logError({"worker_ended"}, lastFailure_ + " before it was ready");
     } else if (it->state == State::Busy && WIFEXITED(status) &&
                WEXITSTATUS(status) == 3) {
-      logInfo(
-          {"worker_ended"},
-          "worker " + std::to_string(it->pid) +
-              " ended after its session lost the GPU state; no other session "
-              "is affected");
+      logInfo({"worker_ended"},
+              "worker " + std::to_string(it->pid) +
+                  " ended after its session lost the GPU state; " +
+                  (options_.shareMpsServer ? kMpsFaultReach : kNoOtherSession));
+      if (options_.shareMpsServer)
+        retireIdleLocked();
     } else if (it->state != State::Ready && !clean) {
-      logError({"worker_ended"},
-               "worker " + std::to_string(it->pid) + " ended with " + how +
-                   ": its session is lost; no other session is affected");
+      logError(
+          {"worker_ended"},
+          "worker " + std::to_string(it->pid) + " ended with " + how +
+              ": its session is lost; " +
+              (options_.shareMpsServer ? kMpsFaultReach : kNoOtherSession));
+      if (options_.shareMpsServer)
+        retireIdleLocked();
     } else if (!clean) {
       logError({"worker_ended"},
                "idle worker " + std::to_string(it->pid) + " ended with " + how);
@@ -405,25 +458,47 @@ void WorkerPool::reapEnded() {
   }
 }
 
+void WorkerPool::retireIdleLocked() {
+  int retired = 0;
+  for (Worker &w : workers_)
+    if (w.state == State::Starting || w.state == State::Ready) {
+      kill(w.pid, SIGTERM);
+      ++retired;
+    }
+  if (retired > 0)
+    logInfo(std::to_string(retired) +
+            " idle workers end and fresh ones start; the MPS server takes "
+            "new clients once every client the fault reached has ended");
+}
+
 // Keeps `warm` idle workers (more while clients wait for one), within max.
 void WorkerPool::refill() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!spawning_ || Clock::now() < nextSpawn_)
     return;
-  auto idle = [&] {
-    return std::count_if(workers_.begin(), workers_.end(), [](const Worker &w) {
-      return w.state == State::Starting || w.state == State::Ready;
-    });
+  auto idle = [&](const std::string &tenant) {
+    return int(
+        std::count_if(workers_.begin(), workers_.end(), [&](const Worker &w) {
+          return w.startedFor == tenant &&
+                 (w.state == State::Starting || w.state == State::Ready);
+        }));
   };
-  while (idle() < std::max(options_.warm, waiting_) &&
-         int(workers_.size()) < options_.max) {
-    std::string error;
-    if (!spawnLocked(&error)) {
-      logError(error);
-      nextSpawn_ = Clock::now() + kRetryAfterFailure;
-      return;
+  auto fill = [&](const std::string &tenant, int wanted) {
+    while (idle(tenant) < wanted && int(workers_.size()) < options_.max) {
+      std::string error;
+      if (!spawnLocked(&error, tenant)) {
+        logError(error);
+        nextSpawn_ = Clock::now() + kRetryAfterFailure;
+        return false;
+      }
     }
-  }
+    return true;
+  };
+  if (!fill("", std::max(options_.warm, waiting_)))
+    return;
+  for (const auto &[tenant, waiting] : waitingFor_)
+    if (!fill(tenant, waiting))
+      return;
 }
 
 } // namespace rc::server

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -47,6 +48,17 @@ struct WorkerPoolOptions {
   BudgetTable *budgets = nullptr;
   // With --metrics: what the workers say of their sessions. Null: none.
   WorkerMetrics *metrics = nullptr;
+  // The workers are clients of one MPS server (docs/design/gpu-sharing.md):
+  // a fatal fault in one session reaches the contexts of all, so idle
+  // workers are replaced after one.
+  bool shareMpsServer = false;
+  // What a worker serving `tenant` needs in its environment beyond
+  // rc-server's own (MPS bounds of its quota, read at the worker's first
+  // CUDA call). For a tenant with some, reserve() gets a worker started
+  // for it, not a warm one. Null, or empty for a tenant: any warm worker.
+  std::function<std::vector<std::pair<std::string, std::string>>(
+      const std::string &tenant)>
+      tenantEnvironment;
 };
 
 class WorkerPool {
@@ -98,8 +110,12 @@ private:
     Request request;            // whom it was reserved for
     Clock::time_point lapses{}; // Reserved: when its ticket lapses
     int row = -1;               // its row of options_.budgets
+    std::string startedFor;     // the tenant whose environment it has
   };
-  bool spawnLocked(std::string *error);
+  // Starts a worker; with `tenant`, one with that tenant's environment.
+  bool spawnLocked(std::string *error, const std::string &tenant = "");
+  // The tenant a request needs a worker of its own for ("" for any).
+  std::string dedicatedTenant(const Request &request) const;
   // Refuses a holder that has all its unredeemed reservations already.
   bool holderMayReserveLocked(const std::string &holder, std::string *why,
                               uint32_t *retryMs) const;
@@ -111,6 +127,9 @@ private:
   // Handles every message `w` sent that is still unread.
   void takeMessagesLocked(Worker &w);
   void reapEnded();
+  // After a session's fatal fault under MPS: idle workers' contexts may
+  // hold it too; they end and fresh ones start.
+  void retireIdleLocked();
   void refill();
 
   const WorkerPoolOptions options_;
@@ -119,7 +138,9 @@ private:
   std::list<Worker> workers_;
   bool spawning_ = true;
   bool stopping_ = false;
-  int waiting_ = 0;        // reserve() calls waiting for a worker
+  int waiting_ = 0; // reserve() calls waiting for a warm worker
+  // reserve() calls waiting for a worker started for their tenant.
+  std::map<std::string, int> waitingFor_;
   bool everReady_ = false; // some worker became ready
   std::string firstSummary_;
   std::string lastFailure_; // how the last worker that never got ready ended

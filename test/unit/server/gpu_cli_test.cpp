@@ -178,8 +178,10 @@ TEST(GpuCli, ADeviceAssertEndsOnlyItsOwnSessionWithIsolation) {
     GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
   GpuManifest g = writeGpuManifest();
   std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  // Time-sliced: a context per process of its own, whose faults stay in it
+  // (under MPS they reach the other clients: gpu_mps_test.cpp).
   Child server({"--listen", url, "--manifest", g.path, "--isolation", "process",
-                "--warm-workers", "3"});
+                "--warm-workers", "3", "--gpu-sharing", "timeslice"});
   if (!server.waitFor("listening on", 60000)) {
     if (noUsableGpu(server.text))
       GTEST_SKIP() << server.text;
@@ -265,7 +267,7 @@ TEST(GpuCli, ADeviceAssertUnderQuotasGivesTheQuotaBackWithIsolation) {
   std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
   Child server({"--listen", url, "--manifest", g.path, "--isolation", "process",
                 "--warm-workers", "2", "--auth-key-file", keys, "--quotas",
-                quotas});
+                quotas, "--gpu-sharing", "timeslice"});
   if (!server.waitFor("listening on", 60000)) {
     if (noUsableGpu(server.text))
       GTEST_SKIP() << server.text;

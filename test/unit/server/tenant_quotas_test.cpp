@@ -72,6 +72,15 @@ TEST(TenantQuotasTest, StreamPriorities) {
   EXPECT_EQ(q.of("bob").streamPriority, rc::server::kDefaultStreamPriority);
 }
 
+TEST(TenantQuotasTest, ShareOfTheSms) {
+  TenantQuotas q;
+  std::string error;
+  QuotasFile file("alice sm=25\n");
+  ASSERT_TRUE(q.load(file.path, kKeys, &error)) << error;
+  EXPECT_EQ(q.of("alice").smPercent, 25);
+  EXPECT_EQ(q.of("bob").smPercent, 0);
+}
+
 TEST(TenantQuotasTest, MistakesAreRefusedNamingTheLine) {
   struct Case {
     const char *text, *message;
@@ -87,6 +96,9 @@ TEST(TenantQuotasTest, MistakesAreRefusedNamingTheLine) {
       {"alice sessions=-1\n", "sessions must be a count"},
       {"alice sessions=x\n", "sessions must be a count"},
       {"alice sessions\n", "sessions must be a count"},
+      {"alice sm=0\n", "sm must be a percentage from 1 to 100"},
+      {"alice sm=101\n", "sm must be a percentage from 1 to 100"},
+      {"alice sm=50%\n", "sm must be a percentage from 1 to 100"},
   };
   for (const Case &c : cases) {
     TenantQuotas q;

@@ -18,6 +18,11 @@
 //                whatever the program asks (without it: as asked); a
 //                busy GPU's SMs take blocks of higher-priority streams
 //                first
+//   sm=PERCENT   under MPS (docs/design/gpu-sharing.md), each session's
+//                kernels use at most PERCENT (1 to 100) of the GPU's SMs
+//                (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of its worker); with
+//                device=SIZE, MPS also bounds each session's device
+//                memory to SIZE (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT)
 // SIZE is a count of bytes, or one with KiB, MiB, GiB or TiB after it.
 // Memory quotas are budgets (rc/server/budget_table.h): a cudaMalloc past
 // one fails with cudaErrorMemoryAllocation naming the tenant and the file.
@@ -45,6 +50,7 @@ struct TenantQuota {
   int sessions = -1;                                           // -1: no bound
   uint64_t deviceBytes = UINT64_MAX, pinnedBytes = UINT64_MAX; // MAX: none
   std::optional<int> streamPriority; // none: as the program asks
+  int smPercent = 0;                 // 0: no bound
 };
 
 // CUDA's stream priorities: lower numbers run first. The greatest is the
