@@ -4,6 +4,7 @@
 #include "rc/server/listen_policy.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
+#include "rc/server/service_notify.h"
 #include "rc/server/tenant_quotas.h"
 #include "rc/transport.h"
 #include "session/transport_sealing.h"
@@ -212,6 +213,7 @@ static int serveForever(ServerCore &core, const std::string &url,
     return 1;
   }
   logInfo(core.summary() + "; listening on " + listener->address());
+  announceReady(listener->address());
   while (!gSignals.stop) {
     if (core.deviceLost()) {
       logError("GPU state lost (" + core.deviceLostReason() +
@@ -223,6 +225,8 @@ static int serveForever(ServerCore &core, const std::string &url,
     if (conn)
       core.serve(std::move(conn));
   }
+  if (gSignals.stop)
+    announceStopping();
   if (gSignals.last == SIGTERM && drainMs > 0)
     drain(core, listener, drainMs);
   logInfo("shutting down: " + std::to_string(core.liveSessions()) +
