@@ -26,7 +26,8 @@ APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools
   binutils file xz-utils
   libssl-dev  # auth/: HMAC-SHA256 and random keys (OpenSSL libcrypto)
   libxxhash-dev  # the content cache's chunk hashes (XXH3-128)
-  dpkg-dev)  # dpkg-shlibdeps: the Debian packages' dependencies (cpack)
+  dpkg-dev  # dpkg-shlibdeps: the Debian packages' dependencies (cpack)
+  systemd)  # systemd-analyze verify: deploy/systemd/rc-server.service
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

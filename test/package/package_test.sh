@@ -3,7 +3,8 @@
 #   1. cpack builds remote-clang-client and remote-clang-server;
 #   2. their declared dependencies name what the binaries need (dpkg-deb
 #      -f), and apt-get can satisfy them here (apt-get install --simulate:
-#      it reads, installs nothing);
+#      it reads, installs nothing); the server carries its systemd unit,
+#      its settings and its maintainer scripts;
 #   3. both are unpacked with dpkg -x into a temporary root (nothing on
 #      this machine changes; postinst scripts do not run), which must not
 #      name the build tree, the source tree, the venv or the CUDA root;
@@ -64,7 +65,20 @@ for dep in libfabric1 libssl3 libstdc++6; do
   names "$server_deps" | grep -qxF "$dep" || fail "server does not depend on $dep"
 done
 names "$server_deps" | grep -q clang && fail "the GPU server must not need clang"
+names "$server_deps" | grep -qxF adduser || fail "server does not depend on adduser"
+
+step "the server package's service"
+server_files="$(dpkg-deb -c "$server")"
+for f in ./usr/bin/rc-server ./usr/lib/systemd/system/rc-server.service \
+         ./usr/share/remote-clang-server/rc-server.default; do
+  grep -qF " $f" <<<"$server_files" || fail "the server package lacks $f"
+done
+server_control="$(dpkg-deb --ctrl-tarfile "$server" | tar -t)"
+for f in ./postinst ./prerm ./postrm; do
+  grep -qxF "$f" <<<"$server_control" || fail "the server package lacks $f"
+done
 if command -v apt-get >/dev/null; then
+  step "apt-get install --simulate"
   # Resolves the packages' dependencies against this machine's state and
   # prints what it would do; as another user than root it may warn.
   if ! apt-get install --simulate -q "$client" "$server" > "$work/apt.log" 2>&1; then
@@ -110,7 +124,7 @@ clean "$root/usr/bin/rc-server" --listen "$url" --test-device \
   > "$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do
-  grep -q "listening on" "$work/server.log" && break
+  grep -qs "listening on" "$work/server.log" && break
   sleep 0.1
 done
 grep -q "listening on" "$work/server.log" || { cat "$work/server.log"; fail "rc-server did not start"; }
