@@ -4,6 +4,15 @@
 #         [-DCUDA13_INCLUDE=..] -P make_overlay.cmake
 # With CUDA13_INCLUDE, also OVERLAY-13: the same toolkit with CUDA 13.0's
 # headers, for programs written against CUDA 13 (docs/design/cuda-versions.md).
+#
+# A build tree's overlay links into CUDA_ROOT (the wheels) and LIBDIR. With
+# -DRELOCATABLE=ON (cmake --install, driver/install_overlay.cmake) it is an
+# installed tree's: what it takes from CUDA_ROOT and the CUDA 13 wheel is
+# copied, each file once (other names of it link to the copy), links within
+# LIBDIR (which holds the overlay) are relative, and nvcc and the device-link
+# tools find their folder from their own path. Then FATBINARY13 and NVLINK13
+# name CUDA 13's tools and WRAPPERS the folder of their wrapper scripts.
+cmake_policy(SET CMP0009 NEW) # globs do not follow the overlay's links
 foreach(v OVERLAY CUDA_ROOT LIBDIR DRIVER LINK_STUB)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "make_overlay.cmake: -D${v}= is required")
@@ -16,8 +25,75 @@ endif()
 file(REMOVE_RECURSE "${OVERLAY}")
 file(MAKE_DIRECTORY "${OVERLAY}/bin" "${OVERLAY}/nvvm" "${OVERLAY}/lib64/stubs")
 
+# Installed: a copy of `source` (a file or a folder, through every link in
+# it) at `dest`; a file copied before is linked to instead (NVRTC's and
+# libNVVM's several names are one library each).
+function(copy_once source dest)
+  get_filename_component(real "${source}" REALPATH)
+  get_property(copies GLOBAL PROPERTY rc_overlay_copies)
+  list(FIND copies "${real}" at)
+  if(at GREATER -1)
+    math(EXPR at "${at} + 1")
+    list(GET copies ${at} first)
+    get_filename_component(dir "${dest}" DIRECTORY)
+    file(RELATIVE_PATH relative "${dir}" "${first}")
+    file(CREATE_LINK "${relative}" "${dest}" SYMBOLIC)
+    return()
+  endif()
+  execute_process(COMMAND cp -RL "${source}" "${dest}" RESULT_VARIABLE failed)
+  if(failed)
+    message(FATAL_ERROR "make_overlay.cmake: cannot copy ${source} to ${dest}")
+  endif()
+  if(NOT IS_DIRECTORY "${real}")
+    set_property(GLOBAL APPEND PROPERTY rc_overlay_copies "${real}" "${dest}")
+  endif()
+endfunction()
+
+# dest -> target: a link (relative when installed), or when installed and
+# target lies outside LIBDIR, a copy.
+function(place target dest)
+  if(NOT RELOCATABLE)
+    file(CREATE_LINK "${target}" "${dest}" SYMBOLIC)
+    return()
+  endif()
+  string(FIND "${target}" "${LIBDIR}/" inside)
+  if(inside EQUAL 0)
+    get_filename_component(dir "${dest}" DIRECTORY)
+    file(RELATIVE_PATH relative "${dir}" "${target}")
+    file(CREATE_LINK "${relative}" "${dest}" SYMBOLIC)
+  else()
+    copy_once("${target}" "${dest}")
+  endif()
+endfunction()
+
 function(link target name)
-  file(CREATE_LINK "${target}" "${OVERLAY}/${name}" SYMBOLIC)
+  place("${target}" "${OVERLAY}/${name}")
+endfunction()
+
+# A linker script standing for a static archive: it names the runtime
+# library by path in a build tree; installed, by name, which GNU ld and lld
+# look up beside the script first (lib64/ has the runtime's names).
+function(static_name_for archive lib)
+  if(RELOCATABLE)
+    file(WRITE "${OVERLAY}/lib64/${archive}" "INPUT(${lib})\n")
+  else()
+    file(WRITE "${OVERLAY}/lib64/${archive}" "INPUT(${LIBDIR}/${lib})\n")
+  endif()
+endfunction()
+
+# nvcc's opening lines: TOP (its toolkit) and DRIVER as the script uses
+# them. Installed, both follow from where the script lies.
+function(nvcc_locations overlay out_preamble out_top out_driver)
+  if(RELOCATABLE)
+    file(RELATIVE_PATH to_driver "${overlay}" "${DRIVER}")
+    set(${out_preamble} "top=$(CDPATH= cd -- \"$(dirname -- \"$(readlink -f -- \"$0\")\")/..\" && pwd)\n" PARENT_SCOPE)
+    set(${out_top} "$top" PARENT_SCOPE)
+    set(${out_driver} "$top/${to_driver}" PARENT_SCOPE)
+  else()
+    set(${out_preamble} "" PARENT_SCOPE)
+    set(${out_top} "${overlay}" PARENT_SCOPE)
+    set(${out_driver} "${DRIVER}" PARENT_SCOPE)
+  endif()
 endfunction()
 
 link("${CUDA_ROOT}/include" include)
@@ -63,8 +139,27 @@ endfunction()
 default_barrier_destructor("${CUDA_ROOT}/include" "${OVERLAY}/clang-include")
 
 link("${CUDA_ROOT}/bin/ptxas" bin/ptxas)
-link("${CUDA_ROOT}/bin/fatbinary" bin/fatbinary)
-link("${CUDA_ROOT}/bin/nvlink" bin/nvlink)
+if(RELOCATABLE)
+  # CUDA_ROOT's fatbinary and nvlink are wrappers naming the wheel's tools:
+  # the installed ones name the copies beside them instead.
+  file(MAKE_DIRECTORY "${OVERLAY}/bin/cuda13")
+  foreach(tool fatbinary nvlink)
+    string(TOUPPER "${tool}" upper)
+    copy_once("${${upper}13}" "${OVERLAY}/bin/cuda13/${tool}")
+    file(READ "${WRAPPERS}/${tool}-wrapper.sh.in" text)
+    string(REPLACE "@${upper}@" "$(dirname -- \"$(readlink -f -- \"$0\")\")/cuda13/${tool}"
+           text "${text}")
+    file(WRITE "${OVERLAY}/${tool}.tmp" "${text}")
+    file(COPY "${OVERLAY}/${tool}.tmp" DESTINATION "${OVERLAY}/bin"
+         FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+                          GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+    file(RENAME "${OVERLAY}/bin/${tool}.tmp" "${OVERLAY}/bin/${tool}")
+    file(REMOVE "${OVERLAY}/${tool}.tmp")
+  endforeach()
+else()
+  link("${CUDA_ROOT}/bin/fatbinary" bin/fatbinary)
+  link("${CUDA_ROOT}/bin/nvlink" bin/nvlink)
+endif()
 # CMake's device link of a Clang CUDA target compiles bin/crt/link.stub
 # (remote-clang's own, driver/link.stub).
 file(MAKE_DIRECTORY "${OVERLAY}/bin/crt")
@@ -76,21 +171,22 @@ file(COPY "${CUDA_ROOT}/version.json" "${CUDA_ROOT}/version.txt"
 # find the toolkit root and version of a Clang CUDA compiler. Anything else
 # goes to remote-clang++ as nvcc's (--rc-as-nvcc: nvcc's -v, -dryrun,
 # --help, .c sources as C, gcc's host diagnostics; docs/nvcc-options.md).
+nvcc_locations("${OVERLAY}" preamble top driver)
 file(WRITE "${OVERLAY}/nvcc.tmp"
 "#!/bin/sh
 # remote-clang's nvcc: answers CMake's toolkit probes, else runs remote-clang++.
-case \" $* \" in
+${preamble}case \" $* \" in
   *' --version '*|*' -V '*)
     echo 'nvcc: NVIDIA (R) Cuda compiler driver (remote-clang overlay)'
     echo 'Cuda compilation tools, release 12.4, V12.4.131'
     exit 0 ;;
   *' __cmake_determine_cuda '*)
-    echo '#$ TOP=${OVERLAY}'
-    echo '#$ NVVMIR_LIBRARY_DIR=${OVERLAY}/nvvm/libdevice'
-    echo '#$ INCLUDES=\"-I${OVERLAY}/include\"'
+    echo \"#\\$ TOP=${top}\"
+    echo \"#\\$ NVVMIR_LIBRARY_DIR=${top}/nvvm/libdevice\"
+    echo \"#\\$ INCLUDES=\\\"-I${top}/include\\\"\"
     exit 0 ;;
 esac
-exec '${DRIVER}' --rc-as-nvcc \"$@\"
+exec \"${driver}\" --rc-as-nvcc \"$@\"
 ")
 file(COPY "${OVERLAY}/nvcc.tmp" DESTINATION "${OVERLAY}/bin"
      FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
@@ -124,14 +220,14 @@ foreach(lib_so curand:10 cufft:11 cusparse:12 cusolver:11 nvjpeg:12 nvJitLink:12
   link("${LIBDIR}/librc_${lib}.so" lib64/lib${lib}.so)
   link("${LIBDIR}/librc_${lib}.so" lib64/lib${lib}.so.${so})
   link("${LIBDIR}/librc_${lib}.so" lib64/librc_${lib}.so)
-  file(WRITE "${OVERLAY}/lib64/lib${lib}_static.a" "INPUT(${LIBDIR}/librc_${lib}.so)\n")
+  static_name_for(lib${lib}_static.a librc_${lib}.so)
 endforeach()
 # NPP: eleven libraries, one library of stubs.
 link("${LIBDIR}/librc_npp.so" lib64/librc_npp.so)
 foreach(lib nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps)
   link("${LIBDIR}/librc_npp.so" lib64/lib${lib}.so)
   link("${LIBDIR}/librc_npp.so" lib64/lib${lib}.so.12)
-  file(WRITE "${OVERLAY}/lib64/lib${lib}_static.a" "INPUT(${LIBDIR}/librc_npp.so)\n")
+  static_name_for(lib${lib}_static.a librc_npp.so)
 endforeach()
 # The runtime's own names too: binaries linked through the links above
 # record these sonames, and CMake's build RPATH names this directory.
@@ -139,13 +235,26 @@ foreach(lib rc_cudart rc_cublas rc_cuda)
   link("${LIBDIR}/lib${lib}.so" lib64/lib${lib}.so)
 endforeach()
 # Static names as GNU ld / lld linker scripts naming the shared runtime.
-file(WRITE "${OVERLAY}/lib64/libcudart_static.a" "INPUT(${LIBDIR}/librc_cudart.so)\n")
-file(WRITE "${OVERLAY}/lib64/libcublas_static.a" "INPUT(${LIBDIR}/librc_cublas.so)\n")
-file(WRITE "${OVERLAY}/lib64/libcublasLt_static.a" "INPUT(${LIBDIR}/librc_cublas.so)\n")
+static_name_for(libcudart_static.a librc_cudart.so)
+static_name_for(libcublas_static.a librc_cublas.so)
+static_name_for(libcublasLt_static.a librc_cublas.so)
 # Device runtime (device-side launches, which remote-clang does not serve)
 # and cudart_static's helper: empty archives.
 file(WRITE "${OVERLAY}/lib64/libcudadevrt.a" "!<arch>\n")
 file(WRITE "${OVERLAY}/lib64/libculibos.a" "!<arch>\n")
+
+# The wheels' include/ folders are Python packages too: no Python in an
+# installed toolkit.
+function(drop_python_files folder)
+  if(RELOCATABLE)
+    file(GLOB_RECURSE python LIST_DIRECTORIES true "${folder}/*")
+    list(FILTER python INCLUDE REGEX "/(__pycache__|__init__\\.py)$")
+    if(python)
+      file(REMOVE_RECURSE ${python})
+    endif()
+  endif()
+endfunction()
+drop_python_files("${OVERLAY}")
 
 # ---- CUDA 13 ----------------------------------------------------------------
 # OVERLAY-13: CUDA 13.0's headers over the same tools and libraries. clang
@@ -161,7 +270,7 @@ file(MAKE_DIRECTORY "${OVERLAY13}/bin" "${OVERLAY13}/include"
      "${OVERLAY13}/clang-include")
 file(GLOB entries RELATIVE "${CUDA13_INCLUDE}" "${CUDA13_INCLUDE}/*")
 foreach(e ${entries})
-  file(CREATE_LINK "${CUDA13_INCLUDE}/${e}" "${OVERLAY13}/include/${e}" SYMBOLIC)
+  place("${CUDA13_INCLUDE}/${e}" "${OVERLAY13}/include/${e}")
 endforeach()
 # The libraries' headers (cuBLAS, cuRAND, ... NVRTC) are CUDA 12's: their
 # CUDA 13 wheels are not pinned, and remote-clang serves the 12 APIs.
@@ -175,7 +284,11 @@ file(GLOB lib_headers RELATIVE "${CUDA_ROOT}/include"
      "${CUDA_ROOT}/include/cudaProfiler.h")
 foreach(h ${lib_headers})
   if(NOT EXISTS "${OVERLAY13}/include/${h}")
-    file(CREATE_LINK "${CUDA_ROOT}/include/${h}" "${OVERLAY13}/include/${h}" SYMBOLIC)
+    if(RELOCATABLE) # the copy in OVERLAY
+      place("${OVERLAY}/include/${h}" "${OVERLAY13}/include/${h}")
+    else()
+      place("${CUDA_ROOT}/include/${h}" "${OVERLAY13}/include/${h}")
+    endif()
   endif()
 endforeach()
 default_barrier_destructor("${CUDA13_INCLUDE}/cccl" "${OVERLAY13}/clang-include")
@@ -196,7 +309,7 @@ foreach(h cuda.h cuda_runtime.h cuda_runtime_api.h)
        "#include_next <${h}>\n")
 endforeach()
 foreach(d bin/ptxas bin/fatbinary bin/nvlink bin/crt lib64 nvvm)
-  file(CREATE_LINK "${OVERLAY}/${d}" "${OVERLAY13}/${d}" SYMBOLIC)
+  place("${OVERLAY}/${d}" "${OVERLAY13}/${d}")
 endforeach()
 file(READ "${CUDA13_INCLUDE}/cuda.h" cuda_h)
 string(REGEX MATCH "#define CUDA_VERSION ([0-9]+)" _ "${cuda_h}")
@@ -205,26 +318,27 @@ math(EXPR minor "${CMAKE_MATCH_1} % 1000 / 10")
 file(WRITE "${OVERLAY13}/version.txt" "CUDA Version ${major}.${minor}.0\n")
 file(WRITE "${OVERLAY13}/version.json"
      "{ \"cuda\" : { \"name\" : \"CUDA SDK\", \"version\" : \"${major}.${minor}.0\" } }\n")
+nvcc_locations("${OVERLAY13}" preamble top driver)
 file(WRITE "${OVERLAY13}/nvcc.tmp"
 "#!/bin/sh
 # remote-clang's CUDA ${major}.${minor} nvcc: answers CMake's toolkit probes, else
 # runs remote-clang++ with CUDA ${major}'s headers.
-case \" $* \" in
+${preamble}case \" $* \" in
   *' --version '*|*' -V '*)
     echo 'nvcc: NVIDIA (R) Cuda compiler driver (remote-clang overlay)'
     echo 'Cuda compilation tools, release ${major}.${minor}, V${major}.${minor}.0'
     exit 0 ;;
   *' __cmake_determine_cuda '*)
-    echo '#$ TOP=${OVERLAY13}'
-    echo '#$ NVVMIR_LIBRARY_DIR=${OVERLAY13}/nvvm/libdevice'
-    echo '#$ INCLUDES=\"-I${OVERLAY13}/include\"'
+    echo \"#\\$ TOP=${top}\"
+    echo \"#\\$ NVVMIR_LIBRARY_DIR=${top}/nvvm/libdevice\"
+    echo \"#\\$ INCLUDES=\\\"-I${top}/include\\\"\"
     exit 0 ;;
 esac
-exec '${DRIVER}' --rc-cuda=${major} \"$@\"
+exec \"${driver}\" --rc-cuda=${major} \"$@\"
 ")
 file(COPY "${OVERLAY13}/nvcc.tmp" DESTINATION "${OVERLAY13}/bin"
      FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
                       GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 file(RENAME "${OVERLAY13}/bin/nvcc.tmp" "${OVERLAY13}/bin/nvcc")
 file(REMOVE "${OVERLAY13}/nvcc.tmp")
-
+drop_python_files("${OVERLAY13}")

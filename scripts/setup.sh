@@ -28,7 +28,9 @@ APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools
   libssl-dev  # auth/: HMAC-SHA256 and random keys (OpenSSL libcrypto)
   libxxhash-dev  # the content cache's chunk hashes (XXH3-128)
   libtomlplusplus-dev  # rc-server --config (TOML; docs/metrics.md)
-  prometheus)  # scrapes rc-server --metrics-listen in a test (docs/metrics.md)
+  prometheus  # scrapes rc-server --metrics-listen in a test (docs/metrics.md)
+  dpkg-dev  # dpkg-shlibdeps: the Debian packages' dependencies (cpack)
+  systemd)  # systemd-analyze verify: deploy/systemd/rc-server.service
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -66,7 +68,11 @@ PIP_PINS=(lit==18.1.8
   nvidia-cuda-nvcc==13.0.88
   # CUDA 13.0's headers: the overlay's CUDA 13 toolkit (docs/design/cuda-versions.md)
   nvidia-cuda-runtime==13.0.96 nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85
-  numpy==2.2.6 PyYAML==6.0.2)  # llama-integration: llama.cpp's gguf-py
+  numpy==2.2.6 PyYAML==6.0.2  # llama-integration: llama.cpp's gguf-py
+  # deploy/kubernetes validated offline (test/deploy), with its dependencies
+  kubernetes-validate==1.31.0 jsonschema==4.26.0 jsonschema-specifications==2025.9.1
+  referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0 importlib_resources==7.1.0
+  packaging==26.4 typing_extensions==4.16.0)
 # Capture whole outputs before matching: under pipefail, `cmd | grep -q` fails
 # at random when grep exits early and cmd dies of SIGPIPE (seen in CI).
 frozen="$("$VENV/bin/python" -m pip freeze 2>/dev/null || true)"

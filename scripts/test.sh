@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command: build everything, then run every CTest suite
 # (lit + FileCheck toolchain tests, GoogleTest suites, the sample project built
-# with remote-clang++, brief live fuzzing). GPU tests (label `gpu`) skip with
+# with remote-clang++, the Debian packages built and used, the deployment
+# recipes validated, brief live fuzzing). GPU tests (label `gpu`) skip with
 # a message when this machine has no GPU; scripts/device-run.sh runs them on
 # one.
 #

@@ -8,6 +8,7 @@
 #include "rc/server/listen_policy.h"
 #include "rc/server/log.h"
 #include "rc/server/server_core.h"
+#include "rc/server/service_notify.h"
 #include "rc/server/tenant_quotas.h"
 #include "rc/transport.h"
 #include "session/transport_sealing.h"
@@ -275,6 +276,7 @@ static int serveForever(ServerCore &core, const std::string &url,
   }
   logInfo({"listening"},
           core.summary() + "; listening on " + listener->address());
+  announceReady(listener->address());
   while (!gSignals.stop) {
     if (gReload.exchange(false)) {
       std::string summary, why;
@@ -294,6 +296,8 @@ static int serveForever(ServerCore &core, const std::string &url,
     if (conn)
       core.serve(std::move(conn));
   }
+  if (gSignals.stop)
+    announceStopping();
   if (gSignals.last == SIGTERM && drainMs > 0)
     drain(core, listener, drainMs);
   logInfo({"shutdown"},

@@ -8,6 +8,7 @@
 #include "metrics/metrics_file_writer.h"
 #include "rc/auth/key_file.h"
 #include "rc/server/log.h"
+#include "rc/server/service_notify.h"
 
 #include <chrono>
 #include <csignal>
@@ -117,11 +118,13 @@ int runSupervisor(const SupervisorOptions &options,
               "; every session in a worker process of its own (" +
               std::to_string(options.warmWorkers) + " kept ready, at most " +
               std::to_string(options.maxWorkers) + ")");
+  announceReady(listener->address());
   while (!signals.stop) {
     std::unique_ptr<transport::Connection> conn = listener->accept(200);
     if (conn)
       door.serve(std::move(conn));
   }
+  announceStopping();
   listener.reset(); // clients that come now knock until their timeout
   if (signals.last == SIGTERM && options.drainMs > 0) {
     logInfo({"draining"},
