@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Many llama.cpp clients on one GPU at once: aggregate decode tokens per
 # second, local (N processes on the GPU) vs remote through one rc-server,
-# without and with --isolation process (docs/server.md, "Fault
+# without and with --isolation process (docs/server-isolation.md, "Fault
 # containment"), over shm and tcp. On the GPU machine, .bundle and
 # .bundle-llama carried as for bench/token-clock.sh (it builds the nvcc
 # reference and the models if they are not there yet):

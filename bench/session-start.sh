@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session start, local vs remote, with and without rc-server --isolation
-# process (docs/server.md, "Fault containment"), on the GPU machine from the
+# process (docs/server-isolation.md, "Fault containment"), on the GPU machine from the
 # repository root after `scripts/device-run.sh unpack` with .bundle (and,
 # for llama.cpp's manifests, .bundle-llama) carried:
 #

@@ -11,8 +11,10 @@ import textwrap
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_doc_length  # noqa: E402
 import check_env_doc  # noqa: E402
 import check_links  # noqa: E402
+import check_server_options  # noqa: E402
 
 
 def write_tree(root, files):
@@ -30,8 +32,8 @@ class GithubAnchors(unittest.TestCase):
     def test_punctuation_is_dropped_and_spaces_become_hyphens(self):
         self.assertEqual(self.slug("1. Build (client machine, no GPU)"),
                          "1-build-client-machine-no-gpu")
-        self.assertEqual(self.slug("llama.cpp results, session 5 (2026-11-22)"),
-                         "llamacpp-results-session-5-2026-11-22")
+        self.assertEqual(self.slug("llama.cpp results, run 5 (2026-11-22)"),
+                         "llamacpp-results-run-5-2026-11-22")
 
     def test_code_and_links_keep_their_text(self):
         self.assertEqual(self.slug("The `RC_STATS` keys"), "the-rc_stats-keys")
@@ -162,6 +164,44 @@ class EnvironmentDocCheck(unittest.TestCase):
         })
         self.assertEqual(problems, ["docs/environment.md: lists RC_B, which "
                                     "nothing in the repository reads"])
+
+
+class LengthCheck(unittest.TestCase):
+    def test_only_pages_past_the_limit_are_reported(self):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, {"docs/short.md": "line\n" * 300,
+                              "docs/long.md": "line\n" * 301,
+                              "long.txt": "line\n" * 999})
+            problems, count = check_doc_length.check(root)
+        self.assertEqual(problems, ["docs/long.md: 301 lines, more than 300"])
+        self.assertEqual(count, 2)
+
+
+class ServerOptionsCheck(unittest.TestCase):
+    HELP = ("usage: rc-server --listen URL\n\n"
+            "  --listen URL  where\n  --metrics FILE  counters\n"
+            "  --help  this text\n")
+
+    def page(self, synopsis, rows):
+        return ("# rc-server\n\n## Options\n\n```\n" + synopsis +
+                "\n```\n\n| option | meaning |\n|---|---|\n" +
+                "".join(f"| `{r}` | x |\n" for r in rows) +
+                "\n## Start-up\n\n| `--later` | not options |\n")
+
+    def test_a_page_that_matches_passes(self):
+        self.assertEqual(check_server_options.compare(
+            self.HELP, self.page("rc-server --listen URL [--metrics FILE]",
+                                 ["--listen URL", "--metrics FILE"])), [])
+
+    def test_missing_and_extra_options_are_named(self):
+        problems = check_server_options.compare(
+            self.HELP, self.page("rc-server --listen URL [--gone]",
+                                 ["--listen URL", "--gone"]))
+        self.assertEqual(problems, [
+            "docs/server.md: the synopsis lacks --metrics",
+            "docs/server.md: the options table has no row for --metrics",
+            "docs/server.md: documents --gone, which rc-server --help does "
+            "not explain"])
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// rc-server --isolation process (docs/server.md, "Fault containment"): the
+// rc-server --isolation process (docs/server-isolation.md, "Fault containment"): the
 // supervisor's main loop, which listens on the server's address and hands
 // each client to a worker process, and a worker's, which serves the one
 // session it was reserved for and ends with it.

@@ -1,5 +1,5 @@
 // The socket between rc-server's supervisor and one of its worker
-// processes (--isolation process, docs/server.md "Fault containment").
+// processes (--isolation process, docs/server-isolation.md "Fault containment").
 // Each message is one short line of text in one datagram (SOCK_SEQPACKET,
 // so no framing): the worker says "ready ADDRESS SUMMARY" once it listens,
 // the supervisor answers "ticket HEX ID" when it reserves the worker for a

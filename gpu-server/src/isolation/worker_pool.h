@@ -1,4 +1,4 @@
-// rc-server's worker processes (--isolation process, docs/server.md "Fault
+// rc-server's worker processes (--isolation process, docs/server-isolation.md "Fault
 // containment"): each serves one session in a CUDA context of its own, so a
 // sticky GPU error (a device assert, an illegal address) ends that process
 // and no other session. The pool keeps `warm` workers started (manifests

@@ -1,5 +1,5 @@
 // Pinned host memory a session shares with its client on the same machine
-// (HostShare; docs/transport.md, "Pinned memory shared with the server"):
+// (HostShare; docs/transport-internals/memory.md, "Pinned memory shared with the server"):
 // each region is a SharedMemory file (shared_memory.h) the client maps. A
 // read-back into the region is then one DMA from the GPU into memory the
 // client reads, as with a local GPU: no staging copy, no transport copy.

@@ -1,5 +1,5 @@
 // What names a chunk of an upload in the server's content cache
-// (docs/server.md, "Content cache"): the XXH3-128 hash of its bytes, from
+// (docs/server-internals/content-cache.md, "Content cache"): the XXH3-128 hash of its bytes, from
 // the xxHash library. Client and server must hash alike, so both call this.
 //
 // Why XXH3-128 rather than a cryptographic hash: a client hashes every byte

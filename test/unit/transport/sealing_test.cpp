@@ -1,4 +1,4 @@
-// Sealed connections (docs/transport.md, "Sealing"): what crosses the
+// Sealed connections (docs/transport-internals/connections.md, "Sealing"): what crosses the
 // sockets is not the plaintext; every message, RMA write and lane piece
 // arrives as sent; a byte flipped, a record sent twice or one swallowed on
 // the wire (wire_tap.h, at the socket layer) ends the connection on both

@@ -37,7 +37,7 @@ struct RemoteWrite {
   RemoteRegion dst;
 };
 
-// What seals one direction of a connection (docs/transport.md, "Sealing"):
+// What seals one direction of a connection (docs/transport-internals/connections.md, "Sealing"):
 // an AES-256-GCM key and the IV each record's number is mixed into. Both
 // sides derive them from their handshake (rc/auth/session_keys.h).
 struct TrafficKey {
@@ -127,7 +127,7 @@ public:
   // writes (0: none; shm never has any).
   virtual int lanes() const { return 0; }
 
-  // Sealing (docs/transport.md, "Sealing"). Whether this connection's
+  // Sealing (docs/transport-internals/connections.md, "Sealing"). Whether this connection's
   // bytes may cross a network: tcp to a peer outside 127.0.0.0/8 (every tcp
   // peer with RC_TRANSPORT_SEAL_LOOPBACK=1); never over shm.
   virtual bool offLoopback() const { return false; }
@@ -152,7 +152,7 @@ public:
   virtual bool lastReceivedSealed() const { return false; }
 };
 
-// Admission (docs/transport.md, "Admission"): a listener given an `admit`
+// Admission (docs/design/preauth-admission.md, "Admission"): a listener given an `admit`
 // check opens nothing for a client (no private endpoint, no shm region)
 // before the client proved it holds a key. It answers the client's Connect
 // with a fresh 32-byte challenge from where the request came (tcp: the

@@ -1,4 +1,4 @@
-// The server's content cache (rc-server --cache; docs/server.md, "Content
+// The server's content cache (rc-server --cache; docs/server-internals/content-cache.md, "Content
 // cache"): chunks of uploads kept in pinned host memory, shared by every
 // session of one namespace and kept across sessions, so that an upload the
 // server has seen before (a model's weights, loaded again) sends hashes

@@ -1,4 +1,4 @@
-// Multipath host-to-device copies (MMA's idea; docs/server.md, "Multipath
+// Multipath host-to-device copies (MMA's idea; docs/server-internals/devices.md, "Multipath
 // copies"): a large copy from pinned host memory to a session's GPU sends
 // parts of its bytes over peer GPUs' own PCIe links into relay buffers
 // there, from which the session's GPU pulls them peer to peer (NVLink),
