@@ -15,6 +15,7 @@ import check_doc_length  # noqa: E402
 import check_env_doc  # noqa: E402
 import check_links  # noqa: E402
 import check_server_options  # noqa: E402
+import check_sockets_doc  # noqa: E402
 
 
 def write_tree(root, files):
@@ -202,6 +203,32 @@ class ServerOptionsCheck(unittest.TestCase):
             "docs/server.md: the options table has no row for --metrics",
             "docs/server.md: documents --gone, which rc-server --help does "
             "not explain"])
+
+
+class SocketsCheck(unittest.TestCase):
+    SOURCES = {
+        "transport/src/lanes.cpp": "if (::listen(fd, 4) != 0) return;\n",
+        "gpu-server/src/main.cpp": "auto l = transport::listen(url, &e);\n",
+        "gpu-server/src/executor.cpp": "OpStatus st = bind(device);\n",
+        "test/unit/t.cpp": "::listen(fd, 1);\n",
+    }
+
+    def problems(self, section):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, dict(self.SOURCES, **{
+                "docs/security.md": "# S\n\n## Who can reach the port\n\n"
+                                    + section + "\n## Next\n\n"
+                                    "transport/src/lanes.cpp\n"}))
+            return check_sockets_doc.check(root)[0]
+
+    def test_named_places_pass(self):
+        self.assertEqual(self.problems(
+            "`transport/src/lanes.cpp`, `gpu-server/src/main.cpp`\n"), [])
+
+    def test_an_unnamed_place_is_reported_where_it_is(self):
+        self.assertEqual(self.problems("`gpu-server/src/main.cpp`\n"), [
+            "transport/src/lanes.cpp:1: ::listen opens an endpoint "
+            "docs/security.md's 'Who can reach the port' does not name"])
 
 
 if __name__ == "__main__":
