@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Bulk copy bandwidth, local vs remote (the "copy" rows of issue 26's
-# results), run on the GPU machine from the repository root after
+# Bulk copy bandwidth, local vs remote (the "copy" rows of
+# bench/results/bulk/), run on the GPU machine from the repository root after
 # `scripts/device-run.sh unpack` with .bundle carried:
 #
 #   bash bench/bulk.sh

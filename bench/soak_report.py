@@ -73,12 +73,12 @@ def main():
                                            "server_rss_mib_last_third",
                                            "gpu_used_mib_idle_start",
                                            "gpu_used_mib_idle_end")})
-    base = write_results(args.out, args.gpu, "soak-" + args.isolation,
+    base = write_results(args.out, args.gpu, "soak",
                          "Soak, --isolation " + args.isolation, setup, rows, [
         ("model", lambda r: r["model"]),
         ("runs", lambda r: "%d" % r["runs"]),
         ("failed", lambda r: "%d" % r["failed"]),
-    ])
+    ], config="isolation-" + args.isolation)
     with open(base + ".json") as f:
         doc = json.load(f)
     doc["summary"] = summary
