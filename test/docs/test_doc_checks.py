@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_doc_length  # noqa: E402
 import check_env_doc  # noqa: E402
 import check_links  # noqa: E402
+import check_no_history  # noqa: E402
 import check_server_options  # noqa: E402
 import check_sockets_doc  # noqa: E402
 
@@ -229,6 +230,31 @@ class SocketsCheck(unittest.TestCase):
         self.assertEqual(self.problems("`gpu-server/src/main.cpp`\n"), [
             "transport/src/lanes.cpp:1: ::listen opens an endpoint "
             "docs/security.md's 'Who can reach the port' does not name"])
+
+
+class HistoryCheck(unittest.TestCase):
+    def problems(self, text):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, {"src/a.cpp": text})
+            return check_no_history.check(root)[0]
+
+    def test_history_is_reported_with_its_line(self):
+        for text in ("// see docs/notes/x.md\n", "// (issue 4): why\n",
+                     "x = 1  # measured in session 12\n",
+                     "results/2026-11-25-gpu-s11.json\n",
+                     "one work period later\n"):
+            problems = self.problems("int a;\n" + text)
+            self.assertEqual(len(problems), 1, text)
+            self.assertTrue(problems[0].startswith("src/a.cpp:2: names "),
+                            problems[0])
+
+    def test_product_words_pass(self):
+        self.assertEqual(self.problems(
+            "// clang 19 swaps them (LLVM issue 131415)\n"
+            "// rc-server: session 3 (app pid 4121) closed\n"
+            "// session 1: cudaDeviceSynchronize failed\n"
+            "// a decode token issues 13 syncs\n"
+            "// every session's context\n"), [])
 
 
 if __name__ == "__main__":

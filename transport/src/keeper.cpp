@@ -115,7 +115,7 @@ const TuningRead &tuningRead() {
   // sleep in 20 us steps (after the yield phase): sleeping earlier, between
   // a llama.cpp client's decode tokens, cost it 25 % of its 1B t/s in
   // wake-ups that found every core busy
-  // (docs/notes/2026-11-25-session-15-doorbell.md).
+  // (docs/design/waiting.md).
   static const TuningRead r = [] {
     const uint64_t day = 86400000, tenSeconds = 10000000; // ms, us
     EnvReader env;

@@ -89,7 +89,8 @@ struct SessionEnv {
   // bounds (its stream priority); null: no quotas.
   const TenantQuotas *quotas = nullptr;
   // rc-server --cache: chunks of uploads kept across sessions, a namespace
-  // per tenant (docs/server-internals/content-cache.md, "Content cache"); null: none.
+  // per tenant (docs/server-internals/content-cache.md, "Content cache"); null:
+  // none.
   ContentCache *cache = nullptr;
 };
 
