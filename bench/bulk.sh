@@ -20,7 +20,7 @@
 # serves both programs (--manifest of each).
 # TRANSPORTS picks among shm, tcp and shm-multipath (default: all there are).
 # Results in $OUT (the device tool's) or bench/out: bulk-raw.txt, and
-# bench/bulk_report.py's <date>-<gpu>-bulk.json and .md.
+# bench/bulk_report.py's bulk/<date>-<gpu>.json and .md.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"

@@ -31,7 +31,7 @@
 #   MERGE=FILE: an earlier results .json whose rows this run does not
 #   measure are kept (one mode a device call)
 # Results in $OUT (or bench/out): multiclient-raw.jsonl, then
-# bench/multiclient_report.py's <date>-<gpu>-multiclient.{json,md,png}.
+# bench/multiclient_report.py's multiclient/<date>-<gpu>.{json,md,png}.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"

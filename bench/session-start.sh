@@ -15,7 +15,7 @@
 # the client names them in its Hello (RC_MANIFEST), as llama.cpp's programs
 # do: the reply then carries their 6992 kernels' attributes.
 # Results in $OUT (the device tool's) or bench/out: session-start-raw.txt,
-# then bench/session_start_report.py's <date>-<gpu>-session-start.{json,md}.
+# then bench/session_start_report.py's session-start/<date>-<gpu>.{json,md}.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"

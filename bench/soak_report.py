@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/soak.sh's report: the runs (how many, how many failed, by model)
-and the memory samples into <date>-<gpu>-soak-<isolation>.{json,md}.
+and the memory samples into soak/<date>-<gpu>-isolation-<isolation>.{json,md}.
 
   soak_report.py --runs DIR --out DIR --gpu NAME --isolation none|process
 

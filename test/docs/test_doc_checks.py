@@ -15,6 +15,7 @@ import check_doc_length  # noqa: E402
 import check_env_doc  # noqa: E402
 import check_links  # noqa: E402
 import check_no_history  # noqa: E402
+import check_scripts_index  # noqa: E402
 import check_server_options  # noqa: E402
 import check_sockets_doc  # noqa: E402
 
@@ -255,6 +256,29 @@ class HistoryCheck(unittest.TestCase):
             "// session 1: cudaDeviceSynchronize failed\n"
             "// a decode token issues 13 syncs\n"
             "// every session's context\n"), [])
+
+
+class ScriptsIndexCheck(unittest.TestCase):
+    def problems(self, index):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, {"scripts/README.md": index,
+                              "scripts/build.sh": "#!/bin/sh\n",
+                              "bench/run.sh": "#!/bin/sh\n",
+                              "tools/gen.py.in": "x\n",
+                              "src/a.cpp": "int a;\n"})
+            return check_scripts_index.check(root)[0]
+
+    def test_listed_by_section_or_path_passes(self):
+        self.assertEqual(self.problems(
+            "# S\n\n## scripts/: here\n\n| `build.sh` |\n\n"
+            "## bench/: there\n\n| `run.sh` |\n\n"
+            "## Generators\n\n| `tools/gen.py.in` |\n"), [])
+
+    def test_a_name_in_another_folders_section_does_not_count(self):
+        self.assertEqual(self.problems(
+            "# S\n\n## scripts/: here\n\n| `build.sh` | `run.sh` |\n"), [
+            "bench/run.sh: not listed in scripts/README.md",
+            "tools/gen.py.in: not listed in scripts/README.md"])
 
 
 if __name__ == "__main__":
