@@ -11,7 +11,7 @@ length (aggregate_tps), and the median client's time from the launch (t0)
 to its first token (ttft_ms).
 
 The report (--raw RAW --out DIR --gpu NAME --tokens T --server-tokens S):
-the runs' lines into <date>-<gpu>-multiclient.json, whose `rows` are
+the runs' lines into multiclient/<date>-<gpu>.json, whose `rows` are
 {model, mode (bench|server), clients, transport, isolation, aggregate_tps,
 local_aggregate_tps, ratio, ttft_ms}, a markdown table and, where
 matplotlib is installed, a chart. ttft_ms: for bench, from the launch of
