@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Bulk copy bandwidth, local vs remote (the "copy" rows of issue 26's
-# results), run on the GPU machine from the repository root after
+# Bulk copy bandwidth, local vs remote (the "copy" rows of
+# bench/results/bulk/), run on the GPU machine from the repository root after
 # `scripts/device-run.sh unpack` with .bundle carried:
 #
 #   bash bench/bulk.sh
@@ -20,7 +20,7 @@
 # serves both programs (--manifest of each).
 # TRANSPORTS picks among shm, tcp and shm-multipath (default: all there are).
 # Results in $OUT (the device tool's) or bench/out: bulk-raw.txt, and
-# bench/bulk_report.py's <date>-<gpu>-bulk.json and .md.
+# bench/bulk_report.py's bulk/<date>-<gpu>.json and .md.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"

@@ -3,7 +3,7 @@
 copy_streams' "<config>: sweep h2d pinned 65536 B 2 streams 12.34 GB/s" and
 "<config>: overlap 4 streams 268435456 B 45.67 GB/s") and bench/load.sh's
 ("shm cold rep 2: load time 612.3 ms") into
-<date>-<gpu>-bulk.json with a top-level `rows` list of
+bulk/<date>-<gpu>.json with a top-level `rows` list of
 {bench, case, transport, value, unit, local_value, ratio} (ratio: remote /
 local; higher is better for a bandwidth, lower for a load time) and a
 markdown table beside it.

@@ -1,7 +1,7 @@
 // Copy bandwidth by size and stream count, and copies overlapping kernels
-// (issue 26's sweep; bench/copy_bandwidth.cu measures one large synchronous
-// copy). For each size of 64 KiB, 1 MiB, 16 MiB, 256 MiB and 1 GiB up to
-// MAX_MIB MiB: pinned (cudaMallocHost) host to device and back with
+// (the sweep of bench/results/bulk/; bench/copy_bandwidth.cu measures one
+// large synchronous copy). For each size of 64 KiB, 1 MiB, 16 MiB, 256 MiB and
+// 1 GiB up to MAX_MIB MiB: pinned (cudaMallocHost) host to device and back with
 // cudaMemcpyAsync, the size split evenly over 1, 2 and 4 streams, and
 // pageable (std::vector) with cudaMemcpy on one stream. Then cuda-samples'
 // simpleMultiCopy idea: 4 streams, each copying chunks of min(MAX_MIB, 256)

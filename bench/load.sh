@@ -17,7 +17,7 @@
 #   preloaded  a fresh server warmed by `rc-cache preload` of the model
 #            file (an operator's step, over the same link; PRELOAD=0: skip)
 # Results in $OUT (the device tool's) or bench/out: load-raw.txt, which
-# bench/bulk_report.py --load-raw turns into rows of <date>-<gpu>-bulk.json;
+# bench/bulk_report.py --load-raw turns into rows of bulk/<date>-<gpu>.json;
 # where the time goes: each remote run's RC_STATS (load-stats-*.json) and
 # each server's --metrics (load-metrics-*.json: commands by type).
 #   MODEL=7b (a models-step name: $WORK/models/$MODEL-q4_0.gguf)

@@ -2,7 +2,7 @@
 # Many llama.cpp clients on one GPU at once: aggregate decode tokens per
 # second, local (N processes on the GPU, time-sliced, and under an MPS
 # daemon of the bench's own: bench/mps-local.sh) vs remote through one
-# rc-server, without and with --isolation process (docs/server.md, "Fault
+# rc-server, without and with --isolation process (docs/server-isolation.md, "Fault
 # containment"), over shm and tcp, with its default --gpu-sharing (MPS
 # where the machine has it: docs/design/gpu-sharing.md) or a named one. On the GPU machine, .bundle and
 # .bundle-llama carried as for bench/token-clock.sh (it builds the nvcc
@@ -37,7 +37,7 @@
 #   MERGE=FILE: an earlier results .json whose rows this run does not
 #   measure are kept (one mode a device call)
 # Results in $OUT (or bench/out): multiclient-raw.jsonl, then
-# bench/multiclient_report.py's <date>-<gpu>-multiclient.{json,md,png},
+# bench/multiclient_report.py's multiclient/<date>-<gpu>.{json,md,png},
 # with each row's ratio to local and to local+MPS.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -12,7 +12,7 @@ to its first token (ttft_ms). TAG is MODEL-CONFIG-rREP-nCLIENTS; CONFIG
 local, local-mps or ISOLATION-TRANSPORT[-SHARING] (bench/multiclient.sh).
 
 The report (--raw RAW --out DIR --gpu NAME --tokens T --server-tokens S):
-the runs' lines into <date>-<gpu>-multiclient.json, whose `rows` are
+the runs' lines into multiclient/<date>-<gpu>.json, whose `rows` are
 {model, mode (bench|server), clients, transport, isolation, sharing
 (timeslice, mps or auto: rc-server's default), reps, aggregate_tps (the
 median of the reps), min_tps, max_tps, local_aggregate_tps,

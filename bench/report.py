@@ -4,7 +4,8 @@ markdown table and a chart, and prints the ratios last.
 
   report.py --raw raw.jsonl --stats-dir DIR --gpu "NVIDIA H100 80GB HBM3" --out-dir DIR
 
-<date>-<gpu>.json has a top-level "rows" list: model, test (pp512/tg128),
+llama-bench/<date>-<gpu>.json (with benchmark, date, gpu, machine, commit,
+config) has a top-level "rows" list: model, test (pp512/tg128),
 transport (tcp/shm), local_tps, remote_tps, rpc_tps, ratio (remote/local),
 round_trips_per_token, bytes_up_per_token, and where the stats files have
 them (newer runtimes) h2d_data_up_per_token (the application's own H2D
@@ -20,6 +21,8 @@ import os
 import re
 import statistics
 from collections import defaultdict
+
+from results_doc import provenance, results_base
 
 
 def load_samples(path):
@@ -155,11 +158,13 @@ def main():
     ap.add_argument("--out-dir", required=True)
     args = ap.parse_args()
     date = datetime.date.today().isoformat()
-    gpu_slug = re.sub(r"[^a-z0-9]+", "-", args.gpu.lower()).strip("-")
-    base = os.path.join(args.out_dir, f"{date}-{gpu_slug}")
+    base = results_base(args.out_dir, "llama-bench", args.gpu)
     rows = build_rows(load_samples(args.raw), args.stats_dir)
+    doc = {"benchmark": "llama-bench", "date": date, "gpu": args.gpu}
+    doc.update(provenance(args.gpu))
+    doc.update({"config": "default", "rows": rows})
     with open(base + ".json", "w") as f:
-        json.dump({"date": date, "gpu": args.gpu, "rows": rows}, f, indent=1)
+        json.dump(doc, f, indent=1)
     md = markdown(rows, args.gpu, date)
     with open(base + ".md", "w") as f:
         f.write(md)

@@ -70,7 +70,7 @@ RPC_PORT=$(( 40000 + RANDOM % 10000 ))
 for url in "$SHM_URL" "$TCP_URL"; do
   log="$RESULTS/server-${url%%:*}.log"
   # --metrics: per-session server counters (replay time by command type),
-  # for the per-token breakdown (docs/performance.md, "How to measure").
+  # for the per-token breakdown (docs/performance-measuring.md, "How to measure").
   env LD_LIBRARY_PATH="$WORK/rc/lib" "$RC_BIN/rc-server" --listen "$url" "${MANIFESTS[@]}" \
     --metrics "$RESULTS/metrics-${url%%:*}.json" > "$log" 2>&1 &
   PIDS+=($!)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session start, local vs remote, with and without rc-server --isolation
-# process (docs/server.md, "Fault containment"), on the GPU machine from the
+# process (docs/server-isolation.md, "Fault containment"), on the GPU machine from the
 # repository root after `scripts/device-run.sh unpack` with .bundle (and,
 # for llama.cpp's manifests, .bundle-llama) carried:
 #
@@ -19,7 +19,7 @@
 # server's log says, per session, what its Hello cost there (context, kernel
 # attributes, upload ring).
 # Results in $OUT (the device tool's) or bench/out: session-start-raw.txt,
-# then bench/session_start_report.py's <date>-<gpu>-session-start.{json,md}.
+# then bench/session_start_report.py's session-start/<date>-<gpu>.{json,md}.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns bench/session-start.sh's raw lines ("<isolation>-<transport>
 <manifests>: first_call_ms X first_kernel_ms Y") into
-<date>-<gpu>-session-start.json, whose `rows` are {case, isolation,
+session-start/<date>-<gpu>.json, whose `rows` are {case, isolation,
 transport, manifests, value, p90, unit, local_value, ratio, vs_none}: value
 is the median time to the first kernel's result in ms, ratio remote /
 local, vs_none this isolation / no isolation on the same transport (lower

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Many mixed llama.cpp clients for a long time against one rc-server: no
-# failed run, and memory that stays flat (issue "A shared GPU service": 16
-# clients, 7B and 1B shapes mixed, 10 minutes). On the GPU machine, with
+# failed run, and memory that stays flat (by default 16 clients, 7B and 1B
+# shapes mixed, 10 minutes). On the GPU machine, with
 # .bundle and .bundle-llama carried as for bench/multiclient.sh.
 #
 #   bash bench/soak.sh start   starts the soak detached and returns (a
@@ -19,7 +19,7 @@
 #
 #   SOAK_S=600  CLIENTS=16  ISOLATION=none|process  TRANSPORT=shm|tcp
 # Results: $OUT (or bench/out)/soak-*.jsonl, then bench/soak_report.py's
-# <date>-<gpu>-soak-<isolation>.{json,md}.
+# soak/<date>-<gpu>-isolation-<isolation>.{json,md}.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/soak.sh's report: the runs (how many, how many failed, by model)
-and the memory samples into <date>-<gpu>-soak-<isolation>.{json,md}.
+and the memory samples into soak/<date>-<gpu>-isolation-<isolation>.{json,md}.
 
   soak_report.py --runs DIR --out DIR --gpu NAME --isolation none|process
 
@@ -73,12 +73,12 @@ def main():
                                            "server_rss_mib_last_third",
                                            "gpu_used_mib_idle_start",
                                            "gpu_used_mib_idle_end")})
-    base = write_results(args.out, args.gpu, "soak-" + args.isolation,
+    base = write_results(args.out, args.gpu, "soak",
                          "Soak, --isolation " + args.isolation, setup, rows, [
         ("model", lambda r: r["model"]),
         ("runs", lambda r: "%d" % r["runs"]),
         ("failed", lambda r: "%d" % r["failed"]),
-    ])
+    ], config="isolation-" + args.isolation)
     with open(base + ".json") as f:
         doc = json.load(f)
     doc["summary"] = summary

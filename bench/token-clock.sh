@@ -30,7 +30,8 @@
 #                       script in one device call keep their results apart)
 # Results: $WORK/token-clock[-NAME]/ (stamps, llama-bench jsonl, report.json),
 # packed into $OUT (or bench/out)/token-clock[-NAME].tar.gz; the report is
-# printed.
+# printed and kept as $OUT/token-clock/<date>-<gpu>[-NAME].json, the file
+# bench/results/token-clock/ keeps.
 set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="${WORK:-$REPO/.device-work}"
@@ -92,6 +93,8 @@ for run in $(seq "$RUNS"); do
     done
   done
 done
-python3 "$REPO/bench/token_clock_report.py" --dir "$RESULTS" --n "$N" --inner "$INNER"
 OUT_DIR="${OUT:-$REPO/bench/out}"; mkdir -p "$OUT_DIR"
+python3 "$REPO/bench/token_clock_report.py" --dir "$RESULTS" --n "$N" --inner "$INNER" \
+  --out "$OUT_DIR" --config "$NAME" \
+  --gpu "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 tar -C "$WORK" -czf "$OUT_DIR/$RESULTS_NAME.tar.gz" "$RESULTS_NAME"

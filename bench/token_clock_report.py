@@ -120,6 +120,11 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("--n", type=int, required=True)
     ap.add_argument("--inner", type=int, required=True)
+    ap.add_argument("--out", help="also write OUT/token-clock/<date>-<gpu>"
+                    "[-<config>].json with the commit and machine")
+    ap.add_argument("--gpu", default="unknown GPU")
+    ap.add_argument("--config", default="")
+    ap.add_argument("--command", default="bash bench/token-clock.sh")
     args = ap.parse_args()
 
     groups = {}
@@ -159,6 +164,25 @@ def main():
               f" {row.get('paired_tps_ratio', float('nan')):>10.4f}")
     with open(os.path.join(args.dir, "report.json"), "w") as f:
         json.dump(rows, f, indent=1)
+    if args.out:
+        write_results_file(args, rows)
+
+
+def write_results_file(args, rows):
+    """The run as bench/results/ keeps it (bench/results_doc.py's layout)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from results_doc import provenance, results_base
+    import datetime
+    gpu = args.gpu or "unknown GPU"
+    doc = {"benchmark": "token-clock",
+           "date": datetime.date.today().isoformat(), "gpu": gpu}
+    doc.update(provenance(gpu))
+    doc.update({"config": args.config or "default", "command": args.command,
+                "rows": rows})
+    base = results_base(args.out, "token-clock", gpu, args.config)
+    with open(base + ".json", "w") as f:
+        # NaN (a ratio without a local run) is not JSON: write null.
+        f.write(json.dumps(doc, indent=1).replace("NaN", "null") + "\n")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@
 // F2FP, and the same PRMT count as nvcc's. (That the conversions were what
 // made that kernel 1.7 times slower than nvcc's was a guess the H100
 // refuted: the kernel got 1 % faster;
-// docs/notes/2026-11-25-session-10-device-codegen.md.)
+// docs/design/device-codegen.md.)
 // The vector form is the same bits: nothing else changes.
 //
 // It also folds CUDA's __float2half of a constant (an asm in CUDA 12.4's

@@ -13,7 +13,7 @@
 // per use; leaving them hoisted cost local-memory traffic in every
 // iteration: 818 bytes of spills with 64-bit pointers, 266 with 32-bit
 // ones, none with this pass
-// (docs/notes/2026-11-25-session-10-device-codegen.md).
+// (docs/design/device-codegen.md).
 //
 // What it does, per loop: when the 32-bit registers needed by the values
 // that live into the loop (invariants used inside, header phis) exceed a

@@ -9,7 +9,7 @@
 // llama.cpp's quantized mat-vec kernels, which call __dp4a (an asm in
 // CUDA's sm_61_intrinsics.hpp), stayed rolled where nvcc unrolls them: 4-6 %
 // slower mat-vecs on the H100
-// (docs/notes/2026-11-22-session-05-deferred-syncs-prefill.md). Dropping the
+// (docs/design/server-replay.md). Dropping the
 // attribute is exact, not a guess: convergence only constrains operations
 // that communicate between threads, and an asm made solely of per-thread
 // arithmetic, conversion, moves, loads and stores communicates with none.

@@ -11,7 +11,7 @@
 // Nsight Compute counted 40 % excessive global sectors and 14 % excessive
 // shared wavefronts, and its loop stalled on them; with the pass the kernel
 // went from 0.590 to 0.830 of nvcc's speed
-// (docs/notes/2026-11-25-session-11-wide-tile-loads.md). The alignment is
+// (docs/design/device-memory-access.md). The alignment is
 // the memcpy's own promise.
 //
 // A copy's source may be a phi or select between the tile and a small local

@@ -1,8 +1,8 @@
 // Connections whose client has not sent its first message yet. One thread
 // looks at all of them in turn, so a peer that connects and then says
 // nothing costs a table entry, not a thread: a session thread starts only
-// with the client's first message (docs/server.md, "Bounds"). Each
-// connection waits at most `timeoutMs` from its arrival; at most
+// with the client's first message (docs/server-internals/bounds.md, "Bounds").
+// Each connection waits at most `timeoutMs` from its arrival; at most
 // `maxWaiting` wait at once (a newcomer pushes out the oldest: an honest
 // client's first message follows its connect within a round trip, so the
 // oldest is the likeliest to be idle).

@@ -165,9 +165,9 @@ int usageError(const std::string &why) {
 // No other process, though it runs as this user (every shm client does),
 // may read or write this one's memory: ptrace, process_vm_writev and
 // /proc/PID/mem need a dumpable target. Over shm a client then reaches only
-// the files its own session shares with it (docs/transport.md, "Memory a
-// peer may write"). RC_SERVER_DUMPABLE=1 leaves the process dumpable, for
-// gdb -p, core dumps and /proc/PID/fd, and opens that door again.
+// the files its own session shares with it (docs/transport-internals/memory.md,
+// "Memory a peer may write"). RC_SERVER_DUMPABLE=1 leaves the process dumpable,
+// for gdb -p, core dumps and /proc/PID/fd, and opens that door again.
 void denyMemoryAccessByOtherProcesses(bool keepDumpable) {
   if (keepDumpable) {
     logInfo("RC_SERVER_DUMPABLE=1: processes of this user may read and "

@@ -11,8 +11,13 @@ import textwrap
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_doc_length  # noqa: E402
 import check_env_doc  # noqa: E402
 import check_links  # noqa: E402
+import check_no_history  # noqa: E402
+import check_scripts_index  # noqa: E402
+import check_server_options  # noqa: E402
+import check_sockets_doc  # noqa: E402
 
 
 def write_tree(root, files):
@@ -30,8 +35,8 @@ class GithubAnchors(unittest.TestCase):
     def test_punctuation_is_dropped_and_spaces_become_hyphens(self):
         self.assertEqual(self.slug("1. Build (client machine, no GPU)"),
                          "1-build-client-machine-no-gpu")
-        self.assertEqual(self.slug("llama.cpp results, session 5 (2026-11-22)"),
-                         "llamacpp-results-session-5-2026-11-22")
+        self.assertEqual(self.slug("llama.cpp results, run 5 (2026-11-22)"),
+                         "llamacpp-results-run-5-2026-11-22")
 
     def test_code_and_links_keep_their_text(self):
         self.assertEqual(self.slug("The `RC_STATS` keys"), "the-rc_stats-keys")
@@ -162,6 +167,118 @@ class EnvironmentDocCheck(unittest.TestCase):
         })
         self.assertEqual(problems, ["docs/environment.md: lists RC_B, which "
                                     "nothing in the repository reads"])
+
+
+class LengthCheck(unittest.TestCase):
+    def test_only_pages_past_the_limit_are_reported(self):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, {"docs/short.md": "line\n" * 300,
+                              "docs/long.md": "line\n" * 301,
+                              "long.txt": "line\n" * 999})
+            problems, count = check_doc_length.check(root)
+        self.assertEqual(problems, ["docs/long.md: 301 lines, more than 300"])
+        self.assertEqual(count, 2)
+
+
+class ServerOptionsCheck(unittest.TestCase):
+    HELP = ("usage: rc-server --listen URL\n\n"
+            "  --listen URL  where\n  --metrics FILE  counters\n"
+            "  --help  this text\n")
+
+    def page(self, synopsis, rows):
+        return ("# rc-server\n\n## Options\n\n```\n" + synopsis +
+                "\n```\n\n| option | meaning |\n|---|---|\n" +
+                "".join(f"| `{r}` | x |\n" for r in rows) +
+                "\n## Start-up\n\n| `--later` | not options |\n")
+
+    def test_a_page_that_matches_passes(self):
+        self.assertEqual(check_server_options.compare(
+            self.HELP, self.page("rc-server --listen URL [--metrics FILE]",
+                                 ["--listen URL", "--metrics FILE"])), [])
+
+    def test_missing_and_extra_options_are_named(self):
+        problems = check_server_options.compare(
+            self.HELP, self.page("rc-server --listen URL [--gone]",
+                                 ["--listen URL", "--gone"]))
+        self.assertEqual(problems, [
+            "docs/server.md: the synopsis lacks --metrics",
+            "docs/server.md: the options table has no row for --metrics",
+            "docs/server.md: documents --gone, which rc-server --help does "
+            "not explain"])
+
+
+class SocketsCheck(unittest.TestCase):
+    SOURCES = {
+        "transport/src/lanes.cpp": "if (::listen(fd, 4) != 0) return;\n",
+        "gpu-server/src/main.cpp": "auto l = transport::listen(url, &e);\n",
+        "gpu-server/src/executor.cpp": "OpStatus st = bind(device);\n",
+        "test/unit/t.cpp": "::listen(fd, 1);\n",
+    }
+
+    def problems(self, section):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, dict(self.SOURCES, **{
+                "docs/security.md": "# S\n\n## Who can reach the port\n\n"
+                                    + section + "\n## Next\n\n"
+                                    "transport/src/lanes.cpp\n"}))
+            return check_sockets_doc.check(root)[0]
+
+    def test_named_places_pass(self):
+        self.assertEqual(self.problems(
+            "`transport/src/lanes.cpp`, `gpu-server/src/main.cpp`\n"), [])
+
+    def test_an_unnamed_place_is_reported_where_it_is(self):
+        self.assertEqual(self.problems("`gpu-server/src/main.cpp`\n"), [
+            "transport/src/lanes.cpp:1: ::listen opens an endpoint "
+            "docs/security.md's 'Who can reach the port' does not name"])
+
+
+class HistoryCheck(unittest.TestCase):
+    def problems(self, text):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, {"src/a.cpp": text})
+            return check_no_history.check(root)[0]
+
+    def test_history_is_reported_with_its_line(self):
+        for text in ("// see docs/notes/x.md\n", "// (issue 4): why\n",
+                     "x = 1  # measured in session 12\n",
+                     "results/2026-11-25-gpu-s11.json\n",
+                     "one work period later\n"):
+            problems = self.problems("int a;\n" + text)
+            self.assertEqual(len(problems), 1, text)
+            self.assertTrue(problems[0].startswith("src/a.cpp:2: names "),
+                            problems[0])
+
+    def test_product_words_pass(self):
+        self.assertEqual(self.problems(
+            "// clang 19 swaps them (LLVM issue 131415)\n"
+            "// rc-server: session 3 (app pid 4121) closed\n"
+            "// session 1: cudaDeviceSynchronize failed\n"
+            "// a decode token issues 13 syncs\n"
+            "// every session's context\n"), [])
+
+
+class ScriptsIndexCheck(unittest.TestCase):
+    def problems(self, index):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, {"scripts/README.md": index,
+                              "scripts/build.sh": "#!/bin/sh\n",
+                              "bench/run.sh": "#!/bin/sh\n",
+                              "tools/gen.py.in": "x\n",
+                              "src/a.cpp": "int a;\n"})
+            return check_scripts_index.check(root)[0]
+
+    def test_listed_by_section_or_path_passes(self):
+        self.assertEqual(self.problems(
+            "# S\n\n## scripts/: here\n\n| `build.sh` |\n\n"
+            "## bench/: there\n\n| `run.sh` |\n\n"
+            "## Generators\n\n| `tools/gen.py.in` |\n"), [])
+
+    def test_a_name_in_another_folders_section_does_not_count(self):
+        self.assertEqual(self.problems(
+            "# S\n\n## scripts/: here\n\n| `build.sh` | `run.sh` |\n"), [
+            "bench/run.sh: not listed in scripts/README.md",
+            "tools/gen.py.in: not listed in scripts/README.md"])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // Peers that hold rc-server up without ever becoming clients, for
 // hammer-latency.sh: while they run, a real client's connect and first
-// call must not take longer (docs/server.md, "Bounds").
+// call must not take longer (docs/server-internals/bounds.md, "Bounds").
 //   stress_peers silent URL N SECONDS       N transport connections that
 //                                           never send a message (or, to a
 //                                           server with keys, N peers that

@@ -2,7 +2,8 @@
 // `rc-cache preload` can upload each tensor as llama.cpp does: one upload
 // from the tensor's first byte, of exactly its bytes. The content cache
 // names an upload's chunks from its start, so only uploads cut this way
-// find the chunks a model load asks for (docs/server.md, "Content cache").
+// find the chunks a model load asks for
+// (docs/server-internals/content-cache.md, "Content cache").
 //
 // The format: "GGUF", a version (2 or 3), the tensor and key-value counts,
 // the key-values (typed, arrays nested), each tensor's name, shape, ggml

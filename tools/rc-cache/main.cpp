@@ -1,8 +1,8 @@
 // rc-cache: what rc-server's content cache holds for this client's
 // namespace (its tenant), dropping chunks of it, and warming it with a
-// file (docs/server.md, "Content cache"). A client program like any other:
-// it reaches the server named by RC_SERVER (and RC_AUTH_KEY_FILE) through
-// the remote-clang runtime.
+// file (docs/server-internals/content-cache.md, "Content cache"). A client
+// program like any other: it reaches the server named by RC_SERVER (and
+// RC_AUTH_KEY_FILE) through the remote-clang runtime.
 #include "gguf_tensors.h"
 
 #include <cuda_runtime_api.h>

@@ -1,6 +1,6 @@
-// Admission before the private endpoint (docs/transport.md, "Admission"):
-// the frames a listener with keys exchanges with a client before it opens
-// anything for it, the transcript the client's proof covers, and the
+// Admission before the private endpoint (docs/design/preauth-admission.md,
+// "Admission"): the frames a listener with keys exchanges with a client before
+// it opens anything for it, the transcript the client's proof covers, and the
 // listener's table of challenges waiting for their proof.
 //
 //   client -> listener  Connect    (as without admission)

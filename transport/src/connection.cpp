@@ -1137,7 +1137,7 @@ std::string FabricConnection::lastError() const {
   return lastError_;
 }
 
-// ---- Sealing (docs/transport.md, "Sealing") ----
+// ---- Sealing (docs/transport-internals/connections.md, "Sealing") ----
 
 namespace {
 // Payload bytes of one sealed frame: the whole frame stays within rxm's

@@ -6,7 +6,7 @@
 // where it used to poll in 20 us sleeps: an idle session then costs the
 // machine nothing. Not between a busy client's requests: sleeping there was
 // built first and measured worse
-// (docs/notes/2026-11-25-session-15-doorbell.md). A
+// (docs/design/waiting.md). A
 // client such as llama.cpp keeps every core busy between GPU steps, and a
 // server thread woken by the ring then waits for a core itself: 25 % of 1B
 // decode's tokens per second over shm on the H100.

@@ -38,10 +38,10 @@ void applyProviderDefaults() {
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "32", 0);
     setenv("FI_OFI_RXM_MSG_TX_SIZE", "32", 0);
     // Never CMA over shm, whatever the environment says. rc-server is not
-    // dumpable (docs/transport.md, "Memory a peer may write"), so a peer's
-    // process_vm_readv of it fails: a large message from the server would
-    // not arrive. And CMA lets the writer of an RMA copy straight into the
-    // target's memory without the target checking key or range first.
+    // dumpable (docs/transport-internals/memory.md, "Memory a peer may write"),
+    // so a peer's process_vm_readv of it fails: a large message from the server
+    // would not arrive. And CMA lets the writer of an RMA copy straight into
+    // the target's memory without the target checking key or range first.
     setenv("FI_SHM_DISABLE_CMA", "1", 1);
   });
 }
@@ -379,7 +379,8 @@ long Endpoint::exposeForWrite(void *buf, size_t len, uint64_t *addr,
   // byte of this process the peer may overwrite.
   if (privateExposures_) {
     // Only this side's own table: the sealed writes that target it are
-    // opened and placed by the connection (docs/transport.md, "Sealing").
+    // opened and placed by the connection
+    // (docs/transport-internals/connections.md, "Sealing").
     *key = unusedKey();
     *addr = 0;
     exposed_.push_back({begin, end, nullptr, *key, 1});

@@ -110,12 +110,12 @@ const TuningRead &tuningRead() {
   // stay positive.
   // Yielding polls up to 10 ms: a decode step's reply (1-5 ms of GPU work)
   // is then picked up at once instead of after a sleep, which cost 0.1 ms
-  // per token over tcp (docs/transport.md, "Waiting").
+  // per token over tcp (docs/transport-internals/waiting.md, "Waiting").
   // A server with a doorbell sleeps on it only where it would otherwise
   // sleep in 20 us steps (after the yield phase): sleeping earlier, between
   // a llama.cpp client's decode tokens, cost it 25 % of its 1B t/s in
   // wake-ups that found every core busy
-  // (docs/notes/2026-11-25-session-15-doorbell.md).
+  // (docs/design/waiting.md).
   static const TuningRead r = [] {
     const uint64_t day = 86400000, tenSeconds = 10000000; // ms, us
     EnvReader env;
@@ -139,7 +139,7 @@ const TuningRead &tuningRead() {
     // 8 lanes 15.6 / 8.2).
     k.tcpLanes = int(env.count("RC_TCP_LANES", 8, 0, 16));
     // Tests and benchmarks: a loopback tcp peer counts as off this host, so
-    // a server seals it (docs/transport.md, "Sealing").
+    // a server seals it (docs/transport-internals/connections.md, "Sealing").
     k.sealLoopback = env.onOff("RC_TRANSPORT_SEAL_LOOPBACK", false);
     // Sealed writes from this size go over the lanes, whose threads seal
     // and open in parallel (docs/design/transport-encryption.md).

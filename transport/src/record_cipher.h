@@ -1,9 +1,9 @@
 // RecordCipher: AES-256-GCM over the records of one stream in one direction
-// of a sealed connection (docs/transport.md, "Sealing"). A stream is the
-// connection's own frames or one lane's pieces or acknowledgements; each has
-// its own record numbers, and the nonce is the direction's IV mixed with the
-// stream's id and the record's number, so no nonce repeats under a key.
-// One RecordCipher serves one thread at a time.
+// of a sealed connection (docs/transport-internals/connections.md, "Sealing").
+// A stream is the connection's own frames or one lane's pieces or
+// acknowledgements; each has its own record numbers, and the nonce is the
+// direction's IV mixed with the stream's id and the record's number, so no
+// nonce repeats under a key. One RecordCipher serves one thread at a time.
 #ifndef RC_TRANSPORT_RECORD_CIPHER_H
 #define RC_TRANSPORT_RECORD_CIPHER_H
 

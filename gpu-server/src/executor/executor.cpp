@@ -715,9 +715,10 @@ OpStatus Executor::handle(const wire::Goodbye &, Answer &) {
   // CUDA writes what kernels printed when their context synchronizes or is
   // destroyed, so a program that exits right after a launch still prints
   // it. Synchronize every context now, on this thread, whose capture sends
-  // that text with the Goodbye's reply (docs/server.md "Device printf");
-  // the session's teardown would print it where no client sees it. Errors
-  // of work nobody synchronized are not reported, as with cudart at exit.
+  // that text with the Goodbye's reply (docs/server-internals/sessions.md
+  // "Device printf"); the session's teardown would print it where no client
+  // sees it. Errors of work nobody synchronized are not reported, as with
+  // cudart at exit.
   for (size_t d = 0; d < contexts_.size(); ++d)
     if (contexts_[d] && bind(int(d)).ok())
       contexts_[d]->deviceSynchronize();

@@ -1,7 +1,8 @@
 // Replays one session's batches: validates each command against the
 // session's own state (allocations, streams, events, resolved symbols) and
 // the registry, then performs it on the session's DeviceContext of the
-// device the command belongs to (docs/server.md, "Several GPUs").
+// device the command belongs to (docs/server-internals/devices.md, "Several
+// GPUs").
 #ifndef RC_SERVER_EXECUTOR_H
 #define RC_SERVER_EXECUTOR_H
 
@@ -133,8 +134,8 @@ public:
     return uploadRing_ ? uploadRing_->released() : 0;
   }
   // The server's content cache and the session's namespace in it (its
-  // tenant; docs/server.md, "Content cache"); null: none (the cache's
-  // commands fail naming it).
+  // tenant; docs/server-internals/content-cache.md, "Content cache"); null:
+  // none (the cache's commands fail naming it).
   void setContentCache(ContentCache *cache, std::string space) {
     cache_ = cache;
     cacheSpace_ = std::move(space);

@@ -1,6 +1,7 @@
-// The content cache's commands (docs/server.md, "Content cache"): uploads
-// named by their chunks' hashes, insertions of uploaded chunks, rc-cache's
-// listing and eviction. The cache itself is rc/server/content_cache.h.
+// The content cache's commands (docs/server-internals/content-cache.md,
+// "Content cache"): uploads named by their chunks' hashes, insertions of
+// uploaded chunks, rc-cache's listing and eviction. The cache itself is
+// rc/server/content_cache.h.
 #include "executor/executor.h"
 
 #include "rc/server/errors.h"

@@ -1,6 +1,6 @@
 // The supervisor's side of a client's handshake under --isolation process
-// (docs/server.md, "Fault containment"): it authenticates the client as a
-// session would (the same keys, challenge and back-off), reserves a worker
+// (docs/server-isolation.md, "Fault containment"): it authenticates the client
+// as a session would (the same keys, challenge and back-off), reserves a worker
 // process of the pool and answers the Hello with a redirect to that worker
 // and the ticket the worker expects. The client then says Hello to the
 // worker, which authenticates it again and serves its session. The

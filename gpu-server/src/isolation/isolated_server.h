@@ -1,7 +1,7 @@
-// rc-server --isolation process (docs/server.md, "Fault containment"): the
-// supervisor's main loop, which listens on the server's address and hands
-// each client to a worker process, and a worker's, which serves the one
-// session it was reserved for and ends with it.
+// rc-server --isolation process (docs/server-isolation.md, "Fault
+// containment"): the supervisor's main loop, which listens on the server's
+// address and hands each client to a worker process, and a worker's, which
+// serves the one session it was reserved for and ends with it.
 #ifndef RC_SERVER_ISOLATED_SERVER_H
 #define RC_SERVER_ISOLATED_SERVER_H
 

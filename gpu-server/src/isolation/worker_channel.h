@@ -1,11 +1,11 @@
 // The socket between rc-server's supervisor and one of its worker
-// processes (--isolation process, docs/server.md "Fault containment").
-// Each message is one short line of text in one datagram (SOCK_SEQPACKET,
-// so no framing): the worker says "ready ADDRESS SUMMARY" once it listens,
-// the supervisor answers "ticket HEX ID" when it reserves the worker for a
-// client (ID: the number the session gets, unique in the supervisor's
-// logs and metrics), how long the ticket lives and who may redeem it; the
-// worker answers "redeemed" once its client's session opened on it, or
+// processes (--isolation process, docs/server-isolation.md "Fault
+// containment"). Each message is one short line of text in one datagram
+// (SOCK_SEQPACKET, so no framing): the worker says "ready ADDRESS SUMMARY" once
+// it listens, the supervisor answers "ticket HEX ID" when it reserves the
+// worker for a client (ID: the number the session gets, unique in the
+// supervisor's logs and metrics), how long the ticket lives and who may redeem
+// it; the worker answers "redeemed" once its client's session opened on it, or
 // "lapsed" when nobody did in time (the worker is free again); with
 // --metrics the worker sends "metrics JSON" (its session's counters) about
 // once a second and when the session ends. Either side sees the other go

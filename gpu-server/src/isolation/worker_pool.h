@@ -1,6 +1,6 @@
-// rc-server's worker processes (--isolation process, docs/server.md "Fault
-// containment"): each serves one session in a CUDA context of its own, so a
-// sticky GPU error (a device assert, an illegal address) ends that process
+// rc-server's worker processes (--isolation process, docs/server-isolation.md
+// "Fault containment"): each serves one session in a CUDA context of its own,
+// so a sticky GPU error (a device assert, an illegal address) ends that process
 // and no other session. The pool keeps `warm` workers started (manifests
 // loaded, modules resolved, listening) ahead of the clients, so a session
 // does not wait for a process to start; each worker ends with its session

@@ -123,8 +123,8 @@ Session::exposeUploadRing(flatbuffers::FlatBufferBuilder &fbb,
     return 0;
   std::string why;
   // A client on this machine maps the ring instead: over shm nothing of
-  // the server is exposed to RMA (docs/transport.md, "Memory a peer may
-  // write").
+  // the server is exposed to RMA (docs/transport-internals/memory.md, "Memory a
+  // peer may write").
   const bool shared = conn_->sameHost();
   const UploadRing *ring = executor_->createUploadRing(bytes, shared, &why);
   if (ring && shared)

@@ -1,8 +1,8 @@
 // Pinned host memory a session shares with its client on the same machine
-// (HostShare; docs/transport.md, "Pinned memory shared with the server"):
-// each region is a SharedMemory file (shared_memory.h) the client maps. A
-// read-back into the region is then one DMA from the GPU into memory the
-// client reads, as with a local GPU: no staging copy, no transport copy.
+// (HostShare; docs/transport-internals/memory.md, "Pinned memory shared with
+// the server"): each region is a SharedMemory file (shared_memory.h) the client
+// maps. A read-back into the region is then one DMA from the GPU into memory
+// the client reads, as with a local GPU: no staging copy, no transport copy.
 //
 // Regions are the session's own: a command can only name an id this
 // session created, and every access is bounds-checked.

@@ -1,7 +1,7 @@
-// A session's upload ring (docs/transport.md, "RMA uploads"): host memory
-// the device copies from directly (pinned on CUDA) that the client writes
-// large uploads into. A MemcpyH2DRing command then copies its piece to the
-// device without staging, and an event per copy tells when the client may
+// A session's upload ring (docs/server-internals/sessions.md, "Upload ring"):
+// host memory the device copies from directly (pinned on CUDA) that the client
+// writes large uploads into. A MemcpyH2DRing command then copies its piece to
+// the device without staging, and an event per copy tells when the client may
 // write that piece again: released() reports it as a running byte count,
 // which every batch reply carries back.
 //

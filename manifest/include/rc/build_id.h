@@ -6,7 +6,7 @@
 // Manifest.build_id. The runtime compares the identity of what a binary
 // registers with its manifest's before it trusts the manifest, and sends
 // the binaries' identities in Hello; rc-server refuses a build it holds no
-// manifest of (docs/manifest.md, "Build identity").
+// manifest of (docs/manifest-format.md, "Build identity").
 #ifndef RC_BUILD_ID_H
 #define RC_BUILD_ID_H
 

@@ -1,5 +1,6 @@
 // rc-cache (tools/rc-cache) reaches the server's content cache through
-// this process's connection (docs/server.md, "Content cache").
+// this process's connection (docs/server-internals/content-cache.md, "Content
+// cache").
 #include "api/global.h"
 
 #include <cstring>

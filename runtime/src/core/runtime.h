@@ -67,12 +67,12 @@ struct Options {
   // the last wait: the sync travels as a server-side barrier, no round trip
   // (docs/runtime-api.md, "Sync elision"). RC_SYNC_ELISION=0 turns it off.
   bool elideSyncs = true;
-  // RMA for large copies (docs/transport.md, "RMA copies"); RC_RMA=0 turns
-  // both directions off. Device-to-host copies of at least rmaReadbackMin
-  // bytes ask the server to write them straight into the destination
-  // (RC_RMA_READBACK_MIN); host-to-device copies of at least rmaUploadMin
-  // bytes are written into the session's upload ring of uploadRingBytes on
-  // the server (RC_RMA_UPLOAD_MIN). 0: that direction off.
+  // RMA for large copies (docs/transport-internals/memory.md, "RMA copies");
+  // RC_RMA=0 turns both directions off. Device-to-host copies of at least
+  // rmaReadbackMin bytes ask the server to write them straight into the
+  // destination (RC_RMA_READBACK_MIN); host-to-device copies of at least
+  // rmaUploadMin bytes are written into the session's upload ring of
+  // uploadRingBytes on the server (RC_RMA_UPLOAD_MIN). 0: that direction off.
   static constexpr size_t kRmaMinBytes = 64 << 10;
   size_t rmaReadbackMin = kRmaMinBytes;
   size_t rmaUploadMin = kRmaMinBytes;
@@ -85,14 +85,16 @@ struct Options {
   // in the batch like other commands (the behaviour before, for A/B).
   size_t ringPieceBytes = 1 << 20;
   // cudaMallocHost blocks of at least this size are shared with a server on
-  // the same machine (shm transport: docs/transport.md, "Pinned memory
-  // shared with the server"), so read-backs into them copy nothing on
-  // either side. RC_SHARED_HOST_MIN; RC_SHARED_HOST=0 (or 0 here): off.
+  // the same machine (shm transport: docs/transport-internals/memory.md,
+  // "Pinned memory shared with the server"), so read-backs into them copy
+  // nothing on either side. RC_SHARED_HOST_MIN; RC_SHARED_HOST=0 (or 0 here):
+  // off.
   size_t sharedHostMin = 64 << 10;
   // Uploads the server's content cache may hold are named by hash first
-  // (docs/server.md, "Content cache"). RC_CACHE: `auto` across a network
-  // only (over shm sending the bytes is a copy, cheaper than hashing
-  // them), `1` always, `0` never (rc-cache cannot reach the cache either).
+  // (docs/server-internals/content-cache.md, "Content cache"). RC_CACHE: `auto`
+  // across a network only (over shm sending the bytes is a copy, cheaper than
+  // hashing them), `1` always, `0` never (rc-cache cannot reach the cache
+  // either).
   enum class CacheUploads { Never, AcrossNetwork, Always };
   CacheUploads cacheUploads = CacheUploads::AcrossNetwork;
   // Threads, the caller's included, that hash large uploads' chunks and
@@ -148,8 +150,8 @@ public:
 
   // ---- the server's content cache (rc-cache) ----------------------------
   // What the cache holds in this client's namespace, as rc-server's JSON
-  // (docs/server.md, "Content cache"); with `evict`, drops the chunks named
-  // (32-digit hashes; none: all of them) first.
+  // (docs/server-internals/content-cache.md, "Content cache"); with `evict`,
+  // drops the chunks named (32-digit hashes; none: all of them) first.
   cudaError_t cacheControl(bool evict, const std::vector<std::string> &hashes,
                            std::string *json);
 

@@ -3,7 +3,7 @@
 // of calling the runtime (a launch, then host work, then a sync).
 //
 // It is built to stay out of the application's way. Measured on the H100
-// (docs/notes/2026-11-25-session-14-flusher.md): the earlier flusher, woken at
+// (docs/design/decode-round-trips.md): the earlier flusher, woken at
 // every batch's first command and blocking on the runtime lock, cost
 // llama.cpp's decode over shm 1.2 points of tokens per second for the 7B shape,
 // all of it in slow tokens: its wake-ups landed while llama.cpp's 16 CPU

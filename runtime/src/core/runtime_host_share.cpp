@@ -1,7 +1,7 @@
 // cudaMallocHost memory shared with a server on the same machine
-// (docs/transport.md, "Pinned memory shared with the server"). The server
-// creates the region, pins it for the GPU's DMA and names its file; this
-// side maps the file and unlinks it, so the pages live exactly as long as
+// (docs/transport-internals/memory.md, "Pinned memory shared with the server").
+// The server creates the region, pins it for the GPU's DMA and names its file;
+// this side maps the file and unlinks it, so the pages live exactly as long as
 // both mappings. Read-backs into such a block then go from the GPU straight
 // into memory the application reads, as with a local GPU. Whatever fails
 // here leaves the block private (plain memory, copies as before): sharing

@@ -37,13 +37,14 @@ struct TrafficStats {
   uint64_t bytesUpShared = 0; // uploads the server read from shared pages
   // Uploads the server's content cache held (named by hash, not sent) and
   // chunks sent with their bytes for it to keep: it lacked them, or the
-  // upload did not ask (docs/server.md, "Content cache").
+  // upload did not ask (docs/server-internals/content-cache.md, "Content
+  // cache").
   uint64_t bytesUpCached = 0;
   uint64_t cacheChunksMissed = 0;
   // Uploads sent with their hashes but without asking first: the server's
   // cache had missed every chunk of the session's latest uploads.
   uint64_t cacheUploadsUnasked = 0;
-  // Where the client's own time goes (issue 4): blocked until replies came,
+  // Where the client's own time goes: blocked until replies came,
   // and inside launch calls (argument packing, batching, sending a full
   // batch). Per round trip / per launch: divide, as json() does.
   uint64_t replyWaitNs = 0;

@@ -1,6 +1,7 @@
 // What names a chunk of an upload in the server's content cache
-// (docs/server.md, "Content cache"): the XXH3-128 hash of its bytes, from
-// the xxHash library. Client and server must hash alike, so both call this.
+// (docs/server-internals/content-cache.md, "Content cache"): the XXH3-128 hash
+// of its bytes, from the xxHash library. Client and server must hash alike, so
+// both call this.
 //
 // Why XXH3-128 rather than a cryptographic hash: a client hashes every byte
 // of every large upload, and XXH3 runs at memory speed (tens of GB/s a

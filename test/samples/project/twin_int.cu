@@ -1,7 +1,7 @@
 // One of two programs (twin_int, twin_double) that define a kernel and a
 // __constant__ of the same names with other types and sizes, and a kernel
 // of the same signature with other code: one rc-server serves both, each
-// with its own definitions (docs/manifest.md, "Kernel IDs").
+// with its own definitions (docs/manifest-format.md, "Kernel IDs").
 // `--test-device`: the host test device runs no kernels, so only the
 // symbol copies and the accepted launches are checked.
 #include "check.h"

@@ -526,7 +526,7 @@ TEST(RuntimeIntegration, NoServerFailsFastWithOneMessage) {
 
 // ---- --isolation process: a worker process per session --------------------
 // The program is the same: it follows the supervisor's redirect to its
-// worker on its own (docs/server.md, "Fault containment").
+// worker on its own (docs/server-isolation.md, "Fault containment").
 const std::vector<std::string> kIsolated{"--isolation", "process"};
 
 TEST(RuntimeIntegration, IsolatedSessionRoundTripOverShm) {

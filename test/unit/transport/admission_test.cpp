@@ -1,6 +1,6 @@
-// Admission (docs/transport.md, "Admission"): a listener with an admission
-// check opens nothing for a client (no private endpoint, no shm region)
-// before it proved a key; a right key still connects beside a guesser;
+// Admission (docs/design/preauth-admission.md, "Admission"): a listener with an
+// admission check opens nothing for a client (no private endpoint, no shm
+// region) before it proved a key; a right key still connects beside a guesser;
 // challenges are small records, bounded, single use. Over tcp and shm.
 #include "rc/transport.h"
 

@@ -1,7 +1,7 @@
-// Sealed connections (docs/transport.md, "Sealing"): what crosses the
-// sockets is not the plaintext; every message, RMA write and lane piece
-// arrives as sent; a byte flipped, a record sent twice or one swallowed on
-// the wire (wire_tap.h, at the socket layer) ends the connection on both
+// Sealed connections (docs/transport-internals/connections.md, "Sealing"): what
+// crosses the sockets is not the plaintext; every message, RMA write and lane
+// piece arrives as sent; a byte flipped, a record sent twice or one swallowed
+// on the wire (wire_tap.h, at the socket layer) ends the connection on both
 // sides with a reason that names it; clear connections stay clear. Runs
 // over tcp on loopback, where the transport seals whatever it is told to
 // (only rc-server decides by address), and, where the test may make a

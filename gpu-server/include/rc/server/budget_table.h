@@ -1,8 +1,8 @@
 // rc-server's byte budgets in shared memory, so that with --isolation
 // process every worker draws from the same counts: the totals all sessions
 // share (RC_SERVER_REPLY_TOTAL_MIB, RC_SERVER_PINNED_TOTAL_MIB) and each
-// tenant's memory quotas (docs/server.md, "Tenants and quotas"). Without
-// isolation the one process makes a table for itself.
+// tenant's memory quotas (docs/server-isolation.md, "Tenants and quotas").
+// Without isolation the one process makes a table for itself.
 //
 // The supervisor creates the table, before any worker, and hands each
 // worker its file descriptor and a holder row of its own. A worker's

@@ -1,8 +1,9 @@
-// The server's content cache (rc-server --cache; docs/server.md, "Content
-// cache"): chunks of uploads kept in pinned host memory, shared by every
-// session of one namespace and kept across sessions, so that an upload the
-// server has seen before (a model's weights, loaded again) sends hashes
-// instead of bytes and the GPU copies it from here at DMA speed.
+// The server's content cache (rc-server --cache;
+// docs/server-internals/content-cache.md, "Content cache"): chunks of uploads
+// kept in pinned host memory, shared by every session of one namespace and kept
+// across sessions, so that an upload the server has seen before (a model's
+// weights, loaded again) sends hashes instead of bytes and the GPU copies it
+// from here at DMA speed.
 //
 // A chunk enters as a reservation (reserve(): a slot of the pool, not yet
 // visible), the session copies the device's bytes into it, and the cache's

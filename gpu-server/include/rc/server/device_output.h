@@ -3,8 +3,8 @@
 // The CUDA driver writes the device printf buffer to the process's stdout,
 // one vfprintf per piece of the format, when the context next launches,
 // synchronizes or copies, on the thread that made that call (observed with
-// driver 580 / CUDA 13; docs/server.md "Device printf"). rc-server runs each
-// session's commands on that session's thread, so while a
+// driver 580 / CUDA 13; docs/server-internals/sessions.md "Device printf").
+// rc-server runs each session's commands on that session's thread, so while a
 // DeviceOutputCapture lives on a thread, formatted writes to stdout from
 // that thread land in its DeviceOutput instead of the server's stdout, and
 // the session sends them to its client with the next reply. Nothing

@@ -1,6 +1,6 @@
 // What rc-server lets one client make it hold, and the totals over all
-// clients together (docs/server.md, "Bounds"). Reaching a bound is an
-// error that names it, never a crash or an unbounded wait. Each is
+// clients together (docs/server-internals/bounds.md, "Bounds"). Reaching a
+// bound is an error that names it, never a crash or an unbounded wait. Each is
 // settable in rc-server's environment (RC_SERVER_*).
 #ifndef RC_SERVER_LIMITS_H
 #define RC_SERVER_LIMITS_H

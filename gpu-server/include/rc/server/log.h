@@ -28,8 +28,8 @@ bool parseLogFormat(const std::string &text, LogFormat *out);
 // --isolation process: "rc-server worker PID").
 void setLogName(const std::string &name);
 
-// What an event is about. `event` is one word (a-z, _); session 0 and
-// an empty tenant are left out of the line.
+// What an event is about. `event` is one word (a-z, _); a session id of
+// 0 and an empty tenant are left out of the line.
 struct LogEvent {
   LogEvent(const char *event = "note", uint64_t session = 0,
            std::string tenant = "")

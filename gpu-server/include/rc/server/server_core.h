@@ -2,7 +2,7 @@
 // runs sessions over any rc::transport::Connection (tests use in-memory
 // ones). A served connection waits in a lobby, one thread for all of them,
 // until its client's first message; then its session gets a thread of its
-// own (docs/server.md, "Bounds").
+// own (docs/server-internals/bounds.md, "Bounds").
 #ifndef RC_SERVER_SERVER_CORE_H
 #define RC_SERVER_SERVER_CORE_H
 

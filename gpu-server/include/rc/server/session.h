@@ -90,7 +90,8 @@ struct SessionEnv {
   // bounds (its stream priority); null: no quotas.
   const TenantQuotas *quotas = nullptr;
   // rc-server --cache: chunks of uploads kept across sessions, a namespace
-  // per tenant (docs/server.md, "Content cache"); null: none.
+  // per tenant (docs/server-internals/content-cache.md, "Content cache"); null:
+  // none.
   ContentCache *cache = nullptr;
   // The keys as SIGHUP reloads them (rc/server/key_ring.h); null: `keys`
   // above, for the server's life.

@@ -92,7 +92,8 @@ struct SessionMetrics {
   void identify(uint32_t pid, const std::string &name);
   uint32_t clientPid() const;
   std::string clientName() const;
-  // The key id the client proved (docs/server.md, "Tenants and quotas");
+  // The key id the client proved (docs/server-isolation.md, "Tenants and
+  // quotas");
   // "" without authentication.
   void setTenant(const std::string &tenant);
   std::string tenant() const;

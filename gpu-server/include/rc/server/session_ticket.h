@@ -1,5 +1,5 @@
 // The one session a worker process of rc-server was reserved for
-// (--isolation process, docs/server.md "Fault containment"): the
+// (--isolation process, docs/server-isolation.md "Fault containment"): the
 // supervisor hands the worker a random ticket, who may redeem it and until
 // when, and hands the client the same ticket with its redirect. The worker
 // opens a session only for a Hello that carries the ticket, from the

@@ -18,8 +18,9 @@ struct SessionSettings {
   // inline (RC_SERVER_UPLOAD_RING_MIB).
   uint64_t uploadRingBytes = 32ull << 20;
   // A cudaStreamSynchronize waits on the GPU, not on the host
-  // (RC_SERVER_DEFER_SYNC; docs/server.md, "Deferred syncs"), and other
-  // streams are ordered behind it by events (RC_SERVER_SYNC_FENCE).
+  // (RC_SERVER_DEFER_SYNC; docs/server-internals/sessions.md, "Deferred stream
+  // syncs"), and other streams are ordered behind it by events
+  // (RC_SERVER_SYNC_FENCE).
   bool deferSyncs = true;
   bool syncFences = true;
   // Each session's messages are recorded into this folder for the fuzz

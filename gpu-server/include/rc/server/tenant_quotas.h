@@ -1,6 +1,6 @@
-// Tenants and their quotas (docs/server.md, "Tenants and quotas"). A tenant
-// is the id of a key of rc-server's key file: a client that proved it holds
-// key K is tenant K. rc-server --quotas FILE bounds what each tenant may
+// Tenants and their quotas (docs/server-isolation.md, "Tenants and quotas"). A
+// tenant is the id of a key of rc-server's key file: a client that proved it
+// holds key K is tenant K. rc-server --quotas FILE bounds what each tenant may
 // hold at once; a session past a bound is refused at its Hello, naming the
 // tenant, the bound and the file.
 //

@@ -1,9 +1,10 @@
-// Multipath host-to-device copies (MMA's idea; docs/server.md, "Multipath
-// copies"): a large copy from pinned host memory to a session's GPU sends
-// parts of its bytes over peer GPUs' own PCIe links into relay buffers
-// there, from which the session's GPU pulls them peer to peer (NVLink),
-// while one part comes over its own link. On two H200s joined by NVLink
-// the two paths together carried 1.8x one path (bench/bulk.sh).
+// Multipath host-to-device copies (MMA's idea;
+// docs/server-internals/devices.md, "Multipath copies"): a large copy from
+// pinned host memory to a session's GPU sends parts of its bytes over peer
+// GPUs' own PCIe links into relay buffers there, from which the session's GPU
+// pulls them peer to peer (NVLink), while one part comes over its own link. On
+// two H200s joined by NVLink the two paths together carried 1.8x one path
+// (bench/bulk.sh).
 #ifndef RC_SERVER_COPY_RELAY_H
 #define RC_SERVER_COPY_RELAY_H
 

@@ -382,7 +382,7 @@ public:
   // sleeps. For measurements: a llama.cpp client on the same machine keeps
   // every core busy between its GPU steps, and "yield" cost it half of its
   // 1B tokens per second over shm (0.507 of local against 0.983;
-  // docs/notes/2026-11-25-session-15-doorbell.md).
+  // docs/design/waiting.md).
   static bool gpuWaitFlags(const std::string &w, unsigned *flags,
                            std::string *error) {
     if (w.empty())
