@@ -177,7 +177,10 @@ public:
     while (Clock::now() < until && alive(&how)) {
       std::string text = log();
       size_t at = text.find(mark);
-      size_t end = at == std::string::npos ? at : text.find('\n', at);
+      // The address ends the message; the line may quote it (key=value
+      // fields, docs/metrics.md "Logs").
+      size_t end =
+          at == std::string::npos ? at : text.find_first_of("\"\n", at);
       if (end != std::string::npos)
         return text.substr(at + mark.size(), end - at - mark.size());
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
