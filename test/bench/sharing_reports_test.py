@@ -22,8 +22,11 @@ def run(script, *args):
 
 
 def rows_of(out_dir):
-    [name] = [f for f in os.listdir(out_dir) if f.endswith(".json")]
-    with open(os.path.join(out_dir, name)) as f:
+    """The rows of the one results file a report wrote, which lies in its
+    benchmark's folder (<out>/<benchmark>/<date>-<gpu>.json)."""
+    [path] = [os.path.join(root, f) for root, _, files in os.walk(out_dir)
+              for f in files if f.endswith(".json")]
+    with open(path) as f:
         return json.load(f)["rows"]
 
 
