@@ -1,4 +1,5 @@
 #include "rc/server/log.h"
+#include "metrics/metrics_json.h"
 
 #include <unistd.h>
 
@@ -64,23 +65,6 @@ void appendValue(std::string &out, const std::string &value) {
     } else if (c < 0x20) {
       char esc[8];
       std::snprintf(esc, sizeof esc, "\\x%02x", c);
-      out += esc;
-    } else {
-      out += char(c);
-    }
-  }
-  out += '"';
-}
-
-void appendJsonString(std::string &out, const std::string &value) {
-  out += '"';
-  for (unsigned char c : value) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\u%04x", c);
       out += esc;
     } else {
       out += char(c);
