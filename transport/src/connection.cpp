@@ -664,16 +664,16 @@ int FabricConnection::pump() {
   return n;
 }
 
-void FabricConnection::keeperTick() {
+bool FabricConnection::keeperTick() {
   std::unique_lock<std::mutex> g(mu_, std::try_to_lock);
   if (!g.owns_lock())
-    return;
+    return false;
   if (throttled()) {
     // The owner is behind: leave the rest with the provider, so that the
     // peer's sends wait, and do not take not listening for its silence.
     lastHeard_ = Clock::now();
     maintain(lastHeard_);
-    return;
+    return false;
   }
   // Drain what is there (bounded), so that a peer streaming to an idle
   // owner is not throttled to one CQ batch per tick. Over shm a message
@@ -683,14 +683,18 @@ void FabricConnection::keeperTick() {
   // owner is behind (throttled): what is left waits with the provider.
   auto now = Clock::now(), until = now + std::chrono::milliseconds(5);
   auto lastWork = now;
+  bool moved = false;
   while (!throttled() && now < until &&
          now - lastWork < std::chrono::microseconds(200)) {
-    if (pump() > 0)
+    if (pump() > 0) {
       lastWork = now;
-    else
+      moved = true;
+    } else {
       sched_yield();
+    }
     now = Clock::now();
   }
+  return moved;
 }
 
 void FabricConnection::idleWait(Clock::time_point idleSince) {

@@ -17,23 +17,33 @@ namespace rc::transport::detail {
 
 namespace {
 // A process-wide thread that visits every registered connection every
-// 100 ms. Leaked on purpose: the detached thread may outlive static
-// destructors.
+// 100 ms, or after 1 ms while a visit found work (a peer streaming to an
+// owner that is busy elsewhere). Leaked on purpose: the detached thread
+// may outlive static destructors.
 struct Visitor {
-  explicit Visitor(void (*visit)(FabricConnection *)) : visit(visit) {}
-  void (*visit)(FabricConnection *);
+  // Returns whether the visit moved anything.
+  using Visit = bool (*)(FabricConnection *);
+  explicit Visitor(Visit visit) : visit(visit) {}
+  Visit visit;
   std::mutex mu;
   std::set<FabricConnection *> conns;
   bool running = false;
 };
 
 void visitLoop(Visitor *v) {
-  const int tickMs = 100;
+  // Soon again while data flows: the kernel holds only a socket buffer's
+  // worth (128 KiB by default) for an unread tcp connection and, since
+  // Linux 6.17, drops what does not fit, so the sender waits out a
+  // retransmission timeout per buffer when the next visit is far off.
+  const auto idleTick = std::chrono::milliseconds(100),
+             busyTick = std::chrono::milliseconds(1);
+  bool moved = false;
   for (;;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(tickMs));
+    std::this_thread::sleep_for(moved ? busyTick : idleTick);
     std::lock_guard<std::mutex> g(v->mu);
+    moved = false;
     for (FabricConnection *c : v->conns)
-      v->visit(c);
+      moved |= v->visit(c);
   }
 }
 
@@ -42,7 +52,7 @@ void visitLoop(Visitor *v) {
 // and its lock are leaked like the visitors: a connection closed by an exit
 // handler (the runtime's) may create a visitor after static destructors
 // ran.
-Visitor *makeVisitor(void (*visit)(FabricConnection *)) {
+Visitor *makeVisitor(Visitor::Visit visit) {
   auto *v = new Visitor(visit);
   static auto *registering = new std::mutex;
   static auto *all = new std::vector<Visitor *>;
@@ -71,7 +81,7 @@ Visitor *makeVisitor(void (*visit)(FabricConnection *)) {
 // The keep-alive thread: progress and keep-alives for owners that are
 // busy elsewhere (try_lock inside: it never waits for a busy owner).
 Visitor &keeper() {
-  static Visitor *k = makeVisitor([](FabricConnection *c) { c->keeperTick(); });
+  static Visitor *k = makeVisitor([](FabricConnection *c) { return c->keeperTick(); });
   return *k;
 }
 
@@ -80,7 +90,10 @@ Visitor &keeper() {
 // found it taken), so this one never calls into the provider.
 Visitor &rescuer() {
   static Visitor *r =
-      makeVisitor([](FabricConnection *c) { c->rescueFromDeadPeer(); });
+      makeVisitor([](FabricConnection *c) {
+        c->rescueFromDeadPeer();
+        return false;
+      });
   return *r;
 }
 

@@ -485,12 +485,14 @@ TEST_P(TransportTest, BothSidesSendLargeAtOnce) {
 TEST_P(TransportTest, SenderFarAheadOfReceiver) {
   // The receiver does not call recv until everything was sent: sends must
   // still complete. The idle side is progressed by the keep-alive thread
-  // alone, in short passes every 100 ms. Over shm each message larger than
-  // the inject size waits for the receiver to take the one before; a pass
-  // ends after 200 us without work, so when the sender does not get a core
-  // at once (2 busy cores, a sanitized build) a pass moves one message: 10
-  // a second. 150 messages (1.5 MB) are still more than shm buffers; over
-  // tcp, where the kernel buffers up to about 10 MB, 2000 (20 MB).
+  // alone, in short passes every 100 ms (1 ms while they find data). Over
+  // shm each message larger than the inject size waits for the receiver to
+  // take the one before; a pass ends after 200 us without work, so when
+  // the sender does not get a core at once (2 busy cores, a sanitized
+  // build) a pass moves one message. 150 messages (1.5 MB) are still more
+  // than shm buffers; over tcp, where the kernel buffers about 4 MB (send
+  // buffer) and 128 KiB (receive buffer, dropping the rest since Linux
+  // 6.17), 2000 (20 MB): with passes every 100 ms they took 20 s there.
   const bool shm = std::string(GetParam()) == "shm";
 #ifdef RC_SANITIZE_BUILD
   const int boundMs = 60000, count = shm ? 150 : 1000;
