@@ -8,9 +8,9 @@
 #
 # Two rc-servers on loopback tcp, both with a key file and the same
 # manifests: "clear" (loopback is served in the clear) and "sealed" (started
-# with RC_TRANSPORT_SEAL_LOOPBACK=1, so it seals as it would a client off
+# with RC_DEV_TRANSPORT_SEAL_LOOPBACK=1, so it seals as it would a client off
 # this host), and "lanes256k": sealed, with sealed writes from 256 KiB on
-# over the lanes (RC_TRANSPORT_SEALED_LANE_MIN=262144: a 1B token's 513 KB
+# over the lanes (RC_DEV_TRANSPORT_SEALED_LANE_MIN=262144: a 1B token's 513 KB
 # of logits sealed and opened by eight threads instead of one). Clients
 # hold the key. Interleaved, each repetition its own process:
 #   decode  llama-bench tg128 (-p 0 -n 128) of the 1B and 7B Q4_0 models
@@ -71,8 +71,8 @@ for mode in $MODES; do
   URL[$mode]="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))"
   seal=1; [[ $mode == clear ]] && seal=0
   laneMin=1048576; [[ $mode == lanes256k ]] && laneMin=262144
-  env LD_LIBRARY_PATH="$WORK/rc/lib" RC_TRANSPORT_SEAL_LOOPBACK=$seal \
-    RC_TRANSPORT_SEALED_LANE_MIN=$laneMin \
+  env LD_LIBRARY_PATH="$WORK/rc/lib" RC_DEV_TRANSPORT_SEAL_LOOPBACK=$seal \
+    RC_DEV_TRANSPORT_SEALED_LANE_MIN=$laneMin \
     "$RC_BIN/rc-server" --listen "${URL[$mode]}" --auth-key-file "$KEYS" \
     "${MANIFESTS[@]}" --log-level debug > "$RESULTS/seal-server-$mode.log" 2>&1 &
   PIDS+=($!)

@@ -2,11 +2,10 @@
 // while it waits for the client's next request, instead of polling a core.
 //
 // When: only once the session has been idle through the poll's spin and
-// yield phases (RC_TRANSPORT_DOORBELL_SPIN_US, default 10 ms; keeper.h),
+// yield phases (RC_DEV_TRANSPORT_YIELD_US, default 10 ms; keeper.h),
 // where it used to poll in 20 us sleeps: an idle session then costs the
 // machine nothing. Not between a busy client's requests: sleeping there was
-// built first and measured worse
-// (docs/notes/2026-11-25-session-15-doorbell.md). A
+// built first and measured worse. A
 // client such as llama.cpp keeps every core busy between GPU steps, and a
 // server thread woken by the ring then waits for a core itself: 25 % of 1B
 // decode's tokens per second over shm on the H100.

@@ -348,8 +348,7 @@ Session::Next Session::openSession(const void *p,
   if (!ctx)
     return refuse("cannot create a device context: " + error);
   SessionSymbols symbols(env_.registry, std::move(manifests));
-  executor_ = std::make_unique<Executor>(symbols, env_.backend, std::move(ctx),
-                                         env_.settings);
+  executor_ = std::make_unique<Executor>(symbols, env_.backend, std::move(ctx));
   executor_->setMetrics(metrics_.get());
   static const ServerLimits kDefaultLimits;
   const ServerLimits &limits = env_.limits ? *env_.limits : kDefaultLimits;

@@ -319,7 +319,7 @@ void runConcurrentCopyStress(const std::string &url,
     return;
   const std::string &dir = served.dir();
   std::vector<std::string> env = served.env();
-  env.push_back("RC_RMA=1");
+  env.push_back("RC_DEV_RMA=1");
   env.push_back("RC_CACHE=1"); // over shm too, where it is off by default
   std::vector<std::thread> clients;
   std::vector<ChildResult> results(seeds.size());
@@ -1078,6 +1078,16 @@ TEST(RuntimeIntegration, RcCachePreloadsListsAndEvicts) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.output.find("is not a chunk's hash"), std::string::npos)
       << bad.output;
+  // RC_CACHE by the one rule: a value the runtime would refuse stops the
+  // tool, naming it, instead of being overwritten with 1.
+  std::vector<std::string> badEnv = served.env();
+  badEnv.push_back("RC_CACHE=yes");
+  ChildResult badVar =
+      runChild({RC_CACHE_TOOL, "list"}, badEnv, dir + "/badvar.out", 60);
+  EXPECT_EQ(badVar.status, 2);
+  EXPECT_NE(badVar.output.find("RC_CACHE=yes is not one of auto, 0, 1"),
+            std::string::npos)
+      << badVar.output;
 }
 
 // Programs that load CUDA themselves (docs/driver-api.md): with remote-
