@@ -5,6 +5,8 @@
 #ifndef RC_SERVER_EXECUTOR_H
 #define RC_SERVER_EXECUTOR_H
 
+#include "executor/shared_host.h"
+#include "executor/upload_ring.h"
 #include "executor/vmm_table.h"
 #include "protocol_generated.h"
 #include "rc/server/backend.h"
@@ -12,8 +14,6 @@
 #include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/session_symbols.h"
-#include "session/shared_host.h"
-#include "session/upload_ring.h"
 
 #include <deque>
 #include <functional>

@@ -1,7 +1,7 @@
 #include "rc/server/session.h"
 
+#include "admission/peer_source.h"
 #include "executor/executor.h"
-#include "peer_source.h"
 #include "rc/hex.h"
 #include "rc/server/content_cache.h"
 #include "rc/server/errors.h"

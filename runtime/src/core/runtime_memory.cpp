@@ -3,7 +3,7 @@
 #include "core/runtime.h"
 #include "rc/content_hash.h"
 
-#include "api/unsupported.h"
+#include "core/unsupported.h"
 #include "manifests/startup_registry.h"
 
 #include <algorithm>
