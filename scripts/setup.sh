@@ -63,7 +63,8 @@ PIP_PINS=(lit==18.1.8
   nvidia-cuda-nvcc==13.0.88
   # CUDA 13.0's headers: the overlay's CUDA 13 toolkit (docs/design/cuda-versions.md)
   nvidia-cuda-runtime==13.0.96 nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85
-  numpy==2.2.6 PyYAML==6.0.2)  # llama-integration: llama.cpp's gguf-py
+  numpy==2.2.6 PyYAML==6.0.2  # llama-integration: llama.cpp's gguf-py
+  clang==19.1.7)  # libclang 19's Python bindings: test/layering/check_class_sizes.py
 # Capture whole outputs before matching: under pipefail, `cmd | grep -q` fails
 # at random when grep exits early and cmd dies of SIGPIPE (seen in CI).
 frozen="$("$VENV/bin/python" -m pip freeze 2>/dev/null || true)"

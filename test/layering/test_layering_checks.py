@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Tests of the include-cycle check: it finds a cycle, where it is, and
-passes a tree without one."""
+"""Tests of the layering checks: each finds what it should, where it is,
+and passes a tree without it."""
 
+import json
 import os
 import sys
 import tempfile
@@ -9,6 +10,7 @@ import textwrap
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_class_sizes  # noqa: E402
 import check_include_cycles  # noqa: E402
 
 
@@ -58,6 +60,67 @@ class IncludeCycles(unittest.TestCase):
         self.assertEqual(problems[0],
                          "src: folders include each other: . -> admission "
                          "-> .")
+
+
+class ClassSizes(unittest.TestCase):
+    def test_ceilings_are_read_and_bad_lines_named(self):
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, {"c.txt": "# comment\nrc::A 50  # why\n"
+                                       "rc::B many\n"})
+            ceilings, problems = check_class_sizes.parse_ceilings(
+                os.path.join(root, "c.txt"))
+        self.assertEqual(ceilings, {"rc::A": 50})
+        self.assertEqual(len(problems), 1)
+        self.assertIn("c.txt:3: not `NAME COUNT`", problems[0])
+
+    def test_judge_is_a_ratchet(self):
+        classes = {("rc::Big", "/r/a.h"): 41, ("rc::Ok", "/r/a.h"): 40,
+                   ("rc::Listed", "/r/b.h"): 60,
+                   ("rc::Shrunk", "/r/b.h"): 45}
+        ceilings = {"rc::Listed": 59, "rc::Shrunk": 50, "rc::Gone": 70}
+        problems, notes = check_class_sizes.judge(classes, ceilings, "/r")
+        self.assertEqual(problems, [
+            "rc::Big (a.h): 41 member functions, more than 40: split it",
+            "rc::Listed (b.h): 60 member functions, over its ceiling of 59: "
+            "move the new work into a class of its own",
+            "ceiling list: rc::Gone is no class of the checked folders any "
+            "more: remove its line",
+        ])
+        self.assertEqual(notes, ["rc::Shrunk: 45 member functions, under its "
+                                 "ceiling of 50: lower the ceiling to 45"])
+
+    def test_counts_from_the_ast(self):
+        cindex = check_class_sizes.load_clang()
+        self.assertIsNotNone(cindex, "libclang's Python bindings are missing "
+                                     "(scripts/setup.sh)")
+        methods = "".join(f"  void m{i}();\n" for i in range(38))
+        with tempfile.TemporaryDirectory() as root:
+            write_tree(root, {
+                "lib/big.h": "namespace rc {\nclass Big {\npublic:\n"
+                             "  Big();\n  ~Big();\n"
+                             "  Big(const Big &) = delete;\n"
+                             "  template <class T> void each(T t);\n"
+                             + methods +
+                             "  struct Inner { void a(); void b(); };\n"
+                             "};\n}\n",
+                "lib/use.cpp": '#include "big.h"\n'
+                               "void rc::Big::m0() {}\n"
+                               "namespace { struct Local { int f(); }; }\n",
+                "other/skip.cpp": "struct NotChecked { void f(); };\n",
+            })
+            db = [{"directory": root, "file": f"{root}/{f}",
+                   "arguments": ["c++", "-std=c++17", "-c", f"{root}/{f}"]}
+                  for f in ("lib/use.cpp", "other/skip.cpp")]
+            with open(os.path.join(root, "compile_commands.json"), "w") as f:
+                json.dump(db, f)
+            classes, parsed, problems = check_class_sizes.measure(
+                root, root, ["lib/"], cindex)
+        counts = {name: n for (name, _), n in classes.items()}
+        # constructor, destructor, the member template, 38 methods; not the
+        # deleted copy constructor, not Inner's two.
+        self.assertEqual(counts, {"rc::Big": 41, "rc::Big::Inner": 2,
+                                  "(anonymous)::Local": 1})
+        self.assertEqual((parsed, problems), (1, []))
 
 
 if __name__ == "__main__":
