@@ -18,7 +18,7 @@ struct Tuning {
   int deadMs;      // peer is gone after this long without hearing from it,
                    // or when a send of it makes no progress this long
   int heldBackMs;  // ... or this long while the peer says it holds back
-  // Busy-poll kSpinUs (keeper.cpp), then poll with sched_yield until idle
+  // Busy-poll kSpinUs (below), then poll with sched_yield until idle
   // this long; sleep after (a server with a doorbell sleeps on it then).
   int yieldUs;
   int tcpLanes;      // lanes each way a tcp client asks for, a server grants
