@@ -9,8 +9,8 @@
 # (the bundle's $WORK/rc/bench/copy_bandwidth): synchronous cudaMemcpy of
 # $MIB MiB (default 1024), median of $REPS (5), one stream, from and to
 # pageable and pinned (cudaMallocHost) memory. Remote over shm, tcp (8 lanes,
-# the default), tcp over one stream (RC_TCP_LANES=0) and 4 and 16 lanes, and
-# tcp with a 3 and a 12 GB/s link emulated (RC_EMULATE_GBPS: 25 and 100 GbE).
+# the default), tcp over one stream (RC_DEV_TCP_LANES=0) and 4 and 16 lanes, and
+# tcp with a 3 and a 12 GB/s link emulated (RC_DEV_EMULATE_GBPS: 25 and 100 GbE).
 # Beside them, rc_transport_bench's 256 MiB read-backs: by RMA (the lanes)
 # and over one plain loopback TCP socket, the kernel's one-stream rate.
 # bench/copy_streams.cu, built the same two ways, runs local, over shm and
@@ -63,7 +63,7 @@ for transport in $TRANSPORTS; do
     tcp) url="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))" ;;
   esac
   # The server grants as many lanes as a client asks for, up to 16.
-  env LD_LIBRARY_PATH="$WORK/rc/lib" RC_TCP_LANES=16 RC_SERVER_MULTIPATH=$multipath \
+  env LD_LIBRARY_PATH="$WORK/rc/lib" RC_DEV_TCP_LANES=16 RC_SERVER_MULTIPATH=$multipath \
     "$WORK/rc/bin/rc-server" --listen "$url" \
     --manifest "$REMOTE_BIN.rcm" --manifest "$REMOTE_STREAMS_BIN.rcm" \
     > "$RESULTS/bulk-server-$transport.log" 2>&1 &
@@ -76,16 +76,16 @@ for transport in $TRANSPORTS; do
   run "$transport" "${client[@]}" "$REMOTE_BIN"
   run "$transport" "${client[@]}" "$REMOTE_STREAMS_BIN"
   if [[ "$transport" == tcp ]]; then
-    run tcp-1stream "${client[@]}" RC_TCP_LANES=0 "$REMOTE_BIN"
-    run tcp-4lanes "${client[@]}" RC_TCP_LANES=4 "$REMOTE_BIN"
-    run tcp-16lanes "${client[@]}" RC_TCP_LANES=16 "$REMOTE_BIN"
-    run tcp-3gbps "${client[@]}" RC_EMULATE_GBPS=3 "$REMOTE_BIN"
-    run tcp-12gbps "${client[@]}" RC_EMULATE_GBPS=12 "$REMOTE_BIN"
+    run tcp-1stream "${client[@]}" RC_DEV_TCP_LANES=0 "$REMOTE_BIN"
+    run tcp-4lanes "${client[@]}" RC_DEV_TCP_LANES=4 "$REMOTE_BIN"
+    run tcp-16lanes "${client[@]}" RC_DEV_TCP_LANES=16 "$REMOTE_BIN"
+    run tcp-3gbps "${client[@]}" RC_DEV_EMULATE_GBPS=3 "$REMOTE_BIN"
+    run tcp-12gbps "${client[@]}" RC_DEV_EMULATE_GBPS=12 "$REMOTE_BIN"
   fi
   kill -INT "$server"; wait "$server" 2>/dev/null
 done
 for lanes in 8 0; do
-  env LD_LIBRARY_PATH="$WORK/rc/lib" RC_TCP_LANES=$lanes \
+  env LD_LIBRARY_PATH="$WORK/rc/lib" RC_DEV_TCP_LANES=$lanes \
     "$WORK/rc/bin/rc_transport_bench" tcp readback $((256 << 20)) 20 2>&1 |
     sed "s/^/readback-lanes$lanes: /" | tee -a "$RAW"
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # llama.cpp model load time, local vs remote, with rc-server's content cache
 # cold (a fresh server) and warm (the next run), over shm, tcp and tcp with
-# a 3 and a 12 GB/s link emulated (RC_EMULATE_GBPS: 25 and 100 GbE), beside
+# a 3 and a 12 GB/s link emulated (RC_DEV_EMULATE_GBPS: 25 and 100 GbE), beside
 # llama.cpp's own RPC backend with its tensor cache (ggml-rpc-server -c).
 # Run on the GPU machine from the repository root after
 #   scripts/device-run.sh unpack ref models   (.bundle and .bundle-llama carried;
@@ -109,8 +109,8 @@ for t in $TRANSPORTS; do
   # The remote-clang build's run (RC_CACHE from the caller: 1 unless set).
   remote() { # case rep
     # (called in $(...): the export stays in that subshell)
-    if [[ "$t" == tcp-1stream ]]; then export RC_TCP_LANES=0; fi
-    LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_EMULATE_GBPS="$gbps" \
+    if [[ "$t" == tcp-1stream ]]; then export RC_DEV_TCP_LANES=0; fi
+    LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_DEV_EMULATE_GBPS="$gbps" \
       RC_CACHE="${RC_CACHE:-1}" RC_STATS="$RESULTS/load-stats-$t-$1-$2.json" completion "$LL_BIN"
   }
   start "$url" --cache "$CACHE" --metrics "$RESULTS/load-metrics-$t-nocache.json" || continue
@@ -123,7 +123,7 @@ for t in $TRANSPORTS; do
     record "$t" warm "$rep" "$(remote warm "$rep")"
     [[ "$PRELOAD" == 1 ]] || continue
     start "$url" --cache "$CACHE" --metrics "$RESULTS/load-metrics-$t-preloaded-$rep.json" || break
-    env LD_LIBRARY_PATH="$WORK/rc/lib" RC_SERVER="$url" RC_EMULATE_GBPS="$gbps" \
+    env LD_LIBRARY_PATH="$WORK/rc/lib" RC_SERVER="$url" RC_DEV_EMULATE_GBPS="$gbps" \
       "$RC_BIN/rc-cache" preload "$MODEL_FILE" 2>&1 | tee -a "$RESULTS/load-preload.log"
     record "$t" preloaded "$rep" "$(remote preloaded "$rep")"
   done

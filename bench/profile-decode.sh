@@ -13,7 +13,7 @@
 # and the server's recent round-trip medians. Files: $OUT/profile.tar.gz.
 #
 #   MODELS="1b:q4_0 7b:q4_0"  N=128  REPS=3  RC_TRANSPORTS="shm tcp"
-#   VARIANTS="default spin5000=RC_TRANSPORT_SPIN_US=5000"
+#   VARIANTS="default yield1000=RC_DEV_TRANSPORT_YIELD_US=1000"
 #            (name[=VAR=value,VAR=value], one word each)
 #   P=512    a prompt step instead: llama-bench -p P -n 0, -r 1 then
 #            -r 1+REPS on one rc-server; bench/profile_prefill.py takes the
@@ -26,7 +26,7 @@ N="${N:-128}"
 REPS="${REPS:-3}"
 P="${P:-0}"
 TRANSPORTS="${RC_TRANSPORTS:-shm tcp}"
-VARIANTS="${VARIANTS:-default spin5000=RC_TRANSPORT_SPIN_US=5000}"
+VARIANTS="${VARIANTS:-default}"
 RESULTS="$WORK/profile"
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"

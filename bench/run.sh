@@ -9,7 +9,7 @@
 #   local   llama.cpp built with nvcc here (scripts/device-run.sh's ref step)
 #   shm     the remote-clang build through rc-server over shm
 #   tcp     the same over tcp (loopback)
-#   tcp25   tcp with 25 us of emulated extra round-trip time (RC_EMULATE_RTT_US)
+#   tcp25   tcp with 25 us of emulated extra round-trip time (RC_DEV_EMULATE_RTT_US)
 #   rpc     the nvcc build through llama.cpp's RPC backend (ggml-rpc-server)
 # Remote runs also count round trips and bytes per decode token (RC_STATS,
 # the difference of a 128- and a 64-token generation, divided by 64).
@@ -93,7 +93,7 @@ bench_cmd() {
       local url="$SHM_URL" rtt=0
       [[ $cfg == tcp* ]] && url="$TCP_URL"
       [[ $cfg == tcp25 ]] && rtt=25
-      env LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_EMULATE_RTT_US=$rtt \
+      env LD_LIBRARY_PATH="$LL_BIN:$WORK/rc/lib" RC_SERVER="$url" RC_DEV_EMULATE_RTT_US=$rtt \
         "$LL_BIN/llama-bench" "$@" ;;
     # The client sees no GPU of its own: every layer goes to the RPC server.
     rpc) env CUDA_VISIBLE_DEVICES= "$REF_BIN/llama-bench" --rpc "127.0.0.1:$RPC_PORT" "$@" ;;

@@ -14,9 +14,9 @@
 #
 # Three configs. rc-servers on loopback tcp, each with a key file and the
 # same manifests: "clear" (loopback is served in the clear), "sealed"
-# (RC_TRANSPORT_SEAL_LOOPBACK=1: sealed as a client off this host would be)
+# (RC_DEV_TRANSPORT_SEAL_LOOPBACK=1: sealed as a client off this host would be)
 # and "lanes256k" (sealed, writes from 256 KiB on over the lanes,
-# RC_TRANSPORT_SEALED_LANE_MIN=262144: a 1B token's 513 KB of logits sealed
+# RC_DEV_TRANSPORT_SEALED_LANE_MIN=262144: a 1B token's 513 KB of logits sealed
 # and opened by the lanes' threads instead of one). Clients hold the key.
 # Interleaved, each repetition its own process:
 #   decode  llama-bench tg128 (-p 0 -n 128) of the 1B and 7B Q4_0 models
@@ -94,8 +94,8 @@ if [[ $LINK_ONLY != 1 ]]; then
   env LD_LIBRARY_PATH="$RC_LIB" "$RC_BIN/rc-server" keygen "$KEYS" > /dev/null || exit 1
   for mode in $MODES; do
     URL[$mode]="tcp://127.0.0.1:$(( 20000 + RANDOM % 20000 ))"
-    env LD_LIBRARY_PATH="$RC_LIB" RC_TRANSPORT_SEAL_LOOPBACK=${SEAL[$mode]} \
-      RC_TRANSPORT_SEALED_LANE_MIN=${LANE_MIN[$mode]} \
+    env LD_LIBRARY_PATH="$RC_LIB" RC_DEV_TRANSPORT_SEAL_LOOPBACK=${SEAL[$mode]} \
+      RC_DEV_TRANSPORT_SEALED_LANE_MIN=${LANE_MIN[$mode]} \
       "$RC_BIN/rc-server" --listen "${URL[$mode]}" --auth-key-file "$KEYS" \
       "${MANIFESTS[@]}" --log-level debug > "$RESULTS/seal-server-$mode.log" 2>&1 &
     PIDS+=($!)
@@ -121,7 +121,7 @@ link() {
   for sizeIters in "525312 300" "$((256 << 20)) 10"; do
     set -- $sizeIters
     env LD_LIBRARY_PATH="$RC_LIB" RC_BENCH_SEAL=${SEAL[$mode]} \
-      RC_TRANSPORT_SEALED_LANE_MIN=${LANE_MIN[$mode]} \
+      RC_DEV_TRANSPORT_SEALED_LANE_MIN=${LANE_MIN[$mode]} \
       "$RC_BIN/rc_transport_bench" tcp readback "$1" "$2" 2>&1 |
       grep "RMA" | sed "s/^/$mode link: /" | tee -a "$RAW"
   done

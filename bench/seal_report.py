@@ -30,10 +30,10 @@ LINK = re.compile(r"^(\S+) link: read-back by RMA\s+(\d+) B: median\s+"
 DECODE = re.compile(r"^(\S+) decode-(\S+): .*\"avg_ts\": *([0-9.]+)")
 CONFIGS = {
     "clear": "loopback tcp, unsealed",
-    "sealed": "RC_TRANSPORT_SEAL_LOOPBACK=1: sealed as off this host "
+    "sealed": "RC_DEV_TRANSPORT_SEAL_LOOPBACK=1: sealed as off this host "
               "(link: RC_BENCH_SEAL=1)",
     "lanes256k": "sealed, writes from 256 KiB over the lanes "
-                 "(RC_TRANSPORT_SEALED_LANE_MIN=262144)",
+                 "(RC_DEV_TRANSPORT_SEALED_LANE_MIN=262144)",
 }
 LOGITS = 525312  # a 1B token's logits: the mid-size read-back
 

@@ -19,7 +19,7 @@
 #   VARIANTS="default"  (name[=VAR=value,...]: environments for rc-server and
 #                        the client, remote configurations only; an entry
 #                        server:VAR=value goes to rc-server alone, e.g.
-#                        srvyield0=server:RC_TRANSPORT_YIELD_US=0)
+#                        srvyield0=server:RC_DEV_TRANSPORT_YIELD_US=0)
 #   VARIANTS_shm, VARIANTS_tcp: the variants of one configuration alone
 #                       (default: VARIANTS), e.g. a server setting that
 #                       only matters over tcp

@@ -13,7 +13,7 @@
 #   scripts/fuzz.sh --merge [harness ...]          fold build-sanitize/corpus/<h>
 #                                                  into test/fuzz/corpus/<h>
 #   scripts/fuzz.sh --import DIR                   session recordings made with
-#                                                  RC_SERVER_RECORD_DIR=DIR:
+#                                                  RC_DEV_SERVER_RECORD_DIR=DIR:
 #                                                  seeds + their manifests
 #   scripts/fuzz.sh --live [--seconds N]           rc_live_fuzz, tcp and shm,
 #                                                  against the ASan rc-server

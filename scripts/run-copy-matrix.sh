@@ -3,9 +3,9 @@
 # size class from 0 B past 128 MiB, unaligned offsets, pageable and pinned,
 # H2D, D2H, D2D and 2D, each byte and the bytes beside it checked) through
 # rc-server over every transport, once per client setting:
-#   tcp: default (RMA read-backs, upload ring), RC_RMA=0 (all in
-#        messages), RC_RMA_UPLOAD_MIN=0 (no ring, RMA read-backs)
-#   shm: the same, and RC_SHARED_HOST=0 (pinned memory not shared)
+#   tcp: default (RMA read-backs, upload ring), RC_DEV_RMA=0 (all in
+#        messages), RC_DEV_RMA_UPLOAD_MIN=0 (no ring, RMA read-backs)
+#   shm: the same, and RC_DEV_SHARED_HOST=0 (pinned memory not shared)
 # The runs named in HUGE (TRANSPORT:SETTING; default "tcp:default
 # shm:default") also copy 4 GiB + 3 bytes. Prints one PASS/FAIL line per
 # run and exits 0 only if all passed.
@@ -50,9 +50,9 @@ run_one() { # $1 transport, $2 url, $3 setting ("default" or VAR=VALUE)
 for t in $TRANSPORTS; do
   case "$t" in
     tcp) port=$(( 20000 + (RANDOM % 20000) )); url="tcp://127.0.0.1:$port"
-         settings="default RC_RMA=0 RC_RMA_UPLOAD_MIN=0" ;;
+         settings="default RC_DEV_RMA=0 RC_DEV_RMA_UPLOAD_MIN=0" ;;
     shm) url="shm://rc-copy-matrix-$$"
-         settings="default RC_RMA=0 RC_RMA_UPLOAD_MIN=0 RC_SHARED_HOST=0" ;;
+         settings="default RC_DEV_RMA=0 RC_DEV_RMA_UPLOAD_MIN=0 RC_DEV_SHARED_HOST=0" ;;
     *) echo "run-copy-matrix.sh: unknown transport $t" >&2; exit 2 ;;
   esac
   log="$(mktemp)"

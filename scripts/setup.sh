@@ -72,7 +72,8 @@ PIP_PINS=(lit==18.1.8
   # deploy/kubernetes validated offline (test/deploy), with its dependencies
   kubernetes-validate==1.31.0 jsonschema==4.26.0 jsonschema-specifications==2025.9.1
   referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0 importlib_resources==7.1.0
-  packaging==26.4 typing_extensions==4.16.0)
+  packaging==26.4 typing_extensions==4.16.0
+  clang==19.1.7)  # libclang 19's Python bindings: test/layering/check_class_sizes.py
 # Capture whole outputs before matching: under pipefail, `cmd | grep -q` fails
 # at random when grep exits early and cmd dies of SIGPIPE (seen in CI).
 frozen="$("$VENV/bin/python" -m pip freeze 2>/dev/null || true)"

@@ -22,7 +22,7 @@ namespace {
 // itself, and below this it coped in every llama.cpp kernel measured (the
 // vector flash-attention kernels of decode stay untouched); the tensor-core
 // flash-attention loops that spilled are far above it. 0 turns the pass
-// off (the driver's RC_DEVICE_REMAT=0, for A/B builds).
+// off (the driver's --rc-no-loop-remat, for A/B builds).
 cl::opt<unsigned> rematBudget(
     "rc-loop-remat-budget", cl::init(384),
     cl::desc("remote-clang: recompute cheap invariants inside device loops "

@@ -17,7 +17,7 @@ void ServerLimits::read(EnvReader &env) {
       int(env.count("RC_SERVER_HELLO_TIMEOUT_MS", helloTimeoutMs, 100, 600000));
   pendingMessageBytes = env.count("RC_SERVER_PENDING_MESSAGE_KIB",
                                   pendingMessageBytes, 4, 64 * 1024, kib);
-  ticketMs = int(env.count("RC_SERVER_TICKET_MS", ticketMs, 100, 600000));
+  ticketMs = int(env.count("RC_DEV_SERVER_TICKET_MS", ticketMs, 100, 600000));
   reservationsPerTenant = int(env.count("RC_SERVER_RESERVATIONS_PER_TENANT",
                                         reservationsPerTenant, 1, 4096));
   messageBytes =

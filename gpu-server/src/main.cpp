@@ -166,11 +166,11 @@ int usageError(const std::string &why) {
 // may read or write this one's memory: ptrace, process_vm_writev and
 // /proc/PID/mem need a dumpable target. Over shm a client then reaches only
 // the files its own session shares with it (docs/transport-internals/memory.md,
-// "Memory a peer may write"). RC_SERVER_DUMPABLE=1 leaves the process dumpable,
-// for gdb -p, core dumps and /proc/PID/fd, and opens that door again.
+// "Memory a peer may write"). RC_DEV_SERVER_DUMPABLE=1 leaves the process
+// dumpable, for gdb -p, core dumps and /proc/PID/fd, and opens that door again.
 void denyMemoryAccessByOtherProcesses(bool keepDumpable) {
   if (keepDumpable) {
-    logInfo("RC_SERVER_DUMPABLE=1: processes of this user may read and "
+    logInfo("RC_DEV_SERVER_DUMPABLE=1: processes of this user may read and "
             "write rc-server's memory");
     return;
   }

@@ -1,8 +1,8 @@
 #include "rc/server/registry.h"
 
-#include "common/manifest_check.h"
 #include "rc/build_id.h"
 #include "rc/hex.h"
+#include "rc/manifest_check.h"
 
 #include <cstdio>
 #include <memory>

@@ -1,11 +1,11 @@
 #include "rc/server/server_core.h"
 
+#include "admission/key_admission.h"
+#include "admission/lobby.h"
 #include "config_reload.h"
-#include "key_admission.h"
-#include "lobby.h"
+#include "executor/shared_memory.h"
 #include "metrics/metrics_file_writer.h"
 #include "rc/server/log.h"
-#include "session/shared_memory.h"
 
 #include <malloc.h>
 

@@ -168,6 +168,79 @@ class EnvironmentDocCheck(unittest.TestCase):
         self.assertEqual(problems, ["docs/environment.md: lists RC_B, which "
                                     "nothing in the repository reads"])
 
+    DEV_DOC = """\
+        # Environment
+        | variable | default | meaning |
+        |---|---|---|
+        | `RC_KNOWN` | 1 | a knob |
+        | `RC_DEV_MISPLACED` | 1 | a developer's switch among users' |
+        | `RC_TESTONLY` | 1 | a test's input |
+        ## Unsupported, for developers
+        | variable | default | meaning |
+        |---|---|---|
+        | `RC_DEV_AB` | 1 | an A/B switch |
+        | `RC_HIDDEN` | 1 | a user's knob among developers' |
+        ## Tests
+        | variable | default | meaning |
+        |---|---|---|
+        | `RC_DEV_AFTER` | 1 | after the section |
+        """
+
+    COUNTED_DOC = """\
+        # Environment
+        | variable | default | meaning |
+        |---|---|---|
+        | `RC_KNOWN`, `RC_A` | 1 | knobs |
+        | `RC_TESTONLY` | 1 | a test's input |
+        ## Unsupported, for developers
+        | variable | default | meaning |
+        |---|---|---|
+        | `RC_DEV_AB` | 1 | an A/B switch |
+        """
+
+    def dev_check(self, files, max_users=25, doc=DEV_DOC):
+        saved = check_env_doc.MAX_USER_FACING
+        check_env_doc.MAX_USER_FACING = max_users
+        try:
+            with tempfile.TemporaryDirectory() as root:
+                write_tree(root, dict(files, **{"docs/environment.md": doc}))
+                return check_env_doc.check(root)
+        finally:
+            check_env_doc.MAX_USER_FACING = saved
+
+    def test_developer_switches_live_in_their_section_only(self):
+        problems, _ = self.dev_check({
+            "runtime/src/a.cpp": 'f("RC_KNOWN"); f("RC_DEV_MISPLACED");\n'
+                                 'f("RC_DEV_AB"); f("RC_HIDDEN");\n'
+                                 'f("RC_DEV_AFTER");\n',
+            "test/unit/t.cpp": 'getenv("RC_TESTONLY");\n',
+        })
+        self.assertEqual(sorted(problems), [
+            "docs/environment.md: lists RC_DEV_AFTER outside "
+            "'## Unsupported, for developers'",
+            "docs/environment.md: lists RC_DEV_MISPLACED outside "
+            "'## Unsupported, for developers'",
+            "docs/environment.md: lists RC_HIDDEN under '## Unsupported, for "
+            "developers', which holds RC_DEV_* variables only",
+        ])
+
+    def test_user_facing_variables_are_counted_and_capped(self):
+        files = {
+            "runtime/src/a.cpp": 'f("RC_KNOWN"); f("RC_A");\n'
+                                 'f("RC_DEV_AB");\n',
+            # A test's variable is not the product's: not counted.
+            "test/unit/t.cpp": 'getenv("RC_TESTONLY");\n',
+        }
+        problems, summary = self.dev_check(files, 2, self.COUNTED_DOC)
+        self.assertEqual(problems, [])
+        self.assertIn("2 of them user-facing RC_* (at most 2): RC_A, "
+                      "RC_KNOWN", summary)
+        problems, _ = self.dev_check(files, 1, self.COUNTED_DOC)
+        self.assertEqual(problems, [
+            "docs/environment.md: the components read 2 user-facing RC_* "
+            "variables, at most 1 allowed (make a developer's switch "
+            "RC_DEV_*, or delete one): RC_A, RC_KNOWN"])
+
 
 class LengthCheck(unittest.TestCase):
     def test_only_pages_past_the_limit_are_reported(self):

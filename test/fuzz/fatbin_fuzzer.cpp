@@ -1,10 +1,10 @@
-// libFuzzer harness: the binary readers of tools/common, as `rc-manifest
-// verify` and rc-link use them on objects, binaries and the fatbins in
-// manifests: the fatbin container and its images, each cubin's kernel
-// parameter records (.nv.info.<kernel>) and symbols, and ELF sections and
-// symbol tables. The input is tried as a fatbin and as an ELF file.
-#include "common/elf_sections.h"
-#include "common/fatbin_images.h"
+// libFuzzer harness: the binary readers of manifest/ (rc_manifest_check), as
+// `rc-manifest verify` and rc-link use them on objects, binaries and the
+// fatbins in manifests: the fatbin container and its images, each cubin's
+// kernel parameter records (.nv.info.<kernel>) and symbols, and ELF sections
+// and symbol tables. The input is tried as a fatbin and as an ELF file.
+#include "rc/elf_sections.h"
+#include "rc/fatbin_images.h"
 
 #include <map>
 #include <string>

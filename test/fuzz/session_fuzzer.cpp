@@ -2,7 +2,7 @@
 // on the host test device. One input is one session: a session recording
 // (rc/server/session_recording.h: u32 length + message, repeated), each
 // message handed to Session::handle in order, as the server's session
-// thread does. Recordings of real clients (RC_SERVER_RECORD_DIR) seed it,
+// thread does. Recordings of real clients (RC_DEV_SERVER_RECORD_DIR) seed it,
 // so inputs start from a valid Hello and reach the decode, verify,
 // validate and execute path of every command past it.
 //

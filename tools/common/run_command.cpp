@@ -13,11 +13,11 @@ extern char **environ;
 namespace rc::tools {
 
 std::string objcopyPath() {
-  return EnvReader().text("RC_OBJCOPY", RC_LLVM_OBJCOPY);
+  return EnvReader().text("RC_DEV_OBJCOPY", RC_LLVM_OBJCOPY);
 }
 
 std::string gnuObjcopyPath() {
-  return EnvReader().text("RC_GNU_OBJCOPY", RC_GNU_OBJCOPY);
+  return EnvReader().text("RC_DEV_GNU_OBJCOPY", RC_GNU_OBJCOPY);
 }
 
 int runCommand(const std::vector<std::string> &argv, std::string *error) {

@@ -12,10 +12,10 @@ namespace rc::tools {
 // holds the command line and what went wrong.
 int runCommand(const std::vector<std::string> &argv, std::string *error);
 
-// llvm-objcopy to use: $RC_OBJCOPY, else the one found at configure time.
+// llvm-objcopy to use: $RC_DEV_OBJCOPY, else the one found at configure time.
 std::string objcopyPath();
 // GNU objcopy (binutils), for --update-section (tools/CMakeLists.txt says
-// why): $RC_GNU_OBJCOPY, else the one found at configure time.
+// why): $RC_DEV_GNU_OBJCOPY, else the one found at configure time.
 std::string gnuObjcopyPath();
 
 } // namespace rc::tools

@@ -4,6 +4,7 @@
 // program like any other: it reaches the server named by RC_SERVER (and
 // RC_AUTH_KEY_FILE) through the remote-clang runtime.
 #include "gguf_tensors.h"
+#include "rc/env_reader.h"
 
 #include <cuda_runtime_api.h>
 
@@ -194,9 +195,16 @@ int main(int argc, char **argv) {
   if (argc < 2)
     return usage();
   // A preload goes through the cache even over shm, where uploads skip it
-  // by default (RC_CACHE=auto); RC_CACHE=0 still means no cache at all.
-  const char *cache = std::getenv("RC_CACHE");
-  if (!cache || std::strcmp(cache, "0") != 0)
+  // by default (RC_CACHE=auto); RC_CACHE=0 still means no cache at all. Read
+  // by the rule the runtime reads it with, so a value the runtime would
+  // refuse is refused here, not overwritten.
+  rc::EnvReader env;
+  std::string cache = env.choice("RC_CACHE", "auto", {"auto", "0", "1"});
+  if (!env.ok()) {
+    std::fprintf(stderr, "rc-cache: %s\n", env.error().c_str());
+    return 2;
+  }
+  if (cache != "0")
     setenv("RC_CACHE", "1", 1);
   std::string cmd = argv[1];
   std::vector<const char *> rest(argv + 2, argv + argc);

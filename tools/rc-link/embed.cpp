@@ -1,12 +1,12 @@
 #include "embed.h"
 
-#include "common/elf_sections.h"
-#include "common/fatbin_images.h"
 #include "common/fragments.h"
-#include "common/kernel_names.h"
 #include "common/manifest_copy.h"
 #include "common/run_command.h"
+#include "rc/elf_sections.h"
 #include "rc/fatbin.h"
+#include "rc/fatbin_images.h"
+#include "rc/kernel_names.h"
 #include "rc/launch_abi.h"
 #include "rc/manifest_file.h"
 

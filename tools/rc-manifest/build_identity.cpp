@@ -1,9 +1,9 @@
 #include "build_identity.h"
 
-#include "common/elf_sections.h"
-#include "common/kernel_names.h"
 #include "rc/build_id.h"
+#include "rc/elf_sections.h"
 #include "rc/fatbin.h"
+#include "rc/kernel_names.h"
 #include "rc/manifest_file.h"
 
 #include <cstdio>

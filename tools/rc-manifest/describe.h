@@ -2,8 +2,8 @@
 #ifndef RC_MANIFEST_DESCRIBE_H
 #define RC_MANIFEST_DESCRIBE_H
 
-#include "common/kernel_names.h"
 #include "manifest_generated.h"
+#include "rc/kernel_names.h"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #include "verify.h"
 
-#include "common/manifest_check.h"
+#include "rc/manifest_check.h"
 
 #include <cstdio>
 

@@ -4,7 +4,6 @@
 #include "fabric_library.h"
 #include "graveyard.h"
 #include "inet.h"
-#include "keeper.h"
 #include "shm_regions.h"
 #include "unix_rendezvous.h"
 #include "url.h"
@@ -158,11 +157,8 @@ std::unique_ptr<Connection> connect(const std::string &url, int timeoutMs,
   // Offered to the server so that it can sleep between our messages
   // (doorbell.h); without one (refused here or unknown to an older
   // server) it polls, as before.
-  std::unique_ptr<Doorbell> bell;
-  if (tuning().doorbell) {
-    std::string ignored;
-    bell = Doorbell::create(&ignored);
-  }
+  std::string ignored;
+  std::unique_ptr<Doorbell> bell = Doorbell::create(&ignored);
   // The listener gives a connected client 1 s to send its request, and the
   // first endpoint of a process (libfabric loads its providers) took longer
   // than that on a loaded machine: if it hung up meanwhile, connect again,

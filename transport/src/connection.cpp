@@ -701,7 +701,7 @@ void FabricConnection::idleWait(Clock::time_point idleSince) {
   auto idleUs = std::chrono::duration_cast<std::chrono::microseconds>(
                     Clock::now() - idleSince)
                     .count();
-  if (idleUs < tuning().spinUs)
+  if (idleUs < kSpinUs)
     return; // busy-poll: the reply is usually microseconds away
   if (idleUs < tuning().yieldUs) {
     sched_yield();
@@ -1059,7 +1059,7 @@ Status FabricConnection::recv(std::vector<uint8_t> &message, int timeoutMs) {
       return Status::Timeout;
     }
     if (sleepsOnDoorbell_ &&
-        now - idleSince >= std::chrono::microseconds(tuning().doorbellSpinUs)) {
+        now - idleSince >= std::chrono::microseconds(tuning().yieldUs)) {
       auto until = timeoutMs >= 0 ? start + std::chrono::milliseconds(timeoutMs)
                                   : Clock::time_point::max();
       if (sleepOnDoorbell(until) > 0)

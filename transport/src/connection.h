@@ -161,7 +161,7 @@ private:
                        uint64_t errorsBefore, const char *what,
                        StallBound bound);
   void idleWait(Clock::time_point idleSince);
-  // recv's idle wait on a sleeper's doorbell: after doorbellSpinUs idle,
+  // recv's idle wait on a sleeper's doorbell: after yieldUs idle,
   // sleeps until rung (at most until `until`). >0 if messages arrived.
   int sleepOnDoorbell(Clock::time_point until);
   void ringDoorbell() {

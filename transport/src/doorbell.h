@@ -2,7 +2,7 @@
 // while it waits for the client's next request, instead of polling a core.
 //
 // When: only once the session has been idle through the poll's spin and
-// yield phases (RC_TRANSPORT_DOORBELL_SPIN_US, default 10 ms; keeper.h),
+// yield phases (RC_DEV_TRANSPORT_YIELD_US, default 10 ms; keeper.h),
 // where it used to poll in 20 us sleeps: an idle session then costs the
 // machine nothing. Not between a busy client's requests: sleeping there was
 // built first and measured worse

@@ -1,7 +1,6 @@
 #include "endpoint.h"
 
 #include "fabric_library.h"
-#include "keeper.h"
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -60,10 +59,8 @@ int getInfo(Provider provider, const std::string &node,
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->ep_attr->type = FI_EP_RDM;
     // Each connection has its own domain and serialises its calls, so the
-    // provider may skip its locks. RC_TRANSPORT_THREADING=safe asks for
-    // FI_THREAD_SAFE instead (for measuring the difference).
-    hints->domain_attr->threading =
-        tuning().threadSafeDomains ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
+    // provider may skip its locks.
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
     // No FI_MR_LOCAL: sends come straight from user memory.
     hints->domain_attr->mr_mode =
         FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;

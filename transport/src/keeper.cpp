@@ -119,8 +119,7 @@ struct TuningRead {
 };
 
 const TuningRead &tuningRead() {
-  // A spin of 0 is valid (no busy-poll: yield at once); the timeouts must
-  // stay positive.
+  // The timeouts must stay positive.
   // Yielding polls up to 10 ms: a decode step's reply (1-5 ms of GPU work)
   // is then picked up at once instead of after a sleep, which cost 0.1 ms
   // per token over tcp (docs/transport-internals/waiting.md, "Waiting").
@@ -133,31 +132,27 @@ const TuningRead &tuningRead() {
     const uint64_t day = 86400000, tenSeconds = 10000000; // ms, us
     EnvReader env;
     Tuning k;
-    k.keepaliveMs = int(env.count("RC_TRANSPORT_KEEPALIVE_MS", 300, 1, day));
+    k.keepaliveMs =
+        int(env.count("RC_DEV_TRANSPORT_KEEPALIVE_MS", 300, 1, day));
     k.deadMs = int(env.count("RC_TRANSPORT_DEAD_MS", 2500, 1, day));
     // A session may be busy on the GPU for minutes while its client
     // streams ahead; a peer that lies about holding back holds only the
     // thread that serves it, and only this long.
     k.heldBackMs = int(env.count("RC_TRANSPORT_HELD_BACK_MS",
                                  std::max(600000, k.deadMs), k.deadMs, day));
-    k.spinUs = int(env.count("RC_TRANSPORT_SPIN_US", 100, 0, tenSeconds));
-    k.yieldUs = int(env.count("RC_TRANSPORT_YIELD_US", 10000, 0, tenSeconds));
-    k.doorbellSpinUs = int(
-        env.count("RC_TRANSPORT_DOORBELL_SPIN_US", k.yieldUs, 0, tenSeconds));
-    k.doorbell = env.onOff("RC_TRANSPORT_DOORBELL", true);
-    k.threadSafeDomains = env.choice("RC_TRANSPORT_THREADING", "domain",
-                                     {"domain", "safe"}) == "safe";
+    k.yieldUs =
+        int(env.count("RC_DEV_TRANSPORT_YIELD_US", 10000, 0, tenSeconds));
     // Eight each way: chosen by measurement (docs/transport.md, "Lanes":
     // 1 GiB pinned copies over loopback, 4 lanes 9.8 / 7.0 GB/s up / down,
     // 8 lanes 15.6 / 8.2).
-    k.tcpLanes = int(env.count("RC_TCP_LANES", 8, 0, 16));
+    k.tcpLanes = int(env.count("RC_DEV_TCP_LANES", 8, 0, 16));
     // Tests and benchmarks: a loopback tcp peer counts as off this host, so
     // a server seals it (docs/transport-internals/connections.md, "Sealing").
-    k.sealLoopback = env.onOff("RC_TRANSPORT_SEAL_LOOPBACK", false);
+    k.sealLoopback = env.onOff("RC_DEV_TRANSPORT_SEAL_LOOPBACK", false);
     // Sealed writes from this size go over the lanes, whose threads seal
     // and open in parallel (docs/design/transport-encryption.md).
-    k.sealedLaneMin =
-        env.count("RC_TRANSPORT_SEALED_LANE_MIN", 1 << 20, 65536, 1ull << 40);
+    k.sealedLaneMin = env.count("RC_DEV_TRANSPORT_SEALED_LANE_MIN", 1 << 20,
+                                65536, 1ull << 40);
     return TuningRead{k, env.error()};
   }();
   return r;

@@ -18,24 +18,24 @@ struct Tuning {
   int deadMs;      // peer is gone after this long without hearing from it,
                    // or when a send of it makes no progress this long
   int heldBackMs;  // ... or this long while the peer says it holds back
-  int spinUs;      // busy-poll this long before yielding
-  int yieldUs; // then poll with sched_yield until idle this long; sleep after
-  int doorbellSpinUs;     // a server with a doorbell waits as above this long
-                          // (default: yieldUs), then sleeps on it
-  bool doorbell;          // a shm client offers the server a doorbell
-  bool threadSafeDomains; // FI_THREAD_SAFE instead of FI_THREAD_DOMAIN
+  // Busy-poll kSpinUs (below), then poll with sched_yield until idle
+  // this long; sleep after (a server with a doorbell sleeps on it then).
+  int yieldUs;
   int tcpLanes;      // lanes each way a tcp client asks for, a server grants
   bool sealLoopback; // offLoopback() is true for loopback tcp peers too
   uint64_t sealedLaneMin; // sealed writes this large go over the lanes
 };
-// Defaults, overridable by RC_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,
-// RC_TRANSPORT_HELD_BACK_MS, RC_TRANSPORT_SPIN_US, RC_TRANSPORT_YIELD_US,
-// RC_TRANSPORT_DOORBELL_SPIN_US, RC_TRANSPORT_DOORBELL,
-// RC_TRANSPORT_THREADING, RC_TCP_LANES, RC_TRANSPORT_SEAL_LOOPBACK,
-// RC_TRANSPORT_SEALED_LANE_MIN (read once,
-// by rc::EnvReader's rule; a refused value leaves its default and is named by
-// transport::settingsError()).
+// Defaults, overridable by RC_DEV_TRANSPORT_KEEPALIVE_MS, RC_TRANSPORT_DEAD_MS,
+// RC_TRANSPORT_HELD_BACK_MS, RC_DEV_TRANSPORT_YIELD_US, RC_DEV_TCP_LANES,
+// RC_DEV_TRANSPORT_SEAL_LOOPBACK, RC_DEV_TRANSPORT_SEALED_LANE_MIN (read
+// once, by rc::EnvReader's rule; a refused value leaves its default and is
+// named by transport::settingsError()).
 const Tuning &tuning();
+
+// A wait busy-polls this long before it yields: a reply is usually
+// microseconds away. Spinning through a whole decode token (5000 us)
+// measured no different (docs/design/knobs.md).
+constexpr int kSpinUs = 100;
 
 void keeperAdd(FabricConnection *c);
 void keeperRemove(FabricConnection *c); // after return, never visited again

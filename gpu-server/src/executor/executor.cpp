@@ -20,14 +20,11 @@ OpStatus fail(int code, std::string detail) {
 } // namespace
 
 Executor::Executor(SessionSymbols symbols, Backend &backend,
-                   std::unique_ptr<DeviceContext> first,
-                   const SessionSettings &settings)
+                   std::unique_ptr<DeviceContext> first)
     : names_(std::move(symbols)), backend_(backend),
       contexts_(size_t(backend.deviceCount())) {
   contexts_[0] = std::move(first);
   ctx_ = threadCurrent_ = contexts_[0].get(); // createContext made it current
-  deferSyncs_ = settings.deferSyncs;
-  fenceSyncs_ = settings.syncFences;
   fenceEvents_.resize(contexts_.size());
 }
 
@@ -528,7 +525,7 @@ OpStatus Executor::handle(const wire::StreamSynchronize &c, Answer &) {
   if (!st.ok())
     return st;
   // Deferred: noteCommandDone() makes it a pending sync.
-  return deferSyncs_ ? st : syncResult(ctx_->streamSynchronize(s));
+  return st;
 }
 
 OpStatus Executor::handle(const wire::StreamQuery &c, Answer &a) {

@@ -6,6 +6,8 @@
 #ifndef RC_SERVER_EXECUTOR_H
 #define RC_SERVER_EXECUTOR_H
 
+#include "executor/shared_host.h"
+#include "executor/upload_ring.h"
 #include "executor/vmm_table.h"
 #include "protocol_generated.h"
 #include "rc/server/backend.h"
@@ -13,9 +15,6 @@
 #include "rc/server/limits.h"
 #include "rc/server/session_metrics.h"
 #include "rc/server/session_symbols.h"
-#include "rc/server/settings.h"
-#include "session/shared_host.h"
-#include "session/upload_ring.h"
 
 #include <deque>
 #include <functional>
@@ -63,13 +62,10 @@ constexpr uint64_t kPerThreadStreamHandle = 2;
 class Executor {
 public:
   // `first`: the session's context on device 0, created at Hello.
-  // `settings`: whether syncs are deferred and fenced (the rest is the
-  // session's).
   // `symbols`: the kernels and variables of the manifests the client
   // announced.
   Executor(SessionSymbols symbols, Backend &backend,
-           std::unique_ptr<DeviceContext> first,
-           const SessionSettings &settings);
+           std::unique_ptr<DeviceContext> first);
   ~Executor(); // gives back what it took from the shared budgets
   // What the session's memory is charged to (rc/server/limits.h): the
   // budgets all sessions share and its tenant's quotas (null: no bound).
@@ -238,8 +234,7 @@ private:
   // waits on the host. A decode token of llama.cpp (uploads on the
   // per-thread stream, each between syncs of both streams, a graph launch
   // and the logits read-back on the compute stream) thus reaches the GPU
-  // with one fence and no host wait. RC_SERVER_DEFER_SYNC=0: every sync
-  // waits at once; RC_SERVER_SYNC_FENCE=0: host waits instead of fences.
+  // with one fence and no host wait.
   struct StreamKey { // a client stream on a device (handles 0 and 2 are
     uint64_t handle; // per device)
     int device;
@@ -288,8 +283,6 @@ private:
   OpStatus waitForPendingSyncs();
   void markDone(const StreamKey &key); // its enqueued work has finished
   void forgetStream(uint64_t handle, int device); // destroyed
-  bool deferSyncs_ = true;
-  bool fenceSyncs_ = true;
   uint64_t seq_ = 0;
   uint64_t untrackedAt_ = 0; // the latest command that may enqueue unseen work
   std::map<StreamKey, StreamClock> clocks_;

@@ -70,7 +70,7 @@ OpStatus Executor::fence(const StreamKey &key, NativeHandle native,
   // Work on p's stream since its sync: an event recorded now would make
   // `key` wait for that too, which the client never asked for.
   StreamClock &src = clocks_[p.stream];
-  if (!fenceSyncs_ || p.stream.device != key.device || src.lastWork > p.upTo)
+  if (p.stream.device != key.device || src.lastWork > p.upTo)
     return waitFor(p);
   OpStatus st = bind(key.device);
   FenceEvent &f = fenceEvents_[size_t(key.device)];
@@ -113,10 +113,6 @@ void Executor::noteCommandDone(const wire::CommandEntry &c, uint32_t index) {
     if (c.cmd_type() == wire::Command::MemcpyD2H &&
         c.cmd_as_MemcpyD2H()->size() > 0)
       markDone(key);
-    return;
-  }
-  if (!deferSyncs_) { // execute() waited
-    markDone(key);
     return;
   }
   uint64_t upTo = std::max(clock.lastEnqueued, untrackedAt_);

@@ -1,5 +1,5 @@
 #include "isolation/front_door.h"
-#include "peer_source.h"
+#include "admission/peer_source.h"
 #include "rc/server/log.h"
 #include "rc/version.h"
 #include "rc/wire_message.h"

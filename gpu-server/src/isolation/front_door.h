@@ -8,8 +8,8 @@
 #ifndef RC_SERVER_FRONT_DOOR_H
 #define RC_SERVER_FRONT_DOOR_H
 
+#include "admission/lobby.h"
 #include "isolation/worker_pool.h"
-#include "lobby.h"
 #include "rc/auth/key_file.h"
 #include "rc/server/auth_throttle.h"
 #include "rc/server/limits.h"

@@ -1,7 +1,7 @@
 #include "rc/server/session.h"
 
+#include "admission/peer_source.h"
 #include "executor/executor.h"
-#include "peer_source.h"
 #include "rc/hex.h"
 #include "rc/server/content_cache.h"
 #include "rc/server/errors.h"
@@ -360,8 +360,7 @@ Session::Next Session::openSession(const void *p,
   if (!ctx)
     return refuse("cannot create a device context: " + error);
   SessionSymbols symbols(env_.registry, std::move(manifests));
-  executor_ = std::make_unique<Executor>(symbols, env_.backend, std::move(ctx),
-                                         env_.settings);
+  executor_ = std::make_unique<Executor>(symbols, env_.backend, std::move(ctx));
   executor_->setMetrics(metrics_.get());
   static const ServerLimits kDefaultLimits;
   const ServerLimits &limits = env_.limits ? *env_.limits : kDefaultLimits;

@@ -32,7 +32,7 @@ std::unique_ptr<SessionRecorder> SessionRecorder::into(const std::string &dir,
   }
   std::FILE *file = fd >= 0 ? fdopen(fd, "wb") : nullptr;
   if (!file) {
-    logError("RC_SERVER_RECORD_DIR: cannot create " + path + ": " +
+    logError("RC_DEV_SERVER_RECORD_DIR: cannot create " + path + ": " +
              std::strerror(errno) + "; session " + std::to_string(id) +
              " is not recorded");
     if (fd >= 0)
@@ -72,7 +72,7 @@ void SessionRecorder::manifest(const LoadedManifest &m) {
   std::string error;
   if (!writeFile(tmp, m.data(), m.size(), &error) ||
       std::rename(tmp.c_str(), path.c_str()) != 0) {
-    logError("RC_SERVER_RECORD_DIR: cannot keep manifest " + path + ": " +
+    logError("RC_DEV_SERVER_RECORD_DIR: cannot keep manifest " + path + ": " +
              (error.empty() ? std::strerror(errno) : error));
     std::remove(tmp.c_str());
   }

@@ -2,8 +2,8 @@
 // handshake snapshot, except the two synchronizations.
 #include "api/device_settings.h"
 #include "api/global.h"
-#include "api/unsupported.h"
 #include "core/enum_number.h"
+#include "core/unsupported.h"
 
 using rc::rt::DeviceSettings;
 using rc::rt::record;

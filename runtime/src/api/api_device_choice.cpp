@@ -5,8 +5,8 @@
 // snapshot knows them.
 #include "api/device_settings.h"
 #include "api/global.h"
-#include "api/unsupported.h"
 #include "core/enum_number.h"
+#include "core/unsupported.h"
 
 #include <cstdio>
 #include <cstdlib>

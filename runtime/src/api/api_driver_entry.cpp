@@ -3,7 +3,7 @@
 // programs that dlopen libcudart). The driver library beside this one
 // answers, by cuGetProcAddress's rules (docs/driver-api.md).
 #include "api/global.h"
-#include "api/unsupported.h"
+#include "core/unsupported.h"
 
 #include <cuda.h>
 

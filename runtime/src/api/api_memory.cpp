@@ -2,7 +2,7 @@
 #include "api/global.h"
 #include "api/managed_advice.h"
 #include "api/mem_pools.h"
-#include "api/unsupported.h"
+#include "core/unsupported.h"
 
 #include <map>
 #include <mutex>

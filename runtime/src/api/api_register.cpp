@@ -1,7 +1,7 @@
 // clang's start-up registration hooks and its <<<>>> call-configuration
 // stack. Bookkeeping only: nothing here contacts the server.
 #include "api/global.h"
-#include "api/unsupported.h"
+#include "core/unsupported.h"
 #include "manifests/startup_registry.h"
 
 #include <vector>

@@ -4,9 +4,9 @@
 // thread's capture mode. Stream capture is recorded on the client, so
 // every answer is local.
 #include "api/global.h"
-#include "api/unsupported.h"
 #include "core/enum_number.h"
 #include "core/handle.h"
+#include "core/unsupported.h"
 
 #include <cstring>
 #include <string>

@@ -1,7 +1,7 @@
 // Exported CUDA array, texture and surface calls (runtime_textures.cpp).
 #include "api/global.h"
 #include "api/texture_descriptors.h"
-#include "api/unsupported.h"
+#include "core/unsupported.h"
 
 #include <string>
 

@@ -6,7 +6,7 @@
 // never silently. runtime/coverage/refusals.txt says why each is refused
 // (docs/api-coverage.md).
 #include "api/global.h"
-#include "api/unsupported.h"
+#include "core/unsupported.h"
 
 extern "C" __attribute__((visibility("default"))) int
 __rc_runtime_unsupported(const char *call) {

@@ -1,8 +1,8 @@
 // Exported graph and stream-capture calls (docs/graphs.md), including the
 // per-thread default stream variants (--default-stream per-thread).
 #include "api/global.h"
-#include "api/unsupported.h"
 #include "core/handle.h"
+#include "core/unsupported.h"
 #include "graphs/user_objects.h"
 
 using rc::rt::handleId;

@@ -2,8 +2,8 @@
 // node is made and checked first, then added; CUDA's legacy (v1) parameter
 // structs and 12.x's cudaGraphNodeParams map onto the same node kinds.
 #include "api/global.h"
-#include "api/unsupported.h"
 #include "core/handle.h"
+#include "core/unsupported.h"
 #include "graphs/user_objects.h"
 
 using rc::rt::GraphNode;

@@ -5,9 +5,9 @@
 // live on the client; each call is answered here, and an exec on the
 // server hears of a change as any exec update.
 #include "api/global.h"
-#include "api/unsupported.h"
 #include "core/enum_number.h"
 #include "core/handle.h"
+#include "core/unsupported.h"
 #include "graphs/graph_order.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #include "api/mem_pools.h"
 
 #include "api/global.h"
-#include "api/unsupported.h"
 #include "core/enum_number.h"
+#include "core/unsupported.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,5 +1,5 @@
-// Datacenter conditions on one host, for benchmarks: RC_EMULATE_RTT_US adds
-// that much round-trip time to every reply, RC_EMULATE_GBPS limits the link
+// Datacenter conditions on one host, for benchmarks: RC_DEV_EMULATE_RTT_US adds
+// that much round-trip time to every reply, RC_DEV_EMULATE_GBPS limits the link
 // to that many gigabytes per second each way (3: 25 GbE, 12: 100 GbE).
 //
 // It lives in the runtime, not under the transport, because only the runtime

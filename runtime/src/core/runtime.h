@@ -65,30 +65,24 @@ struct Options {
   bool flusherThread = true; // background age flush
   // cudaStreamSynchronize / cudaDeviceSynchronize with only uploads since
   // the last wait: the sync travels as a server-side barrier, no round trip
-  // (docs/runtime-api.md, "Sync elision"). RC_SYNC_ELISION=0 turns it off.
+  // (docs/runtime-api.md, "Sync elision"). RC_DEV_SYNC_ELISION=0 turns it off.
   bool elideSyncs = true;
   // RMA for large copies (docs/transport-internals/memory.md, "RMA copies");
-  // RC_RMA=0 turns both directions off. Device-to-host copies of at least
+  // RC_DEV_RMA=0 turns both directions off. Device-to-host copies of at least
   // rmaReadbackMin bytes ask the server to write them straight into the
-  // destination (RC_RMA_READBACK_MIN); host-to-device copies of at least
+  // destination (RC_DEV_RMA_READBACK_MIN); host-to-device copies of at least
   // rmaUploadMin bytes are written into the session's upload ring of
-  // uploadRingBytes on the server (RC_RMA_UPLOAD_MIN). 0: that direction off.
+  // uploadRingBytes on the server (RC_DEV_RMA_UPLOAD_MIN). 0: that direction
+  // off.
   static constexpr size_t kRmaMinBytes = 64 << 10;
   size_t rmaReadbackMin = kRmaMinBytes;
   size_t rmaUploadMin = kRmaMinBytes;
   uint64_t uploadRingBytes = 32 << 20;
-  // Uploads through the ring go in pieces of this size, each sent in a
-  // batch of its own as soon as it is written: the server copies one piece
-  // to the device while the next crosses the link, and the GPU waits for
-  // the last piece's copy only, not the whole upload's (a prompt's 8 MiB of
-  // embeddings). RC_RING_PIECE_BYTES; 0: pieces of chunkBytes that wait
-  // in the batch like other commands (the behaviour before, for A/B).
-  size_t ringPieceBytes = 1 << 20;
   // cudaMallocHost blocks of at least this size are shared with a server on
   // the same machine (shm transport: docs/transport-internals/memory.md,
   // "Pinned memory shared with the server"), so read-backs into them copy
-  // nothing on either side. RC_SHARED_HOST_MIN; RC_SHARED_HOST=0 (or 0 here):
-  // off.
+  // nothing on either side. RC_DEV_SHARED_HOST_MIN; RC_DEV_SHARED_HOST=0 (or
+  // 0 here): off.
   size_t sharedHostMin = 64 << 10;
   // Uploads the server's content cache may hold are named by hash first
   // (docs/server-internals/content-cache.md, "Content cache"). RC_CACHE: `auto`
@@ -98,17 +92,16 @@ struct Options {
   enum class CacheUploads { Never, AcrossNetwork, Always };
   CacheUploads cacheUploads = CacheUploads::AcrossNetwork;
   // Threads, the caller's included, that hash large uploads' chunks and
-  // copy them into a shm upload ring (worker_pool.h; RC_BULK_THREADS).
+  // copy them into a shm upload ring (worker_pool.h; RC_DEV_BULK_THREADS).
   unsigned bulkThreads = 4;
-  // RC_EMULATE_RTT_US, RC_EMULATE_GBPS (link_emulation.h); 0: off.
+  // RC_DEV_EMULATE_RTT_US, RC_DEV_EMULATE_GBPS (link_emulation.h); 0: off.
   int64_t emulateRttUs = 0;
   double emulateGbps = 0;
   // RC_AUTH_KEY_FILE: the key the client proves it holds at the handshake,
   // and that the server must prove it holds too (docs/security.md); empty:
   // no key, for servers that require none.
   std::string authKeyFile;
-  bool authTokenSet = false; // RC_AUTH_TOKEN: no longer used, warned about
-  std::string serverUrl;     // RC_SERVER
+  std::string serverUrl;              // RC_SERVER
   std::vector<std::string> manifests; // RC_MANIFEST, `:`-separated
   std::string stats;                  // RC_STATS: where the exit summary goes
   // Why a variable's value was refused (rc::EnvReader's rule, also the
@@ -638,7 +631,7 @@ private:
   // session has one, RMA uploads are on).
   bool ringUploadLocked(size_t n) const;
   // One host-to-device piece through the upload ring: written there by RMA
-  // and its MemcpyH2DRing appended (and sent, with ringPieceBytes); false
+  // and its MemcpyH2DRing appended and sent; false
   // (nothing appended) when the ring has no room now or the write failed,
   // and the piece goes inline.
   bool uploadThroughRingLocked(uint64_t dst, const uint8_t *src, size_t n,
@@ -870,7 +863,7 @@ private:
   // Where a piece of n bytes goes in the ring (it never wraps), once the
   // ring has room for it; false when it stays full.
   bool placeInRingLocked(size_t n, uint64_t *offset);
-  // Appends a piece's MemcpyH2DRing (and sends it, with ringPieceBytes);
+  // Appends a piece's MemcpyH2DRing and sends it;
   // `end` is ring_.written just after the piece was placed.
   void announceRingPieceLocked(uint64_t dst, uint64_t offset, size_t n,
                                uint64_t end, uint64_t stream, const char *call);

@@ -33,7 +33,6 @@ Options Options::fromEnv() {
   const uint64_t day = 86400000, gib = uint64_t(1) << 30, hour = 3600000000;
   o.serverUrl = env.text("RC_SERVER");
   o.authKeyFile = env.text("RC_AUTH_KEY_FILE");
-  o.authTokenSet = !env.text("RC_AUTH_TOKEN").empty();
   std::string list = env.text("RC_MANIFEST");
   for (size_t start = 0; start < list.size();) {
     size_t end = std::min(list.find(':', start), list.size());
@@ -46,31 +45,31 @@ Options Options::fromEnv() {
       int(env.count("RC_CONNECT_TIMEOUT_MS", o.connectTimeoutMs, 1, day));
   o.helloTimeoutMs =
       int(env.count("RC_HELLO_TIMEOUT_MS", o.helloTimeoutMs, 1, day));
-  o.batchAgeUs = int64_t(env.count("RC_BATCH_AGE_US", o.batchAgeUs, 0, hour));
-  o.flusherThread = env.onOff("RC_BATCH_FLUSHER", true);
+  o.batchAgeUs =
+      int64_t(env.count("RC_DEV_BATCH_AGE_US", o.batchAgeUs, 0, hour));
+  o.flusherThread = env.onOff("RC_DEV_BATCH_FLUSHER", true);
   o.maxCommands =
-      size_t(env.count("RC_BATCH_MAX_COMMANDS", o.maxCommands, 1, 1 << 20));
-  o.maxBytes = size_t(env.count("RC_BATCH_MAX_BYTES", o.maxBytes, 1, gib));
-  o.elideSyncs = env.onOff("RC_SYNC_ELISION", true);
-  if (!env.onOff("RC_RMA", true))
+      size_t(env.count("RC_DEV_BATCH_MAX_COMMANDS", o.maxCommands, 1, 1 << 20));
+  o.maxBytes = size_t(env.count("RC_DEV_BATCH_MAX_BYTES", o.maxBytes, 1, gib));
+  o.elideSyncs = env.onOff("RC_DEV_SYNC_ELISION", true);
+  if (!env.onOff("RC_DEV_RMA", true))
     o.rmaReadbackMin = o.rmaUploadMin = 0;
   o.rmaReadbackMin =
-      size_t(env.count("RC_RMA_READBACK_MIN", o.rmaReadbackMin, 0, gib));
+      size_t(env.count("RC_DEV_RMA_READBACK_MIN", o.rmaReadbackMin, 0, gib));
   o.rmaUploadMin =
-      size_t(env.count("RC_RMA_UPLOAD_MIN", o.rmaUploadMin, 0, gib));
-  o.ringPieceBytes =
-      size_t(env.count("RC_RING_PIECE_BYTES", o.ringPieceBytes, 0, gib));
-  o.sharedHostMin =
-      size_t(env.count("RC_SHARED_HOST_MIN", o.sharedHostMin, 0, 1024 * gib));
-  if (!env.onOff("RC_SHARED_HOST", true))
+      size_t(env.count("RC_DEV_RMA_UPLOAD_MIN", o.rmaUploadMin, 0, gib));
+  o.sharedHostMin = size_t(
+      env.count("RC_DEV_SHARED_HOST_MIN", o.sharedHostMin, 0, 1024 * gib));
+  if (!env.onOff("RC_DEV_SHARED_HOST", true))
     o.sharedHostMin = 0;
   std::string cache = env.choice("RC_CACHE", "auto", {"auto", "0", "1"});
   o.cacheUploads = cache == "0"   ? Options::CacheUploads::Never
                    : cache == "1" ? Options::CacheUploads::Always
                                   : Options::CacheUploads::AcrossNetwork;
-  o.bulkThreads = unsigned(env.count("RC_BULK_THREADS", o.bulkThreads, 1, 64));
-  o.emulateRttUs = int64_t(env.count("RC_EMULATE_RTT_US", 0, 0, hour));
-  o.emulateGbps = env.decimal("RC_EMULATE_GBPS", 0, 0, 1e6);
+  o.bulkThreads =
+      unsigned(env.count("RC_DEV_BULK_THREADS", o.bulkThreads, 1, 64));
+  o.emulateRttUs = int64_t(env.count("RC_DEV_EMULATE_RTT_US", 0, 0, hour));
+  o.emulateGbps = env.decimal("RC_DEV_EMULATE_GBPS", 0, 0, 1e6);
   o.settingsError = env.error();
   const std::string &transportError = transport::settingsError();
   if (!transportError.empty())
@@ -212,11 +211,6 @@ bool Runtime::recvHandshakeLocked(std::vector<uint8_t> *msg,
 
 cudaError_t Runtime::handshakeLocked(std::string *error,
                                      uint32_t *retryAfterMs) {
-  if (opts_.authTokenSet)
-    std::fprintf(stderr,
-                 "remote-clang: ignoring RC_AUTH_TOKEN: it is no longer used "
-                 "(the token crossed the network in the clear); set "
-                 "RC_AUTH_KEY_FILE to a key file made by rc-server keygen\n");
   std::vector<uint8_t> msg;
   const wire::HelloReply *reply = nullptr;
   {

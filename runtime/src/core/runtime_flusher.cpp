@@ -1,5 +1,5 @@
 // The background flusher: device work appended to a batch leaves within
-// RC_BATCH_AGE_US even when the application computes on the host instead
+// RC_DEV_BATCH_AGE_US even when the application computes on the host instead
 // of calling the runtime (a launch, then host work, then a sync).
 //
 // It is built to stay out of the application's way. Measured on the H100

@@ -2,9 +2,9 @@
 // kernel's cudaFuncAttributes in HelloReply (cuKernelGetAttribute on its
 // device), cudaFuncSetAttribute updates the local copy and is batched to the
 // server, and occupancy comes from occupancy.cpp.
-#include "api/unsupported.h"
 #include "core/occupancy.h"
 #include "core/runtime.h"
+#include "core/unsupported.h"
 
 #include <cuda.h>
 

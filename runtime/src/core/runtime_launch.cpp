@@ -1,9 +1,9 @@
 // Launches: by constant ID (the pass's rewrite), by stub pointer
 // (cudaLaunchKernel the pass did not see), and cudaLaunchKernelExC configs.
 // Each becomes one Launch command in the batch: no round trip.
-#include "api/unsupported.h"
 #include "core/arg_pack.h"
 #include "core/runtime.h"
+#include "core/unsupported.h"
 #include "manifests/startup_registry.h"
 #include "rc/kernel_id.h"
 

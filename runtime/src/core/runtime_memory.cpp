@@ -3,7 +3,7 @@
 #include "core/runtime.h"
 #include "rc/content_hash.h"
 
-#include "api/unsupported.h"
+#include "core/unsupported.h"
 #include "manifests/startup_registry.h"
 
 #include <algorithm>
@@ -475,11 +475,20 @@ cudaError_t Runtime::readBackStagedLocked(uint8_t *out, uint64_t src,
   return cudaSuccess;
 }
 
+// Uploads through the ring go in pieces of this size, each sent in a batch
+// of its own as soon as it is written: the server copies one piece to the
+// device while the next crosses the link, and the GPU waits for the last
+// piece's copy only, not the whole upload's (a prompt's 8 MiB of
+// embeddings). Measured against whole chunks waiting in the batch, it did
+// not separate from noise; kept since it never adds a transfer
+// (docs/design/knobs.md).
+constexpr size_t kRingPieceBytes = 1 << 20;
+
 void Runtime::uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
                                 uint64_t sid, const char *call) {
-  bool pieces = ringUploadLocked(count) && opts_.ringPieceBytes;
-  size_t step = pieces ? std::min(opts_.ringPieceBytes, opts_.chunkBytes)
-                       : opts_.chunkBytes;
+  bool pieces = ringUploadLocked(count);
+  size_t step =
+      pieces ? std::min(kRingPieceBytes, opts_.chunkBytes) : opts_.chunkBytes;
   std::vector<size_t> sizes;
   for (size_t off = 0, n = 0; off < count; off += n) {
     n = std::min(step, count - off);
@@ -753,10 +762,7 @@ void Runtime::announceRingPieceLocked(uint64_t dst, uint64_t offset, size_t n,
       {call, 0});
   stats_.bytesUpRma += n;
   batchRmaBytes_ += n;
-  if (opts_.ringPieceBytes)
-    sendBatchLocked(false, {}, nullptr); // its copy can start now
-  else
-    afterAppendLocked();
+  sendBatchLocked(false, {}, nullptr); // its copy can start now
 }
 
 // Stream-ordered allocation without a pool: the memory comes from an

@@ -6,8 +6,8 @@
 // (core/array_to_array.h).
 #include "core/runtime.h"
 
-#include "api/unsupported.h"
 #include "core/array_to_array.h"
+#include "core/unsupported.h"
 #include "rc/channel_format.h"
 
 namespace rc::rt {

@@ -5,8 +5,8 @@
 // into pieces of at most opts_.chunkBytes, as other copies are.
 #include "core/runtime.h"
 
-#include "api/unsupported.h"
 #include "core/enum_number.h"
+#include "core/unsupported.h"
 #include "rc/channel_format.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Client-side CUDA graphs: stream capture, graphs built node by node, and
 // executable graphs as plain node lists (docs/graphs.md). Nothing here talks
-// to the server; the Runtime (graph_runtime.cpp, graph_build_runtime.cpp)
-// decides what goes on the wire.
+// to the server; the Runtime (core/graph_runtime.cpp,
+// core/graph_build_runtime.cpp) decides what goes on the wire.
 //
 // While a stream captures, the async work appended for it becomes a node of
 // the capture's graph instead of a batch command, each after the previous

@@ -10,12 +10,12 @@
 // 256 rows (512 registers of hoisted addresses) the addresses (GEPs on the
 // addrspacecast of the tile) are computed in the loop's block; with 16 rows
 // the loop is under the budget and they stay where LICM hoisted them, and so
-// they do with 256 under RC_DEVICE_REMAT=0. (The IR is what the pass
+// they do with 256 under --rc-no-loop-remat. (The IR is what the pass
 // decides; in PTX, MachineLICM hoists them again where register pressure is
 // as low as in the small loop, and leaves them in flash attention's loops.)
 // RUN: %remote_clangxx -O3 --cuda-gpu-arch=sm_90 --cuda-device-only -S -emit-llvm -fno-discard-value-names %s -o %t.ll
 // RUN: FileCheck %s --check-prefixes=CHECK,REMAT < %t.ll
-// RUN: env RC_DEVICE_REMAT=0 %remote_clangxx -O3 --cuda-gpu-arch=sm_90 --cuda-device-only -S -emit-llvm -fno-discard-value-names %s -o %t.off.ll
+// RUN: %remote_clangxx --rc-no-loop-remat -O3 --cuda-gpu-arch=sm_90 --cuda-device-only -S -emit-llvm -fno-discard-value-names %s -o %t.off.ll
 // RUN: FileCheck %s --check-prefixes=CHECK,OFF < %t.off.ll
 
 // Each loop is one block that branches to itself.

@@ -166,14 +166,14 @@ TEST(RuntimeApi, SlowHandshakeAnswerConnectsWithinTheHelloTimeout) {
 // guessed at; the runtime fails every call that needs the device, naming
 // the variable, before it connects anywhere.
 TEST(RuntimeApi, BadVariablesAreRefusedNamingThem) {
-  setenv("RC_BATCH_AGE_US", "50us", 1);
-  setenv("RC_RMA", "off", 1);
+  setenv("RC_DEV_BATCH_AGE_US", "50us", 1);
+  setenv("RC_DEV_RMA", "off", 1);
   rc::rt::Options o = rc::rt::Options::fromEnv();
-  unsetenv("RC_BATCH_AGE_US");
-  unsetenv("RC_RMA");
-  EXPECT_NE(o.settingsError.find("RC_BATCH_AGE_US=50us"), std::string::npos)
+  unsetenv("RC_DEV_BATCH_AGE_US");
+  unsetenv("RC_DEV_RMA");
+  EXPECT_NE(o.settingsError.find("RC_DEV_BATCH_AGE_US=50us"), std::string::npos)
       << o.settingsError;
-  EXPECT_NE(o.settingsError.find("RC_RMA=off is not 0 (off) or 1 (on)"),
+  EXPECT_NE(o.settingsError.find("RC_DEV_RMA=off is not 0 (off) or 1 (on)"),
             std::string::npos)
       << o.settingsError;
   auto state = std::make_shared<FakeState>();
@@ -184,7 +184,7 @@ TEST(RuntimeApi, BadVariablesAreRefusedNamingThem) {
   void *p = nullptr;
   EXPECT_EQ(cudaMalloc(&p, 16), cudaErrorNoDevice);
   std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("refusing the environment: RC_BATCH_AGE_US=50us"),
+  EXPECT_NE(err.find("refusing the environment: RC_DEV_BATCH_AGE_US=50us"),
             std::string::npos)
       << err;
   EXPECT_EQ(state->hellos, 0) << "it connected anyway";

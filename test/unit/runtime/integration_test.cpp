@@ -18,7 +18,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <glob.h>
 #include <netinet/in.h>
 #include <sstream>
 #include <sys/socket.h>
@@ -29,19 +28,17 @@
 
 namespace {
 
-std::string findServer() {
+// This build's rc-server (CMake passes its path, and builds it before this
+// suite). Missing, the calling test fails: a suite that skipped, or that
+// took another build folder's binary, could pass against a stale server.
+std::string inTreeServer() {
   struct stat st;
-  std::string configured = RC_SERVER_BIN;
-  if (!configured.empty() && ::stat(configured.c_str(), &st) == 0)
-    return configured;
-  // Another build directory of this tree may have built it.
-  glob_t g;
-  std::string pattern = std::string(RC_SOURCE_DIR) + "/build*/bin/rc-server";
-  std::string found;
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0 && g.gl_pathc)
-    found = g.gl_pathv[0];
-  globfree(&g);
-  return found;
+  if (::stat(RC_SERVER_BIN, &st) != 0) {
+    ADD_FAILURE() << "this build's rc-server is missing: " RC_SERVER_BIN
+                     " (ninja rc-server)";
+    return "";
+  }
+  return RC_SERVER_BIN;
 }
 
 std::string tempDir() {
@@ -132,17 +129,15 @@ private:
 
 // A test-device rc-server serving the programs' manifest, in a fresh
 // TestDir, with `args` added to its command line. After start(), running()
-// is false when the test was skipped (no rc-server built) or failed (it did
-// not start).
+// is false when the test failed (no rc-server built, or it did not start).
 class ServedPrograms {
 public:
   // `env`: NAME=VALUE for rc-server.
   void start(const std::string &url, const std::vector<std::string> &args = {},
              const std::vector<std::string> &env = {}) {
-    std::string server = findServer();
+    std::string server = inTreeServer();
     if (server.empty())
-      GTEST_SKIP() << "rc-server is not built yet (looked for " RC_SERVER_BIN
-                      " and " RC_SOURCE_DIR "/build*/bin/rc-server)";
+      return;
     url_ = url;
     manifest_ = writeManifest(dir());
     srv_ = std::make_unique<Server>(server, url, manifest_,
@@ -319,7 +314,7 @@ void runConcurrentCopyStress(const std::string &url,
     return;
   const std::string &dir = served.dir();
   std::vector<std::string> env = served.env();
-  env.push_back("RC_RMA=1");
+  env.push_back("RC_DEV_RMA=1");
   env.push_back("RC_CACHE=1"); // over shm too, where it is off by default
   std::vector<std::thread> clients;
   std::vector<ChildResult> results(seeds.size());
@@ -463,9 +458,9 @@ TEST(RuntimeIntegration, SignalsEndClientsPromptlyOverTcp) {
 // naming both files, although the server serves that manifest; the server
 // refuses the binary's build too. Beside its own build's manifest it runs.
 TEST(RuntimeIntegration, AnotherBuildsManifestBesideTheBinaryIsRefused) {
-  std::string server = findServer();
+  std::string server = inTreeServer();
   if (server.empty())
-    GTEST_SKIP() << "rc-server is not built yet";
+    return;
   TestDir testDir;
   const std::string &dir = testDir.path;
   std::string app = dir + "/app";
@@ -1078,6 +1073,16 @@ TEST(RuntimeIntegration, RcCachePreloadsListsAndEvicts) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.output.find("is not a chunk's hash"), std::string::npos)
       << bad.output;
+  // RC_CACHE by the one rule: a value the runtime would refuse stops the
+  // tool, naming it, instead of being overwritten with 1.
+  std::vector<std::string> badEnv = served.env();
+  badEnv.push_back("RC_CACHE=yes");
+  ChildResult badVar =
+      runChild({RC_CACHE_TOOL, "list"}, badEnv, dir + "/badvar.out", 60);
+  EXPECT_EQ(badVar.status, 2);
+  EXPECT_NE(badVar.output.find("RC_CACHE=yes is not one of auto, 0, 1"),
+            std::string::npos)
+      << badVar.output;
 }
 
 // Programs that load CUDA themselves (docs/driver-api.md): with remote-
@@ -1156,9 +1161,9 @@ TEST(RuntimeIntegration, DlopenWithoutLibraryFolderIsNotOurs) {
 // remote-clang's libcuda.so.1 and serve through itself: it stops, naming
 // the cause.
 TEST(RuntimeIntegration, ServerRefusesRemoteClangsDriverLibrary) {
-  std::string server = findServer();
+  std::string server = inTreeServer();
   if (server.empty())
-    GTEST_SKIP() << "rc-server is not built yet";
+    return;
   TestDir dir;
   ChildResult r = runChild({server, "--listen", shmUrl("guard")},
                            {std::string("LD_LIBRARY_PATH=") + RC_LIB_DIR},

@@ -1,4 +1,4 @@
-// RC_EMULATE_RTT_US / RC_EMULATE_GBPS: a reply is never used before the
+// RC_DEV_EMULATE_RTT_US / RC_DEV_EMULATE_GBPS: a reply is never used before the
 // emulated link could have carried it. Only lower bounds are checked (a busy
 // machine can make anything slower, nothing faster).
 #include "core/link_emulation.h"

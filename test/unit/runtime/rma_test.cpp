@@ -31,12 +31,10 @@ class RmaTest : public st::TransportRuntimeTest {
 protected:
   // Sharing is off unless asked for: these tests are about RMA.
   void start(size_t rmaReadbackMin, size_t rmaUploadMin = 64 << 10,
-             size_t ringPieceBytes = rt::Options().ringPieceBytes,
              size_t sharedHostMin = 0) {
     rt::Options opts;
     opts.rmaReadbackMin = rmaReadbackMin;
     opts.rmaUploadMin = rmaUploadMin;
-    opts.ringPieceBytes = ringPieceBytes;
     opts.sharedHostMin = sharedHostMin;
     TransportRuntimeTest::start(opts);
   }
@@ -79,8 +77,7 @@ TEST_P(RmaTest, LargeReadBacksAreWrittenIntoTheDestination) {
 // More chunks than the staging block has slots (8 of 4 MiB), so slots are
 // written again after their bytes were copied out; cudaMemcpyAsync too.
 TEST_P(RmaTest, LargeReadBacksIntoPageableMemoryAreStagedOverShm) {
-  start(64 << 10, 64 << 10, rt::Options().ringPieceBytes,
-        rt::Options().sharedHostMin);
+  start(64 << 10, 64 << 10, rt::Options().sharedHostMin);
   const bool shm = GetParam() == std::string("shm");
   for (bool async : {false, true}) {
     auto sent = pattern((41 << 20) + 3, async ? 17 : 13);
@@ -121,8 +118,7 @@ TEST_P(RmaTest, ReadBacksOverLanesGoInLargeChunks) {
 // read-back written into, the runtime's own mapping of the mirror's pages,
 // while the application's mapping stays fenced until the bytes are in.
 TEST_P(RmaTest, ManagedMemoryMovesByRmaThroughTheRuntimesMapping) {
-  start(64 << 10, 64 << 10, rt::Options().ringPieceBytes,
-        rt::Options().sharedHostMin);
+  start(64 << 10, 64 << 10, rt::Options().sharedHostMin);
   const size_t size = (9 << 20) + 3;
   auto sent = pattern(size, 11);
   void *p = nullptr;
@@ -154,7 +150,7 @@ TEST_P(RmaTest, SmallReadBacksTravelInTheReply) {
 }
 
 TEST_P(RmaTest, TurnedOffEverythingTravelsInTheReply) {
-  start(0, 0); // RC_RMA_READBACK_MIN=0 RC_RMA_UPLOAD_MIN=0
+  start(0, 0); // RC_DEV_RMA_READBACK_MIN=0 RC_DEV_RMA_UPLOAD_MIN=0
   auto sent = pattern(2 << 20, 3);
   EXPECT_EQ(roundTrip(sent, false), sent);
   EXPECT_EQ(rt->trafficStats().bytesDownRma, 0u);
@@ -185,12 +181,10 @@ TEST_P(RmaTest, LargeUploadsAreWrittenIntoTheUploadRing) {
   EXPECT_EQ(rt->trafficStats().bytesUpRma, 2 * sent.size());
 }
 
-// A large upload goes into the ring in 1 MiB pieces (RC_RING_PIECE_BYTES;
-// a tail too small for the ring rides with the last one), each in a batch
-// of its own that leaves as soon as the piece is written: the server copies
-// a piece to the device while the next one is written, instead of after
-// the whole upload. With pieces off (0), 4 MiB chunks wait in the batch
-// like other commands; the bytes arrive either way.
+// A large upload goes into the ring in 1 MiB pieces (a tail too small for
+// the ring rides with the last one), each in a batch of its own that
+// leaves as soon as the piece is written: the server copies a piece to the
+// device while the next one is written, instead of after the whole upload.
 // Uploads `size` bytes with cudaMemcpyAsync, reads them back, and returns
 // how many batches the upload itself sent.
 uint64_t uploadBatches(rt::Runtime &rt, size_t size, uint8_t seed) {
@@ -214,15 +208,6 @@ TEST_P(RmaTest, RingUploadPiecesLeaveOneBatchEachAsTheyAreWritten) {
   start(64 << 10);
   size_t size = (5 << 20) + 7; // five 1 MiB pieces, the last with the tail
   EXPECT_EQ(uploadBatches(*rt, size, 13), 5u);
-  EXPECT_EQ(rt->trafficStats().bytesUpRma, size);
-}
-
-TEST_P(RmaTest, RingUploadWithoutPiecesWaitsInTheBatch) {
-  start(64 << 10, 64 << 10, /*ringPieceBytes=*/0);
-  size_t size = (5 << 20) + 7; // 4 MiB and 1 MiB + 7 B chunks
-  // The first chunk's command leaves (aged) when the second is appended at
-  // the earliest; the second's waits for the next batch.
-  EXPECT_LT(uploadBatches(*rt, size, 17), 2u);
   EXPECT_EQ(rt->trafficStats().bytesUpRma, size);
 }
 

@@ -1,7 +1,7 @@
 // The runtime and rc-server's core over tcp with sealing (docs/security.md,
 // "Encryption in transit"): with keys, a tcp client off this host is sealed
 // after the key exchange. This binary counts loopback as off this host
-// (RC_TRANSPORT_SEAL_LOOPBACK=1, set below before the transport reads it):
+// (RC_DEV_TRANSPORT_SEAL_LOOPBACK=1, set below before the transport reads it):
 // the address is the only thing the decision looks at, and everything after
 // it (keys, records, lanes, writes) is the code a remote client runs. The
 // socket-layer tap (test/unit/transport/wire_tap.h) shows what crossed:
@@ -25,7 +25,8 @@ using rc::transport::test::WireTap;
 
 namespace {
 
-const bool kSealLoopback = (setenv("RC_TRANSPORT_SEAL_LOOPBACK", "1", 1), true);
+const bool kSealLoopback =
+    (setenv("RC_DEV_TRANSPORT_SEAL_LOOPBACK", "1", 1), true);
 
 std::vector<uint8_t> secretText(size_t size) {
   const char *line = "PROMPT: the secret plans of the tenant, in plain text. ";

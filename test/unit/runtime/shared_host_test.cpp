@@ -140,7 +140,7 @@ TEST_P(SharedHostTest, SmallBlocksStayPrivate) {
 }
 
 TEST_P(SharedHostTest, TurnedOffNothingIsShared) {
-  start(0); // RC_SHARED_HOST=0
+  start(0); // RC_DEV_SHARED_HOST=0
   void *block = nullptr;
   ASSERT_EQ(rt->mallocHost(&block, 1 << 20), cudaSuccess);
   readBackInto(static_cast<uint8_t *>(block), 1 << 20, 0, false);

@@ -87,11 +87,12 @@ TEST(Cli, BadVariablesStopTheStartNamingThem) {
   struct Case {
     const char *name, *value, *message;
   } cases[] = {
-      {"RC_SERVER_DEFER_SYNC", "no", "RC_SERVER_DEFER_SYNC=no is not 0"},
+      {"RC_DEV_SERVER_PACK_UPLOADS", "no",
+       "RC_DEV_SERVER_PACK_UPLOADS=no is not 0"},
       {"RC_SERVER_UPLOAD_RING_MIB", "32M",
        "RC_SERVER_UPLOAD_RING_MIB=32M is not a whole number"},
       {"RC_SERVER_MAX_REPLY_MIB", "4096", "RC_SERVER_MAX_REPLY_MIB=4096"},
-      {"RC_TRANSPORT_SPIN_US", "-5", "RC_TRANSPORT_SPIN_US=-5"},
+      {"RC_DEV_TRANSPORT_YIELD_US", "-5", "RC_DEV_TRANSPORT_YIELD_US=-5"},
   };
   for (const Case &k : cases) {
     setenv(k.name, k.value, 1);
@@ -247,11 +248,12 @@ TEST(Cli, IsolatedStartFailsWhenNoWorkerStarts) {
 TEST(Cli, IsolatedWorkerServesOnlyItsTicketOnce) {
   TestManifest m = writeTestManifest();
   std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
-  // A ticket lapses after RC_SERVER_TICKET_MS; this test is not about
+  // A ticket lapses after RC_DEV_SERVER_TICKET_MS; this test is not about
   // lapsing, so a loaded machine must not make it lapse first.
   Child server({"--listen", url, "--manifest", m.path, "--test-device",
                 "--isolation", "process"},
-               serverBin(), [] { setenv("RC_SERVER_TICKET_MS", "10000", 1); });
+               serverBin(),
+               [] { setenv("RC_DEV_SERVER_TICKET_MS", "10000", 1); });
   ASSERT_TRUE(server.waitFor("listening on", 10000)) << server.text;
   Redirect r = askForWorker(url, {m.hash});
   ASSERT_FALSE(r.url.empty());

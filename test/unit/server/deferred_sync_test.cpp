@@ -172,16 +172,6 @@ TEST_F(DeferredSyncTest, AFenceEventIsRecordedAgainAfterAnUntrackedCommand) {
   EXPECT_EQ(backend->streamWaits(), 3u); // two fences and the client's
 }
 
-TEST_F(DeferredSyncTest, FencesTurnedOffAnotherStreamWaitsOnTheHost) {
-  env->settings.syncFences = false;
-  open();
-  send(batch(2, {launchOn(10), cStreamSync(10), launchOn(11)}, false));
-  std::vector<LaunchRecord> launches = backend->launches();
-  ASSERT_EQ(launches.size(), 2u);
-  EXPECT_EQ(launches[1].syncsBefore, 1u);
-  EXPECT_EQ(backend->streamWaits(), 0u);
-}
-
 TEST_F(DeferredSyncTest, CommandsThatObserveTheHostOrderWait) {
   open();
   // An event query, a free and a device sync are not stream-ordered.
@@ -194,16 +184,6 @@ TEST_F(DeferredSyncTest, CommandsThatObserveTheHostOrderWait) {
   EXPECT_EQ(backend->streamSyncs(), 1u);
   send(batch(4, {launchOn(10), cStreamSync(10), cFree(buf)}, false));
   EXPECT_EQ(backend->streamSyncs(), 2u);
-}
-
-TEST_F(DeferredSyncTest, TurnedOffEverySyncWaitsAtOnce) {
-  env->settings.deferSyncs = false;
-  open();
-  send(batch(2, {launchOn(10), cStreamSync(10), launchOn(10)}, false));
-  std::vector<LaunchRecord> launches = backend->launches();
-  ASSERT_EQ(launches.size(), 2u);
-  EXPECT_EQ(launches[0].syncsBefore, 0u);
-  EXPECT_EQ(launches[1].syncsBefore, 1u);
 }
 
 class DeferredSyncTwoDevicesTest : public DeferredSyncTest {

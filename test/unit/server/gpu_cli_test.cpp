@@ -419,12 +419,12 @@ TEST(GpuCli, RmaUploadsAndReadBacksOverTcpAndShm) {
 // loads, so this runs without a GPU too).
 TEST(GpuCli, UnknownGpuWaitSettingFailsStartNamingIt) {
   GpuManifest g = writeGpuManifest();
-  setenv("RC_SERVER_GPU_WAIT", "nap", 1);
+  setenv("RC_DEV_SERVER_GPU_WAIT", "nap", 1);
   Child server({"--listen", "tcp://127.0.0.1:" + std::to_string(freePort()),
                 "--manifest", g.path});
-  unsetenv("RC_SERVER_GPU_WAIT");
+  unsetenv("RC_DEV_SERVER_GPU_WAIT");
   EXPECT_EQ(server.wait(), 2) << server.text;
-  EXPECT_NE(server.text.find("RC_SERVER_GPU_WAIT=nap is not one of spin, "
+  EXPECT_NE(server.text.find("RC_DEV_SERVER_GPU_WAIT=nap is not one of spin, "
                              "yield, block"),
             std::string::npos)
       << server.text;
@@ -505,18 +505,15 @@ TEST(GpuCli, MultipathUploadsKeepStreamOrder) {
       << server.text;
 }
 
-// Read-backs in pieces smaller than a staging slot
-// (RC_SERVER_READBACK_PIECE_KB, an odd size here): the GPU copies a piece
-// while the previous one is written into the client (RMA) or into the
-// reply; both arrive intact, tail piece included.
+// Read-backs larger than a staging slot go in slot-sized pieces: the GPU
+// copies a piece while the previous one is written into the client (RMA)
+// or into the reply; both arrive intact, the short tail piece included.
 TEST(GpuCli, ReadBackInPiecesArrivesIntact) {
   if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
     GTEST_SKIP() << "no libcuda.so.1: no GPU server test here";
   GpuManifest g = writeGpuManifest();
   std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
-  setenv("RC_SERVER_READBACK_PIECE_KB", "200", 1);
   Child server({"--listen", url, "--manifest", g.path});
-  unsetenv("RC_SERVER_READBACK_PIECE_KB");
   if (!server.waitFor("listening on", 30000)) {
     if (noUsableGpu(server.text))
       GTEST_SKIP() << server.text;
@@ -527,7 +524,7 @@ TEST(GpuCli, ReadBackInPiecesArrivesIntact) {
   r.conn = rc::transport::connect(url, 5000, &err);
   ASSERT_TRUE(r.conn) << err;
   ASSERT_TRUE(asHelloReply(r.roundTrip(hello({g.hash})))->ok());
-  const size_t n = (3 << 20) + 12; // 16 pieces, the last a short one
+  const size_t n = (3 << 20) + 12; // 4 pieces, the last a short one
   Bytes data(n);
   for (size_t i = 0; i < n; ++i)
     data[i] = uint8_t(i * 7 + (i >> 9));

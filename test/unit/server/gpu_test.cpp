@@ -335,7 +335,7 @@ TEST_F(GpuTest, SecondGpuHasItsOwnGlobalsAndReachesTheFirstAsAPeer) {
 }
 
 // Refused when the manifest is loaded, before the GPU is touched: its
-// cubins do not have the kernel (tools/common/manifest_check.h).
+// cubins do not have the kernel (manifest/include/rc/manifest_check.h).
 // Device printf: what two sessions' kernels print at the same time comes
 // back to each in its own replies (never the other's, never rc-server's
 // stdout), all of it, in the order the driver wrote it.

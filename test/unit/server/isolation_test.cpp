@@ -261,18 +261,18 @@ TEST(ServerMemory, NoOtherProcessMayWriteIt) {
       << "process_vm_writev into rc-server was not refused";
   EXPECT_FALSE(a.memOpened) << "/proc/PID/mem of rc-server opened";
 
-  // RC_SERVER_DUMPABLE=1 opens the door again (gdb -p, core dumps): the
+  // RC_DEV_SERVER_DUMPABLE=1 opens the door again (gdb -p, core dumps): the
   // same write then reaches the process and fails only at the address.
-  setenv("RC_SERVER_DUMPABLE", "1", 1);
+  setenv("RC_DEV_SERVER_DUMPABLE", "1", 1);
   std::string url2 = "tcp://127.0.0.1:" + std::to_string(freePort());
   Child dumpable({"--test-device", "--listen", url2, "--manifest", m.path},
                  serverBin(), dropPtraceCapability);
-  unsetenv("RC_SERVER_DUMPABLE");
+  unsetenv("RC_DEV_SERVER_DUMPABLE");
   ASSERT_TRUE(dumpable.waitFor("listening on", 20000)) << dumpable.text;
   a = writeIntoProcess(dumpable.pid);
   EXPECT_EQ(a.vmWriteErrno, EFAULT);
   EXPECT_TRUE(a.memOpened);
-  EXPECT_NE(dumpable.text.find("RC_SERVER_DUMPABLE=1"), std::string::npos)
+  EXPECT_NE(dumpable.text.find("RC_DEV_SERVER_DUMPABLE=1"), std::string::npos)
       << dumpable.text;
 }
 

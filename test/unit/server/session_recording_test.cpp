@@ -1,4 +1,4 @@
-// RC_SERVER_RECORD_DIR: a session writes every message it receives, in
+// RC_DEV_SERVER_RECORD_DIR: a session writes every message it receives, in
 // order and byte for byte, plus a copy of each manifest its Hello named;
 // forEachRecordedMessage reads the messages back (the session fuzzer's
 // input format).
@@ -117,7 +117,7 @@ TEST(SessionRecording, UnwritableDirectoryIsReportedNotFatal) {
   testing::internal::CaptureStderr();
   EXPECT_EQ(SessionRecorder::into("/nonexistent/rc-recordings", 3), nullptr);
   std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("RC_SERVER_RECORD_DIR: cannot create "
+  EXPECT_NE(err.find("RC_DEV_SERVER_RECORD_DIR: cannot create "
                      "/nonexistent/rc-recordings/session-"),
             std::string::npos)
       << err;

@@ -1,5 +1,5 @@
 // Pinned host memory shared with a client on the same machine (HostShare,
-// gpu-server/src/session/shared_host.h), at the session level on the host test
+// gpu-server/src/executor/shared_host.h), at the session level on the host test
 // device: the region's file maps the same pages the server reads back
 // into, and every way a client can name a region wrongly is an error that
 // names it, leaves the session usable, and never reaches another session's

@@ -59,7 +59,7 @@ protected:
   // client on a loaded machine may take more than the default second.
   void serve(std::vector<std::string> extra, std::vector<std::string> env = {},
              bool quotas = true) {
-    env.insert(env.begin(), "RC_SERVER_TICKET_MS=10000");
+    env.insert(env.begin(), "RC_DEV_SERVER_TICKET_MS=10000");
     std::vector<std::string> args{
         "--listen",    url,       "--manifest",      m.path, "--test-device",
         "--isolation", "process", "--auth-key-file", keyFile};
@@ -144,7 +144,7 @@ TEST_P(TicketCliTest, ATicketServesOnlyTheKeyItWasIssuedTo) {
 // the tenant's quota is free again, and the worker serves the next client.
 TEST_P(TicketCliTest, AnUnredeemedTicketLapsesAndFreesItsWorker) {
   serve({"--warm-workers", "1", "--max-workers", "1"},
-        {"RC_SERVER_TICKET_MS=1000"});
+        {"RC_DEV_SERVER_TICKET_MS=1000"});
   Redirected stale = reserve(a);
   ASSERT_FALSE(stale.url.empty());
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -207,7 +207,7 @@ double median(std::vector<double> v) {
 // takes without B.
 TEST_P(TicketCliTest, AHoarderDelaysAnotherTenantByAtMost100Ms) {
   serve({"--warm-workers", "4", "--max-workers", "4"},
-        {"RC_SERVER_TICKET_MS=1000"}, false);
+        {"RC_DEV_SERVER_TICKET_MS=1000"}, false);
   auto probe = [&] {
     std::vector<double> times;
     for (int i = 0; i < 5; ++i) {

@@ -3,8 +3,8 @@
 // carry the section count; a name table of type SHT_NOBITS whose offset
 // points nowhere; a symbol table whose entry size wraps the offset around.
 // Each input ends at an unreadable page.
-#include "common/elf_sections.h"
 #include "guarded_bytes.h"
+#include "rc/elf_sections.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The fatbin/cubin parsers on synthetic inputs shaped like ptxas 12.4 output.
-#include "common/fatbin_images.h"
+#include "rc/fatbin_images.h"
 
 #include <gtest/gtest.h>
 

@@ -403,7 +403,7 @@ TEST(OffLoopback, AConnectionToAnotherAddressIsOffLoopbackAndSeals) {
 TEST(OffLoopback, LoopbackIsNotOffLoopbackUnlessTold) {
   Pair p(false);
   ASSERT_TRUE(p.client && p.server);
-  const char *forced = std::getenv("RC_TRANSPORT_SEAL_LOOPBACK");
+  const char *forced = std::getenv("RC_DEV_TRANSPORT_SEAL_LOOPBACK");
   bool expected = forced && std::string(forced) == "1";
   EXPECT_EQ(p.client->offLoopback(), expected);
   EXPECT_EQ(p.server->offLoopback(), expected);

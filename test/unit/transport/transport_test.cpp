@@ -143,10 +143,10 @@ TEST_P(TransportTest, PeerWritesIntoExposedMemoryBeforeItsNextMessage) {
 }
 
 // tcp connections carry large writes striped over extra sockets, both
-// ways (docs/transport.md, "Lanes"): RC_TCP_LANES of them (8 unless set;
+// ways (docs/transport.md, "Lanes"): RC_DEV_TCP_LANES of them (8 unless set;
 // 0: none), none over shm. Either way the bytes land exactly.
 TEST_P(TransportTest, LargeWritesBothWaysOverLanesWhereThereAreAny) {
-  const char *env = std::getenv("RC_TCP_LANES");
+  const char *env = std::getenv("RC_DEV_TCP_LANES");
   const int want = GetParam() != "tcp" ? 0 : env ? std::atoi(env) : 8;
   const size_t kSize = (40 << 20) + 3;
   std::vector<uint8_t> atServer(kSize + 2, 0xee), atClient(kSize + 2, 0xee);

@@ -130,7 +130,7 @@ public:
 
   // Sealing (docs/transport-internals/connections.md, "Sealing"). Whether this
   // connection's bytes may cross a network: tcp to a peer outside 127.0.0.0/8
-  // (every tcp peer with RC_TRANSPORT_SEAL_LOOPBACK=1); never over shm.
+  // (every tcp peer with RC_DEV_TRANSPORT_SEAL_LOOPBACK=1); never over shm.
   virtual bool offLoopback() const { return false; }
   // From now on every message and RMA write this side sends, its lanes'
   // included, is encrypted and authenticated with keys.send, and every one

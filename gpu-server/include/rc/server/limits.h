@@ -27,7 +27,7 @@ struct ServerLimits {
   // --isolation process: how long a reservation's ticket lives unredeemed,
   // and how many unredeemed ones a tenant (without keys: a local user or a
   // host) may hold at once, so that none can hoard the workers.
-  int ticketMs = 1000;           // RC_SERVER_TICKET_MS
+  int ticketMs = 1000;           // RC_DEV_SERVER_TICKET_MS
   int reservationsPerTenant = 2; // RC_SERVER_RESERVATIONS_PER_TENANT
   // Each established session: its largest message, what it may have sent
   // ahead of the server (read no further until the session catches up),

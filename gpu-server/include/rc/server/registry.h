@@ -67,7 +67,7 @@ struct KernelInfo {
   std::vector<uint32_t> manifests; // indices of manifests declaring it
   void *native = nullptr;          // backend's handle (CUkernel)
   // False when no cubin of its module defines it: its device code was
-  // compiled out (tools/common/manifest_check.h), and a launch fails.
+  // compiled out (manifest/include/rc/manifest_check.h), and a launch fails.
   bool hasDeviceCode = true;
   KernelAttrs attrs;
   // "kernel foo(int*) (launched at a.cu:12)": how errors name a launch.
@@ -89,7 +89,7 @@ public:
   // Takes ownership of a verified manifest and indexes it. Fails (naming the
   // manifest and the kernel) on inconsistent layouts, an ID the manifest
   // gives twice, or a manifest that contradicts itself or its cubins
-  // (tools/common/manifest_check.h: hashes, build ID, layouts; a module
+  // (manifest/include/rc/manifest_check.h: hashes, build ID, layouts; a module
   // whose cubins cannot be read is taken unchecked). A refused manifest
   // leaves the registry as it was.
   bool add(LoadedManifest manifest, std::string *error);

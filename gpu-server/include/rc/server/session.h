@@ -187,7 +187,7 @@ private:
   std::shared_ptr<const std::vector<auth::Key>> keys_;
   std::unique_ptr<HelloAuth> auth_;
   std::unique_ptr<Executor> executor_;        // exists once Hello succeeded
-  std::unique_ptr<SessionRecorder> recorder_; // RC_SERVER_RECORD_DIR
+  std::unique_ptr<SessionRecorder> recorder_; // RC_DEV_SERVER_RECORD_DIR
   BatchTiming lastBatch_;
   transport::Connection *conn_ = nullptr;
   uint8_t *exposedRing_ = nullptr; // withdrawn before the executor frees it

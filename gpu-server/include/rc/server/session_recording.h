@@ -1,6 +1,6 @@
 // Session recordings: every message one session received, in order, each a
 // little-endian u32 length followed by the message's bytes. With
-// RC_SERVER_RECORD_DIR set, every session writes one to that directory
+// RC_DEV_SERVER_RECORD_DIR set, every session writes one to that directory
 // (session-<server pid>-<session id>.rcrec), plus a copy of each manifest
 // its Hello announced (<16 hex digits of the hash>.rcm). The session fuzzer
 // (test/fuzz) reads the same format, so recorded traffic of any client
@@ -21,7 +21,7 @@ namespace rc::server {
 class SessionRecorder {
 public:
   // A recorder for session `id` into folder `dir` (SessionSettings::
-  // recordDir, RC_SERVER_RECORD_DIR); null when `dir` is empty, or when the
+  // recordDir, RC_DEV_SERVER_RECORD_DIR); null when `dir` is empty, or when the
   // file cannot be created (an error line says why).
   static std::unique_ptr<SessionRecorder> into(const std::string &dir,
                                                uint64_t id);

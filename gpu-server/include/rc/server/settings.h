@@ -17,31 +17,24 @@ struct SessionSettings {
   // The largest upload ring a session gets; 0: none, large uploads travel
   // inline (RC_SERVER_UPLOAD_RING_MIB).
   uint64_t uploadRingBytes = 32ull << 20;
-  // A cudaStreamSynchronize waits on the GPU, not on the host
-  // (RC_SERVER_DEFER_SYNC; docs/server-internals/sessions.md, "Deferred stream
-  // syncs"), and other streams are ordered behind it by events
-  // (RC_SERVER_SYNC_FENCE).
-  bool deferSyncs = true;
-  bool syncFences = true;
   // Each session's messages are recorded into this folder for the fuzz
-  // corpus; empty: none (RC_SERVER_RECORD_DIR; docs/fuzzing.md).
+  // corpus; empty: none (RC_DEV_SERVER_RECORD_DIR; docs/fuzzing.md).
   std::string recordDir;
 };
 
-// The CUDA backend's knobs (measurement switches, docs/environment.md).
+// The CUDA backend's knobs (docs/environment.md).
 struct CudaSettings {
-  bool packUploads = true;         // RC_SERVER_PACK_UPLOADS
-  uint64_t readbackPieceBytes = 0; // RC_SERVER_READBACK_PIECE_KB; 0: a slot
-  std::string gpuWait;             // RC_SERVER_GPU_WAIT; empty: CUDA's auto
-  std::string cublasLibrary;       // RC_CUBLAS_LIBRARY; empty: the usual names
-  bool multipath = false;          // RC_SERVER_MULTIPATH (copy_relay.h)
+  bool packUploads = true;   // RC_DEV_SERVER_PACK_UPLOADS
+  std::string gpuWait;       // RC_DEV_SERVER_GPU_WAIT; empty: CUDA's auto
+  std::string cublasLibrary; // RC_CUBLAS_LIBRARY; empty: the usual names
+  bool multipath = false;    // RC_SERVER_MULTIPATH (copy_relay.h)
 };
 
 struct ServerSettings {
   ServerLimits limits;
   SessionSettings session;
   CudaSettings cuda;
-  bool dumpable = false; // RC_SERVER_DUMPABLE
+  bool dumpable = false; // RC_DEV_SERVER_DUMPABLE
   // On SIGTERM, live sessions get this long to finish while no new one is
   // accepted (RC_SERVER_DRAIN_MS; 0: stop at once, as on SIGINT).
   uint64_t drainMs = 30000;

@@ -181,7 +181,6 @@ private:
   size_t nextWideSlot_ = 0;
   Packing packing_;
   bool packUploads_ = true;
-  uint64_t readPieceBytes_ = kStagingSlotBytes;
   std::map<uint64_t, uint64_t> allocs_; // for accounting on destroy
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> symbols_;
   std::unique_ptr<BlasContext> blas_;       // destroyed before the context
@@ -376,7 +375,7 @@ public:
   }
 
   // How a session's thread waits for the GPU (CudaSettings::gpuWait,
-  // RC_SERVER_GPU_WAIT): CUDA's
+  // RC_DEV_SERVER_GPU_WAIT): CUDA's
   // default spins while the process has fewer contexts than cores; "yield"
   // lets a co-located client's threads have the core meanwhile, "block"
   // sleeps. For measurements: a llama.cpp client on the same machine keeps
@@ -394,7 +393,7 @@ public:
     else if (w == "block")
       *flags = CU_CTX_SCHED_BLOCKING_SYNC;
     else
-      return fail(error, "RC_SERVER_GPU_WAIT must be spin, yield or block "
+      return fail(error, "RC_DEV_SERVER_GPU_WAIT must be spin, yield or block "
                          "(got '" +
                              w + "')");
     return true;
@@ -494,14 +493,8 @@ private:
 CudaContext::CudaContext(CudaBackend &b, CUcontext ctx, CUdevice dev)
     : backend_(b), ctx_(ctx), dev_(dev) {
   // packUploads false: one slot per upload, as before packing (for
-  // measuring what packing buys). readbackPieceBytes: read-backs in
-  // pieces of this size, the GPU copying one while the previous one is
-  // consumed (sent by RMA, copied into the reply); 0: a slot's size.
-  const CudaSettings &s = b.settings();
-  packUploads_ = s.packUploads;
-  uint64_t piece = s.readbackPieceBytes;
-  readPieceBytes_ =
-      piece && piece < kStagingSlotBytes ? piece : kStagingSlotBytes;
+  // measuring what packing buys).
+  packUploads_ = b.settings().packUploads;
 }
 
 BlasContext *CudaContext::blas(std::string *why) {
@@ -809,10 +802,8 @@ OpStatus CudaContext::copyD2H(uint8_t *dst, uint64_t src, uint64_t size,
 OpStatus CudaContext::readD2H(uint64_t src, uint64_t size, NativeHandle s,
                               const ChunkConsumer &consume,
                               uint64_t pieceBytes) {
-  // A piece size the operator set (RC_SERVER_READBACK_PIECE_KB) holds.
-  bool wide = readPieceBytes_ == kStagingSlotBytes &&
-              pieceBytes > kStagingSlotBytes && size > kStagingSlotBytes;
-  uint64_t piece = wide ? pieceBytes : readPieceBytes_;
+  bool wide = pieceBytes > kStagingSlotBytes && size > kStagingSlotBytes;
+  uint64_t piece = wide ? pieceBytes : kStagingSlotBytes;
   struct Piece {
     Slot *slot = nullptr;
     uint64_t offset = 0, n = 0;

@@ -1,4 +1,4 @@
-#include "elf_sections.h"
+#include "rc/elf_sections.h"
 #include "unaligned_load.h"
 
 #include <cstring>

@@ -3,9 +3,9 @@
 // (docs/graphs.md). Like captured graphs they live on the client until
 // cudaGraphInstantiate; a node is checked when it is made, as the stream
 // call it stands for would be.
-#include "api/unsupported.h"
 #include "core/handle.h"
 #include "core/runtime.h"
+#include "core/unsupported.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "api/unsupported.h"
+#include "core/unsupported.h"
 
 #include <cstdio>
 #include <mutex>

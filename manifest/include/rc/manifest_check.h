@@ -9,8 +9,8 @@
 // while its device code was compiled out (`#if __CUDA_ARCH__ >= N` with
 // empty stubs under `#else`, as older suites do), and nvcc's programs run
 // until they launch it. It is listed apart: launching it fails.
-#ifndef RC_TOOLS_MANIFEST_CHECK_H
-#define RC_TOOLS_MANIFEST_CHECK_H
+#ifndef RC_MANIFEST_CHECK_H
+#define RC_MANIFEST_CHECK_H
 
 #include "manifest_generated.h"
 

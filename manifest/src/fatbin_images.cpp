@@ -1,6 +1,6 @@
-#include "fatbin_images.h"
+#include "rc/fatbin_images.h"
 
-#include "elf_sections.h"
+#include "rc/elf_sections.h"
 #include "rc/fatbin.h"
 #include "unaligned_load.h"
 

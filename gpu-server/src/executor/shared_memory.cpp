@@ -1,4 +1,4 @@
-#include "session/shared_memory.h"
+#include "executor/shared_memory.h"
 #include "rc/server/errors.h"
 
 #include <cerrno>

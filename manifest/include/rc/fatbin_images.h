@@ -19,8 +19,8 @@
 //   kernel parameters): the same fields, but u32 info is the size in bytes
 //   (seen: 1, 2, 8, 8000, 32000).
 //   EIATTR_CBANK_PARAM_SIZE (0x19, format 3): total parameter bytes.
-#ifndef RC_TOOLS_FATBIN_IMAGES_H
-#define RC_TOOLS_FATBIN_IMAGES_H
+#ifndef RC_FATBIN_IMAGES_H
+#define RC_FATBIN_IMAGES_H
 
 #include <cstdint>
 #include <map>

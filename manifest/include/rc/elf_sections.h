@@ -2,8 +2,8 @@
 // binaries (.nv_fatbin, .rc_manifest) and the cubins inside fatbins
 // (.nv.info.<kernel>). Reading only; rewriting objects is left to
 // llvm-objcopy, which knows every relocation and symbol-table corner case.
-#ifndef RC_TOOLS_ELF_SECTIONS_H
-#define RC_TOOLS_ELF_SECTIONS_H
+#ifndef RC_ELF_SECTIONS_H
+#define RC_ELF_SECTIONS_H
 
 #include <cstdint>
 #include <string>

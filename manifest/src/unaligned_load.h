@@ -2,8 +2,8 @@
 // offset: the bytes of an input need not be aligned for T, so they are
 // copied out instead of dereferenced (which would be undefined behaviour
 // that UBSan reports). The caller checks that sizeof(T) bytes are there.
-#ifndef RC_TOOLS_UNALIGNED_LOAD_H
-#define RC_TOOLS_UNALIGNED_LOAD_H
+#ifndef RC_UNALIGNED_LOAD_H
+#define RC_UNALIGNED_LOAD_H
 
 #include <cstdint>
 #include <cstring>

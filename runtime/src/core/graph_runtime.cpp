@@ -2,9 +2,9 @@
 // the client; the server only sees GraphInstantiate (the node list, once),
 // GraphExecUpdate (the changed nodes only), GraphLaunch and GraphExecDestroy,
 // all batched: none of them costs a round trip.
-#include "api/unsupported.h"
 #include "core/handle.h"
 #include "core/runtime.h"
+#include "core/unsupported.h"
 #include "graphs/graph_order.h"
 
 #include <cstdio>

@@ -1,9 +1,9 @@
-#include "common/manifest_check.h"
+#include "rc/manifest_check.h"
 
-#include "common/fatbin_images.h"
-#include "common/kernel_names.h"
 #include "rc/build_id.h"
 #include "rc/fatbin.h"
+#include "rc/fatbin_images.h"
+#include "rc/kernel_names.h"
 
 #include <algorithm>
 #include <map>

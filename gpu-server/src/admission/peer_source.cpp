@@ -1,4 +1,4 @@
-#include "peer_source.h"
+#include "admission/peer_source.h"
 
 namespace rc::server {
 

@@ -1,4 +1,4 @@
-#include "common/kernel_names.h"
+#include "rc/kernel_names.h"
 
 #include <cinttypes>
 #include <cstdio>

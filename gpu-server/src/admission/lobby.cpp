@@ -1,4 +1,4 @@
-#include "lobby.h"
+#include "admission/lobby.h"
 #include "rc/server/log.h"
 
 namespace rc::server {

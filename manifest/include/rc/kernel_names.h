@@ -1,6 +1,6 @@
 // How tools and rc-server name kernels and IDs in their messages.
-#ifndef RC_TOOLS_KERNEL_NAMES_H
-#define RC_TOOLS_KERNEL_NAMES_H
+#ifndef RC_KERNEL_NAMES_H
+#define RC_KERNEL_NAMES_H
 
 #include "manifest_generated.h"
 

@@ -1,6 +1,6 @@
-#include "key_admission.h"
+#include "admission/key_admission.h"
 
-#include "peer_source.h"
+#include "admission/peer_source.h"
 #include "rc/auth/proof.h"
 #include "rc/server/log.h"
 

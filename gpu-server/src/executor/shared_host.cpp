@@ -1,4 +1,4 @@
-#include "session/shared_host.h"
+#include "executor/shared_host.h"
 #include "rc/server/errors.h"
 
 namespace rc::server {

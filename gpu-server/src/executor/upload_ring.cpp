@@ -1,4 +1,4 @@
-#include "session/upload_ring.h"
+#include "executor/upload_ring.h"
 #include "rc/server/errors.h"
 
 namespace rc::server {

@@ -12,8 +12,8 @@
 #ifndef RC_SERVER_UPLOAD_RING_H
 #define RC_SERVER_UPLOAD_RING_H
 
+#include "executor/shared_memory.h"
 #include "rc/server/backend.h"
-#include "session/shared_memory.h"
 
 #include <deque>
 #include <memory>

@@ -9,8 +9,8 @@
 #ifndef RC_SERVER_SHARED_HOST_H
 #define RC_SERVER_SHARED_HOST_H
 
+#include "executor/shared_memory.h"
 #include "rc/server/limits.h"
-#include "session/shared_memory.h"
 
 #include <map>
 #include <memory>
