@@ -81,7 +81,8 @@ Visitor *makeVisitor(Visitor::Visit visit) {
 // The keep-alive thread: progress and keep-alives for owners that are
 // busy elsewhere (try_lock inside: it never waits for a busy owner).
 Visitor &keeper() {
-  static Visitor *k = makeVisitor([](FabricConnection *c) { return c->keeperTick(); });
+  static Visitor *k =
+      makeVisitor([](FabricConnection *c) { return c->keeperTick(); });
   return *k;
 }
 
@@ -89,11 +90,10 @@ Visitor &keeper() {
 // can itself be the thread stuck on a dead peer's lock (its progress pass
 // found it taken), so this one never calls into the provider.
 Visitor &rescuer() {
-  static Visitor *r =
-      makeVisitor([](FabricConnection *c) {
-        c->rescueFromDeadPeer();
-        return false;
-      });
+  static Visitor *r = makeVisitor([](FabricConnection *c) {
+    c->rescueFromDeadPeer();
+    return false;
+  });
   return *r;
 }
 
