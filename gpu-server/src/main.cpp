@@ -601,6 +601,8 @@ int main(int argc, char **argv) {
   if (workerChannel >= 0) {
     setLogName("rc-server worker " + std::to_string(getpid()));
     options.reservedSession = true;
+  } else {
+    options.contextAhead = true;
   }
   ServerCore core;
   std::string error;

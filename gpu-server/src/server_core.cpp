@@ -140,9 +140,8 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
   env_.reset(new SessionEnv{
       registry_, *backend_, &health_, std::move(keys), &authThrottle_, &limits_,
       budgets_.get(), options.settings.session,
-      options.reservedSession ? &ticket_ : nullptr,
-      options.reservedSession ? &waitingContext_ : nullptr, tenants_.get(),
-      budgetTable_.get(), quotas_.get()});
+      options.reservedSession ? &ticket_ : nullptr, &waitingContext_,
+      tenants_.get(), budgetTable_.get(), quotas_.get()});
   if (!env_->keys.empty()) {
     keyRing_ = std::make_unique<KeyRing>(env_->keys);
     env_->keyRing = keyRing_.get();
@@ -195,6 +194,17 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
       // Sessions still in their handshake have a thread each: no more of
       // them than of connections waiting in the lobby.
       [this] { return handshaking_ < limits_.maxPending; });
+  if (options.contextAhead)
+    waitingContext_.keepOneReady([this]() -> std::unique_ptr<DeviceContext> {
+      if (health_.lost() || stopping_)
+        return nullptr; // the server restarts; no context of it is usable
+      std::string error;
+      std::unique_ptr<DeviceContext> ctx = backend_->createContext(0, &error);
+      if (!ctx)
+        logDebug("no session context made ahead: " + error +
+                 " (the next session makes its own)");
+      return ctx;
+    });
   return true;
 }
 
@@ -202,6 +212,7 @@ bool ServerCore::prepareContext(std::string *error) {
   std::unique_ptr<DeviceContext> ctx = backend_->createContext(0, error);
   if (!ctx)
     return false;
+  ctx->leaveThread();
   waitingContext_.put(std::move(ctx));
   return true;
 }
@@ -385,6 +396,7 @@ bool ServerCore::startContentCache(const ServerOptions &o, std::string *error) {
 void ServerCore::stop() {
   stopping_ = true;
   lobby_.reset(); // no new sessions start
+  waitingContext_.stop();
   sessionThreads_.joinAll();
   metricsWriter_.reset(); // a last write: every session is closed now
 }

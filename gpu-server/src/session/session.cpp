@@ -86,16 +86,6 @@ std::string DeviceHealth::reason() const {
   return reason_;
 }
 
-void WaitingContext::put(std::unique_ptr<DeviceContext> ctx) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ctx_ = std::move(ctx);
-}
-
-std::unique_ptr<DeviceContext> WaitingContext::take() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return std::move(ctx_);
-}
-
 Session::Session(const SessionEnv &env, uint64_t id)
     : env_(env), id_(id), metrics_(std::make_shared<SessionMetrics>()),
       keys_(env.keyRing

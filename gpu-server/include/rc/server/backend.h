@@ -95,6 +95,9 @@ public:
   // several devices switches between its contexts; createContext leaves the
   // new context current.
   virtual void activate() {}
+  // The calling thread no longer uses it (it was made there for a session
+  // that runs on another thread).
+  virtual void leaveThread() {}
   virtual OpStatus malloc(uint64_t size, uint64_t *addr) = 0;
   virtual OpStatus free(uint64_t addr) = 0;
   virtual OpStatus copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,

@@ -42,6 +42,10 @@ struct ServerOptions {
   // A worker process of --isolation process: only the Hello with the
   // ticket given to ticket() opens a session (rc/server/session_ticket.h).
   bool reservedSession = false;
+  // Keeps device 0's next session context made ahead, made again after
+  // each session takes it (rc/server/waiting_context.h): rc-server without
+  // worker processes. Off for in-process uses (tests, tools).
+  bool contextAhead = false;
   // Per-tenant bounds (rc/server/tenant_quotas.h); empty: none. Needs
   // authKeyFile: tenants are key ids.
   std::string quotasFile;

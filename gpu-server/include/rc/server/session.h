@@ -16,6 +16,7 @@
 #include "rc/server/session_ticket.h"
 #include "rc/server/settings.h"
 #include "rc/server/tenant_quotas.h"
+#include "rc/server/waiting_context.h"
 
 #include <cstdint>
 #include <memory>
@@ -48,19 +49,6 @@ private:
   mutable std::mutex mutex_;
   bool lost_ = false;
   std::string reason_;
-};
-
-// Device 0's context made before its client came: a worker process of
-// --isolation process makes it while it waits, so the session it was
-// reserved for does not wait for cuCtxCreate. The first session takes it.
-class WaitingContext {
-public:
-  void put(std::unique_ptr<DeviceContext> ctx);
-  std::unique_ptr<DeviceContext> take();
-
-private:
-  std::mutex mutex_;
-  std::unique_ptr<DeviceContext> ctx_;
 };
 
 struct SessionEnv {

@@ -46,6 +46,7 @@ public:
   ~CudaContext() override;
   bool initStaging(std::string *error);
   void activate() override;
+  void leaveThread() override;
 
   OpStatus malloc(uint64_t size, uint64_t *addr) override;
   OpStatus free(uint64_t addr) override;
@@ -508,6 +509,8 @@ BlasContext *CudaContext::blas(std::string *why) {
 const CudaDriver &CudaContext::drv() const { return backend_.drv; }
 
 void CudaContext::activate() { drv().cuCtxSetCurrent(ctx_); }
+// Pops it: a null current context replaces the top of the thread's stack.
+void CudaContext::leaveThread() { drv().cuCtxSetCurrent(nullptr); }
 
 OpStatus CudaContext::check(CUresult r) const { return drv().status(r); }
 
