@@ -200,9 +200,12 @@ bool ServerCore::start(const ServerOptions &options, std::string *error) {
         return nullptr; // the server restarts; no context of it is usable
       std::string error;
       std::unique_ptr<DeviceContext> ctx = backend_->createContext(0, &error);
-      if (!ctx)
+      if (!ctx) {
         logDebug("no session context made ahead: " + error +
                  " (the next session makes its own)");
+        return nullptr;
+      }
+      backend_->leaveContext(); // the session makes it current
       return ctx;
     });
   return true;
@@ -212,7 +215,7 @@ bool ServerCore::prepareContext(std::string *error) {
   std::unique_ptr<DeviceContext> ctx = backend_->createContext(0, error);
   if (!ctx)
     return false;
-  ctx->leaveThread();
+  backend_->leaveContext();
   waitingContext_.put(std::move(ctx));
   return true;
 }

@@ -51,8 +51,6 @@ void WaitingContext::makeWhileWanted() {
       return;
     lock.unlock();
     std::unique_ptr<DeviceContext> made = make_();
-    if (made)
-      made->leaveThread(); // the session that takes it makes it current
     lock.lock();
     if (!made) {
       tryAgain_ = false;

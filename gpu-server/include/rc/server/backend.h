@@ -95,9 +95,6 @@ public:
   // several devices switches between its contexts; createContext leaves the
   // new context current.
   virtual void activate() {}
-  // The calling thread no longer uses it (it was made there for a session
-  // that runs on another thread).
-  virtual void leaveThread() {}
   virtual OpStatus malloc(uint64_t size, uint64_t *addr) = 0;
   virtual OpStatus free(uint64_t addr) = 0;
   virtual OpStatus copyH2D(uint64_t dst, const uint8_t *src, uint64_t size,
@@ -248,6 +245,9 @@ public:
   // A new context on device `index`, current on the calling thread.
   virtual std::unique_ptr<DeviceContext> createContext(int index,
                                                        std::string *error) = 0;
+  // The calling thread no longer uses the context it made last: it made
+  // it for a session that runs on another thread (WaitingContext).
+  virtual void leaveContext() {}
   // Bytes currently allocated by all contexts (tests check frees).
   virtual uint64_t bytesInUse() const = 0;
 

@@ -23,7 +23,8 @@ class WaitingContext {
 public:
   ~WaitingContext(); // stop()
   void put(std::unique_ptr<DeviceContext> ctx);
-  // From now on keeps one of `make`'s contexts ready until stop(). `make`
+  // From now on keeps one of `make`'s contexts ready until stop(), made on
+  // a thread of its own (`make` leaves it current on no thread). `make`
   // returns null (a lost device, a full GPU) to say none now: the next is
   // tried after the next take.
   void keepOneReady(std::function<std::unique_ptr<DeviceContext>()> make);

@@ -46,7 +46,6 @@ public:
   ~CudaContext() override;
   bool initStaging(std::string *error);
   void activate() override;
-  void leaveThread() override;
 
   OpStatus malloc(uint64_t size, uint64_t *addr) override;
   OpStatus free(uint64_t addr) override;
@@ -417,6 +416,10 @@ public:
     return c;
   }
 
+  // Pops it: a null current context replaces the top of the thread's
+  // stack (cuCtxSetCurrent).
+  void leaveContext() override { drv.cuCtxSetCurrent(nullptr); }
+
   uint64_t bytesInUse() const override { return inUse.load(); }
 
   OpStatus loadModule(const uint8_t *image, size_t size,
@@ -509,8 +512,6 @@ BlasContext *CudaContext::blas(std::string *why) {
 const CudaDriver &CudaContext::drv() const { return backend_.drv; }
 
 void CudaContext::activate() { drv().cuCtxSetCurrent(ctx_); }
-// Pops it: a null current context replaces the top of the thread's stack.
-void CudaContext::leaveThread() { drv().cuCtxSetCurrent(nullptr); }
 
 OpStatus CudaContext::check(CUresult r) const { return drv().status(r); }
 
