@@ -36,6 +36,12 @@ void applyProviderDefaults() {
     setenv("FI_OFI_RXM_EAGER_LIMIT", "65600", 0);
     setenv("FI_OFI_RXM_MSG_RX_SIZE", "32", 0);
     setenv("FI_OFI_RXM_MSG_TX_SIZE", "32", 0);
+    // rxm looks at its connection requests and accepts at most every 10 ms
+    // by default, and a tcp connect takes several of those steps: 75-88 ms
+    // of a redirect to a worker process (a second connect), 48-58 ms with
+    // 1 ms (rc-server --test-device --isolation process, RC_STATS=1). A
+    // look costs one epoll_wait without a timeout.
+    setenv("FI_OFI_RXM_CM_PROGRESS_INTERVAL", "1000", 0);
     // Never CMA over shm, whatever the environment says. rc-server is not
     // dumpable (docs/transport-internals/memory.md, "Memory a peer may write"),
     // so a peer's process_vm_readv of it fails: a large message from the server
