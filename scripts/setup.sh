@@ -30,7 +30,8 @@ APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools
   libtomlplusplus-dev  # rc-server --config (TOML; docs/metrics.md)
   prometheus  # scrapes rc-server --metrics-listen in a test (docs/metrics.md)
   dpkg-dev  # dpkg-shlibdeps: the Debian packages' dependencies (cpack)
-  systemd)  # systemd-analyze verify: deploy/systemd/rc-server.service
+  systemd  # systemd-analyze verify: deploy/systemd/rc-server.service
+  procps)  # /bin/kill: the unit's ExecReload, checked by that verify
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -70,7 +70,8 @@ names "$server_deps" | grep -qxF adduser || fail "server does not depend on addu
 step "the server package's service"
 server_files="$(dpkg-deb -c "$server")"
 for f in ./usr/bin/rc-server ./usr/lib/systemd/system/rc-server.service \
-         ./usr/share/remote-clang-server/rc-server.default; do
+         ./usr/share/remote-clang-server/rc-server.default \
+         ./usr/share/remote-clang-server/rc-server.toml; do
   grep -qF " $f" <<<"$server_files" || fail "the server package lacks $f"
 done
 server_control="$(dpkg-deb --ctrl-tarfile "$server" | tar -t)"
