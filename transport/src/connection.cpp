@@ -664,7 +664,7 @@ int FabricConnection::pump() {
   return n;
 }
 
-bool FabricConnection::keeperTick() {
+bool FabricConnection::keeperTick(bool quick) {
   std::unique_lock<std::mutex> g(mu_, std::try_to_lock);
   if (!g.owns_lock())
     return false;
@@ -680,15 +680,19 @@ bool FabricConnection::keeperTick() {
   // larger than the inject size goes through the provider's bounce buffers,
   // one at a time per peer: the peer posts the next only once this side
   // took the last, so keep looking a little after each one. Not while the
-  // owner is behind (throttled): what is left waits with the provider.
+  // owner is behind (throttled): what is left waits with the provider. A
+  // quick revisit holds the lock only while data is there: the owner may
+  // be about to come back for it.
+  const auto patience = std::chrono::microseconds(200);
   auto now = Clock::now(), until = now + std::chrono::milliseconds(5);
-  auto lastWork = now;
+  auto lastWork = quick ? now - patience : now;
   bool moved = false;
-  while (!throttled() && now < until &&
-         now - lastWork < std::chrono::microseconds(200)) {
+  while (!throttled() && now < until) {
     if (pump() > 0) {
       lastWork = now;
       moved = true;
+    } else if (now - lastWork >= patience) {
+      break;
     } else {
       sched_yield();
     }

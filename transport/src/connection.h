@@ -96,7 +96,10 @@ public:
 
   // Called by the keep-alive thread: does a progress pass if the owner is
   // not inside a call right now (it then does the same work itself).
-  bool keeperTick(); // whether it took anything from the provider
+  // `quick`: a revisit 1 ms after a pass that moved data, which ends as
+  // soon as nothing more is there. Returns whether it took anything from
+  // the provider.
+  bool keeperTick(bool quick);
   // Called by the rescuer thread (keeper.h), without the connection's lock
   // (whoever holds it may be the one stuck): over shm, releases a region
   // lock that the peer's process died holding (shm_regions.h).

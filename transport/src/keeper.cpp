@@ -17,33 +17,50 @@ namespace rc::transport::detail {
 
 namespace {
 // A process-wide thread that visits every registered connection every
-// 100 ms, or after 1 ms while a visit found work (a peer streaming to an
-// owner that is busy elsewhere). Leaked on purpose: the detached thread
-// may outlive static destructors.
+// 100 ms, and those whose last visit moved data again after 1 ms (a peer
+// streaming to an owner that is busy elsewhere). Leaked on purpose: the
+// detached thread may outlive static destructors.
 struct Visitor {
-  // Returns whether the visit moved anything.
-  using Visit = bool (*)(FabricConnection *);
+  // Routine: every connection, every 100 ms; Quick: one whose last visit
+  // moved data. Returns whether the visit moved anything.
+  enum class Pass { Routine, Quick };
+  using Visit = bool (*)(FabricConnection *, Pass);
   explicit Visitor(Visit visit) : visit(visit) {}
   Visit visit;
   std::mutex mu;
   std::set<FabricConnection *> conns;
+  std::set<FabricConnection *> moving; // their last visit moved data
   bool running = false;
 };
 
 void visitLoop(Visitor *v) {
   // Soon again while data flows: the kernel holds only a socket buffer's
-  // worth (128 KiB by default) for an unread tcp connection and, since
-  // Linux 6.17, drops what does not fit, so the sender waits out a
-  // retransmission timeout per buffer when the next visit is far off.
-  const auto idleTick = std::chrono::milliseconds(100),
-             busyTick = std::chrono::milliseconds(1);
-  bool moved = false;
+  // worth (128 KiB by default) for an unread tcp connection and, on the
+  // 6.18 kernel of the GPU and CI machines, drops what does not fit, so
+  // the sender waits out a retransmission timeout per buffer when the
+  // next visit is 100 ms away. Only the connections that moved data come
+  // back so soon: the others' owners take their data themselves.
+  const auto routineTick = std::chrono::milliseconds(100),
+             quickTick = std::chrono::milliseconds(1);
+  auto lastRoutine = std::chrono::steady_clock::now();
+  bool quick = false;
   for (;;) {
-    std::this_thread::sleep_for(moved ? busyTick : idleTick);
+    std::this_thread::sleep_for(quick ? quickTick : routineTick);
     std::lock_guard<std::mutex> g(v->mu);
-    moved = false;
-    for (FabricConnection *c : v->conns)
-      moved |= v->visit(c);
+    auto now = std::chrono::steady_clock::now();
+    std::set<FabricConnection *> moved;
+    if (now - lastRoutine >= routineTick) {
+      lastRoutine = now;
+      for (FabricConnection *c : v->conns)
+        if (v->visit(c, Visitor::Pass::Routine))
+          moved.insert(c);
+    } else {
+      for (FabricConnection *c : v->moving)
+        if (v->visit(c, Visitor::Pass::Quick))
+          moved.insert(c);
+    }
+    v->moving.swap(moved);
+    quick = !v->moving.empty();
   }
 }
 
@@ -72,6 +89,7 @@ Visitor *makeVisitor(Visitor::Visit visit) {
           for (Visitor *x : *all) {
             x->running = false;
             x->conns.clear();
+            x->moving.clear();
             x->mu.unlock();
           }
         });
@@ -81,8 +99,9 @@ Visitor *makeVisitor(Visitor::Visit visit) {
 // The keep-alive thread: progress and keep-alives for owners that are
 // busy elsewhere (try_lock inside: it never waits for a busy owner).
 Visitor &keeper() {
-  static Visitor *k =
-      makeVisitor([](FabricConnection *c) { return c->keeperTick(); });
+  static Visitor *k = makeVisitor([](FabricConnection *c, Visitor::Pass p) {
+    return c->keeperTick(p == Visitor::Pass::Quick);
+  });
   return *k;
 }
 
@@ -90,7 +109,7 @@ Visitor &keeper() {
 // can itself be the thread stuck on a dead peer's lock (its progress pass
 // found it taken), so this one never calls into the provider.
 Visitor &rescuer() {
-  static Visitor *r = makeVisitor([](FabricConnection *c) {
+  static Visitor *r = makeVisitor([](FabricConnection *c, Visitor::Pass) {
     c->rescueFromDeadPeer();
     return false;
   });
@@ -109,6 +128,7 @@ void add(Visitor &v, FabricConnection *c) {
 void remove(Visitor &v, FabricConnection *c) {
   std::lock_guard<std::mutex> g(v.mu);
   v.conns.erase(c);
+  v.moving.erase(c);
 }
 } // namespace
 
