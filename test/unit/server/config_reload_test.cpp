@@ -8,7 +8,7 @@
 #include "hand_client.h"
 #include "key_dir.h"
 #include "process_util.h"
-#include "rc/hex.h"
+#include "random_keys.h"
 #include "server_test_util.h"
 
 #include <gtest/gtest.h>
@@ -87,16 +87,6 @@ TEST(ConfigFile, AFlagOverridesTheFile) {
   EXPECT_NE(bad.text.find("unknown key 'colour'"), std::string::npos);
 }
 
-rc::auth::Key newKey(const std::string &id) {
-  rc::auth::Key k{id, Bytes(32)};
-  rc::auth::randomBytes(k.secret.data(), k.secret.size());
-  return k;
-}
-
-std::string keyLine(const rc::auth::Key &k) {
-  return k.id + " " + rc::hexBytes(k.secret.data(), k.secret.size()) + "\n";
-}
-
 int serial = 0;
 
 // A tcp or shm server with tenants team-a and team-b; SIGHUP reloads.
@@ -104,8 +94,8 @@ class ReloadTest : public ::testing::TestWithParam<std::string> {
 protected:
   void SetUp() override {
     m = writeTestManifest();
-    a = newKey("team-a");
-    b = newKey("team-b");
+    a = randomKey("team-a");
+    b = randomKey("team-b");
     keyFile = dir.write("keys", keyLine(a) + keyLine(b), 0600);
     quotasFile = dir.write("quotas", "team-a device=1MiB\n", 0600);
     url = GetParam() == "tcp" ? "tcp://127.0.0.1:" + std::to_string(freePort())

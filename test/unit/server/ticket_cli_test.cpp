@@ -9,7 +9,7 @@
 #include "hand_client.h"
 #include "key_dir.h"
 #include "process_util.h"
-#include "rc/hex.h"
+#include "random_keys.h"
 
 #include <gtest/gtest.h>
 
@@ -25,16 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-rc::auth::Key newKey(const std::string &id) {
-  rc::auth::Key k{id, Bytes(32)};
-  rc::auth::randomBytes(k.secret.data(), k.secret.size());
-  return k;
-}
-
-std::string keyLine(const rc::auth::Key &k) {
-  return k.id + " " + rc::hexBytes(k.secret.data(), k.secret.size()) + "\n";
-}
-
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start)
       .count();
@@ -44,8 +34,8 @@ class TicketCliTest : public ::testing::TestWithParam<std::string> {
 protected:
   void SetUp() override {
     m = writeTestManifest();
-    a = newKey("team-a");
-    b = newKey("team-b");
+    a = randomKey("team-a");
+    b = randomKey("team-b");
     keyFile = dir.write("keys", keyLine(a) + keyLine(b), 0600);
     quotasFile =
         dir.write("quotas", "team-a sessions=1\nteam-b sessions=1\n", 0600);
