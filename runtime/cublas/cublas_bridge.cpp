@@ -14,6 +14,21 @@ int append(wire::Command type, const char *call, void *stream,
                                  build);
 }
 
+// librc_cublas numbers its GEMM entry points as the wire does.
+static_assert(int(kRcSgemm) == int(wire::CublasGemmApi::Sgemm) &&
+                  int(kRcGemmEx) == int(wire::CublasGemmApi::GemmEx) &&
+                  int(kRcSgemmStridedBatched) ==
+                      int(wire::CublasGemmApi::SgemmStridedBatched) &&
+                  int(kRcGemmStridedBatchedEx) ==
+                      int(wire::CublasGemmApi::GemmStridedBatchedEx) &&
+                  int(kRcSgemmBatched) ==
+                      int(wire::CublasGemmApi::SgemmBatched) &&
+                  int(kRcGemmBatchedEx) ==
+                      int(wire::CublasGemmApi::GemmBatchedEx) &&
+                  int(kRcGemmBatchedEx) == int(wire::CublasGemmApi::MAX),
+              "rc_cublas_abi.h's RcCublasGemmApi must follow "
+              "schema/protocol.fbs's CublasGemmApi");
+
 wire::CublasOperand operand(const RcCublasOperand &o) {
   return wire::CublasOperand(o.ptr, o.ld, o.stride, o.type);
 }

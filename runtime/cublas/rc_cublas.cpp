@@ -19,16 +19,6 @@
 #include <mutex>
 #include <unordered_map>
 
-// The wire's CublasGemmApi numbering (schema/protocol.fbs).
-enum WireGemmApi : int32_t {
-  kSgemm = 0,
-  kGemmEx = 1,
-  kSgemmStridedBatched = 2,
-  kGemmStridedBatchedEx = 3,
-  kSgemmBatched = 4,
-  kGemmBatchedEx = 5
-};
-
 #include "lib_forward.h"
 
 extern "C" int __rc_report_unsupported(const char *call, const char *library);
@@ -97,7 +87,7 @@ namespace {
 // Everything cuBLAS checks before touching the device (it answers
 // CUBLAS_STATUS_INVALID_VALUE for these), then one batched command.
 cublasStatus_t submitGemm(cublasHandle_t handle, const char *call,
-                          WireGemmApi api, cublasOperation_t ta,
+                          RcCublasGemmApi api, cublasOperation_t ta,
                           cublasOperation_t tb, int m, int n, int k,
                           const void *alpha, const void *beta,
                           RcCublasOperand a, RcCublasOperand b,
@@ -326,7 +316,7 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t ta,
                               const float *alpha, const float *A, int lda,
                               const float *B, int ldb, const float *beta,
                               float *C, int ldc) {
-  return submitGemm(handle, "cublasSgemm_v2", kSgemm, ta, tb, m, n, k, alpha,
+  return submitGemm(handle, "cublasSgemm_v2", kRcSgemm, ta, tb, m, n, k, alpha,
                     beta, operand(A, CUDA_R_32F, lda),
                     operand(B, CUDA_R_32F, ldb), operand(C, CUDA_R_32F, ldc), 1,
                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
@@ -339,7 +329,7 @@ cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t ta,
                           long long int strideA, const float *B, int ldb,
                           long long int strideB, const float *beta, float *C,
                           int ldc, long long int strideC, int batchCount) {
-  return submitGemm(handle, "cublasSgemmStridedBatched", kSgemmStridedBatched,
+  return submitGemm(handle, "cublasSgemmStridedBatched", kRcSgemmStridedBatched,
                     ta, tb, m, n, k, alpha, beta,
                     operand(A, CUDA_R_32F, lda, strideA),
                     operand(B, CUDA_R_32F, ldb, strideB),
@@ -353,7 +343,7 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t ta,
                                   int lda, const float *const B[], int ldb,
                                   const float *beta, float *const C[], int ldc,
                                   int batchCount) {
-  return submitGemm(handle, "cublasSgemmBatched", kSgemmBatched, ta, tb, m, n,
+  return submitGemm(handle, "cublasSgemmBatched", kRcSgemmBatched, ta, tb, m, n,
                     k, alpha, beta, operand(A, CUDA_R_32F, lda),
                     operand(B, CUDA_R_32F, ldb), operand(C, CUDA_R_32F, ldc),
                     batchCount, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
@@ -365,7 +355,7 @@ cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb,
              cudaDataType Atype, int lda, const void *B, cudaDataType Btype,
              int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
              cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  return submitGemm(handle, "cublasGemmEx", kGemmEx, ta, tb, m, n, k, alpha,
+  return submitGemm(handle, "cublasGemmEx", kRcGemmEx, ta, tb, m, n, k, alpha,
                     beta, operand(A, Atype, lda), operand(B, Btype, ldb),
                     operand(C, Ctype, ldc), 1, computeType, algo);
 }
@@ -378,8 +368,8 @@ cublasStatus_t cublasGemmStridedBatchedEx(
     int ldc, long long int strideC, int batchCount,
     cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   return submitGemm(
-      handle, "cublasGemmStridedBatchedEx", kGemmStridedBatchedEx, ta, tb, m, n,
-      k, alpha, beta, operand(A, Atype, lda, strideA),
+      handle, "cublasGemmStridedBatchedEx", kRcGemmStridedBatchedEx, ta, tb, m,
+      n, k, alpha, beta, operand(A, Atype, lda, strideA),
       operand(B, Btype, ldb, strideB), operand(C, Ctype, ldc, strideC),
       batchCount, computeType, algo);
 }
@@ -390,8 +380,8 @@ cublasStatus_t cublasGemmBatchedEx(
     int lda, const void *const B[], cudaDataType Btype, int ldb,
     const void *beta, void *const C[], cudaDataType Ctype, int ldc,
     int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  return submitGemm(handle, "cublasGemmBatchedEx", kGemmBatchedEx, ta, tb, m, n,
-                    k, alpha, beta, operand(A, Atype, lda),
+  return submitGemm(handle, "cublasGemmBatchedEx", kRcGemmBatchedEx, ta, tb, m,
+                    n, k, alpha, beta, operand(A, Atype, lda),
                     operand(B, Btype, ldb), operand(C, Ctype, ldc), batchCount,
                     computeType, algo);
 }
@@ -404,7 +394,7 @@ cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t ta,
                               const double *alpha, const double *A, int lda,
                               const double *B, int ldb, const double *beta,
                               double *C, int ldc) {
-  return submitGemm(handle, "cublasDgemm_v2", kGemmEx, ta, tb, m, n, k, alpha,
+  return submitGemm(handle, "cublasDgemm_v2", kRcGemmEx, ta, tb, m, n, k, alpha,
                     beta, operand(A, CUDA_R_64F, lda),
                     operand(B, CUDA_R_64F, ldb), operand(C, CUDA_R_64F, ldc), 1,
                     CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
@@ -417,8 +407,8 @@ cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t ta,
                           long long int strideA, const double *B, int ldb,
                           long long int strideB, const double *beta, double *C,
                           int ldc, long long int strideC, int batchCount) {
-  return submitGemm(handle, "cublasDgemmStridedBatched", kGemmStridedBatchedEx,
-                    ta, tb, m, n, k, alpha, beta,
+  return submitGemm(handle, "cublasDgemmStridedBatched",
+                    kRcGemmStridedBatchedEx, ta, tb, m, n, k, alpha, beta,
                     operand(A, CUDA_R_64F, lda, strideA),
                     operand(B, CUDA_R_64F, ldb, strideB),
                     operand(C, CUDA_R_64F, ldc, strideC), batchCount,
@@ -431,8 +421,8 @@ cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t ta,
                                   int lda, const double *const B[], int ldb,
                                   const double *beta, double *const C[],
                                   int ldc, int batchCount) {
-  return submitGemm(handle, "cublasDgemmBatched", kGemmBatchedEx, ta, tb, m, n,
-                    k, alpha, beta, operand(A, CUDA_R_64F, lda),
+  return submitGemm(handle, "cublasDgemmBatched", kRcGemmBatchedEx, ta, tb, m,
+                    n, k, alpha, beta, operand(A, CUDA_R_64F, lda),
                     operand(B, CUDA_R_64F, ldb), operand(C, CUDA_R_64F, ldc),
                     batchCount, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
 }
@@ -442,7 +432,7 @@ cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t ta,
                            const __half *alpha, const __half *A, int lda,
                            const __half *B, int ldb, const __half *beta,
                            __half *C, int ldc) {
-  return submitGemm(handle, "cublasHgemm", kGemmEx, ta, tb, m, n, k, alpha,
+  return submitGemm(handle, "cublasHgemm", kRcGemmEx, ta, tb, m, n, k, alpha,
                     beta, operand(A, CUDA_R_16F, lda),
                     operand(B, CUDA_R_16F, ldb), operand(C, CUDA_R_16F, ldc), 1,
                     CUBLAS_COMPUTE_16F, CUBLAS_GEMM_DEFAULT);
@@ -455,8 +445,8 @@ cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t ta,
                           long long int strideA, const __half *B, int ldb,
                           long long int strideB, const __half *beta, __half *C,
                           int ldc, long long int strideC, int batchCount) {
-  return submitGemm(handle, "cublasHgemmStridedBatched", kGemmStridedBatchedEx,
-                    ta, tb, m, n, k, alpha, beta,
+  return submitGemm(handle, "cublasHgemmStridedBatched",
+                    kRcGemmStridedBatchedEx, ta, tb, m, n, k, alpha, beta,
                     operand(A, CUDA_R_16F, lda, strideA),
                     operand(B, CUDA_R_16F, ldb, strideB),
                     operand(C, CUDA_R_16F, ldc, strideC), batchCount,

@@ -18,9 +18,20 @@ typedef struct RcCublasOperand {
   int32_t type;   /* cudaDataType */
 } RcCublasOperand;
 
+/* rc::wire::CublasGemmApi's numbering (schema/protocol.fbs); cublas_bridge.cpp
+   checks at compile time that the two agree. */
+enum RcCublasGemmApi {
+  kRcSgemm = 0,
+  kRcGemmEx = 1,
+  kRcSgemmStridedBatched = 2,
+  kRcGemmStridedBatchedEx = 3,
+  kRcSgemmBatched = 4,
+  kRcGemmBatchedEx = 5
+};
+
 typedef struct RcCublasGemm {
   const char *call; /* exported name, a string literal */
-  int32_t api;      /* rc::wire::CublasGemmApi */
+  int32_t api;      /* enum RcCublasGemmApi */
   uint64_t handle;
   void *stream; /* cudaStream_t */
   uint32_t mathMode;
