@@ -87,8 +87,6 @@ TEST(ConfigFile, AFlagOverridesTheFile) {
   EXPECT_NE(bad.text.find("unknown key 'colour'"), std::string::npos);
 }
 
-int serial = 0;
-
 // A tcp or shm server with tenants team-a and team-b; SIGHUP reloads.
 class ReloadTest : public ::testing::TestWithParam<std::string> {
 protected:
@@ -98,9 +96,7 @@ protected:
     b = randomKey("team-b");
     keyFile = dir.write("keys", keyLine(a) + keyLine(b), 0600);
     quotasFile = dir.write("quotas", "team-a device=1MiB\n", 0600);
-    url = GetParam() == "tcp" ? "tcp://127.0.0.1:" + std::to_string(freePort())
-                              : "shm://rc_reload_" + std::to_string(getpid()) +
-                                    "_" + std::to_string(serial++);
+    url = freshUrl(GetParam(), "rc_reload");
   }
   void serve(const std::string &onKeyRemoved) {
     server = std::make_unique<Child>(std::vector<std::string>{

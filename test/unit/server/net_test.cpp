@@ -30,9 +30,7 @@ protected:
     m = writeTestManifest();
     ASSERT_TRUE(startOnTestDevice(core, m.path));
     std::string err;
-    url = GetParam() == "tcp"
-              ? "tcp://127.0.0.1:" + std::to_string(freePort())
-              : "shm://rc-server-test-" + std::to_string(getpid());
+    url = freshUrl(GetParam(), "rc-server-test");
     listener = rc::transport::listen(url, &err);
     if (!listener)
       GTEST_SKIP() << "cannot listen on " << url << ": " << err;

@@ -54,9 +54,7 @@ TEST_P(PreauthMemory, SilentPeersHoldLessThanAMebibyteEach) {
   std::vector<rc::auth::Key> keys;
   std::string error;
   ASSERT_TRUE(rc::auth::loadKeyFile(keyFile, &keys, &error)) << error;
-  std::string url = GetParam() == "tcp"
-                        ? "tcp://127.0.0.1:" + std::to_string(freePort())
-                        : "shm://rc_preauth_" + std::to_string(getpid());
+  std::string url = freshUrl(GetParam(), "rc_preauth");
   Child server({"--listen", url, "--manifest", m.path, "--test-device",
                 "--auth-key-file", keyFile},
                serverBin());

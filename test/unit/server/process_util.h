@@ -98,6 +98,18 @@ struct Child {
 
 inline int freePort() { return rc::test::freeLoopbackPort(); }
 
+// Where a test server of `transport` ("tcp" or "shm") listens: a free
+// loopback port, or an shm name (`name` + this process + a count) that no
+// other test of any process takes.
+inline std::string freshUrl(const std::string &transport,
+                            const std::string &name) {
+  static int serial = 0;
+  if (transport == "tcp")
+    return "tcp://127.0.0.1:" + std::to_string(freePort());
+  return "shm://" + name + "_" + std::to_string(getpid()) + "_" +
+         std::to_string(serial++);
+}
+
 } // namespace rc::server::test
 
 #endif

@@ -39,9 +39,7 @@ protected:
     keyFile = dir.write("keys", keyLine(a) + keyLine(b), 0600);
     quotasFile =
         dir.write("quotas", "team-a sessions=1\nteam-b sessions=1\n", 0600);
-    url = GetParam() == "tcp" ? "tcp://127.0.0.1:" + std::to_string(freePort())
-                              : "shm://rc_ticket_" + std::to_string(getpid()) +
-                                    "_" + std::to_string(serial++);
+    url = freshUrl(GetParam(), "rc_ticket");
   }
   // rc-server --isolation process with both keys (and a quota of one
   // session each, with `quotas`) and `extra`; `env`: variables for it
@@ -75,7 +73,6 @@ protected:
     return c->handshake(r.url, m.hash, key, r.ticket);
   }
 
-  static inline int serial = 0;
   rc::test::KeyDir dir;
   TestManifest m;
   rc::auth::Key a, b;
