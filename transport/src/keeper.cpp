@@ -2,6 +2,7 @@
 
 #include "connection.h"
 #include "rc/env_reader.h"
+#include "thread_name.h"
 
 #include <pthread.h>
 
@@ -25,7 +26,8 @@ struct Visitor {
   // moved data. Returns whether the visit moved anything.
   enum class Pass { Routine, Quick };
   using Visit = bool (*)(FabricConnection *, Pass);
-  explicit Visitor(Visit visit) : visit(visit) {}
+  Visitor(const char *name, Visit visit) : name(name), visit(visit) {}
+  const char *name; // its thread's (thread_name.h)
   Visit visit;
   std::mutex mu;
   std::set<FabricConnection *> conns;
@@ -69,8 +71,8 @@ void visitLoop(Visitor *v) {
 // and its lock are leaked like the visitors: a connection closed by an exit
 // handler (the runtime's) may create a visitor after static destructors
 // ran.
-Visitor *makeVisitor(Visitor::Visit visit) {
-  auto *v = new Visitor(visit);
+Visitor *makeVisitor(const char *name, Visitor::Visit visit) {
+  auto *v = new Visitor(name, visit);
   static auto *registering = new std::mutex;
   static auto *all = new std::vector<Visitor *>;
   std::lock_guard<std::mutex> g(*registering);
@@ -99,9 +101,10 @@ Visitor *makeVisitor(Visitor::Visit visit) {
 // The keep-alive thread: progress and keep-alives for owners that are
 // busy elsewhere (try_lock inside: it never waits for a busy owner).
 Visitor &keeper() {
-  static Visitor *k = makeVisitor([](FabricConnection *c, Visitor::Pass p) {
-    return c->keeperTick(p == Visitor::Pass::Quick);
-  });
+  static Visitor *k =
+      makeVisitor("rc-keeper", [](FabricConnection *c, Visitor::Pass p) {
+        return c->keeperTick(p == Visitor::Pass::Quick);
+      });
   return *k;
 }
 
@@ -109,10 +112,11 @@ Visitor &keeper() {
 // can itself be the thread stuck on a dead peer's lock (its progress pass
 // found it taken), so this one never calls into the provider.
 Visitor &rescuer() {
-  static Visitor *r = makeVisitor([](FabricConnection *c, Visitor::Pass) {
-    c->rescueFromDeadPeer();
-    return false;
-  });
+  static Visitor *r =
+      makeVisitor("rc-rescuer", [](FabricConnection *c, Visitor::Pass) {
+        c->rescueFromDeadPeer();
+        return false;
+      });
   return *r;
 }
 
@@ -121,7 +125,9 @@ void add(Visitor &v, FabricConnection *c) {
   v.conns.insert(c);
   if (!v.running) {
     v.running = true;
-    std::thread(visitLoop, &v).detach();
+    std::thread visitor(visitLoop, &v);
+    nameThread(visitor, v.name);
+    visitor.detach();
   }
 }
 

@@ -1,10 +1,15 @@
 #include "lane_stage.h"
 
+#include "thread_name.h"
+
 #include <utility>
 
 namespace rc::transport::detail {
 
-LaneStage::LaneStage() : thread_(&LaneStage::loop, this) {}
+LaneStage::LaneStage(const char *name, size_t index)
+    : thread_(&LaneStage::loop, this) {
+  nameThread(thread_, name, index);
+}
 
 LaneStage::~LaneStage() {
   {

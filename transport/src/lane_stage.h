@@ -8,6 +8,7 @@
 #define RC_TRANSPORT_LANE_STAGE_H
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -22,7 +23,8 @@ public:
   // One step: true when it did its work, false with *why.
   using Step = std::function<bool(std::string *why)>;
 
-  LaneStage();
+  // The thread is named `name` followed by `index` (thread_name.h).
+  LaneStage(const char *name, size_t index);
   ~LaneStage(); // runs the steps already handed, then joins
   LaneStage(const LaneStage &) = delete;
   LaneStage &operator=(const LaneStage &) = delete;

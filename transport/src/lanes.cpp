@@ -1,6 +1,7 @@
 #include "lanes.h"
 
 #include "sys_error.h"
+#include "thread_name.h"
 
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -94,10 +95,16 @@ Lanes::Lanes(std::vector<int> outgoing, std::vector<int> incoming,
     readers_.push_back(std::make_unique<Reader>());
     readers_.back()->fd = fd;
   }
-  for (auto &w : writers_)
-    w->thread = std::thread(&Lanes::writerLoop, this, w.get());
-  for (auto &r : readers_)
-    r->thread = std::thread(&Lanes::readerLoop, this, r.get());
+  for (size_t i = 0; i < writers_.size(); ++i) {
+    writers_[i]->thread =
+        std::thread(&Lanes::writerLoop, this, writers_[i].get());
+    nameThread(writers_[i]->thread, "rc-lane-w", i);
+  }
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    readers_[i]->thread =
+        std::thread(&Lanes::readerLoop, this, readers_[i].get());
+    nameThread(readers_[i]->thread, "rc-lane-r", i);
+  }
 }
 
 Lanes::~Lanes() {
@@ -158,7 +165,7 @@ void Lanes::seal(const SealKeys &keys,
         keys.send, kLanePieceStream | uint32_t(i), RecordCipher::Mode::Seal);
     writers_[i]->openAck = std::make_unique<RecordCipher>(
         keys.receive, kLaneAckStream | uint32_t(i), RecordCipher::Mode::Open);
-    writers_[i]->sender = std::make_unique<LaneStage>();
+    writers_[i]->sender = std::make_unique<LaneStage>("rc-send-", i);
     writers_[i]->staging.resize(kSealDepth * kSealChunk);
   }
   for (size_t i = 0; i < readers_.size(); ++i) {
@@ -166,7 +173,7 @@ void Lanes::seal(const SealKeys &keys,
         keys.receive, kLanePieceStream | uint32_t(i), RecordCipher::Mode::Open);
     readers_[i]->sealAck = std::make_unique<RecordCipher>(
         keys.send, kLaneAckStream | uint32_t(i), RecordCipher::Mode::Seal);
-    readers_[i]->opener = std::make_unique<LaneStage>();
+    readers_[i]->opener = std::make_unique<LaneStage>("rc-open-", i);
   }
   refused_ = std::move(refused);
   sealed_ = true;
