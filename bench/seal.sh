@@ -25,6 +25,8 @@
 #   link    rc_transport_bench tcp readback: 525312 B (a 1B token's logits;
 #           median of 300) and 256 MiB (median of 10), the same three
 #           configs by RC_BENCH_SEAL=1 and the lane minimum
+# The bulk runs' CPU time by thread (the lanes' writers, readers and
+# stages, of client and server) goes to seal-threads.txt (thread_cpu.py).
 # Goals: bulk sealed >= 10 GB/s; 525312 B read-back sealed <= 1.1x clear;
 # decode sealed >= 0.98x clear.
 #
@@ -45,6 +47,7 @@ RESULTS="${OUT:-$REPO/bench/out}"
 mkdir -p "$RESULTS"
 RAW="$RESULTS/seal-raw.txt"
 : > "$RAW"
+: > "$RESULTS/seal-threads.txt"
 MODES="clear sealed lanes256k"
 # What each config sets, on the server (bulk, decode) or the bench (link).
 declare -A SEAL=([clear]=0 [sealed]=1 [lanes256k]=1)
@@ -83,7 +86,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-declare -A URL
+declare -A URL SERVER_PID
 if [[ $LINK_ONLY != 1 ]]; then
   [[ -x "$COPY_BIN" ]] || { echo "seal.sh: no $COPY_BIN (carry .bundle, run unpack)"; exit 1; }
   MANIFESTS=(--manifest "$COPY_BIN.rcm")
@@ -99,6 +102,7 @@ if [[ $LINK_ONLY != 1 ]]; then
       "$RC_BIN/rc-server" --listen "${URL[$mode]}" --auth-key-file "$KEYS" \
       "${MANIFESTS[@]}" --log-level debug > "$RESULTS/seal-server-$mode.log" 2>&1 &
     PIDS+=($!)
+    SERVER_PID[$mode]=$!
   done
   for _ in $(seq 300); do
     n=0
@@ -138,7 +142,9 @@ for rep in $(seq "$REPS"); do
   done
   if [[ $LINK_ONLY != 1 ]]; then
     for mode in $MODES; do
-      client "$mode" bulk timeout 300 "$COPY_BIN" "$MIB" 5 > /dev/null
+      client "$mode" bulk timeout 300 python3 "$REPO/bench/thread_cpu.py" \
+        --also "${SERVER_PID[$mode]}" --label "$mode rep$rep" \
+        --out "$RESULTS/seal-threads.txt" -- "$COPY_BIN" "$MIB" 5 > /dev/null
     done
   fi
   for mode in $MODES; do link "$mode" > /dev/null; done
