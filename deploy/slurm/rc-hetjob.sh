@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A program on a CPU node with the GPUs of GPU nodes, as one Slurm
-# heterogeneous job (deploy/slurm/README.md):
+# heterogeneous job (docs/operations.md, "On Slurm"):
 #
 #   sbatch [GPU nodes' options] : [CPU node's options] rc-hetjob.sh \
 #     [--server PATH] [--manifest FILE]... [--server-arg ARG]... \
