@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# deploy/slurm/rc-hetjob.sh on a Slurm cluster of one node, started here:
-# munged, slurmctld and slurmd of Debian's packages with a slurm.conf of
-# our own in a scratch folder (free ports, state, spool and logs there, no
+# deploy/slurm/rc-hetjob.sh on a Slurm cluster started here, on this one
+# machine: munged, slurmctld and three slurmd (two GPU nodes, one CPU
+# node) of Debian's packages with a slurm.conf of our own in a scratch
+# folder (free ports, state, spool, logs and stand-in GPUs there, no
 # cgroups, no systemd, nothing but loopback). A heterogeneous job runs
-# rc-server --test-device in its GPU component and a sample in its CPU
-# component; the sample must pass through that server. A job without a
-# key must fail, saying so. Everything started is stopped on exit.
+# rc-server --test-device on the GPU nodes and twin_int --test-device on
+# the CPU node (its argument passed through: without it twin_int checks
+# kernel results the test device does not compute); it must pass through
+# the first server. A job without a key must fail, saying so. Everything
+# started is stopped on exit.
 #   slurm_single_node.sh SOURCE_DIR RC_SERVER SAMPLES_DIR
 # Exit 77 (skip) without the Slurm and MUNGE packages (scripts/setup.sh
 # installs them) or without root (slurmd starts jobs as their user).
