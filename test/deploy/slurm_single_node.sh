@@ -32,7 +32,8 @@ fi
 dir="$(mktemp -d /tmp/rc-slurm.XXXXXX)"
 chmod 700 "$dir"
 pids=()
-jobs_started=()
+cluster=none
+submit_pid=""
 fail() {
   echo "FAIL: $*"
   for f in "$dir"/*.log "$dir"/*.out; do
@@ -41,11 +42,13 @@ fail() {
   exit 1
 }
 teardown() {
+  [ -z "$submit_pid" ] || kill -TERM "$submit_pid" 2>/dev/null || true
   # Jobs first: slurmd's step daemons outlive slurmd, the jobs' do not.
-  if ((${#jobs_started[@]})); then
-    scancel "${jobs_started[@]}" 2>/dev/null || true
+  # Every job of this cluster (our SLURM_CONF names it) is the test's.
+  if [ "$cluster" = ours ]; then
+    scancel --user="$(id -un)" 2>/dev/null || true
     for _ in $(seq 50); do
-      [ -z "$(squeue -h -j "$(IFS=,; echo "${jobs_started[*]}")" 2>/dev/null)" ] && break
+      [ -z "$(squeue -h 2>/dev/null)" ] && break
       sleep 0.2
     done
   fi
@@ -142,6 +145,7 @@ PartitionName=cpu Nodes=rccpu MaxTime=10 State=UP
 EOF
 : > "$dir/plugstack.conf"
 export SLURM_CONF="$dir/slurm.conf"
+cluster=ours
 
 slurmctld -D -i -f "$SLURM_CONF" > "$dir/slurmctld.out" 2>&1 &
 pids+=($!)
@@ -166,11 +170,14 @@ echo "cluster up: slurmctld on 127.0.0.1:$ctld_port, ${nodes[*]} on ${ports[*]:1
 # its exit status is the job's.
 submit() {
   local name="$1" status=0; shift
-  env "$@" timeout 90 sbatch --wait --parsable --job-name="$name" \
+  # In the background, so that a signal to the test ends it at once.
+  env "$@" timeout 90 sbatch --wait --quiet --job-name="$name" \
     --output="$dir/$name.out" --time=2 -p gpu -N2 "${gres_job[@]}" : -p cpu -n1 \
     "$recipe" --server "$server" --server-arg --test-device \
-    -- "$program" --test-device > "$dir/$name.id" || status=$?
-  jobs_started+=("$(cut -d';' -f1 < "$dir/$name.id")")
+    -- "$program" --test-device &
+  submit_pid=$!
+  wait "$submit_pid" || status=$?
+  submit_pid=""
   return "$status"
 }
 
