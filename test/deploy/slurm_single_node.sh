@@ -79,7 +79,8 @@ head -c 1024 /dev/urandom > "$dir/munge.key"
 chmod 600 "$dir/munge.key"
 munged --foreground --force --socket="$dir/munge.sock" \
   --key-file="$dir/munge.key" --pid-file="$dir/munged.pid" \
-  --log-file="$dir/munged.log" --seed-file="$dir/munged.seed" &
+  --log-file="$dir/munged.log" --seed-file="$dir/munged.seed" \
+  > "$dir/munged.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 50); do [ -S "$dir/munge.sock" ] && break; sleep 0.1; done
 [ -S "$dir/munge.sock" ] || fail "munged did not start"
@@ -134,6 +135,7 @@ SelectTypeParameters=CR_CPU
 SlurmdParameters=config_overrides
 ReturnToService=2
 KillWait=2
+MailProg=/bin/true
 PlugStackConfig=$dir/plugstack.conf
 GresTypes=gpu
 InactiveLimit=0
