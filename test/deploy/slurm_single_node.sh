@@ -7,8 +7,8 @@
 # rc-server --test-device on the GPU nodes and twin_int --test-device on
 # the CPU node (its argument passed through: without it twin_int checks
 # kernel results the test device does not compute); it must pass through
-# the first server. A job without a key must fail, saying so. Everything
-# started is stopped on exit.
+# the first server. A job whose servers cannot start, and one without a
+# key, must fail, saying why. Everything started is stopped on exit.
 #   slurm_single_node.sh SOURCE_DIR RC_SERVER SAMPLES_DIR
 # Exit 77 (skip) without the Slurm and MUNGE packages (scripts/setup.sh
 # installs them) or without root (slurmd starts jobs as their user).
@@ -213,6 +213,18 @@ grep -q "^rc-server 0: .*event=session_closed .*(goodbye)" "$out" ||
 [ "$(grep -c "event=shutdown" "$out")" = 2 ] ||
   fail "the two rc-servers were not both stopped by SIGTERM"
 echo "PASS: the sample ran on the CPU node through the first of two GPU nodes' rc-servers"
+
+# A server that does not start (a key file others may read: rc-server
+# refuses it) fails the job at once, with the servers' reasons in its
+# output, and the program never runs.
+install -m 644 "$dir/key" "$dir/key-open"
+if submit open RC_AUTH_KEY_FILE="$dir/key-open"; then fail "a job with a refused key ran"; fi
+grep -q "chmod 600" "$dir/open.out" ||
+  fail "the job's output does not hold rc-server's refusal of the key"
+grep -q "0 of 2 rc-server(s) listening" "$dir/open.out" ||
+  fail "the recipe did not say its servers did not start"
+! grep -q "twin_int" "$dir/open.out" || fail "the program ran without servers"
+echo "PASS: servers that do not start fail the job, saying why"
 
 # Without a key the recipe refuses before starting anything.
 if submit nokey RC_AUTH_KEY_FILE=; then fail "a job without a key ran"; fi
