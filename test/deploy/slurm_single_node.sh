@@ -87,11 +87,11 @@ for _ in $(seq 50); do [ -S "$dir/munge.sock" ] && break; sleep 0.1; done
 
 # Three Slurm nodes on this one machine, each its own slurmd on a port of
 # its own at 127.0.0.1: "rcgpu1" and "rcgpu2" in partition gpu, "rccpu" in
-# partition cpu, as a cluster's GPU and CPU nodes. (Slurm's backfill never
-# places two components of one heterogeneous job on the same node: on one
-# node the job stays pending.) Two CPUs each whatever the machine has
-# (config_overrides). Backfill, which alone schedules heterogeneous jobs,
-# runs every second. Each GPU node's two "GPUs" stand in for /dev/nvidia0
+# partition cpu, as a cluster's GPU and CPU nodes. (Slurm 22.05's
+# backfill did not place two components of one heterogeneous job on the
+# same node: on one node the job stayed pending.) Two CPUs each whatever
+# the machine has (config_overrides). Backfill, which alone schedules
+# heterogeneous jobs, runs every second. Each GPU node's two "GPUs" stand in for /dev/nvidia0
 # and 1: character devices (slurmd wants one, not a link) with /dev/null's
 # numbers. Slurm hands a job's GPUs to its steps as CUDA_VISIBLE_DEVICES
 # by their numbers; with task/none nothing opens them. Where root may not
