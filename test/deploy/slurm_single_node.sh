@@ -55,7 +55,10 @@ teardown() {
   # Last started, first stopped: slurmd, slurmctld, munged.
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     kill -TERM "${pids[i]}" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "${pids[i]}" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 50); do
+      kill -0 "${pids[i]}" 2>/dev/null || break
+      sleep 0.1
+    done
     kill -KILL "${pids[i]}" 2>/dev/null || true
     wait "${pids[i]}" 2>/dev/null || true
   done
@@ -87,19 +90,22 @@ for _ in $(seq 50); do [ -S "$dir/munge.sock" ] && break; sleep 0.1; done
 
 # Three Slurm nodes on this one machine, each its own slurmd on a port of
 # its own at 127.0.0.1: "rcgpu1" and "rcgpu2" in partition gpu, "rccpu" in
-# partition cpu, as a cluster's GPU and CPU nodes. (Slurm 22.05's
-# backfill did not place two components of one heterogeneous job on the
-# same node: on one node the job stayed pending.) Two CPUs each whatever
-# the machine has (config_overrides). Backfill, which alone schedules
-# heterogeneous jobs, runs every second. Each GPU node's two "GPUs" stand in for /dev/nvidia0
-# and 1: character devices (slurmd wants one, not a link) with /dev/null's
-# numbers. Slurm hands a job's GPUs to its steps as CUDA_VISIBLE_DEVICES
-# by their numbers; with task/none nothing opens them. Where root may not
-# make device files (a container without CAP_MKNOD) the nodes have none,
-# and the servers must see none.
+# partition cpu, as a cluster's GPU and CPU nodes. (Slurm 22.05's backfill
+# did not place two components of one heterogeneous job on the same node:
+# on one node the job stayed pending.) Two CPUs each whatever the machine
+# has (config_overrides). Backfill, which alone schedules heterogeneous
+# jobs, runs every second.
+#
+# Each GPU node's two "GPUs" stand in for /dev/nvidia0 and 1: character
+# devices (slurmd wants one, not a link) with /dev/null's numbers. Slurm
+# hands a job's GPUs to its steps as CUDA_VISIBLE_DEVICES by their
+# numbers; with task/none nothing opens them. Where root may not make
+# device files (a container without CAP_MKNOD) the nodes have none, and
+# the servers must see none.
 mkdir -p "$dir/state" "$dir/spool" "$dir/dev"
 gres_node="" gres_job=() gpus_seen=unset
-if mknod -m 600 "$dir/dev/nvidia0" c 1 3 && mknod -m 600 "$dir/dev/nvidia1" c 1 3; then
+if mknod -m 600 "$dir/dev/nvidia0" c 1 3 &&
+   mknod -m 600 "$dir/dev/nvidia1" c 1 3; then
   echo "NodeName=rcgpu[1-2] Name=gpu File=$dir/dev/nvidia[0-1]" > "$dir/gres.conf"
   gres_node="Gres=gpu:2" gres_job=(--gres=gpu:2) gpus_seen=0,1
 else
@@ -200,7 +206,8 @@ line="$(grep -E "^rc-hetjob: servers: $url,$url; the program uses RC_SERVER=$url
   fail "the recipe did not hand over two URLs and the first"
 list="${line#*servers: }"; list="${list%%;*}"
 [ "${list%%,*}" != "${list#*,}" ] || fail "both servers have one URL: $list"
-[ "${line##*RC_SERVER=}" = "${list%%,*}" ] || fail "RC_SERVER is not the first of $list"
+[ "${line##*RC_SERVER=}" = "${list%%,*}" ] ||
+  fail "RC_SERVER is not the first of $list"
 grep -q "^rc-server 0: .*listening on ${list%%,*}\"$" "$out" ||
   fail "the first URL is not rcgpu1's (task 0's) server"
 # The session went to the first server, and none to the second.
@@ -218,7 +225,9 @@ echo "PASS: the sample ran on the CPU node through the first of two GPU nodes' r
 # refuses it) fails the job at once, with the servers' reasons in its
 # output, and the program never runs.
 install -m 644 "$dir/key" "$dir/key-open"
-if submit open RC_AUTH_KEY_FILE="$dir/key-open"; then fail "a job with a refused key ran"; fi
+if submit open RC_AUTH_KEY_FILE="$dir/key-open"; then
+  fail "a job with a refused key ran"
+fi
 grep -q "chmod 600" "$dir/open.out" ||
   fail "the job's output does not hold rc-server's refusal of the key"
 grep -q "0 of 2 rc-server(s) listening" "$dir/open.out" ||
