@@ -20,8 +20,8 @@ program="$samples/twin_int"
 for tool in munged slurmctld slurmd sbatch scontrol squeue scancel srun; do
   command -v "$tool" > /dev/null || PATH="$PATH:/usr/sbin"
   command -v "$tool" > /dev/null || {
-    echo "SKIP: $tool not installed (scripts/setup.sh installs slurmctld," \
-         "slurmd, slurm-client and munge)"; exit 77; }
+    echo "SKIP: $tool not installed (scripts/setup.sh installs slurm-wlm" \
+         "and munge)"; exit 77; }
 done
 [ "$(id -u)" = 0 ] || { echo "SKIP: slurmd needs root to start jobs"; exit 77; }
 if [ ! -x "$program" ] || [ ! -r "$program.rcm" ]; then
