@@ -3,7 +3,8 @@
 # Safe to re-run: each step checks what is already there.
 #   - apt: clang 19 toolchain (with libFuzzer and the sanitizers' runtimes:
 #     libclang-rt-19-dev), libfabric, flatbuffers, googletest, ninja, ccache,
-#     toml++ (rc-server --config), prometheus (a test scrapes rc-server)
+#     toml++ (rc-server --config), prometheus (a test scrapes rc-server),
+#     Slurm and MUNGE (a test runs deploy/slurm on a cluster it starts)
 #   - .venv: pinned lit, the pinned CUDA 12.4 wheels and CUDA 13.0's headers
 #   - .cuda-root: a --cuda-path tree for clang assembled from those wheels
 set -euo pipefail
@@ -31,7 +32,11 @@ APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools
   prometheus  # scrapes rc-server --metrics-listen in a test (docs/metrics.md)
   dpkg-dev  # dpkg-shlibdeps: the Debian packages' dependencies (cpack)
   systemd  # systemd-analyze verify: deploy/systemd/rc-server.service
-  procps)  # /bin/kill: the unit's ExecReload, checked by that verify
+  procps  # /bin/kill: the unit's ExecReload, checked by that verify
+  # deploy/slurm run on a cluster the test starts with daemons and files of
+  # its own (test/deploy/slurm_single_node.sh): slurmctld, slurmd, srun,
+  # munged; any system daemons these start are left alone
+  slurm-wlm munge)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
