@@ -342,6 +342,31 @@ TEST(RuntimeIntegration, ConcurrentClientsCopyStressOverTcp) {
   runConcurrentCopyStress(loopbackTcpUrl());
 }
 
+// One program, eight host threads, each copying on its own stream at once
+// (test/unit/runtime/programs/thread_streams.cpp): the runtime serves
+// several threads of one process without mixing their streams or bytes.
+void runThreadStreams(const std::string &url) {
+  ServedPrograms served;
+  served.start(url, {});
+  if (!served.running())
+    return;
+  ChildResult r = runChild({RC_THREAD_STREAMS_PROG, "8", "20"}, served.env(),
+                           served.dir() + "/threads.out", 120);
+  EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
+                         << served.log();
+  EXPECT_NE(r.output.find("PASS: 8 threads x 20 iterations"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(RuntimeIntegration, EightThreadsEachOnItsOwnStreamOverShm) {
+  runThreadStreams(shmUrl("threads"));
+}
+
+TEST(RuntimeIntegration, EightThreadsEachOnItsOwnStreamOverTcp) {
+  runThreadStreams(loopbackTcpUrl());
+}
+
 // With a content cache of four chunks: clients two by two upload the same
 // bytes at once, chunks are inserted, found and evicted under them, and
 // every byte read back is still checked.
