@@ -79,12 +79,11 @@ pack_rc() {
   for b in "$RC_BUILD"/samples/*; do
     [[ -f "$b.rcm" ]] && cp "$b" "$b.rcm" "$rc/samples/"
   done
-  # bench/bulk.sh's, bench/session-start.sh's and bench/gpu-sharing.sh's
-  # programs, built by
-  # remote-clang (the GPU machine has no clang; it builds the local ones
-  # with nvcc).
+  # bench/bulk.sh's, bench/session-start.sh's, bench/gpu-sharing.sh's and
+  # bench/host-threads.sh's programs, built by remote-clang (the GPU
+  # machine has no clang; it builds the local ones with nvcc).
   mkdir -p "$rc/bench"
-  for prog in copy_bandwidth copy_streams session_start sharing_kernels; do
+  for prog in copy_bandwidth copy_streams session_start sharing_kernels host_threads; do
     "$RC_BUILD/bin/remote-clang++" -O2 "$REPO/bench/$prog.cu" -o "$rc/bench/$prog"
   done
   # glibc and libstdc++ are newer on the GPU machine (Ubuntu 24.04), so those
@@ -99,7 +98,8 @@ pack_rc() {
     esac
   done
   strip_debug "$rc"/bin/* "$rc"/lib/* "$rc"/samples/* "$rc"/bench/copy_bandwidth \
-    "$rc"/bench/copy_streams "$rc"/bench/session_start "$rc"/bench/sharing_kernels
+    "$rc"/bench/copy_streams "$rc"/bench/session_start "$rc"/bench/sharing_kernels \
+    "$rc"/bench/host_threads
   tar -C "$STAGE" -cf - rc | xz -T2 -6 > "$out/rc.tar.xz"
 }
 
