@@ -33,6 +33,11 @@ constexpr auto kLapseGrace = std::chrono::seconds(1);
 // A holder at its cap of unredeemed reservations is told to retry within
 // this many milliseconds.
 constexpr int64_t kHolderRetryMs = 50;
+// Every worker busy at --max-workers: the client starts over after this
+// long, for as long as its RC_CONNECT_TIMEOUT_MS allows. A session may end
+// meanwhile, and behind a load balancer (a Kubernetes Service) the new
+// connection may reach another server with room (docs/design/pool.md).
+constexpr uint32_t kBusyRetryMs = 250;
 // What a session's fatal fault did to the others: with a context of its
 // own per process nothing; under MPS, NVIDIA documents that it reaches
 // every client of the MPS server on that GPU.
@@ -301,10 +306,11 @@ bool WorkerPool::reserve(int timeoutMs, const Request &request,
   // operator's to know, not a client's.
   if (stopping_ || !spawning_)
     *why = "rc-server is shutting down";
-  else if (int(workers_.size()) >= options_.max)
+  else if (int(workers_.size()) >= options_.max) {
     *why = "every worker process is busy (rc-server --max-workers); retry "
            "when a session ends";
-  else
+    *retryMs = kBusyRetryMs;
+  } else
     *why = "no worker process was ready within " + std::to_string(timeoutMs) +
            " ms" + (lastFailure_.empty() ? "" : " (" + lastFailure_ + ")");
   return false;

@@ -87,7 +87,9 @@ public:
   // A ready worker reserved for one client, with a fresh ticket it now
   // expects; false with *why when none became ready within timeoutMs, or
   // at once when the holder has its unredeemed reservations already
-  // (*retryMs then says when the first of them lapses; 0 otherwise).
+  // (*retryMs then says when the first of them lapses) or after timeoutMs
+  // with every worker busy at --max-workers (*retryMs: when to start
+  // over); *retryMs is 0 for the other refusals.
   bool reserve(int timeoutMs, const Request &request, Reservation *out,
                std::string *why, uint32_t *retryMs);
   // No more workers start; `sig` goes to every worker.

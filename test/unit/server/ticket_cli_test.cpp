@@ -183,6 +183,34 @@ double sessionStartMs(const std::string &url, uint64_t hash,
   return 1e9;
 }
 
+// Every worker busy at --max-workers: the supervisor's refusal asks the
+// client to start over (a session may end meanwhile; behind a load
+// balancer the new connection may reach a server with room), and once the
+// session ends, starting over opens one.
+TEST_P(TicketCliTest, AFullServerAsksTheClientToStartOver) {
+  // The supervisor waits up to the Hello's time for a worker to free.
+  serve({"--warm-workers", "1", "--max-workers", "1"},
+        {"RC_SERVER_HELLO_TIMEOUT_MS=500"});
+  auto first = std::make_unique<HandClient>();
+  Redirected r = reserve(a);
+  ASSERT_FALSE(r.url.empty());
+  ASSERT_TRUE(opened(redeem(r, a, first.get())));
+
+  HandClient turnedAway;
+  Bytes reply = turnedAway.handshake(url, m.hash, b);
+  ASSERT_FALSE(opened(reply));
+  EXPECT_NE(refusalOf(reply).find("every worker process is busy"),
+            std::string::npos)
+      << refusalOf(reply);
+  const rc::wire::HelloReply *hr = asHelloReply(reply);
+  ASSERT_NE(hr, nullptr);
+  EXPECT_GT(hr->retry_after_ms(), 0u);
+
+  first.reset(); // A's session ends: its worker goes, a new one starts
+  EXPECT_LT(sessionStartMs(url, m.hash, b), 1e9)
+      << "B never got the worker A left";
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
