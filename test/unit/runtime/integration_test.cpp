@@ -354,8 +354,7 @@ void runThreadStreams(const std::string &url) {
                            served.dir() + "/threads.out", 120);
   EXPECT_EQ(r.status, 0) << r.output << "\n--- server log ---\n"
                          << served.log();
-  EXPECT_NE(r.output.find("PASS: 8 threads x 20 iterations"),
-            std::string::npos)
+  EXPECT_NE(r.output.find("PASS: 8 threads x 20 iterations"), std::string::npos)
       << r.output;
 }
 
