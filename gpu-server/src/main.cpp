@@ -23,6 +23,7 @@
 #include <malloc.h>
 #include <string>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -179,6 +180,22 @@ void denyMemoryAccessByOtherProcesses(bool keepDumpable) {
              std::strerror(errno));
 }
 
+// Open files up to the hard limit: a tcp session holds its connection and
+// 2 x RC_DEV_TCP_LANES lane sockets (17 by default), so the usual soft
+// limit of 1024 would refuse a server's sixtieth tcp session, while the
+// hard limit (systemd's default 524288) is the operator's real bound.
+// Workers inherit it. Nothing here uses select(), the one call that
+// breaks on descriptors past 1024.
+void raiseOpenFileLimit() {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= files.rlim_max)
+    return;
+  files.rlim_cur = files.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &files) != 0)
+    logInfo(std::string("warning: cannot raise the open-file limit: ") +
+            std::strerror(errno));
+}
+
 // rc-server keygen FILE [--key-id ID]
 int keygen(int argc, char **argv) {
   std::string path, id = "default";
@@ -310,6 +327,7 @@ static int serveForever(ServerCore &core, const std::string &url,
 int main(int argc, char **argv) {
   if (argc > 1 && std::string(argv[1]) == "keygen")
     return keygen(argc, argv);
+  raiseOpenFileLimit();
   std::string listenUrl;
   ServerOptions options;
   bool insecure = false;

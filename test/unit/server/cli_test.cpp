@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sstream>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
@@ -112,6 +113,34 @@ TEST(Cli, MissingManifestFailsStartNamingIt) {
 }
 
 #ifdef RC_TEST_HAVE_TRANSPORT
+// rc-server raises its open-file limit to the hard one at start: a tcp
+// session holds 17 sockets, so a soft limit of 256 would end its
+// fifteenth. The server is started with that soft limit here.
+TEST(Cli, RaisesItsOpenFileLimitToTheHardOne) {
+  rlimit mine{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &mine), 0);
+  if (mine.rlim_max <= 256)
+    GTEST_SKIP() << "the hard open-file limit here is " << mine.rlim_max;
+  TestManifest m = writeTestManifest();
+  Child server({"--listen", freshUrl("tcp", "nofile"), "--manifest", m.path,
+                "--test-device"},
+               serverBin(), [] {
+                 rlimit low{};
+                 getrlimit(RLIMIT_NOFILE, &low);
+                 low.rlim_cur = 256;
+                 setrlimit(RLIMIT_NOFILE, &low);
+               });
+  ASSERT_TRUE(server.waitFor("listening on", 20000)) << server.text;
+  std::ifstream limits("/proc/" + std::to_string(server.pid) + "/limits");
+  std::string line;
+  unsigned long long soft = 0, hard = 0;
+  while (std::getline(limits, line))
+    if (line.rfind("Max open files", 0) == 0)
+      std::istringstream(line.substr(14)) >> soft >> hard;
+  EXPECT_EQ(hard, mine.rlim_max);
+  EXPECT_EQ(soft, hard) << "rc-server kept a soft limit of " << soft;
+}
+
 TEST(Cli, ServesAClientAndStopsOnSigterm) {
   TestManifest m = writeTestManifest();
   std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
