@@ -356,11 +356,17 @@ void Runtime::loseConnectionLocked(const std::string &why) {
   if (state_ != State::Connected)
     return;
   state_ = State::Lost;
+  // The address the user gave first: the peer's own (a worker behind a
+  // redirect, the private endpoint's port) is no name they know.
+  const std::string server =
+      opts_.serverUrl.empty()
+          ? serverName_
+          : "RC_SERVER=" + opts_.serverUrl + " (" + serverName_ + ")";
   std::fprintf(stderr,
                "remote-clang: lost the connection to the GPU server %s: %s; "
                "CUDA calls fail with cudaErrorDevicesUnavailable from now "
                "on\n",
-               serverName_.c_str(), why.c_str());
+               server.c_str(), why.c_str());
 }
 
 void Runtime::shutdown() {
