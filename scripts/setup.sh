@@ -36,7 +36,8 @@ APT_PACKAGES=(clang-19 clang-format-19 llvm-19-dev libclang-19-dev llvm-19-tools
   # deploy/slurm run on a cluster the test starts with daemons and files of
   # its own (test/deploy/slurm_single_node.sh): slurmctld, slurmd, srun,
   # munged; any system daemons these start are left alone
-  slurm-wlm munge)
+  slurm-wlm munge
+  iproute2)  # ip netns: the hosts of test/pool on one machine
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
