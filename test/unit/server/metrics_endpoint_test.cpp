@@ -2,10 +2,13 @@
 // the HTTP responder's answers, the refusals at start, a live server
 // whose endpoint counts a tcp client's commands, and a supervisor of
 // --isolation process whose endpoint sums its workers' reports.
+#include "hand_client.h"
 #include "isolated_client.h"
+#include "key_dir.h"
 #include "metrics/metrics_http.h"
 #include "metrics/prometheus_text.h"
 #include "process_util.h"
+#include "random_keys.h"
 #include "rc/server/metrics_board.h"
 #include "server_test_util.h"
 
@@ -15,11 +18,11 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <sstream>
-#include <thread>
 #include <netinet/in.h>
+#include <sstream>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace rc::server;
@@ -323,8 +326,7 @@ TEST(MetricsEndpointCli, IsolatedSupervisorSumsItsWorkersReports) {
   std::string start = scrape();
   EXPECT_EQ(sampleOf(start, "rc_server_workers_warm"), 2) << start;
   EXPECT_EQ(sampleOf(start, "rc_server_workers_max"), 32) << start;
-  EXPECT_EQ(sampleOf(start, "rc_server_workers{state=\"busy\"}"), 0)
-      << start;
+  EXPECT_EQ(sampleOf(start, "rc_server_workers{state=\"busy\"}"), 0) << start;
   EXPECT_GE(sampleOf(start, "rc_server_workers{state=\"starting\"}"), 0)
       << start;
   EXPECT_EQ(sampleOf(start, "rc_server_sessions_opened_total"), 0) << start;
@@ -356,8 +358,7 @@ TEST(MetricsEndpointCli, IsolatedSupervisorSumsItsWorkersReports) {
   ASSERT_EQ(kill(worker, SIGKILL), 0);
   std::string ended =
       scrapeUntil("rc_server_workers_ended_total{how=\"failed\"}", 1);
-  EXPECT_EQ(sampleOf(ended, "rc_server_workers_ended_total{how=\"failed\"}"),
-            1)
+  EXPECT_EQ(sampleOf(ended, "rc_server_workers_ended_total{how=\"failed\"}"), 1)
       << ended;
   EXPECT_EQ(sampleOf(ended, malloc), 2) << ended;
   EXPECT_EQ(sampleOf(ended, "rc_server_sessions_closed_total{reason="
@@ -379,11 +380,66 @@ TEST(MetricsEndpointCli, IsolatedSupervisorSumsItsWorkersReports) {
   EXPECT_EQ(sampleOf(after, malloc), 3) << after;
   EXPECT_EQ(sampleOf(after, "rc_server_sessions_opened_total"), 2) << after;
   EXPECT_EQ(
-      sampleOf(after, "rc_server_sessions_closed_total{reason=\"goodbye\"}"),
-      1)
+      sampleOf(after, "rc_server_sessions_closed_total{reason=\"goodbye\"}"), 1)
       << after;
   for (const std::string &d : countersGoneDown(ended, after))
     ADD_FAILURE() << "went down after a second session: " << d;
+  kill(server.pid, SIGTERM);
+  EXPECT_EQ(server.wait(), 0) << server.text;
+}
+
+// With keys and quotas, the supervisor shows a tenant's device memory as
+// its workers charge it to the budget table they share, with its quota,
+// and counts a wrong key's failed authentication.
+TEST(MetricsEndpointCli, IsolatedSupervisorShowsTenantsMemoryAndAuthFailures) {
+  TestManifest m = writeTestManifest();
+  rc::test::KeyDir dir;
+  rc::auth::Key a = randomKey("team-a");
+  std::string keys = dir.write("keys", keyLine(a), 0600);
+  std::string quotas =
+      dir.write("quotas", "team-a sessions=2 device=64MiB\n", 0600);
+  std::string url = "tcp://127.0.0.1:" + std::to_string(freePort());
+  // Tickets live 10 s: a client on a loaded machine may take a second.
+  Child server({"--listen", url, "--manifest", m.path, "--test-device",
+                "--isolation", "process", "--auth-key-file", keys, "--quotas",
+                quotas, "--metrics-listen", "127.0.0.1:0"},
+               serverBin(),
+               [] { putenv(strdup("RC_DEV_SERVER_TICKET_MS=10000")); });
+  ASSERT_TRUE(server.waitFor("listening on", 20000)) << server.text;
+  int port = loggedMetricsPort(server.text);
+  ASSERT_GT(port, 0) << server.text;
+  const std::string used = "rc_server_tenant_device_memory_bytes{tenant="
+                           "\"team-a\"}";
+  std::string text = httpGet(port, "GET /metrics HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(sampleOf(text.substr(text.find("\r\n\r\n") + 4),
+                     "rc_server_tenant_device_memory_bytes_limit{tenant="
+                     "\"team-a\"}"),
+            64 << 20)
+      << text;
+
+  HandClient stranger; // the key's id, another secret
+  std::string err;
+  EXPECT_FALSE(
+      opened(stranger.handshake(url, m.hash, randomKey("team-a"), {}, &err)));
+  HandClient front, session;
+  Redirected r = redirectIn(front.handshake(url, m.hash, a), url);
+  ASSERT_FALSE(r.url.empty());
+  ASSERT_TRUE(opened(session.handshake(r.url, m.hash, a, r.ticket)));
+  ASSERT_FALSE(
+      roundTrip(*session.conn, batch(1, {cMalloc(1 << 20)}), 5000).empty());
+  std::string body;
+  for (int i = 0; i < 200; ++i) {
+    text = httpGet(port, "GET /metrics HTTP/1.1\r\n\r\n");
+    body = text.substr(text.find("\r\n\r\n") + 4);
+    if (sampleOf(body, "rc_server_device_memory_bytes") >= (1 << 20))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_GE(sampleOf(body, used), 1 << 20) << body;
+  EXPECT_GE(sampleOf(body, "rc_server_device_memory_bytes"), 1 << 20) << body;
+  EXPECT_GE(sampleOf(body, "rc_server_auth_failures_total"), 1) << body;
+  EXPECT_EQ(sampleOf(body, "rc_server_sessions_open"), 1) << body;
+  session.conn.reset(); // else SIGTERM lets the session run its 30 s out
   kill(server.pid, SIGTERM);
   EXPECT_EQ(server.wait(), 0) << server.text;
 }
