@@ -92,7 +92,9 @@ const char kUsage[] =
     "                     once a second while clients are connected\n"
     "  --metrics-listen ADDR:PORT  serve GET /metrics in Prometheus' text\n"
     "                     format (ADDR defaults to 127.0.0.1; port 0: any\n"
-    "                     free one, logged); docs/metrics.md\n"
+    "                     free one, logged); with --isolation process the\n"
+    "                     supervisor's, summed from its workers';\n"
+    "                     docs/metrics.md\n"
     "  --metrics-token-file F  scrapers must send 'Authorization: Bearer\n"
     "                     TOKEN', TOKEN the first line of F (mode 0600);\n"
     "                     required for an ADDR other than loopback\n"
@@ -522,10 +524,6 @@ int main(int argc, char **argv) {
     why = metricsListenRefusal(metricsHost, !metricsToken.empty());
     if (!why.empty())
       return usageError(why);
-    if (isolation == "process")
-      return usageError("--metrics-listen is not served with --isolation "
-                        "process yet: the supervisor holds its workers' "
-                        "metrics as JSON only (use --metrics FILE)");
   } else if (!metricsTokenFile.empty()) {
     return usageError("--metrics-token-file needs --metrics-listen");
   }
@@ -608,6 +606,9 @@ int main(int argc, char **argv) {
     sup.authKeyFile = options.authKeyFile;
     sup.quotasFile = options.quotasFile;
     sup.metricsFile = options.metricsFile;
+    sup.metricsHost = metricsHost;
+    sup.metricsPort = metricsPort;
+    sup.metricsToken = metricsToken;
     sup.workerCommand.assign(argv, argv + argc);
     sup.warmWorkers = warmWorkers >= 0 ? warmWorkers : 1;
     sup.maxWorkers = maxWorkers >= 0 ? maxWorkers : 32;
@@ -632,7 +633,8 @@ int main(int argc, char **argv) {
     return runWorker(
         core,
         WorkerOptions{listenUrl, workerChannel, options.settings.limits,
-                      options.settings.drainMs, !options.metricsFile.empty()},
+                      options.settings.drainMs, !options.metricsFile.empty(),
+                      !metricsHost.empty()},
         gSignals);
   std::unique_ptr<MetricsHttpServer> metricsEndpoint;
   if (!metricsHost.empty()) {

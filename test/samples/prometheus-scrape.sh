@@ -4,10 +4,11 @@
 # a sample program; Prometheus scrapes it every second; its query API must
 # then hold a non-zero rc_server_commands_total for Launch, which the
 # program used. Exit 77 (skipped) only when
-# prometheus is not installed.
-#   prometheus-scrape.sh RC_SERVER SAMPLES_DIR PROGRAM
+# prometheus is not installed. SERVER_ARGS go to rc-server as well
+# (--isolation process: the supervisor serves the endpoint).
+#   prometheus-scrape.sh RC_SERVER SAMPLES_DIR PROGRAM [SERVER_ARGS...]
 set -uo pipefail
-server="$1"; samples="$2"; program="$3"
+server="$1"; samples="$2"; program="$3"; shift 3
 PROMETHEUS=prometheus
 if ! command -v "$PROMETHEUS" >/dev/null; then
   echo "SKIP: prometheus is not installed (scripts/setup.sh installs it)"
@@ -26,7 +27,7 @@ fail() { echo "FAIL: $*"; echo "--- rc-server:"; cat "$dir/server.log"
          exit 1; }
 
 "$server" --listen "$url" --manifest "$samples/$program.rcm" --test-device \
-  --metrics-listen 127.0.0.1:0 >"$dir/server.log" 2>&1 &
+  --metrics-listen 127.0.0.1:0 "$@" >"$dir/server.log" 2>&1 &
 spid=$!
 target=""
 for _ in $(seq 300); do

@@ -100,6 +100,7 @@ void FrontDoor::handshake(transport::Connection &conn,
   auto refuse = [&](const std::string &why, uint32_t retryMs = 0) {
     std::vector<uint8_t> reply = helloRefusal(why, retryMs);
     conn.send(reply.data(), reply.size());
+    ++refused_;
     logDebug("client " + std::to_string(id) + " from " + source +
              " refused: " + why);
   };

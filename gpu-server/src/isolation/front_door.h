@@ -35,6 +35,12 @@ public:
   // handshake runs on a thread of its own.
   void serve(std::unique_ptr<transport::Connection> conn);
   uint64_t redirected() const { return redirected_; }
+  // For GET /metrics: Hellos refused here (a one-process server counts
+  // them as sessions closed "refused"), failed authentications, and
+  // connections waiting for their first message now.
+  uint64_t refused() const { return refused_; }
+  uint64_t authFailures() const { return throttle_.failures(); }
+  uint64_t waiting() const { return lobby_->waiting(); }
 
 private:
   void startHandshake(std::unique_ptr<transport::Connection> conn,
@@ -51,6 +57,7 @@ private:
   std::atomic<int> handshaking_{0};
   std::atomic<uint64_t> nextId_{1};
   std::atomic<uint64_t> redirected_{0};
+  std::atomic<uint64_t> refused_{0};
   ThreadSet handshakes_;
   std::unique_ptr<Lobby> lobby_; // last: its thread starts handshakes
 };

@@ -6,6 +6,8 @@
 #include "isolation/worker_metrics.h"
 #include "isolation/worker_pool.h"
 #include "metrics/metrics_file_writer.h"
+#include "metrics/metrics_http.h"
+#include "metrics/server_exposition.h"
 #include "rc/auth/key_file.h"
 #include "rc/server/log.h"
 #include "rc/server/service_notify.h"
@@ -71,8 +73,9 @@ int runSupervisor(const SupervisorOptions &options,
     tenants = std::make_unique<TenantLedger>(std::move(quotas));
   std::unique_ptr<WorkerMetrics> metrics;
   std::unique_ptr<MetricsFileWriter> metricsWriter;
-  if (!options.metricsFile.empty()) {
+  if (!options.metricsFile.empty() || !options.metricsHost.empty())
     metrics = std::make_unique<WorkerMetrics>();
+  if (!options.metricsFile.empty()) {
     metricsWriter =
         std::make_unique<MetricsFileWriter>(*metrics, options.metricsFile);
     if (!metricsWriter->start(&error)) {
@@ -113,6 +116,43 @@ int runSupervisor(const SupervisorOptions &options,
     return 1;
   }
   FrontDoor door(std::move(keys), options.limits, pool, tenants.get());
+  // GET /metrics: the workers' reports summed (ended workers' last ones
+  // included), the shared budget table's memory, the pool's state. Gone
+  // before the door and the pool it reads.
+  std::unique_ptr<MetricsHttpServer> metricsEndpoint;
+  if (!options.metricsHost.empty()) {
+    auto figures = [&] {
+      ServerFigures f;
+      WorkerReport sums = metrics->sums();
+      f.totals = sums.totals;
+      // Refused at the door: sessions opened and closed so, as a
+      // one-process server counts them.
+      if (uint64_t refused = door.refused()) {
+        f.totals.opened += refused;
+        f.totals.closedByReason["refused"] += refused;
+      }
+      f.workers = pool.figures();
+      f.sessionsOpen = f.workers->byState["busy"];
+      f.deviceBytes = sums.deviceBytes;
+      f.budgets = budgets->usage();
+      f.connectionsWaiting = door.waiting();
+      f.authFailures = admissionThrottle.failures() + door.authFailures() +
+                       sums.authFailures;
+      return f;
+    };
+    metricsEndpoint = std::make_unique<MetricsHttpServer>(
+        [figures] { return serverExposition(figures()); },
+        options.metricsToken);
+    if (!metricsEndpoint->start(options.metricsHost, options.metricsPort,
+                                &error)) {
+      logError({"startup_failed"}, "start-up failed: " + error);
+      return 1;
+    }
+    logInfo(
+        {"metrics_listening"},
+        "metrics: GET http://" + metricsEndpoint->address() + "/metrics" +
+            (options.metricsToken.empty() ? "" : " (bearer token required)"));
+  }
   logInfo({"listening"},
           summary + "; listening on " + listener->address() +
               "; every session in a worker process of its own (" +
@@ -168,9 +208,18 @@ int runWorker(ServerCore &core, const WorkerOptions &options,
     return 0; // the supervisor is gone
   logDebug({"worker_ready"}, "ready on " + listener->address());
   // With --metrics: the session's counters to the supervisor, about once a
-  // second and once more at its end.
+  // second and once more at its end; with --metrics-listen its totals (the
+  // Hellos it refused included) as often.
   Clock::time_point lastMetrics{};
   auto sendMetrics = [&] {
+    if (options.sendTotals) {
+      WorkerReport report;
+      report.totals = core.metrics().totals();
+      report.deviceBytes = core.bytesInUse();
+      report.authFailures = core.authThrottle().failures();
+      if (report.totals.opened || report.authFailures)
+        channel.send(totalsMessage(report));
+    }
     uint64_t served = core.ticket().redeemedBy();
     std::string json = served ? core.metrics().sessionJson(served) : "";
     if (options.sendMetrics && !json.empty())

@@ -27,6 +27,11 @@ struct SupervisorOptions {
   std::string authKeyFile; // empty: no authentication
   std::string quotasFile;  // empty: no quotas (rc/server/tenant_quotas.h)
   std::string metricsFile; // empty: none (the workers' sessions, merged)
+  // --metrics-listen: GET /metrics on host:port (port 0: any free one),
+  // summed from the workers' reports; empty host: not served.
+  std::string metricsHost;
+  int metricsPort = 0;
+  std::string metricsToken; // --metrics-token-file's; empty: none
   std::vector<std::string> workerCommand;
   int warmWorkers = 1;
   int maxWorkers = 32;
@@ -50,6 +55,7 @@ struct WorkerOptions {
   ServerLimits limits;
   uint64_t drainMs = 30000;
   bool sendMetrics = false; // its session's counters go to the supervisor
+  bool sendTotals = false;  // and its totals (--metrics-listen)
 };
 int runWorker(ServerCore &core, const WorkerOptions &options,
               const ProcessSignals &signals);

@@ -80,6 +80,129 @@ bool parseMetricsMessage(const std::string &message, std::string *sessionJson) {
   return true;
 }
 
+namespace {
+// The report's plain fields, by their names in the message.
+struct TotalsField {
+  const char *name;
+  uint64_t SessionTotals::*field;
+};
+constexpr TotalsField kTotalsFields[] = {
+    {"opened", &SessionTotals::opened},
+    {"batches", &SessionTotals::batches},
+    {"failed_batches", &SessionTotals::failedBatches},
+    {"bytes_in", &SessionTotals::bytesIn},
+    {"bytes_out", &SessionTotals::bytesOut},
+    {"bytes_out_rma", &SessionTotals::bytesOutRma},
+    {"bytes_out_shared", &SessionTotals::bytesOutShared},
+    {"bytes_in_shared", &SessionTotals::bytesInShared},
+    {"bytes_in_cached", &SessionTotals::bytesInCached}};
+
+bool parseCount(const std::string &digits, uint64_t *value) {
+  if (digits.empty() || digits.size() > 19 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  *value = std::stoull(digits);
+  return true;
+}
+
+// A close reason's label (closeReasonLabel's): a few lower-case words.
+bool isLabel(const std::string &label) {
+  return !label.empty() && label.size() <= 32 &&
+         label.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") ==
+             std::string::npos;
+}
+} // namespace
+
+std::string totalsMessage(const WorkerReport &r) {
+  const SessionTotals &t = r.totals;
+  std::string out = "totals";
+  for (const TotalsField &f : kTotalsFields)
+    out += std::string(" ") + f.name + "=" + std::to_string(t.*f.field);
+  out += " device_bytes=" + std::to_string(r.deviceBytes);
+  out += " auth_failures=" + std::to_string(r.authFailures);
+  for (const auto &[label, n] : t.closedByReason)
+    out += " closed:" + label + "=" + std::to_string(n);
+  for (size_t type = 0; type < kCommandTypeCount; ++type) {
+    if (!t.commands[type])
+      continue;
+    out += " cmd:" + std::to_string(type) + "=" +
+           std::to_string(t.commands[type]) + "," +
+           std::to_string(t.commandNs[type]);
+    for (uint64_t b : t.commandBuckets[type])
+      out += "," + std::to_string(b);
+  }
+  return out;
+}
+
+bool parseTotalsMessage(const std::string &message, WorkerReport *report) {
+  if (message.rfind("totals", 0) != 0 ||
+      (message.size() > 6 && message[6] != ' '))
+    return false;
+  WorkerReport r;
+  SessionTotals &t = r.totals;
+  size_t at = 7;
+  while (at < message.size()) {
+    size_t end = message.find(' ', at);
+    if (end == std::string::npos)
+      end = message.size();
+    std::string item = message.substr(at, end - at);
+    at = end + 1;
+    size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      return false;
+    std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+    uint64_t n = 0;
+    if (name.rfind("closed:", 0) == 0) {
+      std::string label = name.substr(7);
+      if (!isLabel(label) || !parseCount(value, &n))
+        return false;
+      t.closedByReason[label] = n;
+    } else if (name.rfind("cmd:", 0) == 0) {
+      uint64_t type = 0;
+      if (!parseCount(name.substr(4), &type) || type >= kCommandTypeCount)
+        return false;
+      // count, ns, then each duration bucket
+      std::vector<uint64_t> numbers;
+      size_t from = 0;
+      for (;;) {
+        size_t comma = value.find(',', from);
+        if (!parseCount(value.substr(from, comma == std::string::npos
+                                               ? std::string::npos
+                                               : comma - from),
+                        &n))
+          return false;
+        numbers.push_back(n);
+        if (comma == std::string::npos)
+          break;
+        from = comma + 1;
+      }
+      if (numbers.size() != 2 + kDurationBucketCount)
+        return false;
+      t.commands[type] = numbers[0];
+      t.commandNs[type] = numbers[1];
+      for (size_t b = 0; b < kDurationBucketCount; ++b)
+        t.commandBuckets[type][b] = numbers[2 + b];
+    } else {
+      if (!parseCount(value, &n))
+        return false;
+      bool known = false;
+      for (const TotalsField &f : kTotalsFields)
+        if (name == f.name) {
+          t.*f.field = n;
+          known = true;
+        }
+      if (name == "device_bytes")
+        r.deviceBytes = n;
+      else if (name == "auth_failures")
+        r.authFailures = n;
+      else if (!known)
+        return false;
+    }
+  }
+  *report = std::move(r);
+  return true;
+}
+
 WorkerChannel::~WorkerChannel() {
   if (fd_ >= 0)
     close(fd_);

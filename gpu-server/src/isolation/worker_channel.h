@@ -8,10 +8,13 @@
 // it; the worker answers "redeemed" once its client's session opened on it, or
 // "lapsed" when nobody did in time (the worker is free again); with
 // --metrics the worker sends "metrics JSON" (its session's counters) about
-// once a second and when the session ends. Either side sees the other go
-// as the socket's end.
+// once a second and when the session ends, with --metrics-listen "totals
+// ..." (its sessions' counters summed, a WorkerReport) as often. Either
+// side sees the other go as the socket's end.
 #ifndef RC_SERVER_WORKER_CHANNEL_H
 #define RC_SERVER_WORKER_CHANNEL_H
+
+#include "rc/server/metrics_board.h"
 
 #include <cstdint>
 #include <string>
@@ -38,6 +41,21 @@ constexpr const char *kRedeemedMessage = "redeemed";
 constexpr const char *kLapsedMessage = "lapsed";
 std::string metricsMessage(const std::string &sessionJson);
 bool parseMetricsMessage(const std::string &message, std::string *sessionJson);
+// What a worker reports for its supervisor's GET /metrics
+// (--metrics-listen): its board's totals (every session it opened, the
+// refused Hellos included), the device memory its sessions hold now and
+// its failed authentications. Each report holds all since the worker
+// started, so the latest replaces the ones before.
+struct WorkerReport {
+  SessionTotals totals;
+  uint64_t deviceBytes = 0;
+  uint64_t authFailures = 0;
+};
+// "totals opened=1 batches=3 ... closed:goodbye=1 cmd:7=2,NS,B0,...,B12":
+// close reasons by their label, commands by their type's number (the
+// supervisor and its workers are one executable, so one schema).
+std::string totalsMessage(const WorkerReport &report);
+bool parseTotalsMessage(const std::string &message, WorkerReport *report);
 
 class WorkerChannel {
 public:

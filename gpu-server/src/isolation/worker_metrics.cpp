@@ -22,8 +22,42 @@ void WorkerMetrics::update(pid_t worker, const std::string &session) {
     it->second = session;
 }
 
-void WorkerMetrics::ended(pid_t worker, const std::string &how) {
+void WorkerMetrics::report(pid_t worker, const WorkerReport &report) {
   std::lock_guard<std::mutex> lock(mutex_);
+  reports_[worker] = report;
+}
+
+WorkerReport WorkerMetrics::sums() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  WorkerReport sums = endedSums_;
+  for (const auto &[pid, r] : reports_) {
+    sums.totals.add(r.totals);
+    sums.deviceBytes += r.deviceBytes;
+    sums.authFailures += r.authFailures;
+  }
+  return sums;
+}
+
+void WorkerMetrics::ended(pid_t worker, const std::string &how, bool served) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto report = reports_.find(worker);
+  if (report != reports_.end() || served) {
+    WorkerReport last;
+    if (report != reports_.end()) {
+      last = std::move(report->second);
+      reports_.erase(report);
+    }
+    SessionTotals &t = last.totals;
+    if (served && t.opened == 0) // it went before its first report
+      t.opened = 1;
+    uint64_t closed = 0;
+    for (const auto &kv : t.closedByReason)
+      closed += kv.second;
+    if (t.opened > closed)
+      t.closedByReason["worker_ended"] += t.opened - closed;
+    endedSums_.totals.add(t);
+    endedSums_.authFailures += last.authFailures;
+  }
   auto it = live_.find(worker);
   if (it == live_.end())
     return; // it said its session closed, or it never had one

@@ -4,9 +4,15 @@
 // on its channel); this keeps the latest of each and lists them as one
 // rc-server's file would. A session whose worker ended before its last
 // word (a crash) is listed closed, with how the worker ended.
+//
+// With --metrics-listen each worker also sends its totals (WorkerReport,
+// as often); this sums the latest of the live workers and the last of
+// every ended one, so the supervisor's counters never go down when a
+// worker ends, whether it said goodbye or was killed.
 #ifndef RC_SERVER_WORKER_METRICS_H
 #define RC_SERVER_WORKER_METRICS_H
 
+#include "isolation/worker_channel.h"
 #include "rc/server/metrics_board.h"
 
 #include <chrono>
@@ -22,8 +28,17 @@ class WorkerMetrics : public MetricsSource {
 public:
   // `session`: one session's JSON object, as the worker's board renders it.
   void update(pid_t worker, const std::string &session);
-  // The worker ended (`how`: "exit status 0", "signal 9 (Killed)").
-  void ended(pid_t worker, const std::string &how);
+  // `worker`'s totals now (parseTotalsMessage's), replacing its last.
+  void report(pid_t worker, const WorkerReport &report);
+  // The worker ended (`how`: "exit status 0", "signal 9 (Killed)");
+  // `served`: a client's session had opened on it. Its last report stays
+  // in the sums; a session it opened and did not report closed counts as
+  // closed with "worker_ended", one it never reported at all as opened
+  // and closed so.
+  void ended(pid_t worker, const std::string &how, bool served);
+  // Every worker's totals summed, ended ones included; deviceBytes of the
+  // live ones only.
+  WorkerReport sums() const;
 
   size_t liveCount() const override;
   uint64_t changeCount() const override;
@@ -35,6 +50,8 @@ private:
   using Clock = std::chrono::steady_clock;
   mutable std::mutex mutex_;
   std::map<pid_t, std::string> live_;
+  std::map<pid_t, WorkerReport> reports_; // of live workers
+  WorkerReport endedSums_;                // of ended ones
   std::deque<std::string> closed_; // the newest MetricsBoard::kClosedKept
   uint64_t closedTotal_ = 0;
   uint64_t changes_ = 0;

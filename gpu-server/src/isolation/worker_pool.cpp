@@ -341,6 +341,24 @@ size_t WorkerPool::workers() const {
   return workers_.size();
 }
 
+WorkerPoolFigures WorkerPool::figures() const {
+  WorkerPoolFigures f;
+  f.warm = uint64_t(std::max(options_.warm, 0));
+  f.max = uint64_t(options_.max);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Worker &w : workers_) {
+    const char *state = w.state == State::Starting   ? "starting"
+                        : w.state == State::Ready    ? "ready"
+                        : w.state == State::Reserved ? "reserved"
+                                                     : "busy";
+    ++f.byState[state];
+  }
+  f.endedByHow["clean"] = endedClean_;
+  f.endedByHow["gpu_state_lost"] = endedGpuLost_;
+  f.endedByHow["failed"] = endedFailed_;
+  return f;
+}
+
 void WorkerPool::monitor() {
   for (;;) {
     {
@@ -380,6 +398,7 @@ void WorkerPool::takeMessagesLocked(Worker &w) {
   if (!w.channelOpen)
     return;
   std::string message, address, summary, session;
+  WorkerReport report;
   WorkerChannel::Got got;
   while ((got = w.channel->receive(&message, 0)) ==
          WorkerChannel::Got::Message) {
@@ -395,6 +414,9 @@ void WorkerPool::takeMessagesLocked(Worker &w) {
     } else if (w.state == State::Busy && options_.metrics &&
                parseMetricsMessage(message, &session)) {
       options_.metrics->update(w.pid, session);
+    } else if (options_.metrics && parseTotalsMessage(message, &report)) {
+      // Sent in any state: Hellos it refused before its session count.
+      options_.metrics->report(w.pid, report);
     } else if (w.state == State::Starting &&
                parseReadyMessage(message, &address, &summary)) {
       w.state = State::Ready;
@@ -424,6 +446,8 @@ void WorkerPool::reapEnded() {
     takeMessagesLocked(*it); // what it said before it went
     std::string how = describeStatus(status);
     bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    bool gpuLost = WIFEXITED(status) && WEXITSTATUS(status) == 3;
+    ++(clean ? endedClean_ : gpuLost ? endedGpuLost_ : endedFailed_);
     if (it->state == State::Starting) {
       lastFailure_ = "worker " + std::to_string(it->pid) + " ended with " + how;
       nextSpawn_ = Clock::now() + kRetryAfterFailure;
@@ -454,7 +478,7 @@ void WorkerPool::reapEnded() {
     }
     releaseLocked(*it);
     if (options_.metrics)
-      options_.metrics->ended(it->pid, how);
+      options_.metrics->ended(it->pid, how, it->state == State::Busy);
     if (it->row >= 0) { // what it held, had it no time to give it back
       options_.budgets->releaseHolder(it->row);
       freeRows_.push_back(it->row);

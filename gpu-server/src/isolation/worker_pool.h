@@ -10,6 +10,7 @@
 
 #include "isolation/worker_channel.h"
 #include "isolation/worker_metrics.h"
+#include "metrics/server_exposition.h"
 #include "rc/server/budget_table.h"
 
 #include <chrono>
@@ -46,7 +47,8 @@ struct WorkerPoolOptions {
   // a row for each of `max` workers; a worker's row is released when it
   // ends. Null: workers make their own.
   BudgetTable *budgets = nullptr;
-  // With --metrics: what the workers say of their sessions. Null: none.
+  // With --metrics or --metrics-listen: what the workers say of their
+  // sessions. Null: none.
   WorkerMetrics *metrics = nullptr;
   // The workers are clients of one MPS server (docs/design/gpu-sharing.md):
   // a fatal fault in one session reaches the contexts of all, so idle
@@ -98,6 +100,9 @@ public:
   // is left.
   bool waitAllEnded(int timeoutMs);
   size_t workers() const;
+  // Workers by state, the pool's bounds and how many ended how
+  // (GET /metrics, docs/metrics.md).
+  WorkerPoolFigures figures() const;
 
 private:
   // Reserved: its ticket is out and not redeemed yet; Busy: its session
@@ -147,6 +152,7 @@ private:
   std::string firstSummary_;
   std::string lastFailure_; // how the last worker that never got ready ended
   uint64_t spawned_ = 0;
+  uint64_t endedClean_ = 0, endedGpuLost_ = 0, endedFailed_ = 0;
   std::vector<int> freeRows_;     // of options_.budgets
   uint64_t nextSession_ = 1;      // the number a reserved worker's session gets
   Clock::time_point nextSpawn_{}; // after a failed start: not before this

@@ -28,6 +28,26 @@ void SessionTotals::add(const SessionMetrics &m) {
   }
 }
 
+void SessionTotals::add(const SessionTotals &o) {
+  opened += o.opened;
+  for (const auto &[reason, n] : o.closedByReason)
+    closedByReason[reason] += n;
+  batches += o.batches;
+  failedBatches += o.failedBatches;
+  bytesIn += o.bytesIn;
+  bytesOut += o.bytesOut;
+  bytesOutRma += o.bytesOutRma;
+  bytesOutShared += o.bytesOutShared;
+  bytesInShared += o.bytesInShared;
+  bytesInCached += o.bytesInCached;
+  for (size_t t = 0; t < kCommandTypeCount; ++t) {
+    commands[t] += o.commands[t];
+    commandNs[t] += o.commandNs[t];
+    for (size_t b = 0; b < kDurationBucketCount; ++b)
+      commandBuckets[t][b] += o.commandBuckets[t][b];
+  }
+}
+
 std::string closeReasonLabel(const std::string &reason) {
   static const std::pair<const char *, const char *> kKinds[] = {
       {"goodbye", "goodbye"},
@@ -37,7 +57,8 @@ std::string closeReasonLabel(const std::string &reason) {
       {"client disconnected", "disconnected"},
       {"client gone", "client_gone"},
       {"transport error", "transport_error"},
-      {"cannot send reply", "transport_error"}};
+      {"cannot send reply", "transport_error"},
+      {"its worker process ended", "worker_ended"}};
   for (const auto &[prefix, label] : kKinds)
     if (reason.rfind(prefix, 0) == 0)
       return label;

@@ -14,10 +14,11 @@ std::string commandName(size_t type) {
   return name && *name ? name : std::to_string(type);
 }
 
-void sessions(PrometheusText &p, ServerCore &core, const SessionTotals &t) {
+void sessions(PrometheusText &p, const ServerFigures &f) {
+  const SessionTotals &t = f.totals;
   p.family("rc_server_sessions_open", "gauge",
            "Sessions open now (handshaking ones included).");
-  p.sample("rc_server_sessions_open", {}, uint64_t(core.metrics().liveCount()));
+  p.sample("rc_server_sessions_open", {}, f.sessionsOpen);
   p.family("rc_server_sessions_opened_total", "counter",
            "Sessions opened since start.");
   p.sample("rc_server_sessions_opened_total", {}, t.opened);
@@ -90,13 +91,11 @@ bool tenantBudget(const std::string &name, std::string *tenant,
   return true;
 }
 
-void memory(PrometheusText &p, ServerCore &core) {
+void memory(PrometheusText &p, const ServerFigures &f) {
   p.family("rc_server_device_memory_bytes", "gauge",
            "Device memory all sessions hold together.");
-  p.sample("rc_server_device_memory_bytes", {}, core.bytesInUse());
-  std::vector<BudgetTable::Usage> usage;
-  if (core.budgetTable())
-    usage = core.budgetTable()->usage();
+  p.sample("rc_server_device_memory_bytes", {}, f.deviceBytes);
+  const std::vector<BudgetTable::Usage> &usage = f.budgets;
   p.family("rc_server_pinned_memory_bytes", "gauge",
            "Pinned host memory sessions hold (upload rings, shared memory).");
   for (const BudgetTable::Usage &u : usage)
@@ -121,10 +120,10 @@ void memory(PrometheusText &p, ServerCore &core) {
   }
 }
 
-void cache(PrometheusText &p, ContentCache *cache) {
-  if (!cache)
+void cache(PrometheusText &p, const std::optional<ContentCache::Stats> &stats) {
+  if (!stats)
     return;
-  ContentCache::Stats s = cache->stats();
+  const ContentCache::Stats &s = *stats;
   auto counter = [&](const char *name, const char *help, uint64_t v) {
     p.family(name, "counter", help);
     p.sample(name, {}, v);
@@ -148,34 +147,80 @@ void cache(PrometheusText &p, ContentCache *cache) {
         s.diskBytes);
 }
 
-void serverState(PrometheusText &p, ServerCore &core) {
-  p.family("rc_server_session_threads", "gauge",
-           "Session threads running (the server's workers).");
-  p.sample("rc_server_session_threads", {}, uint64_t(core.sessionThreads()));
-  p.family("rc_server_connections_waiting", "gauge",
-           "Connections waiting in the lobby for their first message.");
-  p.sample("rc_server_connections_waiting", {},
-           uint64_t(core.waitingConnections()));
+void serverState(PrometheusText &p, const ServerFigures &f) {
+  if (f.sessionThreads) {
+    p.family("rc_server_session_threads", "gauge",
+             "Session threads running (the server's workers).");
+    p.sample("rc_server_session_threads", {}, *f.sessionThreads);
+  }
+  if (f.connectionsWaiting) {
+    p.family("rc_server_connections_waiting", "gauge",
+             "Connections waiting in the lobby for their first message.");
+    p.sample("rc_server_connections_waiting", {}, *f.connectionsWaiting);
+  }
   p.family("rc_server_auth_failures_total", "counter",
            "Failed authentications (wrong proofs, unknown key ids).");
-  p.sample("rc_server_auth_failures_total", {}, core.authThrottle().failures());
+  p.sample("rc_server_auth_failures_total", {}, f.authFailures);
   p.family("rc_server_gpu_state_lost", "gauge",
            "1 once a sticky GPU error made every context unusable (the "
            "server restarts).");
-  p.sample("rc_server_gpu_state_lost", {}, uint64_t(core.deviceLost()));
+  p.sample("rc_server_gpu_state_lost", {}, uint64_t(f.gpuStateLost));
+}
+
+void workers(PrometheusText &p, const std::optional<WorkerPoolFigures> &w) {
+  if (!w)
+    return;
+  p.family("rc_server_workers", "gauge",
+           "Worker processes now (--isolation process), by state: starting, "
+           "ready (warm), reserved for a client, busy with a session.");
+  for (const char *state : {"starting", "ready", "reserved", "busy"}) {
+    auto it = w->byState.find(state);
+    p.sample("rc_server_workers", {{"state", state}},
+             it == w->byState.end() ? uint64_t(0) : it->second);
+  }
+  p.family("rc_server_workers_warm", "gauge",
+           "Idle workers kept ready (--warm-workers).");
+  p.sample("rc_server_workers_warm", {}, w->warm);
+  p.family("rc_server_workers_max", "gauge",
+           "Workers at most, busy or not (--max-workers).");
+  p.sample("rc_server_workers_max", {}, w->max);
+  p.family("rc_server_workers_ended_total", "counter",
+           "Worker processes that ended, by how: clean, gpu_state_lost (its "
+           "session's sticky GPU error), failed (any other exit or signal).");
+  for (const char *how : {"clean", "gpu_state_lost", "failed"}) {
+    auto it = w->endedByHow.find(how);
+    p.sample("rc_server_workers_ended_total", {{"how", how}},
+             it == w->endedByHow.end() ? uint64_t(0) : it->second);
+  }
 }
 
 } // namespace
 
-std::string serverExposition(ServerCore &core) {
+ServerFigures serverFigures(ServerCore &core) {
+  ServerFigures f;
+  f.totals = core.metrics().totals();
+  f.sessionsOpen = core.metrics().liveCount();
+  f.deviceBytes = core.bytesInUse();
+  if (core.budgetTable())
+    f.budgets = core.budgetTable()->usage();
+  if (core.contentCache())
+    f.cache = core.contentCache()->stats();
+  f.sessionThreads = core.sessionThreads();
+  f.connectionsWaiting = core.waitingConnections();
+  f.authFailures = core.authThrottle().failures();
+  f.gpuStateLost = core.deviceLost();
+  return f;
+}
+
+std::string serverExposition(const ServerFigures &f) {
   PrometheusText p;
-  SessionTotals totals = core.metrics().totals();
-  sessions(p, core, totals);
-  commands(p, totals);
-  bytes(p, totals);
-  memory(p, core);
-  cache(p, core.contentCache());
-  serverState(p, core);
+  sessions(p, f);
+  commands(p, f.totals);
+  bytes(p, f.totals);
+  memory(p, f);
+  cache(p, f.cache);
+  serverState(p, f);
+  workers(p, f.workers);
   return p.text();
 }
 

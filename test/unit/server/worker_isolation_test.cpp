@@ -154,8 +154,8 @@ TEST(WorkerMetricsTest, WorkersSessionsAsOneServersFile) {
   EXPECT_EQ(text.find("\"batches\":1"), std::string::npos) << text;
   uint64_t changes = m.changeCount();
   m.update(100, "{\"id\":1,\"state\":\"closed\",\"batches\":3}");
-  m.ended(100, "exit status 0"); // said its last word already
-  m.ended(101, "signal 9 (Killed)");
+  m.ended(100, "exit status 0", true); // said its last word already
+  m.ended(101, "signal 9 (Killed)", true);
   EXPECT_GT(m.changeCount(), changes);
   EXPECT_EQ(m.liveCount(), 0u);
   text = m.json();
@@ -167,6 +167,80 @@ TEST(WorkerMetricsTest, WorkersSessionsAsOneServersFile) {
                       "\"batches\":5}"),
             std::string::npos)
       << text;
+}
+
+// A worker's totals for GET /metrics (--metrics-listen) travel whole, and
+// nothing malformed passes for them.
+TEST(WorkerChannelTest, TotalsMessageRoundTrips) {
+  WorkerReport r;
+  r.totals.opened = 2;
+  r.totals.closedByReason["goodbye"] = 1;
+  r.totals.closedByReason["refused"] = 1;
+  r.totals.batches = 3;
+  r.totals.bytesIn = 1234;
+  r.totals.bytesOutShared = 9;
+  const size_t malloc = size_t(rc::wire::Command::Malloc);
+  r.totals.commands[malloc] = 2;
+  r.totals.commandNs[malloc] = 777;
+  r.totals.commandBuckets[malloc][0] = 1;
+  r.totals.commandBuckets[malloc][kDurationBucketCount - 1] = 1;
+  r.deviceBytes = 128;
+  r.authFailures = 4;
+  std::string text = totalsMessage(r);
+  WorkerReport back;
+  ASSERT_TRUE(parseTotalsMessage(text, &back)) << text;
+  EXPECT_EQ(totalsMessage(back), text);
+  EXPECT_EQ(back.totals.closedByReason, r.totals.closedByReason);
+  EXPECT_EQ(back.totals.commandBuckets, r.totals.commandBuckets);
+  EXPECT_EQ(back.deviceBytes, 128u);
+  EXPECT_EQ(back.authFailures, 4u);
+  ASSERT_TRUE(parseTotalsMessage("totals", &back));
+  EXPECT_EQ(back.totals.opened, 0u);
+  const std::string cmd = "totals cmd:" + std::to_string(malloc) + "=";
+  for (const std::string &bad :
+       {std::string("totalsx"), std::string("totals opened"),
+        std::string("totals opened=-1"), std::string("totals nosuch=1"),
+        std::string("totals closed:Bad Label=1"),
+        std::string("totals closed:a\"b=1"), cmd + "1,2",
+        "totals cmd:99999=" + std::string(40, '1'), cmd + "1,2,,3",
+        std::string("metrics {}")})
+    EXPECT_FALSE(parseTotalsMessage(bad, &back)) << bad;
+}
+
+// The supervisor's sums never go down: a worker's last report stays in
+// them once it ended; a session it did not report closed counts as closed
+// "worker_ended", and a session it never reported as opened and closed so.
+TEST(WorkerMetricsTest, SumsKeepEndedWorkersLastReports) {
+  WorkerMetrics m;
+  WorkerReport a;
+  a.totals.opened = 1;
+  a.totals.batches = 2;
+  a.deviceBytes = 64;
+  m.report(100, a);
+  a.totals.batches = 5;
+  m.report(100, a); // replaces, does not add
+  WorkerReport b;
+  b.totals.opened = 1;
+  b.totals.closedByReason["goodbye"] = 1;
+  b.totals.batches = 1;
+  b.authFailures = 1;
+  m.report(101, b);
+  WorkerReport s = m.sums();
+  EXPECT_EQ(s.totals.opened, 2u);
+  EXPECT_EQ(s.totals.batches, 6u);
+  EXPECT_EQ(s.deviceBytes, 64u);
+  EXPECT_EQ(s.authFailures, 1u);
+  m.ended(101, "exit status 0", true);
+  m.ended(100, "signal 9 (Killed)", true); // its session still open
+  m.ended(102, "signal 9 (Killed)", true); // went before any report
+  m.ended(103, "exit status 0", false);    // never served anyone
+  s = m.sums();
+  EXPECT_EQ(s.totals.opened, 3u);
+  EXPECT_EQ(s.totals.batches, 6u);
+  EXPECT_EQ(s.deviceBytes, 0u);
+  EXPECT_EQ(s.authFailures, 1u);
+  EXPECT_EQ(s.totals.closedByReason["goodbye"], 1u);
+  EXPECT_EQ(s.totals.closedByReason["worker_ended"], 2u);
 }
 
 TEST(WorkerChannelTest, EachSideSeesTheOtherGo) {

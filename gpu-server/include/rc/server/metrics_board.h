@@ -54,12 +54,15 @@ struct SessionTotals {
       commandBuckets{};
 
   void add(const SessionMetrics &m);
+  // Another's counters (a supervisor sums its workers').
+  void add(const SessionTotals &other);
 };
 
 // A close reason's kind, a label value from a small fixed set ("goodbye",
 // "refused", "handshake_timeout", "shutdown", "disconnected", "client_gone",
-// "transport_error", "other"): the reasons themselves carry details (peer
-// addresses, byte counts) that would make a label of every session.
+// "transport_error", "worker_ended", "other"): the reasons themselves carry
+// details (peer addresses, byte counts) that would make a label of every
+// session.
 std::string closeReasonLabel(const std::string &reason);
 
 class ContentCache;
