@@ -81,13 +81,15 @@ done
 echo "netns_hosts: a sample passed against both server hosts, sealed"
 
 # Host a dies in the middle of a client's run.
+opened="$(grep -c session_opened "$dir/server-a.log" || true)"
 ip netns exec "${tag}c" env RC_SERVER="${url[a]}" RC_AUTH_KEY_FILE="$dir/key" \
   "$stress" 1000000 1 > "$dir/stress.out" 2>&1 &
 stress_pid=$!
 pids+=($stress_pid)
-# Its session is open and copying (the server logs the session).
-for _ in $(seq 200); do
-  grep -q "session_opened" "$dir/server-a.log" && break
+# Its session is open and copying (the server logs each session opened:
+# one more than before it started).
+for _ in $(seq 400); do
+  [ "$(grep -c session_opened "$dir/server-a.log" || true)" -gt "$opened" ] && break
   sleep 0.05
 done
 sleep 0.5
@@ -102,7 +104,7 @@ status=0
 wait "$stress_pid" || status=$?
 [ "$status" != 0 ] || fail "the client of the killed server exited 0"
 grep -q "lost the connection to the GPU server RC_SERVER=${url[a]} " "$dir/stress.out" ||
-  { cat "$dir/stress.out"; fail "the client's error does not name its server ${url[a]}"; }
+  { cat "$dir/stress.out" >&2; fail "the client's error does not name its server ${url[a]}"; }
 echo "netns_hosts: the killed server's client failed naming it: $(grep -m1 "RC_SERVER=${url[a]}" "$dir/stress.out")"
 
 out="$(client "${url[b]}" "$samples/twin_int" --test-device 2>&1)" ||

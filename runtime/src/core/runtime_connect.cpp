@@ -173,6 +173,10 @@ cudaError_t Runtime::ensureConnectedLocked() {
   if (err != cudaSuccess) {
     state_ = State::Failed;
     conn_.reset();
+    // Named as the user gave it, where the reason names only the peer.
+    if (!opts_.serverUrl.empty() &&
+        error.find(opts_.serverUrl) == std::string::npos)
+      error = "RC_SERVER=" + opts_.serverUrl + ": " + error;
     // Printed once: later calls fail quietly with the same code.
     std::fprintf(stderr,
                  "remote-clang: no GPU server: %s. Start rc-server on the GPU "
