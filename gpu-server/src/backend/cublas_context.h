@@ -1,6 +1,6 @@
 // cuBLAS on rc-server: what a session's DeviceContext offers for the
 // CublasCreate/Destroy/SetWorkspace/Gemm/TrsmBatched commands. The executor
-// (cublas_executor.cpp) validates every handle, stream and device range
+// (blas_commands.cpp) validates every handle, stream and device range
 // first, including the contents of the pointer arrays of the *Batched calls,
 // which it reads and hands over here, so backends never trust client bytes:
 //   cublas_cuda.cpp - the real libcublas (dlopen'd), one handle per client

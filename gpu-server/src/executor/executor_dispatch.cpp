@@ -21,10 +21,10 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
   }
   *what = info->api;
   // Commands that name no stream, event or memory run on the current device.
-  OpStatus st = bind(current_);
+  OpStatus st = devices_.bind(devices_.current());
   if (!st.ok())
     return st;
-  Answer a;
+  CommandAnswer a;
   a.what = what;
   a.result.index = index;
   st = dispatch(entry, a);
@@ -35,142 +35,142 @@ OpStatus Executor::execute(const wire::CommandEntry &entry, uint32_t index,
 
 // openMessage (rc/wire_message.h) let no entry through without the table
 // its type names.
-OpStatus Executor::dispatch(const wire::CommandEntry &entry, Answer &a) {
+OpStatus Executor::dispatch(const wire::CommandEntry &entry, CommandAnswer &a) {
   using wire::Command;
   switch (entry.cmd_type()) {
   case Command::NONE:
     break; // commandInfo() refused it
   case Command::Malloc:
-    return handle(*entry.cmd_as_Malloc(), a);
+    return memoryCommands_.handle(*entry.cmd_as_Malloc(), a);
   case Command::Free:
-    return handle(*entry.cmd_as_Free(), a);
+    return memoryCommands_.handle(*entry.cmd_as_Free(), a);
   case Command::MemcpyH2D:
-    return handle(*entry.cmd_as_MemcpyH2D(), a);
+    return memoryCommands_.handle(*entry.cmd_as_MemcpyH2D(), a);
   case Command::MemcpyD2H:
-    return handle(*entry.cmd_as_MemcpyD2H(), a);
+    return memoryCommands_.handle(*entry.cmd_as_MemcpyD2H(), a);
   case Command::MemcpyD2D:
-    return handle(*entry.cmd_as_MemcpyD2D(), a);
+    return memoryCommands_.handle(*entry.cmd_as_MemcpyD2D(), a);
   case Command::Memset:
-    return handle(*entry.cmd_as_Memset(), a);
+    return memoryCommands_.handle(*entry.cmd_as_Memset(), a);
   case Command::Launch:
-    return handle(*entry.cmd_as_Launch(), a);
+    return kernels_.handle(*entry.cmd_as_Launch(), a);
   case Command::StreamCreate:
-    return handle(*entry.cmd_as_StreamCreate(), a);
+    return streams_.handle(*entry.cmd_as_StreamCreate(), a);
   case Command::StreamDestroy:
-    return handle(*entry.cmd_as_StreamDestroy(), a);
+    return streams_.handle(*entry.cmd_as_StreamDestroy(), a);
   case Command::StreamSynchronize:
-    return handle(*entry.cmd_as_StreamSynchronize(), a);
+    return streams_.handle(*entry.cmd_as_StreamSynchronize(), a);
   case Command::StreamQuery:
-    return handle(*entry.cmd_as_StreamQuery(), a);
+    return streams_.handle(*entry.cmd_as_StreamQuery(), a);
   case Command::DeviceSynchronize:
-    return handle(*entry.cmd_as_DeviceSynchronize(), a);
+    return streams_.handle(*entry.cmd_as_DeviceSynchronize(), a);
   case Command::EventCreate:
-    return handle(*entry.cmd_as_EventCreate(), a);
+    return streams_.handle(*entry.cmd_as_EventCreate(), a);
   case Command::EventDestroy:
-    return handle(*entry.cmd_as_EventDestroy(), a);
+    return streams_.handle(*entry.cmd_as_EventDestroy(), a);
   case Command::EventRecord:
-    return handle(*entry.cmd_as_EventRecord(), a);
+    return streams_.handle(*entry.cmd_as_EventRecord(), a);
   case Command::EventSynchronize:
-    return handle(*entry.cmd_as_EventSynchronize(), a);
+    return streams_.handle(*entry.cmd_as_EventSynchronize(), a);
   case Command::EventQuery:
-    return handle(*entry.cmd_as_EventQuery(), a);
+    return streams_.handle(*entry.cmd_as_EventQuery(), a);
   case Command::EventElapsedTime:
-    return handle(*entry.cmd_as_EventElapsedTime(), a);
+    return streams_.handle(*entry.cmd_as_EventElapsedTime(), a);
   case Command::StreamWaitEvent:
-    return handle(*entry.cmd_as_StreamWaitEvent(), a);
+    return streams_.handle(*entry.cmd_as_StreamWaitEvent(), a);
   case Command::SymbolWrite:
-    return handle(*entry.cmd_as_SymbolWrite(), a);
+    return memoryCommands_.handle(*entry.cmd_as_SymbolWrite(), a);
   case Command::SymbolRead:
-    return handle(*entry.cmd_as_SymbolRead(), a);
+    return memoryCommands_.handle(*entry.cmd_as_SymbolRead(), a);
   case Command::SymbolAddress:
-    return handle(*entry.cmd_as_SymbolAddress(), a);
+    return memoryCommands_.handle(*entry.cmd_as_SymbolAddress(), a);
   case Command::SetDevice:
-    return handle(*entry.cmd_as_SetDevice(), a);
+    return streams_.handle(*entry.cmd_as_SetDevice(), a);
   case Command::Goodbye:
-    return handle(*entry.cmd_as_Goodbye(), a);
+    return goodbye();
   case Command::FuncSetAttribute:
-    return handle(*entry.cmd_as_FuncSetAttribute(), a);
+    return kernels_.handle(*entry.cmd_as_FuncSetAttribute(), a);
   case Command::MemAddressReserve:
-    return handle(*entry.cmd_as_MemAddressReserve(), a);
+    return vmm_.handle(*entry.cmd_as_MemAddressReserve(), a);
   case Command::MemAddressFree:
-    return handle(*entry.cmd_as_MemAddressFree(), a);
+    return vmm_.handle(*entry.cmd_as_MemAddressFree(), a);
   case Command::MemCreate:
-    return handle(*entry.cmd_as_MemCreate(), a);
+    return vmm_.handle(*entry.cmd_as_MemCreate(), a);
   case Command::MemRelease:
-    return handle(*entry.cmd_as_MemRelease(), a);
+    return vmm_.handle(*entry.cmd_as_MemRelease(), a);
   case Command::MemMap:
-    return handle(*entry.cmd_as_MemMap(), a);
+    return vmm_.handle(*entry.cmd_as_MemMap(), a);
   case Command::MemUnmap:
-    return handle(*entry.cmd_as_MemUnmap(), a);
+    return vmm_.handle(*entry.cmd_as_MemUnmap(), a);
   case Command::MemSetAccess:
-    return handle(*entry.cmd_as_MemSetAccess(), a);
+    return vmm_.handle(*entry.cmd_as_MemSetAccess(), a);
   case Command::GraphInstantiate:
-    return handle(*entry.cmd_as_GraphInstantiate(), a);
+    return graphs_.handle(*entry.cmd_as_GraphInstantiate(), a);
   case Command::GraphExecUpdate:
-    return handle(*entry.cmd_as_GraphExecUpdate(), a);
+    return graphs_.handle(*entry.cmd_as_GraphExecUpdate(), a);
   case Command::GraphLaunch:
-    return handle(*entry.cmd_as_GraphLaunch(), a);
+    return graphs_.handle(*entry.cmd_as_GraphLaunch(), a);
   case Command::GraphExecDestroy:
-    return handle(*entry.cmd_as_GraphExecDestroy(), a);
+    return graphs_.handle(*entry.cmd_as_GraphExecDestroy(), a);
   case Command::CublasCreate:
-    return handle(*entry.cmd_as_CublasCreate(), a);
+    return blas_.handle(*entry.cmd_as_CublasCreate(), a);
   case Command::CublasDestroy:
-    return handle(*entry.cmd_as_CublasDestroy(), a);
+    return blas_.handle(*entry.cmd_as_CublasDestroy(), a);
   case Command::CublasSetWorkspace:
-    return handle(*entry.cmd_as_CublasSetWorkspace(), a);
+    return blas_.handle(*entry.cmd_as_CublasSetWorkspace(), a);
   case Command::CublasGemm:
-    return handle(*entry.cmd_as_CublasGemm(), a);
+    return blas_.handle(*entry.cmd_as_CublasGemm(), a);
   case Command::CublasTrsmBatched:
-    return handle(*entry.cmd_as_CublasTrsmBatched(), a);
+    return blas_.handle(*entry.cmd_as_CublasTrsmBatched(), a);
   case Command::PeerAccess:
-    return handle(*entry.cmd_as_PeerAccess(), a);
+    return streams_.handle(*entry.cmd_as_PeerAccess(), a);
   case Command::MemcpyH2DRing:
-    return handle(*entry.cmd_as_MemcpyH2DRing(), a);
+    return host_.handle(*entry.cmd_as_MemcpyH2DRing(), a);
   case Command::MemcpyH2DCached:
-    return handle(*entry.cmd_as_MemcpyH2DCached(), a);
+    return cache_.handle(*entry.cmd_as_MemcpyH2DCached(), a);
   case Command::CacheInsert:
-    return handle(*entry.cmd_as_CacheInsert(), a);
+    return cache_.handle(*entry.cmd_as_CacheInsert(), a);
   case Command::CacheControl:
-    return handle(*entry.cmd_as_CacheControl(), a);
+    return cache_.handle(*entry.cmd_as_CacheControl(), a);
   case Command::FunctionAttributes:
-    return handle(*entry.cmd_as_FunctionAttributes(), a);
+    return kernels_.handle(*entry.cmd_as_FunctionAttributes(), a);
   case Command::HostShare:
-    return handle(*entry.cmd_as_HostShare(), a);
+    return host_.handle(*entry.cmd_as_HostShare(), a);
   case Command::HostUnshare:
-    return handle(*entry.cmd_as_HostUnshare(), a);
+    return host_.handle(*entry.cmd_as_HostUnshare(), a);
   case Command::ProfilerControl:
-    return handle(*entry.cmd_as_ProfilerControl(), a);
+    return streams_.handle(*entry.cmd_as_ProfilerControl(), a);
   case Command::DeviceLimit:
-    return handle(*entry.cmd_as_DeviceLimit(), a);
+    return streams_.handle(*entry.cmd_as_DeviceLimit(), a);
   case Command::ArrayCreate:
-    return handle(*entry.cmd_as_ArrayCreate(), a);
+    return textures_.handle(*entry.cmd_as_ArrayCreate(), a);
   case Command::ArrayDestroy:
-    return handle(*entry.cmd_as_ArrayDestroy(), a);
+    return textures_.handle(*entry.cmd_as_ArrayDestroy(), a);
   case Command::ArrayCopy:
-    return handle(*entry.cmd_as_ArrayCopy(), a);
+    return textures_.handle(*entry.cmd_as_ArrayCopy(), a);
   case Command::TextureCreate:
-    return handle(*entry.cmd_as_TextureCreate(), a);
+    return textures_.handle(*entry.cmd_as_TextureCreate(), a);
   case Command::TextureDestroy:
-    return handle(*entry.cmd_as_TextureDestroy(), a);
+    return textures_.handle(*entry.cmd_as_TextureDestroy(), a);
   case Command::StreamAttribute:
-    return handle(*entry.cmd_as_StreamAttribute(), a);
+    return streams_.handle(*entry.cmd_as_StreamAttribute(), a);
   case Command::ResetPersistingL2:
-    return handle(*entry.cmd_as_ResetPersistingL2(), a);
+    return streams_.handle(*entry.cmd_as_ResetPersistingL2(), a);
   case Command::CublasLuBatched:
-    return handle(*entry.cmd_as_CublasLuBatched(), a);
+    return blas_.handle(*entry.cmd_as_CublasLuBatched(), a);
   case Command::ModuleLoad:
-    return handle(*entry.cmd_as_ModuleLoad(), a);
+    return kernels_.handle(*entry.cmd_as_ModuleLoad(), a);
   case Command::ModuleUnload:
-    return handle(*entry.cmd_as_ModuleUnload(), a);
+    return kernels_.handle(*entry.cmd_as_ModuleUnload(), a);
   case Command::ModuleFunction:
-    return handle(*entry.cmd_as_ModuleFunction(), a);
+    return kernels_.handle(*entry.cmd_as_ModuleFunction(), a);
   case Command::LaunchFunction:
-    return handle(*entry.cmd_as_LaunchFunction(), a);
+    return kernels_.handle(*entry.cmd_as_LaunchFunction(), a);
   case Command::LibCall:
-    return handle(*entry.cmd_as_LibCall(), a);
+    return libraries_.handle(*entry.cmd_as_LibCall(), a);
   case Command::TextureLinearWidth:
   case Command::ClusterOccupancy:
-    return driverQuery(entry, a);
+    return kernels_.driverQuery(entry, a);
   }
   return OpStatus::fail(kErrInvalidValue,
                         "empty or unknown command type " +

@@ -2,7 +2,7 @@
 // cuMemMap, cuMemSetAccess, as ggml's memory pool uses them): what it
 // reserved, created and mapped, and which mapped bytes its commands may
 // touch. Bookkeeping only: the backend acts, the executor's handlers
-// (executor_ext.cpp) ask this whether a command names only the session's
+// (vmm_commands.cpp) ask this whether a command names only the session's
 // own objects, and the pointer checks ask it about mapped memory.
 #ifndef RC_SERVER_VMM_TABLE_H
 #define RC_SERVER_VMM_TABLE_H

@@ -18,7 +18,7 @@
 namespace rc::wire {
 
 // What a command leaves on the GPU, as rc-server's deferred-sync
-// bookkeeping (gpu-server executor_sync.cpp) must know it.
+// bookkeeping (gpu-server sync_tracker.cpp) must know it.
 enum class GpuWork : uint8_t {
   None,      // nothing: host-side state only, or a wait
   OnStream,  // work on the stream the command names, in stream order

@@ -149,7 +149,7 @@ TEST_F(GpuTest, DeviceLimitsAreTheContexts) {
 }
 
 // A deferred stream sync orders later work on another stream on the GPU
-// (executor_sync.cpp): stream 11's memset, issued after the client synced
+// (sync_tracker.cpp): stream 11's memset, issued after the client synced
 // stream 10, lands after stream 10's slow kernel and memset, although the
 // server never waits on the host before issuing it. Then the same with the
 // streams swapped and an upload, as llama.cpp's inputs alternate.

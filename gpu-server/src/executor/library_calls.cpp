@@ -9,8 +9,8 @@
 // A call that is a graph's node (docs/graphs.md, "Library calls in
 // graphs") is checked the same way, and runs with its object moved to the
 // graph's stream for the call.
+#include "executor/library_calls.h"
 #include "backend/cublas_context.h"
-#include "executor/executor.h"
 #include "libraries/library_catalog.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
@@ -73,7 +73,7 @@ constexpr int kPointerModeHost = 0, kPointerModeDevice = 1;
 
 } // namespace
 
-OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
+OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
   std::string key = c.function() ? c.function()->str() : "";
   lib::LibraryCatalog &catalog = lib::LibraryCatalog::instance();
   const lib::CatalogRow *row = catalog.find(key);
@@ -81,7 +81,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     return fail(kErrNotSupported,
                 "rc-server does not serve the library call '" + key + "'");
   *a.what = row->function;
-  OpStatus st = bind(current_);
+  OpStatus st = devices_.bind(devices_.current());
   if (!st.ok())
     return st;
   std::vector<lib::ParamRule> rules = row->rules;
@@ -92,7 +92,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
                                   "(a pointer mode)");
     rc::lib::scalarsOnDevice(&rules);
   }
-  const bool asNode = streamOverride_ || libCallCheckOnly_;
+  const bool asNode = devices_.streamOverride() || checkOnly_;
   for (size_t i = 0; asNode && i < rules.size(); ++i)
     if (!nodeParameter(rules[i].pass))
       return fail(kErrInvalidValue,
@@ -161,7 +161,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
                     role(i) + ": " + hexAddress(readU64(args + at[i])) +
                         " names no object of its type in this session");
       // The call runs in the context its objects were made in.
-      if (!(st = bind(o->second.device)).ok())
+      if (!(st = devices_.bind(o->second.device)).ok())
         return st;
       s.pointer = o->second.native;
       break;
@@ -177,7 +177,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     }
     case lib::Pass::Stream: {
       NativeHandle native = 0;
-      if (!(st = bindStream(readU64(args + at[i]), &native)).ok())
+      if (!(st = devices_.bindStream(readU64(args + at[i]), &native)).ok())
         return st;
       s.pointer = reinterpret_cast<void *>(native);
       break;
@@ -185,7 +185,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     case lib::Pass::StreamContext: {
       // The struct as the client filled it, its stream made the server's.
       NativeHandle native = 0;
-      if (!(st = bindStream(readU64(args + at[i]), &native)).ok())
+      if (!(st = devices_.bindStream(readU64(args + at[i]), &native)).ok())
         return st;
       std::memcpy(s.value, args + at[i], types[i].valueBytes);
       void *stream = reinterpret_cast<void *>(native);
@@ -197,9 +197,9 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
       if (addr == 0 && r.nullable)
         break; // null, as the client gave it
       uint64_t bytes = std::max<uint64_t>(extent[i], 1);
-      if (!(st = checkRange(role(i).c_str(), addr, bytes)).ok())
+      if (!(st = memory_.checkRange(role(i).c_str(), addr, bytes)).ok())
         return st;
-      s.pointer = ctx_->libraryPointer(addr, bytes);
+      s.pointer = devices_.ctx()->libraryPointer(addr, bytes);
       break;
     }
     case lib::Pass::HostIn:
@@ -209,7 +209,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
       if (extent[i] > size - used)
         return malformed();
       if (r.pass == lib::Pass::HostInOut &&
-          !(st = reserveReply(extent[i])).ok())
+          !(st = reply_.reserve(extent[i])).ok())
         return st;
       buffers[i].assign(args + used, args + used + extent[i]);
       used += extent[i];
@@ -219,13 +219,13 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
     case lib::Pass::WorkSize:
       if (r.nullable && args[at[i]] == 0)
         break; // null: nothing comes back for it
-      if (!(st = reserveReply(extent[i])).ok())
+      if (!(st = reply_.reserve(extent[i])).ok())
         return st;
       buffers[i].assign(extent[i], 0);
       s.pointer = buffers[i].data();
       break;
     case lib::Pass::Table:
-      if (!(st = reserveReply(extent[i])).ok())
+      if (!(st = reply_.reserve(extent[i])).ok())
         return st;
       s.pointer = s.value; // the library stores its table's address here
       break;
@@ -262,7 +262,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
   void *symbol = librarySymbolOf(*row, &why);
   if (!symbol)
     return fail(kErrNotSupported, why);
-  if (libCallCheckOnly_)
+  if (checkOnly_)
     return OpStatus::success();
 
   int status = 0;
@@ -278,7 +278,7 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
         std::memcpy(&o.native, slots[i].value, sizeof(void *));
         o.type = types[i].created;
         o.destroys = row->destroys;
-        o.device = bound_;
+        o.device = devices_.bound();
         o.order = ++libObjectsMade_;
       } else if (rules[i].pass == lib::Pass::Destroy) {
         libObjects_.erase(readU64(args + at[i]));
@@ -319,15 +319,16 @@ OpStatus Executor::handle(const wire::LibCall &c, Answer &a) {
   }
   a.result.code = status;
   a.result.payload =
-      reply_->CreateVector(out.data(), status == 0 ? out.size() : 0);
+      reply_.builder().CreateVector(out.data(), status == 0 ? out.size() : 0);
   a.give();
   return OpStatus::success();
 }
 
-void *Executor::librarySymbolOf(const lib::CatalogRow &row, std::string *why) {
+void *LibraryCalls::librarySymbolOf(const lib::CatalogRow &row,
+                                    std::string *why) {
   if (!row.library->inBlasContext)
     return lib::LibraryCatalog::instance().symbol(row, why);
-  BlasContext *blas = ctx_->blas(why);
+  BlasContext *blas = devices_.ctx()->blas(why);
   void *symbol = blas ? blas->librarySymbol(row.function.c_str()) : nullptr;
   if (blas && !symbol)
     *why = row.function + " is not in the cuBLAS library this device serves "
@@ -336,11 +337,11 @@ void *Executor::librarySymbolOf(const lib::CatalogRow &row, std::string *why) {
   return symbol;
 }
 
-OpStatus Executor::invokeLibraryCall(const lib::CatalogRow &row,
-                                     const std::vector<lib::ParamRule> &rules,
-                                     std::vector<lib::Slot> &slots,
-                                     void *symbol, bool scalarsOnDevice,
-                                     int *status) {
+OpStatus
+LibraryCalls::invokeLibraryCall(const lib::CatalogRow &row,
+                                const std::vector<lib::ParamRule> &rules,
+                                std::vector<lib::Slot> &slots, void *symbol,
+                                bool scalarsOnDevice, int *status) {
   lib::LibraryCatalog &catalog = lib::LibraryCatalog::instance();
   const std::vector<lib::ParamShape> &types = row.signature.params;
   // The call's object: where its library keeps the stream and the mode.
@@ -352,12 +353,12 @@ OpStatus Executor::invokeLibraryCall(const lib::CatalogRow &row,
       object ? catalog.streamSetter(types[obj].object) : nullptr;
   std::string why;
   void *setStream = nullptr;
-  if (streamOverride_ && setter &&
+  if (devices_.streamOverride() && setter &&
       !(setStream = librarySymbolOf(*setter, &why)))
     return fail(kErrNotSupported, why);
   SetPointerMode setMode = nullptr;
   if (scalarsOnDevice) {
-    BlasContext *blas = ctx_->blas(&why);
+    BlasContext *blas = devices_.ctx()->blas(&why);
     setMode = blas ? reinterpret_cast<SetPointerMode>(
                          blas->librarySymbol("cublasSetPointerMode_v2"))
                    : nullptr;
@@ -373,7 +374,7 @@ OpStatus Executor::invokeLibraryCall(const lib::CatalogRow &row,
   };
   // A graph's node: its object works on the graph's stream for this call.
   if (setStream)
-    moveTo(reinterpret_cast<void *>(streamOverride_->native));
+    moveTo(reinterpret_cast<void *>(devices_.streamOverride()->native));
   if (setMode)
     setMode(object, kPointerModeDevice);
   *status = row.signature.invoke(symbol, slots.data());
@@ -382,20 +383,20 @@ OpStatus Executor::invokeLibraryCall(const lib::CatalogRow &row,
   if (setStream)
     moveTo(libraryStreams_[object]);
   // The stream the program gave the object, to return it to after a node.
-  if (*status == 0 && !streamOverride_ && setter == &row)
+  if (*status == 0 && !devices_.streamOverride() && setter == &row)
     libraryStreams_[object] = slots[1].pointer;
   return OpStatus::success();
 }
 
-void Executor::forgetLibraryStream(void *stream) {
+void LibraryCalls::forgetStream(void *stream) {
   for (auto &[object, s] : libraryStreams_)
     if (s == stream)
       s = nullptr; // the context's legacy stream, as a new object has
 }
 
-OpStatus Executor::cublasRowHandle(uint64_t handle, void **out) {
+OpStatus LibraryCalls::cublasRowHandle(uint64_t handle, void **out) {
   std::string why;
-  BlasContext *blas = ctx_->blas(&why);
+  BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
     return fail(kErrNotSupported, why);
   if (!(*out = blas->nativeHandle(handle)))
@@ -405,7 +406,7 @@ OpStatus Executor::cublasRowHandle(uint64_t handle, void **out) {
   return OpStatus::success();
 }
 
-void Executor::destroyLibObjects() {
+void LibraryCalls::destroyObjects() {
   std::vector<std::pair<uint64_t, LibObject *>> made;
   for (auto &kv : libObjects_)
     made.push_back({kv.second.order, &kv.second});
@@ -415,7 +416,7 @@ void Executor::destroyLibObjects() {
     const lib::CatalogRow *row = catalog.find(o->destroys);
     std::string why;
     void *symbol = row ? catalog.symbol(*row, &why) : nullptr;
-    if (!symbol || !bind(o->device).ok())
+    if (!symbol || !devices_.bind(o->device).ok())
       continue;
     lib::Slot slot;
     slot.pointer = o->native;

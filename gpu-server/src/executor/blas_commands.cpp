@@ -1,4 +1,4 @@
-// The executor's cuBLAS commands: every handle, stream, scalar and device
+// The cuBLAS commands: every handle, stream, scalar and device
 // range is checked before the backend acts, with exactly the extents the call
 // touches (a column-major rows x cols matrix with leading dimension ld spans
 // (cols-1)*ld + rows elements). For the *Batched calls the pointer arrays
@@ -6,8 +6,8 @@
 // that wrote them on the handle's stream), checks every element, and hands
 // the checked values to the backend, which never reads client pointers
 // itself. Errors name the cuBLAS call.
+#include "executor/blas_commands.h"
 #include "backend/cublas_context.h"
-#include "executor/executor.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
 
@@ -45,8 +45,8 @@ struct Shape {
 
 } // namespace
 
-OpStatus Executor::cublasHandle(uint64_t handle, uint64_t stream,
-                                NativeHandle *s) {
+OpStatus BlasCommands::cublasHandle(uint64_t handle, uint64_t stream,
+                                    NativeHandle *s) {
   auto it = cublasHandles_.find(handle);
   if (it == cublasHandles_.end())
     return fail(kErrInvalidResourceHandle,
@@ -54,40 +54,42 @@ OpStatus Executor::cublasHandle(uint64_t handle, uint64_t stream,
                     " (not created in this session, or destroyed)");
   // A workspace freed behind cuBLAS's back would be written by every call.
   const BlasHandle &h = it->second;
-  if (h.workspaceSize && !inSession(h.workspace, h.workspaceSize))
+  if (h.workspaceSize && !memory_.inSession(h.workspace, h.workspaceSize))
     return fail(kErrInvalidValue,
                 "the handle's workspace " + hexAddress(h.workspace) + " + " +
                     std::to_string(h.workspaceSize) +
                     " bytes is no longer inside one allocation of this "
                     "session (freed?)");
-  OpStatus st = bindStream(stream, s);
-  if (st.ok() && bound_ != h.device)
+  OpStatus st = devices_.bindStream(stream, s);
+  if (st.ok() && devices_.bound() != h.device)
     return fail(kErrInvalidResourceHandle,
-                "the stream is on device " + std::to_string(bound_) +
+                "the stream is on device " + std::to_string(devices_.bound()) +
                     ", the cuBLAS handle on device " +
                     std::to_string(h.device));
   return st;
 }
 
-OpStatus Executor::readPointerArray(const char *role, uint64_t array, int count,
-                                    uint64_t matrixBytes, NativeHandle s,
-                                    std::vector<uint64_t> *out) {
+OpStatus BlasCommands::readPointerArray(const char *role, uint64_t array,
+                                        int count, uint64_t matrixBytes,
+                                        NativeHandle s,
+                                        std::vector<uint64_t> *out) {
   uint64_t bytes = uint64_t(count) * 8;
-  OpStatus st =
-      checkRange((std::string(role) + " pointer array").c_str(), array, bytes);
+  OpStatus st = memory_.checkRange(
+      (std::string(role) + " pointer array").c_str(), array, bytes);
   if (!st.ok() || count == 0)
     return st;
   out->resize(size_t(count));
   // Ordered on the handle's stream: the kernel that computed the pointers
   // (ggml's k_compute_batched_ptrs) has finished when this returns.
-  st = ctx_->copyD2H(reinterpret_cast<uint8_t *>(out->data()), array, bytes, s);
+  st = devices_.ctx()->copyD2H(reinterpret_cast<uint8_t *>(out->data()), array,
+                               bytes, s);
   if (!st.ok())
-    return syncResult(st);
+    return devices_.syncResult(st);
   if (matrixBytes == 0)
     return OpStatus::success(); // nothing of these matrices is touched
   for (int i = 0; i < count; ++i) {
     uint64_t p = (*out)[size_t(i)];
-    if (!inSession(p, matrixBytes))
+    if (!memory_.inSession(p, matrixBytes))
       return fail(kErrInvalidValue,
                   std::string(role) + "[" + std::to_string(i) + "] = " +
                       hexAddress(p) + ": " + std::to_string(matrixBytes) +
@@ -97,7 +99,7 @@ OpStatus Executor::readPointerArray(const char *role, uint64_t array, int count,
   return OpStatus::success();
 }
 
-OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
+OpStatus BlasCommands::gemm(const wire::CublasGemm &c, std::string *what) {
   BlasGemm g;
   g.api = GemmApi(int(c.api()));
   if (int(c.api()) > int(wire::CublasGemmApi::MAX))
@@ -161,8 +163,8 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
   if ((g.scalarsOnDevice = c.scalars_on_device())) {
     std::memcpy(&g.alphaAddress, g.alpha, 8);
     std::memcpy(&g.betaAddress, g.beta, 8);
-    if (!(st = checkRange("alpha", g.alphaAddress, scalar)).ok() ||
-        !(st = checkRange("beta", g.betaAddress, scalar)).ok())
+    if (!(st = memory_.checkRange("alpha", g.alphaAddress, scalar)).ok() ||
+        !(st = memory_.checkRange("beta", g.betaAddress, scalar)).ok())
       return st;
   }
 
@@ -203,10 +205,11 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
       if (elems * i128(es) > i128(UINT64_MAX / 2))
         return fail(kErrInvalidValue, std::string(ck.role) + " is too large");
       // A graph node's arrays are written by the nodes before it: they are
-      // read and checked when the graph runs (graph_executor.cpp).
+      // read and checked when the graph runs (graph_commands.cpp).
       st = gemmCheckOnly_
-               ? checkRange((std::string(ck.role) + " pointer array").c_str(),
-                            ck.op.ptr, uint64_t(g.batchCount) * 8)
+               ? memory_.checkRange(
+                     (std::string(ck.role) + " pointer array").c_str(),
+                     ck.op.ptr, uint64_t(g.batchCount) * 8)
                : readPointerArray(ck.role, ck.op.ptr, g.batchCount,
                                   uint64_t(elems * i128(es)), g.stream, out);
       if (!st.ok())
@@ -221,7 +224,7 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
     i128 start = i128(ck.op.ptr) + lo * i128(es);
     i128 bytes = (hi - lo) * i128(es);
     if (start < 0 || bytes > i128(UINT64_MAX) ||
-        !inSession(uint64_t(start), uint64_t(bytes)))
+        !memory_.inSession(uint64_t(start), uint64_t(bytes)))
       return fail(kErrInvalidValue,
                   std::string(ck.role) + " range " +
                       hexAddress(uint64_t(start)) + " + " +
@@ -232,13 +235,14 @@ OpStatus Executor::cublasGemm(const wire::CublasGemm &c, std::string *what) {
   if (gemmCheckOnly_)
     return OpStatus::success(); // a graph node being checked (checkNode)
   std::string why;
-  BlasContext *blas = ctx_->blas(&why);
+  BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
     return fail(kErrNotSupported, why);
   return blas->gemm(c.handle(), g);
 }
 
-OpStatus Executor::handle(const wire::CublasTrsmBatched &c, Answer &) {
+OpStatus BlasCommands::handle(const wire::CublasTrsmBatched &c,
+                              CommandAnswer &) {
   BlasTrsm t;
   OpStatus st = cublasHandle(c.handle(), c.stream(), &t.stream);
   if (!st.ok())
@@ -274,13 +278,14 @@ OpStatus Executor::handle(const wire::CublasTrsmBatched &c, Answer &) {
            .ok())
     return st;
   std::string why;
-  BlasContext *blas = ctx_->blas(&why);
+  BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
     return fail(kErrNotSupported, why);
   return blas->trsmBatched(c.handle(), t);
 }
 
-OpStatus Executor::handle(const wire::CublasLuBatched &c, Answer &a) {
+OpStatus BlasCommands::handle(const wire::CublasLuBatched &c,
+                              CommandAnswer &a) {
   BlasLu lu;
   OpStatus st = cublasHandle(c.handle(), c.stream(), &lu.stream);
   if (!st.ok())
@@ -323,10 +328,10 @@ OpStatus Executor::handle(const wire::CublasLuBatched &c, Answer &a) {
                         ? uint64_t(matrixElems(lu.n, lu.n, lu.ldc)) * es
                         : 0;
   uint64_t perBatch = uint64_t(lu.batchCount) * 4;
-  if (!(st = checkRange("info", lu.info, perBatch)).ok() ||
-      (lu.pivots &&
-       !(st = checkRange("pivots", lu.pivots, perBatch * uint64_t(lu.n)))
-            .ok()) ||
+  if (!(st = memory_.checkRange("info", lu.info, perBatch)).ok() ||
+      (lu.pivots && !(st = memory_.checkRange("pivots", lu.pivots,
+                                              perBatch * uint64_t(lu.n)))
+                         .ok()) ||
       !(st = readPointerArray("A", c.a(), lu.batchCount, aBytes, lu.stream,
                               &lu.aPtrs))
            .ok() ||
@@ -335,63 +340,65 @@ OpStatus Executor::handle(const wire::CublasLuBatched &c, Answer &a) {
                           .ok()))
     return st;
   std::string why;
-  BlasContext *blas = ctx_->blas(&why);
+  BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
     return fail(kErrNotSupported, why);
   return blas->luBatched(c.handle(), lu);
 }
 
-OpStatus Executor::handle(const wire::CublasCreate &c, Answer &) {
+OpStatus BlasCommands::handle(const wire::CublasCreate &c, CommandAnswer &) {
   uint64_t h = c.handle();
   if (h == 0 || cublasHandles_.count(h))
     return fail(kErrInvalidValue, "cuBLAS handle " + hexAddress(h) +
                                       " is reserved or already in use");
   std::string why;
-  BlasContext *blas = ctx_->blas(&why);
+  BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
     return fail(kErrNotSupported, why);
   OpStatus st = blas->create(h);
   if (st.ok())
-    cublasHandles_[h] = BlasHandle{bound_, 0, 0};
+    cublasHandles_[h] = BlasHandle{devices_.bound(), 0, 0};
   return st;
 }
 
-OpStatus Executor::handle(const wire::CublasDestroy &c, Answer &) {
+OpStatus BlasCommands::handle(const wire::CublasDestroy &c, CommandAnswer &) {
   uint64_t h = c.handle();
   auto it = cublasHandles_.find(h);
   if (it == cublasHandles_.end())
     return fail(kErrInvalidResourceHandle,
                 "unknown cuBLAS handle " + hexAddress(h));
-  OpStatus st = bind(it->second.device);
+  OpStatus st = devices_.bind(it->second.device);
   if (!st.ok())
     return st;
   std::string why;
-  BlasContext *blas = ctx_->blas(&why);
-  libraryStreams_.erase(blas->nativeHandle(h));
+  BlasContext *blas = devices_.ctx()->blas(&why);
+  libraries_.forgetObject(blas->nativeHandle(h));
   st = blas->destroy(h);
   cublasHandles_.erase(it);
   return st;
 }
 
-OpStatus Executor::handle(const wire::CublasSetWorkspace &c, Answer &) {
+OpStatus BlasCommands::handle(const wire::CublasSetWorkspace &c,
+                              CommandAnswer &) {
   auto it = cublasHandles_.find(c.handle());
   if (it == cublasHandles_.end())
     return fail(kErrInvalidResourceHandle,
                 "unknown cuBLAS handle " + hexAddress(c.handle()));
-  OpStatus st = bind(it->second.device);
+  OpStatus st = devices_.bind(it->second.device);
   if (!st.ok() ||
-      (c.size() && !(st = checkRange("workspace", c.addr(), c.size())).ok()))
+      (c.size() &&
+       !(st = memory_.checkRange("workspace", c.addr(), c.size())).ok()))
     return st;
   uint64_t addr = c.size() ? c.addr() : 0;
   std::string why;
-  st = ctx_->blas(&why)->setWorkspace(c.handle(), addr, c.size());
+  st = devices_.ctx()->blas(&why)->setWorkspace(c.handle(), addr, c.size());
   if (st.ok())
     it->second.workspace = addr, it->second.workspaceSize = c.size();
   return st;
 }
 
-OpStatus Executor::handle(const wire::CublasGemm &c, Answer &a) {
-  return cublasGemm(c, a.what);
+OpStatus BlasCommands::handle(const wire::CublasGemm &c, CommandAnswer &a) {
+  return gemm(c, a.what);
 }
 
 } // namespace rc::server

@@ -2,7 +2,7 @@
 // the server"): the widest 1D linear texture of a format, and the cluster
 // occupancy of a kernel. They change nothing; the answer is Result.addr.
 #include "backend/texture_device.h"
-#include "executor/executor.h"
+#include "executor/kernel_commands.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
 
@@ -38,10 +38,12 @@ OpStatus clusterOf(const wire::ClusterOccupancy &c, ClusterQuery *q) {
 
 } // namespace
 
-OpStatus Executor::driverQuery(const wire::CommandEntry &entry, Answer &a) {
+OpStatus KernelCommands::driverQuery(const wire::CommandEntry &entry,
+                                     CommandAnswer &a) {
   OpStatus st;
   if (const auto *c = entry.cmd_as_TextureLinearWidth()) {
-    if (!(st = checkDevice(c->device())).ok() || !(st = bind(c->device())).ok())
+    if (!(st = devices_.checkDevice(c->device())).ok() ||
+        !(st = devices_.bind(c->device())).ok())
       return st;
     ChannelFormat format;
     if (const wire::ChannelFormat *f = c->format())
@@ -50,7 +52,9 @@ OpStatus Executor::driverQuery(const wire::CommandEntry &entry, Answer &a) {
       return fail(kErrInvalidChannelDescriptor,
                   "a texture reads 1, 2 or 4 channels of 8, 16 or 32 bits "
                   "each");
-    if (!(st = ctx_->textures()->linearWidth1D(format, &a.result.addr)).ok())
+    if (!(st =
+              devices_.ctx()->textures()->linearWidth1D(format, &a.result.addr))
+             .ok())
       return st;
     a.give();
     return st;
@@ -88,7 +92,7 @@ OpStatus Executor::driverQuery(const wire::CommandEntry &entry, Answer &a) {
            .ok())
     return st;
   int answer = 0;
-  if (!(st = ctx_->clusterOccupancy(*kernel, q, &answer)).ok())
+  if (!(st = devices_.ctx()->clusterOccupancy(*kernel, q, &answer)).ok())
     return st;
   a.result.addr = uint64_t(answer < 0 ? 0 : answer);
   a.give();

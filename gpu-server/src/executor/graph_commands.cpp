@@ -10,8 +10,8 @@
 // arrays, and every graph on the host test device, is replayed instead: a
 // launch runs the node list through the ordinary command path, where those
 // arrays are read and checked.
+#include "executor/graph_commands.h"
 #include "backend/graph_device.h"
-#include "executor/executor.h"
 #include "rc/command_table.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
@@ -88,7 +88,7 @@ copyNode(flatbuffers::FlatBufferBuilder &fbb, const wire::CommandEntry &e) {
 
 } // namespace
 
-struct Executor::GraphExec {
+struct GraphCommands::GraphExec {
   int device = 0;                  // instantiated there (the current one)
   std::vector<uint8_t> buffer;     // a Batch holding copies of the nodes
   NativeHandle native = 0;         // CUgraphExec (0: replayed by the executor)
@@ -117,11 +117,11 @@ struct Executor::GraphExec {
   }
 };
 
-struct Executor::CheckedNode {
+struct GraphCommands::CheckedNode {
   wire::Command type = wire::Command::NONE;
   const KernelInfo *kernel = nullptr;
   LaunchConfig cfg;
-  std::vector<uint8_t> args; // 16 bytes of slack, like argBuffer_
+  std::vector<uint8_t> args; // 16 bytes of slack, like a launch's own copy
   uint64_t dst = 0, src = 0, size = 0;
   uint8_t value = 0;
   // A GEMM of device pointer arrays: the nodes before it write the arrays,
@@ -129,8 +129,8 @@ struct Executor::CheckedNode {
   bool pointerArrays = false;
 };
 
-OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
-                             CheckedNode *out) {
+OpStatus GraphCommands::checkNode(const wire::CommandEntry *node, uint32_t i,
+                                  CheckedNode *out) {
   using wire::Command;
   auto where = [&](const std::string &what, OpStatus st) {
     st.detail = "node " + std::to_string(i) + " (" + what + "): " + st.detail;
@@ -140,35 +140,38 @@ OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
   switch (out->type) {
   case Command::Launch: {
     // The ordinary launch checks, with the launch itself diverted here.
-    OnDevice none{0, bound_};
-    streamOverride_ = &none;
-    launchSink_ = [&](const KernelInfo &k, const LaunchConfig &cfg,
-                      const uint8_t *args) {
-      out->kernel = &k;
-      out->cfg = cfg;
-      out->args.assign(args, args + k.argsSize + 16);
-      return OpStatus::success();
-    };
+    OnDevice none{0, devices_.bound()};
+    devices_.overrideStreams(&none);
+    kernels_.divertLaunches(
+        [&](const KernelInfo &k, const LaunchConfig &cfg, const uint8_t *args) {
+          out->kernel = &k;
+          out->cfg = cfg;
+          out->args.assign(args, args + k.argsSize + 16);
+          return OpStatus::success();
+        });
     std::string what = "kernel launch";
-    OpStatus st = doLaunch(*node->cmd_as_Launch(), &what);
-    streamOverride_ = nullptr;
-    launchSink_ = nullptr;
+    OpStatus st = kernels_.launch(*node->cmd_as_Launch(), &what);
+    devices_.overrideStreams(nullptr);
+    kernels_.divertLaunches(nullptr);
     return st.ok() ? st : where(what, st);
   }
   case Command::Memset: {
     const wire::Memset &c = *node->cmd_as_Memset();
     out->dst = c.dst(), out->value = c.value(), out->size = c.size();
-    OpStatus st = c.size() ? checkRange("destination", c.dst(), c.size())
-                           : OpStatus::success();
+    OpStatus st = c.size()
+                      ? memory_.checkRange("destination", c.dst(), c.size())
+                      : OpStatus::success();
     return st.ok() ? st : where("cudaMemsetAsync", st);
   }
   case Command::MemcpyD2D: {
     const wire::MemcpyD2D &c = *node->cmd_as_MemcpyD2D();
     out->dst = c.dst(), out->src = c.src(), out->size = c.size();
     OpStatus st = OpStatus::success();
-    if (c.size() && !(st = checkRange("source", c.src(), c.size())).ok())
+    if (c.size() &&
+        !(st = memory_.checkRange("source", c.src(), c.size())).ok())
       return where("cudaMemcpyAsync (device to device)", st);
-    if (c.size() && !(st = checkRange("destination", c.dst(), c.size())).ok())
+    if (c.size() &&
+        !(st = memory_.checkRange("destination", c.dst(), c.size())).ok())
       return where("cudaMemcpyAsync (device to device)", st);
     return st;
   }
@@ -177,25 +180,25 @@ OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
     out->pointerArrays = c.api() == wire::CublasGemmApi::SgemmBatched ||
                          c.api() == wire::CublasGemmApi::GemmBatchedEx;
     // The ordinary checks on the graph's stream, without the call itself.
-    OnDevice none{0, bound_};
-    streamOverride_ = &none;
-    gemmCheckOnly_ = true;
+    OnDevice none{0, devices_.bound()};
+    devices_.overrideStreams(&none);
+    blas_.setCheckOnly(true);
     std::string what = "cuBLAS GEMM";
-    OpStatus st = cublasGemm(c, &what);
-    streamOverride_ = nullptr;
-    gemmCheckOnly_ = false;
+    OpStatus st = blas_.gemm(c, &what);
+    devices_.overrideStreams(nullptr);
+    blas_.setCheckOnly(false);
     return st.ok() ? st : where(what, st);
   }
   case Command::LibCall: {
     // The ordinary checks of its row, without the call itself.
-    OnDevice none{0, bound_};
-    streamOverride_ = &none;
-    libCallCheckOnly_ = true;
+    OnDevice none{0, devices_.bound()};
+    devices_.overrideStreams(&none);
+    libraries_.setCheckOnly(true);
     std::string what = "vendor library call";
     std::vector<ResultData> unused;
-    OpStatus st = execute(*node, i, unused, &what);
-    streamOverride_ = nullptr;
-    libCallCheckOnly_ = false;
+    OpStatus st = runNode_(*node, i, unused, &what);
+    devices_.overrideStreams(nullptr);
+    libraries_.setCheckOnly(false);
     return st.ok() ? st : where(what, st);
   }
   default: {
@@ -214,8 +217,8 @@ OpStatus Executor::checkNode(const wire::CommandEntry *node, uint32_t i,
 
 // Replays the nodes into a capturing stream: each becomes exactly the node
 // the batched command would have issued.
-OpStatus Executor::buildCudaGraph(GraphExec &g) {
-  GraphDevice *gd = ctx_->graphs();
+OpStatus GraphCommands::buildCudaGraph(GraphExec &g) {
+  GraphDevice *gd = devices_.ctx()->graphs();
   NativeHandle cs = 0;
   OpStatus st = gd->beginCapture(&cs);
   if (!st.ok())
@@ -224,10 +227,10 @@ OpStatus Executor::buildCudaGraph(GraphExec &g) {
   const auto *list = g.list();
   for (uint32_t i = 0; list && i < list->size() && st.ok(); ++i) {
     std::string what;
-    OnDevice capture{cs, bound_};
-    streamOverride_ = &capture;
-    st = execute(*list->Get(i), i, unused, &what);
-    streamOverride_ = nullptr;
+    OnDevice capture{cs, devices_.bound()};
+    devices_.overrideStreams(&capture);
+    st = runNode_(*list->Get(i), i, unused, &what);
+    devices_.overrideStreams(nullptr);
     NativeHandle node = 0;
     // Zero-byte copies and memsets are no-ops: they create no node. A
     // library's call makes as many as the library likes; it is never
@@ -254,12 +257,13 @@ OpStatus Executor::buildCudaGraph(GraphExec &g) {
   return end;
 }
 
-OpStatus Executor::handle(const wire::GraphInstantiate &c, Answer &) {
+OpStatus GraphCommands::handle(const wire::GraphInstantiate &c,
+                               CommandAnswer &) {
   if (c.exec() == 0 || graphExecs_.count(c.exec()))
     return fail(kErrInvalidValue, "graph exec handle " + hexAddress(c.exec()) +
                                       " is reserved or already in use");
   const auto *nodes = c.nodes();
-  bool replayed = !ctx_->graphs();
+  bool replayed = !devices_.ctx()->graphs();
   for (uint32_t i = 0; nodes && i < nodes->size(); ++i) {
     CheckedNode checked;
     OpStatus st = checkNode(nodes->Get(i), i, &checked);
@@ -268,7 +272,7 @@ OpStatus Executor::handle(const wire::GraphInstantiate &c, Answer &) {
     replayed = replayed || checked.pointerArrays;
   }
   auto g = std::make_shared<GraphExec>();
-  g->device = bound_;
+  g->device = devices_.bound();
   g->store(nodes, {});
   if (!replayed) {
     OpStatus st = buildCudaGraph(*g);
@@ -279,13 +283,14 @@ OpStatus Executor::handle(const wire::GraphInstantiate &c, Answer &) {
   return OpStatus::success();
 }
 
-OpStatus Executor::handle(const wire::GraphExecUpdate &c, Answer &) {
+OpStatus GraphCommands::handle(const wire::GraphExecUpdate &c,
+                               CommandAnswer &) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
                 "unknown graph exec " + hexAddress(c.exec()));
   GraphExec &g = *it->second;
-  OpStatus bound = bind(g.device);
+  OpStatus bound = devices_.bind(g.device);
   if (!bound.ok())
     return bound;
   const auto *idx = c.indices();
@@ -320,7 +325,7 @@ OpStatus Executor::handle(const wire::GraphExecUpdate &c, Answer &) {
   }
   if (g.native && pointerArrays) {
     // A GEMM now takes pointer arrays: from here on the graph is replayed.
-    OpStatus st = ctx_->graphs()->destroy(g.native);
+    OpStatus st = devices_.ctx()->graphs()->destroy(g.native);
     if (!st.ok())
       return st;
     g.native = 0;
@@ -336,14 +341,14 @@ OpStatus Executor::handle(const wire::GraphExecUpdate &c, Answer &) {
     OpStatus st = buildCudaGraph(next);
     if (!st.ok())
       return st;
-    ctx_->graphs()->destroy(g.native);
+    devices_.ctx()->graphs()->destroy(g.native);
     g.native = next.native;
     g.nodes = std::move(next.nodes);
     g.buffer = std::move(next.buffer);
     return st;
   }
   if (g.native) {
-    GraphDevice *gd = ctx_->graphs();
+    GraphDevice *gd = devices_.ctx()->graphs();
     for (uint32_t j = 0; j < n; ++j) {
       uint32_t i = idx->Get(j);
       const CheckedNode &k = checked[j];
@@ -369,26 +374,26 @@ OpStatus Executor::handle(const wire::GraphExecUpdate &c, Answer &) {
   return OpStatus::success();
 }
 
-OpStatus Executor::handle(const wire::GraphLaunch &c, Answer &) {
+OpStatus GraphCommands::handle(const wire::GraphLaunch &c, CommandAnswer &) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
                 "unknown graph exec " + hexAddress(c.exec()));
   NativeHandle s = 0;
   GraphExec &g = *it->second;
-  OpStatus st = bindStream(c.stream(), &s);
+  OpStatus st = devices_.bindStream(c.stream(), &s);
   if (!st.ok())
     return st;
-  if (bound_ != g.device)
+  if (devices_.bound() != g.device)
     return fail(kErrInvalidValue,
                 "graph exec " + hexAddress(c.exec()) + " belongs to device " +
                     std::to_string(g.device) + ", the stream to device " +
-                    std::to_string(bound_));
+                    std::to_string(devices_.bound()));
   // Faults of a graph's kernels surface at a later sync: name the graph.
-  lastLaunch_ = "graph exec " + hexAddress(c.exec()) + " (" +
-                std::to_string(g.size()) + " nodes)";
+  devices_.noteLaunch("graph exec " + hexAddress(c.exec()) + " (" +
+                      std::to_string(g.size()) + " nodes)");
   if (g.native)
-    return ctx_->graphs()->launch(g.native, s);
+    return devices_.ctx()->graphs()->launch(g.native, s);
   // Replayed: the nodes, in order, on the launch's stream.
   std::shared_ptr<GraphExec> keep = it->second;
   std::vector<ResultData> unused;
@@ -396,9 +401,9 @@ OpStatus Executor::handle(const wire::GraphLaunch &c, Answer &) {
   for (uint32_t i = 0; list && i < list->size(); ++i) {
     std::string what;
     OnDevice launchStream{s, g.device};
-    streamOverride_ = &launchStream;
-    st = execute(*list->Get(i), i, unused, &what);
-    streamOverride_ = nullptr;
+    devices_.overrideStreams(&launchStream);
+    st = runNode_(*list->Get(i), i, unused, &what);
+    devices_.overrideStreams(nullptr);
     if (!st.ok()) {
       st.detail = "node " + std::to_string(i) + " (" + what + "): " + st.detail;
       return st;
@@ -407,14 +412,15 @@ OpStatus Executor::handle(const wire::GraphLaunch &c, Answer &) {
   return st;
 }
 
-OpStatus Executor::handle(const wire::GraphExecDestroy &c, Answer &) {
+OpStatus GraphCommands::handle(const wire::GraphExecDestroy &c,
+                               CommandAnswer &) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
     return fail(kErrInvalidResourceHandle,
                 "unknown graph exec " + hexAddress(c.exec()));
-  OpStatus st = bind(it->second->device);
+  OpStatus st = devices_.bind(it->second->device);
   if (st.ok() && it->second->native)
-    st = ctx_->graphs()->destroy(it->second->native);
+    st = devices_.ctx()->graphs()->destroy(it->second->native);
   graphExecs_.erase(it);
   return st;
 }

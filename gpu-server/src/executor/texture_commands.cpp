@@ -3,8 +3,8 @@
 // session's allocations before the backend acts. Texture and surface
 // handles are the driver's, in the session's own context: a kernel given
 // another session's handle reads nothing of that session.
+#include "executor/texture_commands.h"
 #include "backend/texture_device.h"
-#include "executor/executor.h"
 #include "rc/hex.h"
 #include "rc/server/errors.h"
 
@@ -38,16 +38,16 @@ bool fits(uint64_t a, uint64_t b, uint64_t limit) {
 
 } // namespace
 
-OpStatus Executor::sessionArray(uint64_t id, ArrayRecord **out) {
+OpStatus TextureCommands::sessionArray(uint64_t id, ArrayRecord **out) {
   auto it = arrays_.find(id);
   if (it == arrays_.end())
     return OpStatus::fail(kErrInvalidResourceHandle,
                           "unknown CUDA array " + hexAddress(id));
   *out = &it->second;
-  return bind(it->second.device);
+  return devices_.bind(it->second.device);
 }
 
-OpStatus Executor::handle(const wire::ArrayCreate &c, Answer &) {
+OpStatus TextureCommands::handle(const wire::ArrayCreate &c, CommandAnswer &) {
   if (c.array() == 0 || arrays_.count(c.array()))
     return OpStatus::fail(kErrInvalidValue,
                           "array handle " + hexAddress(c.array()) +
@@ -69,7 +69,7 @@ OpStatus Executor::handle(const wire::ArrayCreate &c, Answer &) {
                               std::to_string(shape.height) + " x " +
                               std::to_string(shape.depth) + " elements");
   ArrayRecord r;
-  r.device = bound_;
+  r.device = devices_.bound();
   r.rows = shape.height ? shape.height : 1;
   r.slices = shape.depth ? shape.depth : 1;
   r.flags = shape.flags;
@@ -79,24 +79,25 @@ OpStatus Executor::handle(const wire::ArrayCreate &c, Answer &) {
       __builtin_mul_overflow(bytes, r.slices, &bytes))
     return OpStatus::fail(kErrMemoryAllocation, "array size overflows");
   std::string why;
-  if (!(r.charge = HeldBytes::take(deviceBudgets_, bytes, &why)))
+  if (!(r.charge = HeldBytes::take(memory_.budgets(), bytes, &why)))
     return OpStatus::fail(kErrMemoryAllocation, why);
-  OpStatus st = ctx_->textures()->arrayCreate(shape, &r.native);
+  OpStatus st = devices_.ctx()->textures()->arrayCreate(shape, &r.native);
   if (st.ok())
     arrays_[c.array()] = r;
   return st;
 }
 
-OpStatus Executor::handle(const wire::ArrayDestroy &c, Answer &) {
+OpStatus TextureCommands::handle(const wire::ArrayDestroy &c, CommandAnswer &) {
   ArrayRecord *r = nullptr;
   OpStatus st = sessionArray(c.array(), &r);
-  if (!st.ok() || !(st = ctx_->textures()->arrayDestroy(r->native)).ok())
+  if (!st.ok() ||
+      !(st = devices_.ctx()->textures()->arrayDestroy(r->native)).ok())
     return st;
   arrays_.erase(c.array());
   return st;
 }
 
-OpStatus Executor::handle(const wire::ArrayCopy &c, Answer &a) {
+OpStatus TextureCommands::handle(const wire::ArrayCopy &c, CommandAnswer &a) {
   ArrayRecord *r = nullptr;
   OpStatus st = sessionArray(c.array(), &r);
   if (!st.ok())
@@ -131,7 +132,7 @@ OpStatus Executor::handle(const wire::ArrayCopy &c, Answer &a) {
                             "device pitch " + std::to_string(other.pitch) +
                                 " and " + std::to_string(other.rows) +
                                 " rows per slice do not hold the " + where);
-    if (!(st = checkRange("device", other.device, span)).ok())
+    if (!(st = memory_.checkRange("device", other.device, span)).ok())
       return st;
   } else if (c.to_array()) {
     if (!c.data() || c.data()->size() != packed)
@@ -140,28 +141,30 @@ OpStatus Executor::handle(const wire::ArrayCopy &c, Answer &a) {
                                 " bytes of data for a " + where);
     other.host = const_cast<uint8_t *>(c.data()->data());
   } else {
-    if (!(st = reserveReply(packed)).ok())
+    if (!(st = reply_.reserve(packed)).ok())
       return st;
     uint8_t *dst = nullptr;
-    a.result.payload = reply_->CreateUninitializedVector<uint8_t>(packed, &dst);
+    a.result.payload =
+        reply_.builder().CreateUninitializedVector<uint8_t>(packed, &dst);
     other.host = dst;
   }
   NativeHandle s = 0;
-  if (!(st = bindStream(c.stream(), &s)).ok())
+  if (!(st = devices_.bindStream(c.stream(), &s)).ok())
     return st;
-  if (bound_ != r->device)
-    return OpStatus::fail(kErrInvalidValue, "the stream is on device " +
-                                                std::to_string(bound_) +
-                                                ", the array on device " +
-                                                std::to_string(r->device));
-  st = syncResult(
-      ctx_->textures()->arrayCopy(r->native, box, c.to_array(), other, s));
+  if (devices_.bound() != r->device)
+    return OpStatus::fail(
+        kErrInvalidValue,
+        "the stream is on device " + std::to_string(devices_.bound()) +
+            ", the array on device " + std::to_string(r->device));
+  st = devices_.syncResult(devices_.ctx()->textures()->arrayCopy(
+      r->native, box, c.to_array(), other, s));
   if (st.ok() && !c.to_array() && !c.device())
     a.give();
   return st;
 }
 
-OpStatus Executor::handle(const wire::TextureCreate &c, Answer &a) {
+OpStatus TextureCommands::handle(const wire::TextureCreate &c,
+                                 CommandAnswer &a) {
   *a.what = c.surface() ? "cudaCreateSurfaceObject" : "cudaCreateTextureObject";
   TextureSpec spec;
   spec.surface = c.surface();
@@ -202,8 +205,9 @@ OpStatus Executor::handle(const wire::TextureCreate &c, Answer &a) {
                                 " elements of " + std::to_string(element) +
                                 " bytes");
     int device = 0;
-    if (!(st = checkRange("texture memory", c.device(), span, &device)).ok() ||
-        !(st = bind(device)).ok())
+    if (!(st = memory_.checkRange("texture memory", c.device(), span, &device))
+             .ok() ||
+        !(st = devices_.bind(device)).ok())
       return st;
     spec.device = c.device();
   } else {
@@ -230,21 +234,22 @@ OpStatus Executor::handle(const wire::TextureCreate &c, Answer &a) {
     spec.disableTrilinearOptimization = c.disable_trilinear_optimization();
   }
   uint64_t handle = 0;
-  if (!(st = ctx_->textures()->objectCreate(spec, &handle)).ok())
+  if (!(st = devices_.ctx()->textures()->objectCreate(spec, &handle)).ok())
     return st;
   if (textureObjects_.count(handle)) { // the same value on another device
-    ctx_->textures()->objectDestroy(handle, spec.surface);
+    devices_.ctx()->textures()->objectDestroy(handle, spec.surface);
     return OpStatus::fail(kErrNotSupported,
                           "the driver's handle " + hexAddress(handle) +
                               " names an object of another device too");
   }
-  textureObjects_[handle] = TextureObject{bound_, spec.surface};
+  textureObjects_[handle] = TextureObject{devices_.bound(), spec.surface};
   a.result.addr = handle;
   a.give();
   return st;
 }
 
-OpStatus Executor::handle(const wire::TextureDestroy &c, Answer &a) {
+OpStatus TextureCommands::handle(const wire::TextureDestroy &c,
+                                 CommandAnswer &a) {
   *a.what =
       c.surface() ? "cudaDestroySurfaceObject" : "cudaDestroyTextureObject";
   auto it = textureObjects_.find(c.handle());
@@ -253,9 +258,10 @@ OpStatus Executor::handle(const wire::TextureDestroy &c, Answer &a) {
                           std::string("unknown ") +
                               (c.surface() ? "surface" : "texture") +
                               " object " + hexAddress(c.handle()));
-  OpStatus st = bind(it->second.device);
+  OpStatus st = devices_.bind(it->second.device);
   if (!st.ok() ||
-      !(st = ctx_->textures()->objectDestroy(c.handle(), c.surface())).ok())
+      !(st = devices_.ctx()->textures()->objectDestroy(c.handle(), c.surface()))
+           .ok())
     return st;
   textureObjects_.erase(it);
   return st;

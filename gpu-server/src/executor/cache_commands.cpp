@@ -1,8 +1,5 @@
-// The content cache's commands (docs/server-internals/content-cache.md,
-// "Content cache"): uploads named by their chunks' hashes, insertions of
-// uploaded chunks, rc-cache's listing and eviction. The cache itself is
-// rc/server/content_cache.h.
-#include "executor/executor.h"
+// The content cache's commands (cache_commands.h says what they are).
+#include "executor/cache_commands.h"
 
 #include "rc/server/errors.h"
 
@@ -19,7 +16,8 @@ OpStatus noCache() {
 constexpr size_t kMaxListed = 10000;
 } // namespace
 
-OpStatus Executor::handle(const wire::MemcpyH2DCached &c, Answer &a) {
+OpStatus CacheCommands::handle(const wire::MemcpyH2DCached &c,
+                               CommandAnswer &a) {
   if (!cache_)
     return noCache();
   const uint64_t chunkBytes = cache_->options().chunkBytes;
@@ -33,8 +31,8 @@ OpStatus Executor::handle(const wire::MemcpyH2DCached &c, Answer &a) {
                               std::to_string(chunkBytes));
   NativeHandle s = 0;
   OpStatus st;
-  if (!(st = bindStream(c.stream(), &s)).ok() ||
-      !(st = checkRange("destination", c.dst(), size)).ok())
+  if (!(st = devices_.bindStream(c.stream(), &s)).ok() ||
+      !(st = memory_.checkRange("destination", c.dst(), size)).ok())
     return st;
   std::vector<uint32_t> missing;
   CacheCopy copy;
@@ -49,7 +47,8 @@ OpStatus Executor::handle(const wire::MemcpyH2DCached &c, Answer &a) {
     }
     // From the pinned pool in stream order, as an upload from
     // cudaMallocHost memory would go.
-    if (!(st = ctx_->copyH2DFromHostAlloc(c.dst() + offset, chunk->data, n, s))
+    if (!(st = devices_.ctx()->copyH2DFromHostAlloc(c.dst() + offset,
+                                                    chunk->data, n, s))
              .ok())
       return st;
     copy.reads.push_back(std::move(chunk));
@@ -62,20 +61,20 @@ OpStatus Executor::handle(const wire::MemcpyH2DCached &c, Answer &a) {
   for (size_t i = 0; i < missing.size(); ++i)
     for (int b = 0; b < 4; ++b) // little-endian, as the schema says
       bytes[i * 4 + size_t(b)] = uint8_t(missing[i] >> (8 * b));
-  a.result.payload = reply_->CreateVector(bytes);
+  a.result.payload = reply_.builder().CreateVector(bytes);
   a.give();
   return st;
 }
 
-OpStatus Executor::handle(const wire::CacheInsert &c, Answer &) {
+OpStatus CacheCommands::handle(const wire::CacheInsert &c, CommandAnswer &) {
   if (!cache_)
     return noCache();
   if (!c.hash())
     return OpStatus::fail(kErrInvalidValue, "a cache insertion without a hash");
   NativeHandle s = 0;
   OpStatus st;
-  if (!(st = bindStream(c.stream(), &s)).ok() ||
-      !(st = checkRange("source", c.dst(), c.size())).ok())
+  if (!(st = devices_.bindStream(c.stream(), &s)).ok() ||
+      !(st = memory_.checkRange("source", c.dst(), c.size())).ok())
     return st;
   // Null: held already, on its way, too large, or no slot free of readers;
   // the upload itself has happened, so that is no error.
@@ -91,7 +90,8 @@ OpStatus Executor::handle(const wire::CacheInsert &c, Answer &) {
   // keeps nothing.
   NativeHandle side = 0;
   if (!(st = afterOnCacheStream(s, &side)).ok() ||
-      !(st = ctx_->copyD2HToHostAlloc(chunk->data, c.dst(), c.size(), side))
+      !(st = devices_.ctx()->copyD2HToHostAlloc(chunk->data, c.dst(), c.size(),
+                                                side))
            .ok()) {
     cache_->abandon(chunk);
     return st;
@@ -103,50 +103,51 @@ OpStatus Executor::handle(const wire::CacheInsert &c, Answer &) {
   return st;
 }
 
-OpStatus Executor::cacheStream(NativeHandle *out) {
-  auto it = cacheStreams_.find(ctx_);
+OpStatus CacheCommands::cacheStream(NativeHandle *out) {
+  auto it = cacheStreams_.find(devices_.ctx());
   if (it != cacheStreams_.end()) {
     *out = it->second;
     return OpStatus::success();
   }
   // Non-blocking: work on the legacy stream does not wait for pool copies.
   // The stream goes with the session's context.
-  OpStatus st = ctx_->streamCreate(kStreamNonBlocking, 0, out);
+  OpStatus st = devices_.ctx()->streamCreate(kStreamNonBlocking, 0, out);
   if (st.ok())
-    cacheStreams_[ctx_] = *out;
+    cacheStreams_[devices_.ctx()] = *out;
   return st;
 }
 
 // The cache's stream, waiting for what `stream` has been given so far.
-OpStatus Executor::afterOnCacheStream(NativeHandle stream, NativeHandle *side) {
+OpStatus CacheCommands::afterOnCacheStream(NativeHandle stream,
+                                           NativeHandle *side) {
   NativeHandle uploaded = 0;
   OpStatus st = cacheStream(side);
   if (st.ok() &&
-      (st = ctx_->eventCreate(kEventDisableTiming, &uploaded)).ok()) {
-    if ((st = ctx_->eventRecord(uploaded, stream)).ok())
-      st = ctx_->streamWaitEvent(*side, uploaded, 0);
-    ctx_->eventDestroy(uploaded); // the wait holds what it needs
+      (st = devices_.ctx()->eventCreate(kEventDisableTiming, &uploaded)).ok()) {
+    if ((st = devices_.ctx()->eventRecord(uploaded, stream)).ok())
+      st = devices_.ctx()->streamWaitEvent(*side, uploaded, 0);
+    devices_.ctx()->eventDestroy(uploaded); // the wait holds what it needs
   }
   return st;
 }
 
-OpStatus Executor::trackCacheCopy(CacheCopy copy, NativeHandle stream) {
-  OpStatus st = ctx_->eventCreate(kEventDisableTiming, &copy.event);
-  if (st.ok() && !(st = ctx_->eventRecord(copy.event, stream)).ok())
-    ctx_->eventDestroy(copy.event);
+OpStatus CacheCommands::trackCacheCopy(CacheCopy copy, NativeHandle stream) {
+  OpStatus st = devices_.ctx()->eventCreate(kEventDisableTiming, &copy.event);
+  if (st.ok() && !(st = devices_.ctx()->eventRecord(copy.event, stream)).ok())
+    devices_.ctx()->eventDestroy(copy.event);
   if (!st.ok()) {
     // No event to tell when the copies are done: wait for them here, so
     // that no slot is given to another chunk while the GPU still reads or
     // writes it.
-    ctx_->streamSynchronize(stream);
+    devices_.ctx()->streamSynchronize(stream);
     return st;
   }
-  copy.ctx = ctx_;
+  copy.ctx = devices_.ctx();
   cacheCopies_.push_back(std::move(copy));
   return st;
 }
 
-void Executor::settleCacheCopies(bool wait) {
+void CacheCommands::settleCopies(bool wait) {
   while (!cacheCopies_.empty()) {
     CacheCopy &copy = cacheCopies_.front();
     OpStatus st = wait ? copy.ctx->eventSynchronize(copy.event)
@@ -164,14 +165,14 @@ void Executor::settleCacheCopies(bool wait) {
   }
 }
 
-OpStatus Executor::handle(const wire::CacheControl &c, Answer &a) {
+OpStatus CacheCommands::handle(const wire::CacheControl &c, CommandAnswer &a) {
   if (!cache_)
     return noCache();
   std::vector<ContentHash> named;
   if (c.hashes())
     for (const wire::ChunkHash *h : *c.hashes())
       named.push_back(ContentHash::of(*h));
-  settleCacheCopies(true); // this session's own insertions count too
+  settleCopies(true); // this session's own insertions count too
   cache_->settle();
   size_t evicted = c.evict() ? cache_->evict(cacheSpace_, named) : 0;
   std::vector<ContentCache::Listed> chunks = cache_->list(cacheSpace_);
@@ -192,7 +193,7 @@ OpStatus Executor::handle(const wire::CacheControl &c, Answer &a) {
             "\", \"size\": " + std::to_string(chunks[i].size) +
             ", \"hits\": " + std::to_string(chunks[i].hits) + "}";
   json += "]}";
-  a.result.payload = reply_->CreateVector(
+  a.result.payload = reply_.builder().CreateVector(
       reinterpret_cast<const uint8_t *>(json.data()), json.size());
   a.give();
   return OpStatus::success();

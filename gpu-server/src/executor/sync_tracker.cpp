@@ -1,4 +1,4 @@
-// Deferred stream syncs and their GPU-side fences (executor.h says why).
+// Deferred stream syncs and their GPU-side fences (sync_tracker.h says why).
 //
 // When the client's cudaStreamSynchronize(S) returned, S's work up to then
 // had finished, so everything the client issued after it starts after that
@@ -13,7 +13,7 @@
 // every pending sync; one that may enqueue work the bookkeeping does not
 // see (cuBLAS calls, symbol copies, a stream's wait for an event) leaves no
 // stream counted as idle until a wait or read-back says so again.
-#include "executor/executor.h"
+#include "executor/sync_tracker.h"
 
 #include "rc/command_table.h"
 
@@ -21,7 +21,7 @@
 
 namespace rc::server {
 
-OpStatus Executor::orderBehindPendingSyncs(const wire::CommandEntry &c) {
+OpStatus SyncTracker::orderBehindPendingSyncs(const wire::CommandEntry &c) {
   commandHasStream_ = false;
   const wire::CommandInfo *info = wire::commandInfo(c.cmd_type());
   uint64_t handle = 0;
@@ -38,10 +38,10 @@ OpStatus Executor::orderBehindPendingSyncs(const wire::CommandEntry &c) {
   if (handle == kLegacyStreamHandle)
     handle = 0;
   NativeHandle native = 0;
-  if (!bindStream(handle, &native).ok())
+  if (!devices_.bindStream(handle, &native).ok())
     return OpStatus::success(); // execute() reports the unknown stream
   commandHasStream_ = true;
-  commandStream_ = StreamKey{handle, bound_};
+  commandStream_ = StreamKey{handle, devices_.bound()};
   commandNative_ = native;
   // A sync enqueues nothing: only work must be ordered.
   if (info->work == wire::GpuWork::None)
@@ -57,7 +57,7 @@ OpStatus Executor::orderBehindPendingSyncs(const wire::CommandEntry &c) {
   return OpStatus::success();
 }
 
-bool Executor::orderedBehind(const StreamKey &key, const PendingSync &p) {
+bool SyncTracker::orderedBehind(const StreamKey &key, const PendingSync &p) {
   if (p.upTo <= clocks_[p.stream].done)
     return true;
   const std::map<StreamKey, uint64_t> &after = clocks_[key].after;
@@ -65,28 +65,28 @@ bool Executor::orderedBehind(const StreamKey &key, const PendingSync &p) {
   return it != after.end() && it->second >= p.upTo;
 }
 
-OpStatus Executor::fence(const StreamKey &key, NativeHandle native,
-                         const PendingSync &p) {
+OpStatus SyncTracker::fence(const StreamKey &key, NativeHandle native,
+                            const PendingSync &p) {
   // Work on p's stream since its sync: an event recorded now would make
   // `key` wait for that too, which the client never asked for.
   StreamClock &src = clocks_[p.stream];
   if (p.stream.device != key.device || src.lastWork > p.upTo)
     return waitFor(p);
-  OpStatus st = bind(key.device);
+  OpStatus st = devices_.bind(key.device);
   FenceEvent &f = fenceEvents_[size_t(key.device)];
   if (st.ok() && !f.event)
-    st = ctx_->eventCreate(kEventDisableTiming, &f.event);
+    st = devices_.ctx()->eventCreate(kEventDisableTiming, &f.event);
   // An event recorded at p's stream's current state can serve again.
   bool current =
       f.recorded && f.stream == p.stream && f.marks == src.lastEnqueued;
   if (st.ok() && !current) {
-    st = ctx_->eventRecord(f.event, p.native);
+    st = devices_.ctx()->eventRecord(f.event, p.native);
     f.recorded = st.ok();
     f.stream = p.stream;
     f.marks = src.lastEnqueued;
   }
   if (st.ok())
-    st = ctx_->streamWaitEvent(native, f.event, 0);
+    st = devices_.ctx()->streamWaitEvent(native, f.event, 0);
   if (!st.ok()) // the host wait reports what went wrong, if it persists
     return waitFor(p);
   // The event covers all p's stream has now (it got nothing since a reused
@@ -101,7 +101,7 @@ OpStatus Executor::fence(const StreamKey &key, NativeHandle native,
   return st;
 }
 
-void Executor::noteCommandDone(const wire::CommandEntry &c, uint32_t index) {
+void SyncTracker::noteCommandDone(const wire::CommandEntry &c, uint32_t index) {
   if (!commandHasStream_)
     return;
   const StreamKey key = commandStream_;
@@ -129,7 +129,7 @@ void Executor::noteCommandDone(const wire::CommandEntry &c, uint32_t index) {
   pending_.push_back(PendingSync{key, commandNative_, upTo, batchSeq_, index});
 }
 
-void Executor::markDone(const StreamKey &key) {
+void SyncTracker::markDone(const StreamKey &key) {
   StreamClock &clock = clocks_[key];
   clock.done = seq_; // whatever was enqueued on it so far
   for (const auto &[stream, upTo] : clock.after) {
@@ -138,13 +138,13 @@ void Executor::markDone(const StreamKey &key) {
   }
 }
 
-OpStatus Executor::waitFor(const PendingSync &p) {
+OpStatus SyncTracker::waitFor(const PendingSync &p) {
   if (p.upTo <= clocks_[p.stream].done)
     return OpStatus::success();
   uint64_t start = metrics_ ? monotonicNs() : 0;
-  OpStatus st = bind(p.stream.device);
+  OpStatus st = devices_.bind(p.stream.device);
   if (st.ok())
-    st = syncResult(ctx_->streamSynchronize(p.native));
+    st = devices_.syncResult(devices_.ctx()->streamSynchronize(p.native));
   if (metrics_)
     metrics_->deferredSyncNs.add(monotonicNs() - start);
   if (!st.ok()) {
@@ -156,7 +156,7 @@ OpStatus Executor::waitFor(const PendingSync &p) {
   return st;
 }
 
-OpStatus Executor::waitForPendingSyncs() {
+OpStatus SyncTracker::waitForPendingSyncs() {
   // Newest first: a later sync's wait often covers the older ones.
   while (!pending_.empty()) {
     PendingSync p = pending_.back();
@@ -168,7 +168,7 @@ OpStatus Executor::waitForPendingSyncs() {
   return OpStatus::success();
 }
 
-void Executor::forgetStream(uint64_t handle, int device) {
+void SyncTracker::forgetStream(uint64_t handle, int device) {
   // A later stream may get the same handle: it starts unknown. (Every
   // pending sync was waited for before the destroy, which is not
   // stream-ordered.)
