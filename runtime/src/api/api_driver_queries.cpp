@@ -53,7 +53,7 @@ cudaError_t clusterAskOf(const void *func, const cudaLaunchConfig_t *cfg,
                          bool potentialSize, ClusterAsk *q) {
   if (!cfg || (cfg->numAttrs && !cfg->attrs) || cfg->dynamicSmemBytes > ~0u)
     return cudaErrorInvalidValue;
-  if (cudaError_t err = runtime().stubToId(func, &q->kernel))
+  if (cudaError_t err = runtime().kernels().stubToId(func, &q->kernel))
     return err;
   q->potentialSize = potentialSize;
   const dim3 grid = cfg->gridDim, block = cfg->blockDim;

@@ -18,7 +18,7 @@ cudaError_t kernelNode(const cudaKernelNodeParams *p, const char *call,
   if (!p)
     return cudaErrorInvalidValue;
   uint64_t id;
-  if (cudaError_t err = runtime().stubToId(p->func, &id))
+  if (cudaError_t err = runtime().kernels().stubToId(p->func, &id))
     return err;
   return runtime().kernelNode(id, *p, call, out);
 }

@@ -593,7 +593,7 @@ cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t exec,
 // only has to be one.
 cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream) {
   uint64_t wire = 0;
-  if (cudaError_t err = runtime().wireStream(stream, false, &wire))
+  if (cudaError_t err = runtime().streams().wireStream(stream, false, &wire))
     return record(err);
   return record(runtime().withGraphs([&](GraphState &graphs) {
     return graphs.exec(handleId(exec)) ? cudaSuccess : cudaErrorInvalidValue;

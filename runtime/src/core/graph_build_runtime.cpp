@@ -30,8 +30,9 @@ cudaError_t Runtime::kernelNode(uint64_t kernelId,
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
-  return kernelNodeLocked(kernelId, p.gridDim, p.blockDim, p.kernelParams,
-                          p.sharedMemBytes, call, 0, out);
+  return kernels_.kernelNodeLocked(kernelId, p.gridDim, p.blockDim,
+                                   p.kernelParams, p.sharedMemBytes, call, 0,
+                                   out);
 }
 
 cudaError_t Runtime::memcpyNode(void *dst, const void *src, size_t count,

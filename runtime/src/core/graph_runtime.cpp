@@ -35,7 +35,7 @@ cudaError_t Runtime::streamBeginCapture(cudaStream_t stream,
                                         bool perThread) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t sid;
-  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = streams_.connectedStreamLocked(stream, perThread, &sid))
     return err;
   return graphs_.beginCapture(sid, mode, nextHandle_++);
 }
@@ -48,7 +48,7 @@ cudaError_t Runtime::streamEndCapture(cudaStream_t stream, cudaGraph_t *graph,
   if (cudaError_t err = ensureConnectedLocked())
     return err;
   uint64_t sid, gid = 0;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = streams_.wireStreamLocked(stream, perThread, &sid))
     return err;
   cudaError_t err = graphs_.endCapture(sid, &gid);
   *graph = toHandle<cudaGraph_t>(gid);
@@ -70,7 +70,7 @@ cudaError_t Runtime::streamIsCapturing(cudaStream_t stream,
     return cudaSuccess;
   }
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = streams_.wireStreamLocked(stream, perThread, &sid))
     return err;
   *status = graphs_.status(sid);
   if (id)
@@ -188,7 +188,7 @@ cudaError_t Runtime::graphLaunch(cudaGraphExec_t exec, cudaStream_t stream,
     if (!e)
       return cudaErrorInvalidValue;
     uint64_t sid;
-    if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+    if (cudaError_t err = streams_.wireStreamLocked(stream, perThread, &sid))
       return err;
     if (graphs_.capturing(sid)) {
       // A graph launched into a capture becomes part of it (CUDA adds a
@@ -230,9 +230,10 @@ cudaError_t Runtime::replayOnClient(const NodeList &steps, cudaStream_t stream,
       continue;
     }
     if (n.host == HostStep::EventRecord || n.host == HostStep::EventWait) {
-      cudaError_t err = n.host == HostStep::EventRecord
-                            ? eventRecord(n.event, stream, perThread)
-                            : streamWaitEvent(stream, n.event, 0, perThread);
+      cudaError_t err =
+          n.host == HostStep::EventRecord
+              ? streams_.eventRecord(n.event, stream, perThread)
+              : streams_.streamWaitEvent(stream, n.event, 0, perThread);
       if (err)
         return err;
       continue;
@@ -258,7 +259,7 @@ cudaError_t Runtime::replayOnClient(const NodeList &steps, cudaStream_t stream,
 cudaError_t Runtime::appendNodeLocked(const GraphNode &n, cudaStream_t stream,
                                       bool perThread) {
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = streams_.wireStreamLocked(stream, perThread, &sid))
     return err;
   ensureDeviceLocked();
   bool launch = n.type == wire::Command::Launch;

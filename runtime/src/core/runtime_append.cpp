@@ -16,7 +16,8 @@ cudaError_t Runtime::appendCommand(wire::Command type, const char *call,
   if (cudaError_t err = ensureConnectedLocked())
     return err;
   uint64_t sid = 0;
-  if (cudaError_t err = wireStreamLocked(stream, /*perThread=*/false, &sid))
+  if (cudaError_t err =
+          streams_.wireStreamLocked(stream, /*perThread=*/false, &sid))
     return err;
   if (wire::commandInfo(type)->graphNode && graphs_.capturing(sid)) {
     bool captured;

@@ -75,7 +75,7 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
   }
 
   uint64_t sid;
-  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = streams_.connectedStreamLocked(stream, perThread, &sid))
     return err;
   if (cudaError_t err = refuseInCaptureLocked(sid, call))
     return err;

@@ -43,7 +43,8 @@ cudaError_t Runtime::launchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
   {
     std::lock_guard<std::mutex> lock(mu_);
     uint64_t sid;
-    if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
+    if (cudaError_t err =
+            streams_.connectedStreamLocked(stream, perThread, &sid))
       return err;
     if (graphs_.capturing(sid)) { // a host node (graph_runtime.cpp)
       GraphNode node;
@@ -79,7 +80,8 @@ cudaError_t Runtime::streamAddCallback(cudaStream_t stream,
   {
     std::lock_guard<std::mutex> lock(mu_);
     uint64_t sid;
-    if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
+    if (cudaError_t err =
+            streams_.connectedStreamLocked(stream, perThread, &sid))
       return err;
     if (cudaError_t err = refuseInCaptureLocked(sid, "cudaStreamAddCallback"))
       return err;

@@ -90,7 +90,7 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
       if (a.valueBytes < 8)
         return cudaErrorInvalidValue;
       if (cudaError_t err =
-              wireStreamLocked(valueOf<cudaStream_t>(a), false, &sid))
+              streams_.wireStreamLocked(valueOf<cudaStream_t>(a), false, &sid))
         return err;
       size_t at = fixed.size();
       appendBytes(fixed, a.value, a.valueBytes);
@@ -116,7 +116,7 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
     case lib::Pass::Stream: {
       uint64_t sid = 0;
       if (cudaError_t err =
-              wireStreamLocked(valueOf<cudaStream_t>(a), false, &sid))
+              streams_.wireStreamLocked(valueOf<cudaStream_t>(a), false, &sid))
         return err;
       if (object)
         libObjectStreams_[object] = valueOf<cudaStream_t>(a);
@@ -177,7 +177,7 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   auto s = libObjectStreams_.find(object);
   uint64_t captureSid = 0;
   if (s != libObjectStreams_.end() &&
-      wireStreamLocked(s->second, false, &captureSid) == cudaSuccess &&
+      streams_.wireStreamLocked(s->second, false, &captureSid) == cudaSuccess &&
       graphs_.capturing(captureSid)) {
     bool deviceWork = false, lifetime = false;
     for (const lib::ParamRule &r : rules) {

@@ -160,7 +160,7 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
             call, toArray ? "source" : "destination", linear, span))
       return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, false, &sid))
+  if (cudaError_t err = streams_.wireStreamLocked(stream, false, &sid))
     return err;
   if (cudaError_t err = refuseInCaptureLocked(sid, call))
     return err;

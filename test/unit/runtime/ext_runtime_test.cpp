@@ -20,36 +20,39 @@ class RuntimeExtTest : public st::InProcessRuntimeTest {};
 TEST_F(RuntimeExtTest, FunctionAttributesAreLocalAndSettable) {
   cudaFuncAttributes a;
   uint64_t before = rt->messagesSent();
-  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  ASSERT_EQ(rt->kernels().funcGetAttributes(&a, m.scaleId), cudaSuccess);
   EXPECT_EQ(a.numRegs, 32);
   EXPECT_EQ(a.maxThreadsPerBlock, 1024);
   EXPECT_EQ(a.maxDynamicSharedSizeBytes, 48 * 1024);
   EXPECT_EQ(a.binaryVersion, 90);
-  EXPECT_EQ(rt->funcGetAttributes(&a, 0xdead), cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(rt->kernels().funcGetAttributes(&a, 0xdead),
+            cudaErrorInvalidDeviceFunction);
 
-  ASSERT_EQ(rt->funcSetAttribute(
+  ASSERT_EQ(rt->kernels().funcSetAttribute(
                 m.scaleId, cudaFuncAttributeMaxDynamicSharedMemorySize, 200000),
             cudaSuccess);
-  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  ASSERT_EQ(rt->kernels().funcGetAttributes(&a, m.scaleId), cudaSuccess);
   EXPECT_EQ(a.maxDynamicSharedSizeBytes, 200000);
   EXPECT_EQ(rt->messagesSent(), before) << "attributes cost no message";
   // Beyond the 227 KiB opt-in limit of the device: refused at the call.
-  EXPECT_EQ(rt->funcSetAttribute(
+  EXPECT_EQ(rt->kernels().funcSetAttribute(
                 m.scaleId, cudaFuncAttributeMaxDynamicSharedMemorySize, 300000),
             cudaErrorInvalidValue);
-  EXPECT_EQ(rt->funcSetAttribute(
+  EXPECT_EQ(rt->kernels().funcSetAttribute(
                 m.scaleId, cudaFuncAttributePreferredSharedMemoryCarveout, 101),
             cudaErrorInvalidValue);
   // cudaFuncSetCacheConfig is a carveout preference.
-  ASSERT_EQ(rt->funcSetCacheConfig(m.scaleId, cudaFuncCachePreferL1),
+  ASSERT_EQ(rt->kernels().funcSetCacheConfig(m.scaleId, cudaFuncCachePreferL1),
             cudaSuccess);
-  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  ASSERT_EQ(rt->kernels().funcGetAttributes(&a, m.scaleId), cudaSuccess);
   EXPECT_EQ(a.preferredShmemCarveout, 0);
-  ASSERT_EQ(rt->funcSetCacheConfig(m.scaleId, cudaFuncCachePreferShared),
-            cudaSuccess);
-  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  ASSERT_EQ(
+      rt->kernels().funcSetCacheConfig(m.scaleId, cudaFuncCachePreferShared),
+      cudaSuccess);
+  ASSERT_EQ(rt->kernels().funcGetAttributes(&a, m.scaleId), cudaSuccess);
   EXPECT_EQ(a.preferredShmemCarveout, 100);
-  EXPECT_EQ(rt->funcSetCacheConfig(m.scaleId, 7), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->kernels().funcSetCacheConfig(m.scaleId, 7),
+            cudaErrorInvalidValue);
   // The batched FuncSetAttribute commands were accepted by the server.
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
@@ -100,23 +103,25 @@ TEST_F(RuntimeExtTest, DeviceLimitsAreSetAndReadInTheSession) {
 
 TEST_F(RuntimeExtTest, OccupancyFollowsTheAttributes) {
   int n = -1;
-  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 256, 0, 0),
+  ASSERT_EQ(rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 256, 0, 0),
             cudaSuccess);
   EXPECT_EQ(n, 8); // 32 registers, 256 threads on the Hopper-like device
   // 64 KiB of dynamic shared memory exceeds the default 48 KiB limit ...
-  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
+      cudaSuccess);
   EXPECT_EQ(n, 0);
   // ... until it is raised: (64 + 1) KiB per block in 228 KiB -> 3.
-  ASSERT_EQ(rt->funcSetAttribute(
+  ASSERT_EQ(rt->kernels().funcSetAttribute(
                 m.scaleId, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536),
             cudaSuccess);
-  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
+      cudaSuccess);
   EXPECT_EQ(n, 3);
-  EXPECT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 0, 0, 0),
+  EXPECT_EQ(rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 0, 0, 0),
             cudaErrorInvalidValue);
-  EXPECT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 32, 0, 4),
+  EXPECT_EQ(rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 32, 0, 4),
             cudaErrorInvalidValue);
 }
 
@@ -124,13 +129,13 @@ TEST_F(RuntimeExtTest, CooperativeAndPdlLaunchesCarryTheirFlags) {
   float *p = static_cast<float *>(deviceAlloc(256));
   int count = 64;
   void *args[] = {&p, &count};
-  ASSERT_EQ(rt->launchCooperative(m.scaleId, dim3(2), dim3(32), args, 0,
-                                  nullptr, false),
+  ASSERT_EQ(rt->kernels().launchCooperative(m.scaleId, dim3(2), dim3(32), args,
+                                            0, nullptr, false),
             cudaSuccess);
   // 8 blocks of 256 threads per SM x 132 SMs can be co-resident; one more
   // is refused at the call, as cudart does.
-  EXPECT_EQ(rt->launchCooperative(m.scaleId, dim3(8 * 132 + 1), dim3(256), args,
-                                  0, nullptr, false),
+  EXPECT_EQ(rt->kernels().launchCooperative(m.scaleId, dim3(8 * 132 + 1),
+                                            dim3(256), args, 0, nullptr, false),
             cudaErrorCooperativeLaunchTooLarge);
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -140,7 +145,7 @@ TEST_F(RuntimeExtTest, CooperativeAndPdlLaunchesCarryTheirFlags) {
   cfg.blockDim = dim3(64);
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  ASSERT_EQ(rt->launchEx(&cfg, m.scaleId, args, false), cudaSuccess);
+  ASSERT_EQ(rt->kernels().launchEx(&cfg, m.scaleId, args, false), cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   auto l = backend().launches();
   ASSERT_EQ(l.size(), 2u);
@@ -248,22 +253,25 @@ TEST_F(RuntimeExtTest, PitchedMemoryIn2DAnd3D) {
 // with, the priority clamped to the device's range; no message.
 TEST_F(RuntimeExtTest, StreamFlagsAndPriorityAreLocal) {
   cudaStream_t hi = nullptr, lo = nullptr;
-  ASSERT_EQ(rt->streamCreate(&hi, cudaStreamNonBlocking, -99), cudaSuccess);
-  ASSERT_EQ(rt->streamCreate(&lo, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&hi, cudaStreamNonBlocking, -99),
+            cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&lo, 0, 0), cudaSuccess);
   uint64_t sent = rt->messagesSent();
   unsigned flags = 7;
   int priority = 7;
-  ASSERT_EQ(rt->streamFlagsAndPriority(hi, &flags, &priority), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamFlagsAndPriority(hi, &flags, &priority),
+            cudaSuccess);
   EXPECT_EQ(flags, unsigned(cudaStreamNonBlocking));
   EXPECT_EQ(priority, -5);
-  ASSERT_EQ(rt->streamFlagsAndPriority(lo, &flags, &priority), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamFlagsAndPriority(lo, &flags, &priority),
+            cudaSuccess);
   EXPECT_EQ(flags, 0u);
   EXPECT_EQ(priority, 0);
-  ASSERT_EQ(rt->streamFlagsAndPriority(nullptr, &flags, &priority),
+  ASSERT_EQ(rt->streams().streamFlagsAndPriority(nullptr, &flags, &priority),
             cudaSuccess);
   EXPECT_EQ(rt->messagesSent(), sent);
-  ASSERT_EQ(rt->streamDestroy(lo), cudaSuccess);
-  EXPECT_EQ(rt->streamFlagsAndPriority(lo, &flags, &priority),
+  ASSERT_EQ(rt->streams().streamDestroy(lo), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamFlagsAndPriority(lo, &flags, &priority),
             cudaErrorInvalidResourceHandle);
 }
 
@@ -271,13 +279,14 @@ TEST_F(RuntimeExtTest, StreamFlagsAndPriorityAreLocal) {
 // it becomes a graph memory node (graph_memory_test.cpp).
 TEST_F(RuntimeExtTest, StreamOrderedAllocationOutsideCaptures) {
   cudaStream_t s = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, cudaStreamNonBlocking, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, cudaStreamNonBlocking, 0),
+            cudaSuccess);
   void *p = nullptr;
   ASSERT_EQ(rt->mallocAsync(&p, 256, s), cudaSuccess);
   ASSERT_NE(p, nullptr);
   ASSERT_EQ(rt->memset(p, 1, 256, s, false), cudaSuccess);
   ASSERT_EQ(rt->freeAsync(p, s), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
 }
 
 TEST_F(RuntimeExtTest, PeerCopiesWithinTheOneDevice) {
@@ -436,7 +445,7 @@ TEST_F(RuntimeExtTest, HostCoupledCapabilitiesAreAbsentBothWays) {
 // cudaCtxResetPersistingL2Cache is batched.
 TEST_F(RuntimeExtTest, StreamAttributesAreSetAndReadBack) {
   cudaStream_t s = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
   void *dev = nullptr;
   ASSERT_EQ(rt->malloc(&dev, 4096), cudaSuccess);
   uint64_t trips = rt->roundTrips();
@@ -446,38 +455,39 @@ TEST_F(RuntimeExtTest, StreamAttributesAreSetAndReadBack) {
   v.accessPolicyWindow.hitRatio = 0.6f;
   v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
   v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-  ASSERT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributeAccessPolicyWindow, &v,
-                                   false),
+  ASSERT_EQ(rt->streams().streamSetAttribute(
+                s, cudaLaunchAttributeAccessPolicyWindow, &v, false),
             cudaSuccess);
   cudaLaunchAttributeValue got = {};
-  ASSERT_EQ(rt->streamGetAttribute(s, cudaLaunchAttributeAccessPolicyWindow,
-                                   &got, false),
+  ASSERT_EQ(rt->streams().streamGetAttribute(
+                s, cudaLaunchAttributeAccessPolicyWindow, &got, false),
             cudaSuccess);
   EXPECT_EQ(got.accessPolicyWindow.base_ptr, dev);
   EXPECT_EQ(got.accessPolicyWindow.hitRatio, 0.6f);
-  ASSERT_EQ(rt->streamGetAttribute(s, cudaLaunchAttributeSynchronizationPolicy,
-                                   &got, false),
+  ASSERT_EQ(rt->streams().streamGetAttribute(
+                s, cudaLaunchAttributeSynchronizationPolicy, &got, false),
             cudaSuccess);
   EXPECT_EQ(got.syncPolicy, cudaSyncPolicyAuto) << "CUDA's default";
   EXPECT_EQ(rt->roundTrips(), trips) << "no round trip";
   v.accessPolicyWindow.num_bytes = 8192; // past the allocation
-  EXPECT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributeAccessPolicyWindow, &v,
-                                   false),
+  EXPECT_EQ(rt->streams().streamSetAttribute(
+                s, cudaLaunchAttributeAccessPolicyWindow, &v, false),
             cudaErrorInvalidValue);
   v.accessPolicyWindow.num_bytes = 4096;
   v.accessPolicyWindow.hitRatio = 1.5f;
-  EXPECT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributeAccessPolicyWindow, &v,
-                                   false),
+  EXPECT_EQ(rt->streams().streamSetAttribute(
+                s, cudaLaunchAttributeAccessPolicyWindow, &v, false),
             cudaErrorInvalidValue);
-  EXPECT_EQ(
-      rt->streamSetAttribute(s, cudaLaunchAttributeCooperative, &v, false),
-      cudaErrorInvalidValue)
+  EXPECT_EQ(rt->streams().streamSetAttribute(s, cudaLaunchAttributeCooperative,
+                                             &v, false),
+            cudaErrorInvalidValue)
       << "a launch attribute, not a stream's";
   v.priority = -3;
-  ASSERT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributePriority, &v, false),
+  ASSERT_EQ(rt->streams().streamSetAttribute(s, cudaLaunchAttributePriority, &v,
+                                             false),
             cudaSuccess);
   ASSERT_EQ(rt->resetPersistingL2(), cudaSuccess);
-  EXPECT_EQ(rt->streamSynchronize(s, false), cudaSuccess)
+  EXPECT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess)
       << "the server took all three";
 }
 
@@ -720,9 +730,11 @@ TEST_F(RuntimeExtTest, DevicePrintfReachesStdoutAtTheNextSync) {
   int n = 64;
   void *args[] = {&p, &n};
   testing::internal::CaptureStdout();
-  ASSERT_EQ(rt->launch(m.scaleId, dim3(3), dim3(32), args, 0, nullptr, false),
+  ASSERT_EQ(rt->kernels().launch(m.scaleId, dim3(3), dim3(32), args, 0, nullptr,
+                                 false),
             cudaSuccess);
-  ASSERT_EQ(rt->launch(m.scaleId, dim3(4), dim3(32), args, 0, nullptr, false),
+  ASSERT_EQ(rt->kernels().launch(m.scaleId, dim3(4), dim3(32), args, 0, nullptr,
+                                 false),
             cudaSuccess);
   std::fflush(stdout);
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "")

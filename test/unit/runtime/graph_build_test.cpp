@@ -98,7 +98,7 @@ TEST_F(GraphBuildTest, ClientStepsRunInOrderAtEachLaunch) {
   ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
   std::fill(in.begin(), in.end(), 0x37); // read at launch, not at add
   ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
 
   ASSERT_EQ(seen.copies.size(), 2u);
   for (int launch = 0; launch < 2; ++launch)
@@ -127,7 +127,7 @@ TEST_F(GraphBuildTest, ExecKernelNodeSetParamsSendsOneNode) {
   ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   size_t syncOnly = 0;
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   syncOnly = conn->sizes.back();
 
   size_t before = backend().launches().size();
@@ -135,7 +135,7 @@ TEST_F(GraphBuildTest, ExecKernelNodeSetParamsSendsOneNode) {
     ASSERT_EQ(rt->graphExecNodeSet(e, kernel, scaleNode(i % 2 ? pb : pa, n)),
               cudaSuccess);
     ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-    ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+    ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
     if (i > 0) // a changed node: a small update rides with the launch
       EXPECT_LT(conn->sizes.back() - syncOnly, 250u);
   }
@@ -173,7 +173,7 @@ TEST_F(GraphBuildTest, DependenciesDecideTheOrderAndCyclesFail) {
   cudaGraphExec_t e = nullptr;
   ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
   ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   EXPECT_EQ(read(a, 1)[0], 1);
 
   ASSERT_EQ(rt->graphAddDependencies(g, &first, &second, 1), cudaSuccess);
@@ -230,10 +230,10 @@ TEST_F(GraphBuildTest, NodeQueriesAndClones) {
   ASSERT_EQ(rt->graphInstantiate(&original, g), cudaSuccess);
   ASSERT_EQ(rt->graphInstantiate(&cloned, clone), cudaSuccess);
   ASSERT_EQ(rt->graphLaunch(cloned, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   EXPECT_EQ(host[0], 9);
   ASSERT_EQ(rt->graphLaunch(original, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   EXPECT_EQ(host[0], 3);
 
   // Destroying a graph ends its node handles.
@@ -311,7 +311,7 @@ TEST_F(GraphBuildTest, CaptureTakesHostCopiesAndHostFunctions) {
   cudaGraphExec_t e = nullptr;
   ASSERT_EQ(rt->graphInstantiate(&e, captured), cudaSuccess);
   ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   ASSERT_EQ(seen.copies.size(), 1u);
   for (int i = 0; i < 32; ++i)
     ASSERT_EQ(seen.copies[0][i], i < 8 ? 0x10 : 0x44) << i;
@@ -327,7 +327,7 @@ TEST_F(GraphBuildTest, CaptureTakesHostCopiesAndHostFunctions) {
   cudaGraphExecUpdateResultInfo info{};
   ASSERT_EQ(rt->graphExecUpdate(e, again, &info), cudaSuccess);
   ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   ASSERT_EQ(seen.copies.size(), 2u);
   EXPECT_EQ(seen.copies[1][31], 0x66);
 

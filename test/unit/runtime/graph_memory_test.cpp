@@ -94,7 +94,7 @@ TEST_F(GraphMemoryTest, AllocateUseAndFreeInOneGraph) {
   for (int launch = 0; launch < 2; ++launch) {
     std::fill(out.begin(), out.end(), 0);
     ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-    ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+    ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
     EXPECT_EQ(out, std::vector<uint8_t>(4096, 0x3c)) << "launch " << launch;
   }
   ASSERT_EQ(rt->graphExecDestroy(e), cudaSuccess);

@@ -57,12 +57,12 @@ TEST_F(GraphRuntimeTest, InstantiateOnceLaunchManyTimes) {
   size_t before = backend().launches().size();
   EXPECT_EQ(read(b + 64, 1)[0], 0) << "instantiating runs nothing";
 
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   size_t syncOnly = conn->sizes.back();
   for (int i = 0; i < 5; ++i) {
     size_t sent = conn->sizes.size();
     ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-    ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+    ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
     ASSERT_EQ(conn->sizes.size(), sent + 1);
     // GraphLaunch adds a few dozen bytes to the sync's message, whatever
     // the graph's size.
@@ -124,7 +124,7 @@ TEST_F(GraphRuntimeTest, UpdateSendsOnlyTheChangedNodes) {
 
   size_t before = backend().launches().size();
   ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   auto launches = backend().launches();
   ASSERT_EQ(launches.size(), before + kNodes);
   for (int i = 0; i < kNodes; ++i)
@@ -169,7 +169,7 @@ TEST_F(GraphRuntimeTest, IncompatibleUpdatesFailLocallyLikeCuda) {
   // The exec is unchanged and still runs its original nodes.
   size_t before = backend().launches().size();
   ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   EXPECT_EQ(backend().launches().size(), before + 1);
   EXPECT_EQ(read(a, 1)[0], 1);
 }
@@ -182,7 +182,8 @@ TEST_F(GraphRuntimeTest, IllegalCallsDuringCaptureInvalidateIt) {
   EXPECT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
             cudaErrorIllegalState);
   ASSERT_EQ(scale(a, 32, s), cudaSuccess);
-  EXPECT_EQ(rt->streamSynchronize(s, false), cudaErrorStreamCaptureUnsupported);
+  EXPECT_EQ(rt->streams().streamSynchronize(s, false),
+            cudaErrorStreamCaptureUnsupported);
   EXPECT_EQ(status(s), cudaStreamCaptureStatusInvalidated);
   EXPECT_EQ(scale(a, 32, s), cudaErrorStreamCaptureInvalidated);
   cudaGraph_t g = reinterpret_cast<cudaGraph_t>(1);
@@ -215,29 +216,31 @@ TEST_F(GraphRuntimeTest, IllegalCallsDuringCaptureInvalidateIt) {
   // None of the refused work ran; the stream works normally again.
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   EXPECT_EQ(backend().launches().size(), 0u);
-  EXPECT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
 }
 
 TEST_F(GraphRuntimeTest, StreamsJoinACaptureThroughEvents) {
   uint8_t *a = static_cast<uint8_t *>(alloc(256));
   cudaStream_t s2;
   cudaEvent_t fork, join;
-  ASSERT_EQ(rt->streamCreate(&s2, 0, 0), cudaSuccess);
-  ASSERT_EQ(rt->eventCreate(&fork, cudaEventDisableTiming), cudaSuccess);
-  ASSERT_EQ(rt->eventCreate(&join, cudaEventDisableTiming), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s2, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventCreate(&fork, cudaEventDisableTiming),
+            cudaSuccess);
+  ASSERT_EQ(rt->streams().eventCreate(&join, cudaEventDisableTiming),
+            cudaSuccess);
 
   ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
             cudaSuccess);
   ASSERT_EQ(rt->memset(a, 3, 64, s, false), cudaSuccess);
-  ASSERT_EQ(rt->eventRecord(fork, s, false), cudaSuccess);
-  EXPECT_EQ(rt->eventQuery(fork), cudaErrorCapturedEvent);
-  ASSERT_EQ(rt->streamWaitEvent(s2, fork, 0, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventRecord(fork, s, false), cudaSuccess);
+  EXPECT_EQ(rt->streams().eventQuery(fork), cudaErrorCapturedEvent);
+  ASSERT_EQ(rt->streams().streamWaitEvent(s2, fork, 0, false), cudaSuccess);
   EXPECT_EQ(status(s2), cudaStreamCaptureStatusActive);
   ASSERT_EQ(
       rt->memcpy(a + 64, a, 64, cudaMemcpyDeviceToDevice, s2, true, false),
       cudaSuccess);
-  ASSERT_EQ(rt->eventRecord(join, s2, false), cudaSuccess);
-  ASSERT_EQ(rt->streamWaitEvent(s, join, 0, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventRecord(join, s2, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamWaitEvent(s, join, 0, false), cudaSuccess);
   cudaGraph_t g = nullptr;
   EXPECT_EQ(rt->streamEndCapture(s2, &g, false),
             cudaErrorStreamCaptureUnmatched);
@@ -247,7 +250,7 @@ TEST_F(GraphRuntimeTest, StreamsJoinACaptureThroughEvents) {
   cudaGraphExec_t e;
   ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
   ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   std::vector<uint8_t> got = read(a, 128);
   EXPECT_EQ(got, std::vector<uint8_t>(128, 3));
 }
