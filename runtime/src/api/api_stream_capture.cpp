@@ -32,8 +32,8 @@ cudaError_t captureInfo(cudaStream_t stream, cudaStreamCaptureStatus *status,
   if (!status)
     return cudaErrorInvalidValue;
   unsigned long long captureId = 0;
-  if (cudaError_t err =
-          runtime().streamIsCapturing(stream, status, &captureId, false))
+  if (cudaError_t err = runtime().graphs().streamIsCapturing(stream, status,
+                                                             &captureId, false))
     return err;
   if (id)
     *id = captureId;

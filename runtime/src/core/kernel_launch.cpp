@@ -43,9 +43,10 @@ cudaError_t Kernels::launchLocked(uint64_t id, dim3 grid, dim3 block,
   uint64_t sid;
   if (cudaError_t err = rt_.streams_.wireStreamLocked(stream, perThread, &sid))
     return err;
-  if (rt_.graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
+  if (rt_.graphs_.stateLocked().capturing(
+          sid)) { // a graph node instead (graph_runtime.cpp)
     bool captured;
-    return rt_.captureLocked(sid, std::move(node), &captured);
+    return rt_.graphs_.captureLocked(sid, std::move(node), &captured);
   }
   rt_.ensureDeviceLocked();
   rt_.appendLocked(wire::Command::Launch, node.command(rt_.batch_.fbb(), sid),

@@ -161,8 +161,8 @@ cudaError_t Kernels::launchFunction(uint64_t function, dim3 grid, dim3 block,
   uint64_t sid;
   if (cudaError_t err = rt_.streams_.wireStreamLocked(stream, false, &sid))
     return err;
-  if (rt_.graphs_.capturing(sid))
-    return rt_.refuseInCaptureLocked(sid, "cuLaunchKernel");
+  if (rt_.graphs_.stateLocked().capturing(sid))
+    return rt_.graphs_.refuseInCaptureLocked(sid, "cuLaunchKernel");
   rt_.ensureDeviceLocked();
   flatbuffers::FlatBufferBuilder &fbb = rt_.batch_.fbb();
   uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};

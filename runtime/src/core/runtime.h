@@ -2,8 +2,10 @@
 // snapshot, allocation table) and the batch that async work is appended to,
 // with roles that keep their own state beside it: Streams (streams.h:
 // streams and events), Kernels (kernels.h: launches, function attributes,
-// driver-API modules) and the TransferEngine (transfer_engine.h: how a
-// copy's bytes travel). The exported CUDA API (api_*.cpp) is a thin layer
+// driver-API modules), Graphs (graphs.h: capture and graphs), Vmm (vmm.h:
+// the driver's virtual memory calls) and the TransferEngine
+// (transfer_engine.h: how a copy's bytes travel). The exported CUDA API
+// (api_*.cpp) is a thin layer
 // over one global instance, reaching a role through its accessor
 // (runtime().streams().streamCreate(...)); tests build their own with an
 // injected connection.
@@ -24,6 +26,7 @@
 #define RC_RT_RUNTIME_H
 
 #include "core/batch.h"
+#include "core/graphs.h"
 #include "core/host_memory.h"
 #include "core/kernels.h"
 #include "core/link_emulation.h"
@@ -31,6 +34,7 @@
 #include "core/streams.h"
 #include "core/traffic_stats.h"
 #include "core/transfer_engine.h"
+#include "core/vmm.h"
 #include "core/worker_pool.h"
 #include "graphs/graph_state.h"
 #include "manifests/kernel_index.h"
@@ -144,9 +148,11 @@ Connector urlConnector(std::string url, std::string keyFile);
 class Runtime {
   // The roles work on the connection, the batch and each other's tables
   // under the runtime's lock (see "Locking" above).
+  friend class Graphs;
   friend class Kernels;
   friend class Streams;
   friend class TransferEngine;
+  friend class Vmm;
 
 public:
   Runtime(Connector connect, ManifestLoader manifests, Options opts);
@@ -235,75 +241,15 @@ public:
   // ---- kernels: launches, attributes, driver-API modules (kernels.h) --
   Kernels &kernels() { return kernels_; }
 
-  // ---- graphs (graph_runtime.cpp, docs/graphs.md) ----------------------
-  cudaError_t streamBeginCapture(cudaStream_t stream,
-                                 cudaStreamCaptureMode mode, bool perThread);
-  cudaError_t streamEndCapture(cudaStream_t stream, cudaGraph_t *graph,
-                               bool perThread);
-  cudaError_t streamIsCapturing(cudaStream_t stream,
-                                cudaStreamCaptureStatus *status,
-                                unsigned long long *id, bool perThread);
-  cudaError_t graphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph);
-  cudaError_t graphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
-                              cudaGraphExecUpdateResultInfo *info);
-  cudaError_t graphLaunch(cudaGraphExec_t exec, cudaStream_t stream,
-                          bool perThread);
-  cudaError_t graphDestroy(cudaGraph_t graph);
-  cudaError_t graphExecDestroy(cudaGraphExec_t exec);
-
+  // ---- graphs (graphs.h, docs/graphs.md) ------------------------------
+  Graphs &graphs() { return graphs_; }
   // Graph queries and edits that ask nothing of the server
   // (api/graph_edit_api.cpp, graphs/graph_edits.cpp) run `edit` on the
   // graph state under the runtime lock, with no method of their own here.
   template <class Edit> auto withGraphs(Edit &&edit) {
     std::lock_guard<std::mutex> lock(mu_);
-    return edit(graphs_);
+    return edit(graphs_.stateLocked());
   }
-
-  // ---- graphs built node by node (graph_build_runtime.cpp) -------------
-  cudaError_t graphCreate(cudaGraph_t *graph, unsigned flags);
-  // A node is built first, checked like the stream call it stands for
-  // (launch configuration and arguments, device ranges); `call` names the
-  // API in messages.
-  cudaError_t kernelNode(uint64_t kernelId, const cudaKernelNodeParams &p,
-                         const char *call, GraphNode *out);
-  cudaError_t memcpyNode(void *dst, const void *src, size_t count,
-                         cudaMemcpyKind kind, const char *call, GraphNode *out);
-  cudaError_t memcpy3DNode(const cudaMemcpy3DParms &p, const char *call,
-                           GraphNode *out);
-  cudaError_t memsetNode(const cudaMemsetParams &p, const char *call,
-                         GraphNode *out);
-  cudaError_t graphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
-                           const cudaGraphNode_t *deps, size_t count,
-                           GraphNode n);
-  cudaError_t graphAddDependencies(cudaGraph_t graph,
-                                   const cudaGraphNode_t *from,
-                                   const cudaGraphNode_t *to, size_t count);
-  // cudaGraphGetNodes, or cudaGraphGetRootNodes with `rootsOnly`.
-  cudaError_t graphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
-                            size_t *count, bool rootsOnly);
-  cudaError_t graphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type);
-  cudaError_t graphClone(cudaGraph_t *clone, cudaGraph_t graph);
-  cudaError_t graphNodeFindInClone(cudaGraphNode_t *node,
-                                   cudaGraphNode_t original, cudaGraph_t clone);
-  // ---- graph memory nodes (graph_memory_runtime.cpp) -------------------
-  // cudaGraphAddMemAllocNode's node: allocated now, p->dptr set.
-  cudaError_t graphMemAllocNode(cudaMemAllocNodeParams *p, const char *call,
-                                GraphNode *out);
-  // cudaGraphAddMemFreeNode's node: dptr must be a graph allocation.
-  cudaError_t graphMemFreeNode(void *dptr, GraphNode *out);
-  // cudaGraphMemAllocNodeGetParams (alloc) / MemFreeNodeGetParams (freed).
-  cudaError_t graphMemoryNodeParams(cudaGraphNode_t node,
-                                    cudaMemAllocNodeParams *alloc,
-                                    void **freed);
-  // cudaDeviceGetGraphMemAttribute / SetGraphMemAttribute (set): a uint64_t.
-  cudaError_t graphMemAttribute(int device, cudaGraphMemAttributeType attr,
-                                void *value, bool set);
-
-  // New parameters for a node of a graph, or for the node an exec made of
-  // it; the node's kind (and a copy's memory types) must stay.
-  cudaError_t graphNodeSet(cudaGraphNode_t node, GraphNode n);
-  cudaError_t graphExecNodeSet(cudaGraphExec_t exec, cudaGraphNode_t node,
-                               GraphNode n);
 
   // ---- 2D and peer copies (runtime_copy2d.cpp) --------------------------
   cudaError_t memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -366,21 +312,8 @@ public:
                                 cudaStreamCallback_t callback, void *data,
                                 unsigned flags, bool perThread);
 
-  // ---- driver VMM for librc_cuda (runtime_vmm.cpp) ----------------------
-  cudaError_t vmmAddressReserve(uint64_t *addr, size_t size, size_t alignment);
-  cudaError_t vmmAddressFree(uint64_t addr, size_t size);
-  // compression: a CUmemAllocationCompType (0: none); asking for one costs
-  // a round trip, for the driver's answer.
-  cudaError_t vmmCreate(uint64_t *handle, size_t size, int device,
-                        uint8_t compression = 0);
-  // cuMemGetAllocationPropertiesFromHandle: what cuMemCreate made.
-  cudaError_t vmmProperties(uint64_t handle, int *device, uint8_t *compression);
-  cudaError_t vmmRelease(uint64_t handle);
-  cudaError_t vmmMap(uint64_t addr, size_t size, size_t offset,
-                     uint64_t handle);
-  cudaError_t vmmUnmap(uint64_t addr, size_t size);
-  cudaError_t vmmSetAccess(uint64_t addr, size_t size,
-                           const std::vector<int> &devices);
+  // ---- driver VMM for librc_cuda (vmm.h) --------------------------------
+  Vmm &vmm() { return vmm_; }
 
   // ---- vendor library calls (runtime_libcalls.cpp, docs/libraries.md) --
   // One call of a served row (rc_lib_call_abi.h says what it does).
@@ -570,36 +503,11 @@ private:
                            cudaMemcpyKind kind, cudaStream_t stream, bool async,
                            bool perThread, const char *call);
 
-  // graph_runtime.cpp. While `stream` captures, async work becomes a node
-  // instead of a command: *captured tells the caller not to append it.
-  cudaError_t captureLocked(uint64_t stream, GraphNode node, bool *captured);
   // A vendor library call that queues device work on a capturing stream
   // (runtime_libcalls.cpp): a graph node owning the encoded call.
   cudaError_t captureLibraryCallLocked(uint64_t sid, const std::string &key,
                                        std::vector<uint8_t> args,
                                        bool scalarsOnDevice);
-  void sendExecUpdateLocked(uint64_t exec, const std::vector<uint32_t> &indices,
-                            const NodeList &nodes);
-  cudaError_t replayOnClient(const NodeList &steps, cudaStream_t stream,
-                             bool perThread);
-  // A device node as an ordinary command of `stream`.
-  cudaError_t appendNodeLocked(const GraphNode &n, cudaStream_t stream,
-                               bool perThread);
-  // Calls that CUDA forbids on a capturing stream (syncs, host copies):
-  // cudaErrorStreamCaptureUnsupported, and the capture is invalidated.
-  cudaError_t refuseInCaptureLocked(uint64_t stream, const char *call);
-
-  // graph_memory_runtime.cpp. An allocation node's memory, made now.
-  cudaError_t graphAllocationLocked(size_t size, const char *call,
-                                    GraphNode *out);
-  // ptr a graph allocation: the program freed it (cudaFree, cudaFreeAsync);
-  // else false.
-  bool freeGraphMemoryLocked(void *ptr);
-  // Frees `addr` for real once it is not live and nothing holds its node.
-  void releaseGraphMemoryLocked(uint64_t addr);
-  // The allocations an exec of `g` leaves live and frees, into *exec.
-  void graphMemoryOfExecLocked(const Graph &g, Exec *exec);
-  void launchedGraphMemoryLocked(const Exec &exec);
 
   // runtime_sync.cpp: StreamQuery / EventQuery round trip.
   cudaError_t queryLocked(wire::Command type, flatbuffers::Offset<void> cmd,
@@ -657,22 +565,9 @@ private:
   Streams streams_{*this};
   Kernels kernels_{*this};
 
-  GraphState graphs_; // captures, graphs and execs (client-side)
-  // Graph memory by address: live when a launch left it allocated.
-  struct GraphAllocation {
-    size_t size = 0;
-    bool live = false;
-  };
-  std::map<uint64_t, GraphAllocation> graphAllocs_;
-  std::map<int, uint64_t> graphMemHigh_; // device -> high watermark
+  Graphs graphs_{*this};
 
-  std::map<uint64_t, size_t> vmmMapped_; // cuMemMap'd ranges
-  uint64_t nextVmmHandle_ = 1;           // cuMemCreate handles
-  struct VmmAllocation {
-    int device = 0;
-    uint8_t compression = 0; // as the driver granted it
-  };
-  std::map<uint64_t, VmmAllocation> vmmAllocations_; // until cuMemRelease
+  Vmm vmm_{*this};
   // CUDA arrays: the cudaArray_t the application holds is the wire ID.
   struct ArrayInfo {
     cudaChannelFormatDesc desc{};

@@ -19,16 +19,17 @@ cudaError_t Runtime::appendCommand(wire::Command type, const char *call,
   if (cudaError_t err =
           streams_.wireStreamLocked(stream, /*perThread=*/false, &sid))
     return err;
-  if (wire::commandInfo(type)->graphNode && graphs_.capturing(sid)) {
+  if (wire::commandInfo(type)->graphNode &&
+      graphs_.stateLocked().capturing(sid)) {
     bool captured;
-    return captureLocked(sid, GraphNode::libraryCommand(type, build),
-                         &captured);
+    return graphs_.captureLocked(sid, GraphNode::libraryCommand(type, build),
+                                 &captured);
   }
   // Refuse rather than run it outside the graph being captured.
   std::string why = std::string(call) +
                     " (of the cuBLAS calls only GEMMs can be captured into "
                     "graphs)";
-  if (cudaError_t err = refuseInCaptureLocked(sid, why.c_str()))
+  if (cudaError_t err = graphs_.refuseInCaptureLocked(sid, why.c_str()))
     return err;
   ensureDeviceLocked();
   flatbuffers::Offset<void> cmd = build(batch_.fbb(), sid);

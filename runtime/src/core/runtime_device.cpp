@@ -134,7 +134,7 @@ cudaError_t Runtime::deviceReset() {
                  {"cudaDeviceReset", 0});
   managed_.unmapAll(); // their allocations are among allocs_
   managedAllocs_.clear();
-  graphAllocs_.clear(); // also among allocs_
+  graphs_.forgetGraphMemoryLocked(); // also among allocs_
   allocs_.clear();
   allocDevice_.clear();
   symbolAddrs_.clear();

@@ -178,7 +178,7 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   uint64_t captureSid = 0;
   if (s != libObjectStreams_.end() &&
       streams_.wireStreamLocked(s->second, false, &captureSid) == cudaSuccess &&
-      graphs_.capturing(captureSid)) {
+      graphs_.stateLocked().capturing(captureSid)) {
     bool deviceWork = false, lifetime = false;
     for (const lib::ParamRule &r : rules) {
       deviceWork |= r.pass == lib::Pass::Device;
@@ -189,7 +189,7 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
         std::string call = std::string(key) +
                            " (a library call that returns host values "
                            "cannot be captured into a graph)";
-        return refuseInCaptureLocked(captureSid, call.c_str());
+        return graphs_.refuseInCaptureLocked(captureSid, call.c_str());
       }
       return captureLibraryCallLocked(captureSid, key, std::move(fixed),
                                       scalarsOnDevice);
@@ -284,7 +284,7 @@ cudaError_t Runtime::captureLibraryCallLocked(uint64_t sid,
         .Union();
   };
   bool captured;
-  return captureLocked(
+  return graphs_.captureLocked(
       sid, GraphNode::libraryCommand(wire::Command::LibCall, std::move(build)),
       &captured);
 }

@@ -61,7 +61,7 @@ cudaError_t Runtime::free(void *ptr) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = unavailableLocked())
     return err;
-  if (freeGraphMemoryLocked(ptr))
+  if (graphs_.freeGraphMemoryLocked(ptr))
     return cudaSuccess;
   void *base = nullptr;
   return freeLocked(freeManagedLocked(ptr, &base) ? base : ptr);
@@ -155,14 +155,14 @@ bool covered(const std::map<uint64_t, size_t> &ranges, uint64_t a, uint64_t n,
 // Device addresses are known: they come from cudaMalloc or symbol lookups.
 bool Runtime::isDevicePointerLocked(const void *p) const {
   return inRanges(allocs_, addrOf(p)) || inRanges(symbolRanges_, addrOf(p)) ||
-         inRanges(vmmMapped_, addrOf(p));
+         inRanges(vmm_.mappedLocked(), addrOf(p));
 }
 
 cudaError_t Runtime::checkDeviceRangeLocked(const char *call, const char *role,
                                             const void *p, size_t n) const {
   uint64_t a = addrOf(p);
   if (covered(allocs_, a, n, false) || covered(symbolRanges_, a, n, false) ||
-      covered(vmmMapped_, a, n, true))
+      covered(vmm_.mappedLocked(), a, n, true))
     return cudaSuccess;
   std::fprintf(stderr,
                "remote-clang: %s: %s range 0x%" PRIx64 " + %zu bytes is not "
@@ -175,7 +175,9 @@ cudaError_t Runtime::allocationRange(const void *p, void **base, size_t *size) {
   if (!base || !size)
     return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto *ranges : {&allocs_, &symbolRanges_, &vmmMapped_}) {
+  const std::map<uint64_t, size_t> *all[] = {&allocs_, &symbolRanges_,
+                                             &vmm_.mappedLocked()};
+  for (const auto *ranges : all) {
     auto it = ranges->upper_bound(addrOf(p));
     if (it == ranges->begin() || !inRanges(*ranges, addrOf(p)))
       continue;
@@ -274,10 +276,11 @@ cudaError_t Runtime::memcpyLocked(void *dst, const void *src, size_t count,
   uint64_t sid;
   if (cudaError_t err = streams_.connectedStreamLocked(stream, perThread, &sid))
     return err;
-  if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
+  if (graphs_.stateLocked().capturing(
+          sid)) { // a graph node instead (graph_runtime.cpp)
     bool captured;
-    return captureLocked(sid, GraphNode::copy(dst, src, count, kind),
-                         &captured);
+    return graphs_.captureLocked(sid, GraphNode::copy(dst, src, count, kind),
+                                 &captured);
   }
   ensureDeviceLocked();
   flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
@@ -317,16 +320,17 @@ cudaError_t Runtime::mallocAsync(void **ptr, size_t size, cudaStream_t stream) {
   uint64_t sid;
   if (cudaError_t err = streams_.connectedStreamLocked(stream, false, &sid))
     return err;
-  if (!graphs_.capturing(sid))
+  if (!graphs_.stateLocked().capturing(sid))
     return mallocLocked(ptr, size, "cudaMallocAsync");
   GraphNode node;
-  if (cudaError_t err =
-          graphAllocationLocked(size, "cudaMallocAsync (captured)", &node))
+  if (cudaError_t err = graphs_.graphAllocationLocked(
+          size, "cudaMallocAsync (captured)", &node))
     return err;
   uint64_t addr = node.dst;
   bool captured;
-  if (cudaError_t err = captureLocked(sid, std::move(node), &captured)) {
-    graphAllocs_.erase(addr);
+  if (cudaError_t err =
+          graphs_.captureLocked(sid, std::move(node), &captured)) {
+    graphs_.dropGraphAllocationLocked(addr);
     freeLocked(reinterpret_cast<void *>(uintptr_t(addr)));
     return err;
   }
@@ -340,15 +344,15 @@ cudaError_t Runtime::freeAsync(void *ptr, cudaStream_t stream) {
     uint64_t sid;
     if (cudaError_t err = streams_.connectedStreamLocked(stream, false, &sid))
       return err;
-    if (graphs_.capturing(sid)) {
-      if (!graphAllocs_.count(addrOf(ptr)))
+    if (graphs_.stateLocked().capturing(sid)) {
+      if (!graphs_.isGraphAllocationLocked(addrOf(ptr)))
         return reportUnsupported("cudaFreeAsync in a stream capture of "
                                  "memory no graph allocated");
       GraphNode node;
       node.memory = MemoryStep::Free;
       node.dst = addrOf(ptr);
       bool captured;
-      return captureLocked(sid, std::move(node), &captured);
+      return graphs_.captureLocked(sid, std::move(node), &captured);
     }
   }
   return free(ptr);
@@ -379,10 +383,11 @@ cudaError_t Runtime::memset(void *dst, int value, size_t count,
   uint64_t sid;
   if (cudaError_t err = streams_.wireStreamLocked(stream, perThread, &sid))
     return err;
-  if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
+  if (graphs_.stateLocked().capturing(
+          sid)) { // a graph node instead (graph_runtime.cpp)
     bool captured;
-    return captureLocked(sid, GraphNode::memset(dst, uint8_t(value), count),
-                         &captured);
+    return graphs_.captureLocked(
+        sid, GraphNode::memset(dst, uint8_t(value), count), &captured);
   }
   ensureDeviceLocked();
   appendLocked(

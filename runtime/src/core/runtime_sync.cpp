@@ -354,9 +354,9 @@ cudaError_t Runtime::deviceSynchronize() {
   std::lock_guard<std::mutex> lock(mu_);
   if (cudaError_t err = ensureConnectedLocked())
     return err;
-  if (graphs_.anyCapture()) {
+  if (graphs_.stateLocked().anyCapture()) {
     // Would wait on capturing streams: illegal, and fatal to the captures.
-    graphs_.invalidateAll();
+    graphs_.stateLocked().invalidateAll();
     std::fprintf(stderr, "remote-clang: cudaDeviceSynchronize during stream "
                          "capture is not allowed; the capture is invalidated "
                          "(cudaErrorStreamCaptureUnsupported)\n");

@@ -162,7 +162,7 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
   uint64_t sid;
   if (cudaError_t err = streams_.wireStreamLocked(stream, false, &sid))
     return err;
-  if (cudaError_t err = refuseInCaptureLocked(sid, call))
+  if (cudaError_t err = graphs_.refuseInCaptureLocked(sid, call))
     return err;
   ensureDeviceLocked();
   uint64_t id = addrOf(array);

@@ -140,7 +140,8 @@ cudaError_t Streams::streamSynchronize(cudaStream_t stream, bool perThread) {
   uint64_t id;
   if (cudaError_t err = connectedStreamLocked(stream, perThread, &id))
     return err;
-  if (cudaError_t err = rt_.refuseInCaptureLocked(id, "cudaStreamSynchronize"))
+  if (cudaError_t err =
+          rt_.graphs_.refuseInCaptureLocked(id, "cudaStreamSynchronize"))
     return err;
   rt_.ensureDeviceLocked();
   if (rt_.syncFoldsIntoReadbackLocked(id))
@@ -160,7 +161,8 @@ cudaError_t Streams::streamQuery(cudaStream_t stream, bool perThread) {
   uint64_t id;
   if (cudaError_t err = connectedStreamLocked(stream, perThread, &id))
     return err;
-  if (cudaError_t err = rt_.refuseInCaptureLocked(id, "cudaStreamQuery"))
+  if (cudaError_t err =
+          rt_.graphs_.refuseInCaptureLocked(id, "cudaStreamQuery"))
     return err;
   rt_.ensureDeviceLocked();
   return rt_.downloadManagedLocked(
@@ -180,7 +182,8 @@ cudaError_t Streams::streamWaitEvent(cudaStream_t stream, cudaEvent_t event,
   if (cudaError_t err = wireEventLocked(event, &eid))
     return err;
   bool absorbed = false; // joined a capture (graph_state.cpp)
-  if (cudaError_t err = rt_.graphs_.streamWaitsEvent(sid, eid, &absorbed))
+  if (cudaError_t err =
+          rt_.graphs_.stateLocked().streamWaitsEvent(sid, eid, &absorbed))
     return err;
   if (absorbed)
     return cudaSuccess;
@@ -223,7 +226,7 @@ cudaError_t Streams::eventDestroy(cudaEvent_t event) {
   uint64_t id = handleId(event);
   if (!event || !events_.erase(id))
     return cudaErrorInvalidResourceHandle;
-  rt_.graphs_.eventDestroyed(id);
+  rt_.graphs_.stateLocked().eventDestroyed(id);
   rt_.appendLocked(wire::Command::EventDestroy,
                    wire::CreateEventDestroy(rt_.batch_.fbb(), id).Union(),
                    {"cudaEventDestroy", 0});
@@ -241,7 +244,7 @@ cudaError_t Streams::eventRecord(cudaEvent_t event, cudaStream_t stream,
     return err;
   if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
     return err;
-  if (rt_.graphs_.eventRecorded(eid, sid))
+  if (rt_.graphs_.stateLocked().eventRecorded(eid, sid))
     return cudaSuccess; // marks a point of the capture, for joins
   rt_.ensureDeviceLocked();
   rt_.appendLocked(wire::Command::EventRecord,
@@ -258,7 +261,7 @@ cudaError_t Streams::eventSynchronize(cudaEvent_t event) {
   uint64_t eid;
   if (cudaError_t err = wireEventLocked(event, &eid))
     return err;
-  if (rt_.graphs_.eventCaptured(eid))
+  if (rt_.graphs_.stateLocked().eventCaptured(eid))
     return cudaErrorCapturedEvent;
   rt_.appendLocked(wire::Command::EventSynchronize,
                    wire::CreateEventSynchronize(rt_.batch_.fbb(), eid).Union(),
@@ -273,7 +276,7 @@ cudaError_t Streams::eventQuery(cudaEvent_t event) {
   uint64_t eid;
   if (cudaError_t err = wireEventLocked(event, &eid))
     return err;
-  if (rt_.graphs_.eventCaptured(eid))
+  if (rt_.graphs_.stateLocked().eventCaptured(eid))
     return cudaErrorCapturedEvent;
   return rt_.downloadManagedLocked(rt_.queryLocked(
       wire::Command::EventQuery,

@@ -352,14 +352,14 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
   const size_t gran = 2 << 20, reserved = size_t(32) << 30;
   uint64_t base = 0;
   uint64_t trips = rt->roundTrips();
-  ASSERT_EQ(rt->vmmAddressReserve(&base, reserved, 0), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmAddressReserve(&base, reserved, 0), cudaSuccess);
   ASSERT_NE(base, 0u);
   for (int chunk = 0; chunk < 2; ++chunk) {
     uint64_t h = 0, at = base + chunk * gran;
-    ASSERT_EQ(rt->vmmCreate(&h, gran, 0), cudaSuccess);
-    ASSERT_EQ(rt->vmmMap(at, gran, 0, h), cudaSuccess);
-    ASSERT_EQ(rt->vmmRelease(h), cudaSuccess);
-    ASSERT_EQ(rt->vmmSetAccess(at, gran, {0}), cudaSuccess);
+    ASSERT_EQ(rt->vmm().vmmCreate(&h, gran, 0), cudaSuccess);
+    ASSERT_EQ(rt->vmm().vmmMap(at, gran, 0, h), cudaSuccess);
+    ASSERT_EQ(rt->vmm().vmmRelease(h), cudaSuccess);
+    ASSERT_EQ(rt->vmm().vmmSetAccess(at, gran, {0}), cudaSuccess);
   }
   EXPECT_EQ(rt->roundTrips(), trips + 1) << "only the reservation waits";
   // A buffer across the two chunks; cudaMemcpyDefault sees device memory.
@@ -373,11 +373,11 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
       rt->memcpy(out.data(), p, 16, cudaMemcpyDefault, nullptr, false, false),
       cudaSuccess);
   EXPECT_EQ(out, in);
-  ASSERT_EQ(rt->vmmUnmap(base, 2 * gran), cudaSuccess);
-  ASSERT_EQ(rt->vmmAddressFree(base, reserved), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmUnmap(base, 2 * gran), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmAddressFree(base, reserved), cudaSuccess);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
   // A bad map is reported at the next sync, naming the call.
-  ASSERT_EQ(rt->vmmMap(base, gran, 0, 999), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmMap(base, gran, 0, 999), cudaSuccess);
   testing::internal::CaptureStderr();
   EXPECT_EQ(rt->deviceSynchronize(), cudaErrorInvalidValue);
   std::string err = testing::internal::GetCapturedStderr();
@@ -392,25 +392,27 @@ TEST_F(RuntimeExtTest, CompressibleVmmMemoryReportsWhatWasGranted) {
   const size_t gran = 2 << 20;
   uint64_t plain = 0, compressed = 0;
   uint64_t trips = rt->roundTrips();
-  ASSERT_EQ(rt->vmmCreate(&plain, gran, 0), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmCreate(&plain, gran, 0), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips);
-  ASSERT_EQ(rt->vmmCreate(&compressed, gran, 0, CU_MEM_ALLOCATION_COMP_GENERIC),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->vmm().vmmCreate(&compressed, gran, 0, CU_MEM_ALLOCATION_COMP_GENERIC),
+      cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips + 1);
   int device = -1;
   uint8_t compression = 9;
-  ASSERT_EQ(rt->vmmProperties(plain, &device, &compression), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmProperties(plain, &device, &compression), cudaSuccess);
   EXPECT_EQ(device, 0);
   EXPECT_EQ(compression, 0);
-  ASSERT_EQ(rt->vmmProperties(compressed, &device, &compression), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmProperties(compressed, &device, &compression),
+            cudaSuccess);
   EXPECT_EQ(compression, CU_MEM_ALLOCATION_COMP_GENERIC);
-  ASSERT_EQ(rt->vmmRelease(compressed), cudaSuccess);
-  EXPECT_EQ(rt->vmmProperties(compressed, &device, &compression),
+  ASSERT_EQ(rt->vmm().vmmRelease(compressed), cudaSuccess);
+  EXPECT_EQ(rt->vmm().vmmProperties(compressed, &device, &compression),
             cudaErrorInvalidValue);
-  ASSERT_EQ(rt->vmmRelease(plain), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmRelease(plain), cudaSuccess);
   // A compression type the driver does not define fails at the call.
   uint64_t bad = 0;
-  EXPECT_EQ(rt->vmmCreate(&bad, gran, 0, 7), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->vmm().vmmCreate(&bad, gran, 0, 7), cudaErrorInvalidValue);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 

@@ -99,16 +99,18 @@ protected:
   }
   cudaStreamCaptureStatus status(cudaStream_t stream) {
     cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
-    EXPECT_EQ(rt->streamIsCapturing(stream, &st, nullptr, false), cudaSuccess);
+    EXPECT_EQ(rt->graphs().streamIsCapturing(stream, &st, nullptr, false),
+              cudaSuccess);
     return st;
   }
   // Captures `body` on s into a graph.
   template <typename F> cudaGraph_t capture(F body) {
-    EXPECT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
-              cudaSuccess);
+    EXPECT_EQ(
+        rt->graphs().streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+        cudaSuccess);
     body();
     cudaGraph_t g = nullptr;
-    EXPECT_EQ(rt->streamEndCapture(s, &g, false), cudaSuccess);
+    EXPECT_EQ(rt->graphs().streamEndCapture(s, &g, false), cudaSuccess);
     EXPECT_NE(g, nullptr);
     return g;
   }

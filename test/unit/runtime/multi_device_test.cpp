@@ -138,11 +138,11 @@ TEST_F(MultiDeviceTest, VmmMemoryLivesOnTheRequestedDevice) {
   const size_t gran = 2 << 20;
   ASSERT_EQ(rt->setDevice(1), cudaSuccess);
   uint64_t base = 0, h = 0;
-  ASSERT_EQ(rt->vmmAddressReserve(&base, 4 * gran, 0), cudaSuccess);
-  ASSERT_EQ(rt->vmmCreate(&h, gran, 1), cudaSuccess);
-  ASSERT_EQ(rt->vmmMap(base, gran, 0, h), cudaSuccess);
-  ASSERT_EQ(rt->vmmRelease(h), cudaSuccess);
-  ASSERT_EQ(rt->vmmSetAccess(base, gran, {0, 1}), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmAddressReserve(&base, 4 * gran, 0), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmCreate(&h, gran, 1), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmMap(base, gran, 0, h), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmRelease(h), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmSetAccess(base, gran, {0, 1}), cudaSuccess);
   std::vector<uint8_t> in(128, 0x5a);
   auto *pool = reinterpret_cast<void *>(uintptr_t(base));
   write(pool, in);
@@ -151,7 +151,7 @@ TEST_F(MultiDeviceTest, VmmMemoryLivesOnTheRequestedDevice) {
   ASSERT_EQ(rt->memcpyPeer(a, 0, pool, 1, in.size(), nullptr, false, false),
             cudaSuccess);
   EXPECT_EQ(read(a, in.size()), in);
-  EXPECT_EQ(rt->vmmCreate(&h, gran, 2), cudaErrorInvalidDevice);
+  EXPECT_EQ(rt->vmm().vmmCreate(&h, gran, 2), cudaErrorInvalidDevice);
 }
 
 } // namespace
