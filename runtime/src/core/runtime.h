@@ -3,10 +3,10 @@
 // with roles that keep their own state beside it: Streams (streams.h:
 // streams and events), Kernels (kernels.h: launches, function attributes,
 // driver-API modules), Graphs (graphs.h: capture and graphs), Vmm (vmm.h:
-// the driver's virtual memory calls) and the TransferEngine
-// (transfer_engine.h: how a copy's bytes travel). The exported CUDA API
-// (api_*.cpp) is a thin layer
-// over one global instance, reaching a role through its accessor
+// the driver's virtual memory calls), Arrays (arrays.h: CUDA arrays,
+// texture and surface objects) and the TransferEngine (transfer_engine.h:
+// how a copy's bytes travel). The exported CUDA API (api_*.cpp) is a thin
+// layer over one global instance, reaching a role through its accessor
 // (runtime().streams().streamCreate(...)); tests build their own with an
 // injected connection.
 //
@@ -25,6 +25,7 @@
 #ifndef RC_RT_RUNTIME_H
 #define RC_RT_RUNTIME_H
 
+#include "core/arrays.h"
 #include "core/batch.h"
 #include "core/graphs.h"
 #include "core/host_memory.h"
@@ -148,6 +149,7 @@ Connector urlConnector(std::string url, std::string keyFile);
 class Runtime {
   // The roles work on the connection, the batch and each other's tables
   // under the runtime's lock (see "Locking" above).
+  friend class Arrays;
   friend class Graphs;
   friend class Kernels;
   friend class Streams;
@@ -266,33 +268,9 @@ public:
                        bool async);
   cudaError_t memcpy3DArray(const cudaMemcpy3DParms *p, cudaStream_t stream,
                             bool async);
-  // ---- CUDA arrays, texture and surface objects (runtime_textures.cpp) --
-  // `extent` in elements (height 0: 1D, depth 0: 2D), as cudaMalloc3DArray.
-  cudaError_t arrayCreate(cudaArray_t *array, const cudaChannelFormatDesc *desc,
-                          cudaExtent extent, unsigned flags);
-  cudaError_t arrayFree(cudaArray_t array);
-  cudaError_t arrayInfo(cudaArray_const_t array, cudaChannelFormatDesc *desc,
-                        cudaExtent *extent, unsigned *flags);
-  // A box of `array` (x and width in bytes) to or from linear memory at
-  // `linear` (`pitch` bytes a row, `rows` rows a slice), host or device as
-  // `kind` says (cudaMemcpyDefault: as the pointer is).
-  struct ArrayBox {
-    size_t x = 0, y = 0, z = 0, width = 0, height = 1, depth = 1;
-  };
-  cudaError_t arrayCopy(cudaArray_const_t array, const ArrayBox &box,
-                        bool toArray, void *linear, size_t pitch, size_t rows,
-                        cudaMemcpyKind kind, cudaStream_t stream,
-                        const char *call);
-  // cudaMemcpyToArray / FromArray: `count` bytes from (x bytes, y) on,
-  // running on into the next rows.
-  cudaError_t arrayCopyLinear(cudaArray_const_t array, size_t x, size_t y,
-                              bool toArray, void *linear, size_t count,
-                              cudaMemcpyKind kind, cudaStream_t stream,
-                              const char *call);
-  cudaError_t textureCreate(uint64_t *object, const cudaResourceDesc *res,
-                            const cudaTextureDesc *tex,
-                            const cudaResourceViewDesc *view, bool surface);
-  cudaError_t textureDestroy(uint64_t object, bool surface);
+  // ---- CUDA arrays, texture and surface objects (arrays.h) -------------
+  Arrays &arrays() { return arrays_; }
+  using ArrayBox = Arrays::ArrayBox;
 
   // cudaDeviceCanAccessPeer (from the handshake) and Enable/Disable.
   cudaError_t canAccessPeer(int *canAccess, int device, int peer);
@@ -568,22 +546,12 @@ private:
   Graphs graphs_{*this};
 
   Vmm vmm_{*this};
-  // CUDA arrays: the cudaArray_t the application holds is the wire ID.
-  struct ArrayInfo {
-    cudaChannelFormatDesc desc{};
-    cudaExtent extent{};
-    unsigned flags = 0;
-    size_t rowBytes = 0, rows = 0, slices = 0;
-  };
-  std::map<uint64_t, ArrayInfo> arrays_;
-  uint64_t nextArray_ = 1;
-  std::map<uint64_t, bool> textureObjects_; // server handle -> is a surface
+  Arrays arrays_{*this};
   // Vendor library objects and the stream each was given (captures refuse
   // their calls), and the libraries' static tables (curandGetDirection-
   // Vectors32), by row and arguments.
   std::map<uint64_t, cudaStream_t> libObjectStreams_;
   std::map<std::string, std::vector<uint8_t>> libTables_;
-  cudaError_t arrayLocked(cudaArray_const_t array, const ArrayInfo **out) const;
 
   // After opts_: made from opts_.bulkThreads.
   TransferEngine transfers_;

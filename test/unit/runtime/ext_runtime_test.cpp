@@ -503,21 +503,22 @@ TEST_F(RuntimeArrayTest, CopiesInAndOutKeepTheBytes) {
   cudaChannelFormatDesc f = {32, 0, 0, 0, cudaChannelFormatKindFloat};
   cudaArray_t a = nullptr;
   uint64_t trips = rt->roundTrips();
-  ASSERT_EQ(rt->arrayCreate(&a, &f, cudaExtent{5, 4, 0}, 0), cudaSuccess);
+  ASSERT_EQ(rt->arrays().arrayCreate(&a, &f, cudaExtent{5, 4, 0}, 0),
+            cudaSuccess);
   // 5 x 4 floats from a host layout of 7 floats a row.
   std::vector<float> host(7 * 4);
   std::iota(host.begin(), host.end(), 1.0f);
   rc::rt::Runtime::ArrayBox box;
   box.width = 5 * 4;
   box.height = 4;
-  ASSERT_EQ(rt->arrayCopy(a, box, true, host.data(), 7 * 4, 4,
-                          cudaMemcpyHostToDevice, nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, box, true, host.data(), 7 * 4, 4,
+                                   cudaMemcpyHostToDevice, nullptr, "test"),
             cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips) << "creating and filling are batched";
   // Back into a layout of 6 floats a row.
   std::vector<float> back(6 * 4, -1.0f);
-  ASSERT_EQ(rt->arrayCopy(a, box, false, back.data(), 6 * 4, 4,
-                          cudaMemcpyDeviceToHost, nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, box, false, back.data(), 6 * 4, 4,
+                                   cudaMemcpyDeviceToHost, nullptr, "test"),
             cudaSuccess);
   for (int y = 0; y < 4; ++y) {
     for (int x = 0; x < 5; ++x)
@@ -531,16 +532,17 @@ TEST_F(RuntimeArrayTest, CopiesInAndOutKeepTheBytes) {
   corner.width = 2 * 4;
   corner.height = 2;
   float four[4] = {};
-  ASSERT_EQ(rt->arrayCopy(a, corner, false, four, 8, 2, cudaMemcpyDeviceToHost,
-                          nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, corner, false, four, 8, 2,
+                                   cudaMemcpyDeviceToHost, nullptr, "test"),
             cudaSuccess);
   EXPECT_EQ(four[0], host[1 * 7 + 3]);
   EXPECT_EQ(four[3], host[2 * 7 + 4]);
   // cudaMemcpyFromArray: 7 floats from (4, 0) on run through row 1 into
   // row 2.
   float seven[7] = {};
-  ASSERT_EQ(rt->arrayCopyLinear(a, 4 * 4, 0, false, seven, sizeof seven,
-                                cudaMemcpyDeviceToHost, nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopyLinear(a, 4 * 4, 0, false, seven,
+                                         sizeof seven, cudaMemcpyDeviceToHost,
+                                         nullptr, "test"),
             cudaSuccess);
   EXPECT_EQ(seven[0], host[4]);
   EXPECT_EQ(seven[1], host[7]);
@@ -553,30 +555,31 @@ TEST_F(RuntimeArrayTest, CopiesInAndOutKeepTheBytes) {
   ASSERT_EQ(rt->memcpy(dev, ones.data(), 80, cudaMemcpyHostToDevice, nullptr,
                        false, false),
             cudaSuccess);
-  ASSERT_EQ(rt->arrayCopy(a, box, true, dev, 20, 4, cudaMemcpyDefault, nullptr,
-                          "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, box, true, dev, 20, 4, cudaMemcpyDefault,
+                                   nullptr, "test"),
             cudaSuccess);
-  ASSERT_EQ(rt->arrayCopy(a, corner, false, four, 8, 2, cudaMemcpyDefault,
-                          nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, corner, false, four, 8, 2,
+                                   cudaMemcpyDefault, nullptr, "test"),
             cudaSuccess);
   EXPECT_EQ(four[0], 1.5f);
 
   cudaChannelFormatDesc got{};
   cudaExtent extent{};
-  ASSERT_EQ(rt->arrayInfo(a, &got, &extent, nullptr), cudaSuccess);
+  ASSERT_EQ(rt->arrays().arrayInfo(a, &got, &extent, nullptr), cudaSuccess);
   EXPECT_EQ(got.x, 32);
   EXPECT_EQ(extent.width, 5u);
   EXPECT_EQ(extent.height, 4u);
-  ASSERT_EQ(rt->arrayFree(a), cudaSuccess);
-  EXPECT_EQ(rt->arrayFree(a), cudaErrorInvalidResourceHandle);
+  ASSERT_EQ(rt->arrays().arrayFree(a), cudaSuccess);
+  EXPECT_EQ(rt->arrays().arrayFree(a), cudaErrorInvalidResourceHandle);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
 TEST_F(RuntimeArrayTest, LayeredArrayThroughMemcpy3D) {
   cudaChannelFormatDesc f = {8, 8, 0, 0, cudaChannelFormatKindUnsigned};
   cudaArray_t a = nullptr;
-  ASSERT_EQ(rt->arrayCreate(&a, &f, cudaExtent{3, 2, 4}, cudaArrayLayered),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->arrays().arrayCreate(&a, &f, cudaExtent{3, 2, 4}, cudaArrayLayered),
+      cudaSuccess);
   std::vector<uint8_t> host(3 * 2 * 2 * 4); // 2-byte elements
   std::iota(host.begin(), host.end(), uint8_t(0));
   cudaMemcpy3DParms up = {};
@@ -621,42 +624,44 @@ TEST_F(RuntimeArrayTest, LayeredArrayThroughMemcpy3D) {
 TEST_F(RuntimeArrayTest, BadArgumentsFailAtTheCall) {
   cudaArray_t a = nullptr;
   cudaChannelFormatDesc three = {8, 8, 8, 0, cudaChannelFormatKindUnsigned};
-  EXPECT_EQ(rt->arrayCreate(&a, &three, cudaExtent{4, 4, 0}, 0),
+  EXPECT_EQ(rt->arrays().arrayCreate(&a, &three, cudaExtent{4, 4, 0}, 0),
             cudaErrorInvalidChannelDescriptor);
   cudaChannelFormatDesc mixed = {8, 16, 0, 0, cudaChannelFormatKindUnsigned};
-  EXPECT_EQ(rt->arrayCreate(&a, &mixed, cudaExtent{4, 4, 0}, 0),
+  EXPECT_EQ(rt->arrays().arrayCreate(&a, &mixed, cudaExtent{4, 4, 0}, 0),
             cudaErrorInvalidChannelDescriptor);
   cudaChannelFormatDesc f = {32, 0, 0, 0, cudaChannelFormatKindSigned};
-  EXPECT_EQ(rt->arrayCreate(&a, &f, cudaExtent{0, 4, 0}, 0),
+  EXPECT_EQ(rt->arrays().arrayCreate(&a, &f, cudaExtent{0, 4, 0}, 0),
             cudaErrorInvalidValue);
-  ASSERT_EQ(rt->arrayCreate(&a, &f, cudaExtent{4, 4, 0}, 0), cudaSuccess);
+  ASSERT_EQ(rt->arrays().arrayCreate(&a, &f, cudaExtent{4, 4, 0}, 0),
+            cudaSuccess);
   int buf[32] = {};
   rc::rt::Runtime::ArrayBox box;
   box.x = 4;
   box.width = 16; // one element past the row
-  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 16, 1, cudaMemcpyHostToDevice,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, buf, 16, 1,
+                                   cudaMemcpyHostToDevice, nullptr, "test"),
             cudaErrorInvalidValue);
   box.x = 0;
   box.height = 5;
-  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 16, 5, cudaMemcpyHostToDevice,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, buf, 16, 5,
+                                   cudaMemcpyHostToDevice, nullptr, "test"),
             cudaErrorInvalidValue);
   box.height = 4;
-  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 8, 4, cudaMemcpyHostToDevice,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, buf, 8, 4,
+                                   cudaMemcpyHostToDevice, nullptr, "test"),
             cudaErrorInvalidPitchValue);
-  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 16, 4, cudaMemcpyDeviceToHost,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, buf, 16, 4,
+                                   cudaMemcpyDeviceToHost, nullptr, "test"),
             cudaErrorInvalidMemcpyDirection);
   void *dev = nullptr;
   ASSERT_EQ(rt->malloc(&dev, 32), cudaSuccess);
-  EXPECT_EQ(rt->arrayCopy(a, box, true, dev, 16, 4, cudaMemcpyDeviceToDevice,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, dev, 16, 4,
+                                   cudaMemcpyDeviceToDevice, nullptr, "test"),
             cudaErrorInvalidValue)
       << "64 bytes from a 32-byte allocation";
-  EXPECT_EQ(rt->arrayCopy(reinterpret_cast<cudaArray_t>(0x999), box, true, buf,
-                          16, 4, cudaMemcpyHostToDevice, nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(reinterpret_cast<cudaArray_t>(0x999), box,
+                                   true, buf, 16, 4, cudaMemcpyHostToDevice,
+                                   nullptr, "test"),
             cudaErrorInvalidResourceHandle);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess) << "nothing bad was sent";
 }
@@ -665,9 +670,10 @@ TEST_F(RuntimeArrayTest, BadArgumentsFailAtTheCall) {
 TEST_F(RuntimeArrayTest, TextureAndSurfaceObjects) {
   cudaChannelFormatDesc f = {32, 0, 0, 0, cudaChannelFormatKindFloat};
   cudaArray_t plain = nullptr, writable = nullptr;
-  ASSERT_EQ(rt->arrayCreate(&plain, &f, cudaExtent{8, 8, 0}, 0), cudaSuccess);
-  ASSERT_EQ(rt->arrayCreate(&writable, &f, cudaExtent{8, 8, 0},
-                            cudaArraySurfaceLoadStore),
+  ASSERT_EQ(rt->arrays().arrayCreate(&plain, &f, cudaExtent{8, 8, 0}, 0),
+            cudaSuccess);
+  ASSERT_EQ(rt->arrays().arrayCreate(&writable, &f, cudaExtent{8, 8, 0},
+                                     cudaArraySurfaceLoadStore),
             cudaSuccess);
   cudaResourceDesc res = {};
   res.resType = cudaResourceTypeArray;
@@ -678,14 +684,16 @@ TEST_F(RuntimeArrayTest, TextureAndSurfaceObjects) {
   tex.readMode = cudaReadModeElementType;
   tex.normalizedCoords = 1;
   uint64_t t = 0;
-  ASSERT_EQ(rt->textureCreate(&t, &res, &tex, nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->arrays().textureCreate(&t, &res, &tex, nullptr, false),
+            cudaSuccess);
   EXPECT_NE(t, 0u);
   uint64_t s = 0;
-  EXPECT_EQ(rt->textureCreate(&s, &res, nullptr, nullptr, true),
+  EXPECT_EQ(rt->arrays().textureCreate(&s, &res, nullptr, nullptr, true),
             cudaErrorInvalidValue)
       << "a surface needs cudaArraySurfaceLoadStore (the server says so)";
   res.res.array.array = writable;
-  ASSERT_EQ(rt->textureCreate(&s, &res, nullptr, nullptr, true), cudaSuccess);
+  ASSERT_EQ(rt->arrays().textureCreate(&s, &res, nullptr, nullptr, true),
+            cudaSuccess);
   EXPECT_NE(s, t);
 
   // Pitch2D over session memory: 8 x 8 floats, 64-byte rows.
@@ -699,24 +707,24 @@ TEST_F(RuntimeArrayTest, TextureAndSurfaceObjects) {
   pitched.res.pitch2D.height = 8;
   pitched.res.pitch2D.pitchInBytes = 64;
   uint64_t tp = 0;
-  ASSERT_EQ(rt->textureCreate(&tp, &pitched, &tex, nullptr, false),
+  ASSERT_EQ(rt->arrays().textureCreate(&tp, &pitched, &tex, nullptr, false),
             cudaSuccess);
   pitched.res.pitch2D.height = 9; // a row past the allocation
-  EXPECT_EQ(rt->textureCreate(&tp, &pitched, &tex, nullptr, false),
+  EXPECT_EQ(rt->arrays().textureCreate(&tp, &pitched, &tex, nullptr, false),
             cudaErrorInvalidValue);
   pitched.res.pitch2D.height = 8;
   pitched.res.pitch2D.pitchInBytes = 16; // shorter than a row
-  EXPECT_EQ(rt->textureCreate(&tp, &pitched, &tex, nullptr, false),
+  EXPECT_EQ(rt->arrays().textureCreate(&tp, &pitched, &tex, nullptr, false),
             cudaErrorInvalidPitchValue);
   cudaResourceViewDesc view = {};
-  EXPECT_EQ(rt->textureCreate(&tp, &res, &tex, &view, false),
+  EXPECT_EQ(rt->arrays().textureCreate(&tp, &res, &tex, &view, false),
             cudaErrorNotSupported);
 
-  EXPECT_EQ(rt->textureDestroy(t, true), cudaErrorInvalidValue)
+  EXPECT_EQ(rt->arrays().textureDestroy(t, true), cudaErrorInvalidValue)
       << "a texture is not a surface";
-  EXPECT_EQ(rt->textureDestroy(t, false), cudaSuccess);
-  EXPECT_EQ(rt->textureDestroy(t, false), cudaErrorInvalidValue);
-  EXPECT_EQ(rt->textureDestroy(s, true), cudaSuccess);
+  EXPECT_EQ(rt->arrays().textureDestroy(t, false), cudaSuccess);
+  EXPECT_EQ(rt->arrays().textureDestroy(t, false), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->arrays().textureDestroy(s, true), cudaSuccess);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
