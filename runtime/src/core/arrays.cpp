@@ -2,7 +2,7 @@
 // have IDs chosen here, so creating one, freeing one and copying into one
 // are batched; reading one back and creating a texture or surface object
 // (whose handle is the server's) are round trips. An array copy is split
-// into pieces of at most rt_.opts_.chunkBytes, as other copies are.
+// into pieces of at most opts_.chunkBytes, as other copies are.
 #include "core/arrays.h"
 
 #include "core/runtime.h"

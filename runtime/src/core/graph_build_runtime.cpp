@@ -59,7 +59,7 @@ size_t offsetOf(const cudaPitchedPtr &p, const cudaPos &pos) {
 }
 } // namespace
 
-// The rt_.memcpy node parameters programs pass are cudaMemcpy3DParms even for
+// The memcpy node parameters programs pass are cudaMemcpy3DParms even for
 // plain 1D copies; those (and any copy whose rows are back to back on both
 // sides) become one contiguous copy.
 cudaError_t Graphs::memcpy3DNode(const cudaMemcpy3DParms &p, const char *call,
@@ -85,8 +85,8 @@ cudaError_t Graphs::memcpy3DNode(const cudaMemcpy3DParms &p, const char *call,
                     call, out);
 }
 
-// A rt_.memset node sets elements of 1, 2 or 4 bytes; the wire's rt_.memset
-// sets bytes, which is the same whenever every byte of the element's value is
+// A memset node sets elements of 1, 2 or 4 bytes; the wire's memset sets
+// bytes, which is the same whenever every byte of the element's value is
 // equal (zeroing, the common case).
 cudaError_t Graphs::memsetNode(const cudaMemsetParams &p, const char *call,
                                GraphNode *out) {

@@ -1,7 +1,7 @@
 // Graph memory nodes (docs/graphs.md, "Memory nodes"): an allocation node's
 // memory is allocated when the node is made, at the address CUDA promises
 // it will have at every launch, and is really freed only when no graph or
-// exec holds the node any more and the program freed it (a rt_.free node's
+// exec holds the node any more and the program freed it (a free node's
 // launch, cudaFree or cudaFreeAsync). Launches move no memory: an
 // allocation that a launch leaves live is simply still there.
 #include "core/graphs.h"
