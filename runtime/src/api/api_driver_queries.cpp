@@ -30,7 +30,7 @@ cudaError_t askClusters(const ClusterAsk &q, int *answer) {
   const char *call = q.potentialSize ? "cudaOccupancyMaxPotentialClusterSize"
                                      : "cudaOccupancyMaxActiveClusters";
   uint64_t value = 0;
-  cudaError_t err = runtime().askServer(
+  cudaError_t err = runtime().libraries().askServer(
       rc::wire::Command::ClusterOccupancy, call,
       [q](fb::FlatBufferBuilder &fbb, uint64_t) {
         auto grid = fbb.CreateVector(q.grid, 3);
@@ -87,7 +87,7 @@ cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     return record(cudaErrorInvalidValue);
   const cudaChannelFormatDesc f = *fmtDesc;
   uint64_t width = 0;
-  cudaError_t err = runtime().askServer(
+  cudaError_t err = runtime().libraries().askServer(
       rc::wire::Command::TextureLinearWidth,
       "cudaDeviceGetTexture1DLinearMaxWidth",
       [f, device](fb::FlatBufferBuilder &fbb, uint64_t) {

@@ -2,6 +2,8 @@
 // into the same batch as launches, in program order, with no round trip, or
 // into the graph a stream is capturing (docs/graphs.md). And questions a
 // call asks the server's driver, answered in one round trip.
+#include "core/libraries.h"
+
 #include "core/runtime.h"
 #include "rc/command_table.h"
 
@@ -9,42 +11,43 @@
 
 namespace rc::rt {
 
-cudaError_t Runtime::appendCommand(wire::Command type, const char *call,
-                                   cudaStream_t stream,
-                                   const CommandBuilder &build) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+cudaError_t Libraries::appendCommand(wire::Command type, const char *call,
+                                     cudaStream_t stream,
+                                     const CommandBuilder &build) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   uint64_t sid = 0;
   if (cudaError_t err =
-          streams_.wireStreamLocked(stream, /*perThread=*/false, &sid))
+          rt_.streams_.wireStreamLocked(stream, /*perThread=*/false, &sid))
     return err;
   if (wire::commandInfo(type)->graphNode &&
-      graphs_.stateLocked().capturing(sid)) {
+      rt_.graphs_.stateLocked().capturing(sid)) {
     bool captured;
-    return graphs_.captureLocked(sid, GraphNode::libraryCommand(type, build),
-                                 &captured);
+    return rt_.graphs_.captureLocked(
+        sid, GraphNode::libraryCommand(type, build), &captured);
   }
   // Refuse rather than run it outside the graph being captured.
   std::string why = std::string(call) +
                     " (of the cuBLAS calls only GEMMs can be captured into "
                     "graphs)";
-  if (cudaError_t err = graphs_.refuseInCaptureLocked(sid, why.c_str()))
+  if (cudaError_t err = rt_.graphs_.refuseInCaptureLocked(sid, why.c_str()))
     return err;
-  ensureDeviceLocked();
-  flatbuffers::Offset<void> cmd = build(batch_.fbb(), sid);
-  appendLocked(type, cmd, {call, 0});
-  afterAppendLocked();
+  rt_.ensureDeviceLocked();
+  flatbuffers::Offset<void> cmd = build(rt_.batch_.fbb(), sid);
+  rt_.appendLocked(type, cmd, {call, 0});
+  rt_.afterAppendLocked();
   return cudaSuccess;
 }
 
-cudaError_t Runtime::askServer(wire::Command type, const char *call,
-                               const CommandBuilder &build, uint64_t *answer) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+cudaError_t Libraries::askServer(wire::Command type, const char *call,
+                                 const CommandBuilder &build,
+                                 uint64_t *answer) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  ensureDeviceLocked();
-  return askLocked(type, build(batch_.fbb(), 0), call, answer, nullptr);
+  rt_.ensureDeviceLocked();
+  return rt_.askLocked(type, build(rt_.batch_.fbb(), 0), call, answer, nullptr);
 }
 
 } // namespace rc::rt

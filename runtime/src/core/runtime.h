@@ -4,9 +4,10 @@
 // streams and events), Kernels (kernels.h: launches, function attributes,
 // driver-API modules), Graphs (graphs.h: capture and graphs), Vmm (vmm.h:
 // the driver's virtual memory calls), Arrays (arrays.h: CUDA arrays,
-// texture and surface objects) and the TransferEngine (transfer_engine.h:
-// how a copy's bytes travel). The exported CUDA API (api_*.cpp) is a thin
-// layer over one global instance, reaching a role through its accessor
+// texture and surface objects), Libraries (libraries.h: library calls
+// and commands forwarded) and the TransferEngine (transfer_engine.h: how a
+// copy's bytes travel). The exported CUDA API (api_*.cpp) is a thin layer
+// over one global instance, reaching a role through its accessor
 // (runtime().streams().streamCreate(...)); tests build their own with an
 // injected connection.
 //
@@ -30,6 +31,7 @@
 #include "core/graphs.h"
 #include "core/host_memory.h"
 #include "core/kernels.h"
+#include "core/libraries.h"
 #include "core/link_emulation.h"
 #include "core/managed_memory.h"
 #include "core/streams.h"
@@ -152,6 +154,7 @@ class Runtime {
   friend class Arrays;
   friend class Graphs;
   friend class Kernels;
+  friend class Libraries;
   friend class Streams;
   friend class TransferEngine;
   friend class Vmm;
@@ -293,27 +296,9 @@ public:
   // ---- driver VMM for librc_cuda (vmm.h) --------------------------------
   Vmm &vmm() { return vmm_; }
 
-  // ---- vendor library calls (runtime_libcalls.cpp, docs/libraries.md) --
-  // One call of a served row (rc_lib_call_abi.h says what it does).
-  cudaError_t libraryCall(const char *key, const char *params,
-                          const RcLibArg *args, int count, bool scalarsOnDevice,
-                          int *status);
-
-  // ---- commands of libraries on top (librc_cublas) ---------------------
-  // runtime_append.cpp. Appends the command `build` serializes into the
-  // batch (given the wire id of `stream`); no round trip. `call` (a string
-  // literal) names it in error messages. On a capturing stream a command
-  // the command table marks as a graph node becomes one (`build` is kept:
-  // it must own what it serializes); any other is refused.
-  using CommandBuilder = LibraryCommand;
-  cudaError_t appendCommand(wire::Command type, const char *call,
-                            cudaStream_t stream, const CommandBuilder &build);
-  // A question for the server's driver (api/api_driver_queries.cpp): the
-  // command `build` serializes (given no stream: 0) is sent at once, on
-  // the current device, and *answer is its Result.addr; the server's
-  // refusal is the call's error.
-  cudaError_t askServer(wire::Command type, const char *call,
-                        const CommandBuilder &build, uint64_t *answer);
+  // ---- library forwarding (libraries.h, docs/libraries.md) -------------
+  Libraries &libraries() { return libraries_; }
+  using CommandBuilder = Libraries::CommandBuilder;
 
   // ---- observability (tests, RC_STATS) ---------------------------------
   uint64_t messagesSent();
@@ -481,12 +466,6 @@ private:
                            cudaMemcpyKind kind, cudaStream_t stream, bool async,
                            bool perThread, const char *call);
 
-  // A vendor library call that queues device work on a capturing stream
-  // (runtime_libcalls.cpp): a graph node owning the encoded call.
-  cudaError_t captureLibraryCallLocked(uint64_t sid, const std::string &key,
-                                       std::vector<uint8_t> args,
-                                       bool scalarsOnDevice);
-
   // runtime_sync.cpp: StreamQuery / EventQuery round trip.
   cudaError_t queryLocked(wire::Command type, flatbuffers::Offset<void> cmd,
                           const char *call);
@@ -547,11 +526,7 @@ private:
 
   Vmm vmm_{*this};
   Arrays arrays_{*this};
-  // Vendor library objects and the stream each was given (captures refuse
-  // their calls), and the libraries' static tables (curandGetDirection-
-  // Vectors32), by row and arguments.
-  std::map<uint64_t, cudaStream_t> libObjectStreams_;
-  std::map<std::string, std::vector<uint8_t>> libTables_;
+  Libraries libraries_{*this};
 
   // After opts_: made from opts_.bulkThreads.
   TransferEngine transfers_;

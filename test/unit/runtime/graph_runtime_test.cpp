@@ -292,7 +292,7 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   ASSERT_EQ(
       rt->memcpy(b, B, sizeof B, cudaMemcpyHostToDevice, nullptr, false, false),
       cudaSuccess);
-  ASSERT_EQ(rt->appendCommand(
+  ASSERT_EQ(rt->libraries().appendCommand(
                 rc::wire::Command::CublasCreate, "cublasCreate_v2", nullptr,
                 [](flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
                   return rc::wire::CreateCublasCreate(fbb, 1).Union();
@@ -314,8 +314,8 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   };
   cudaGraph_t g = capture([&] {
     EXPECT_EQ(rt->memset(c, 0xFF, 16, s, false), cudaSuccess);
-    EXPECT_EQ(rt->appendCommand(rc::wire::Command::CublasGemm, "cublasSgemm", s,
-                                gemm(2)),
+    EXPECT_EQ(rt->libraries().appendCommand(rc::wire::Command::CublasGemm,
+                                            "cublasSgemm", s, gemm(2)),
               cudaSuccess);
   });
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
@@ -338,7 +338,7 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
       cudaSuccess);
   // TRSM is no graph node (the command table's graphNode column).
   testing::internal::CaptureStderr();
-  EXPECT_EQ(rt->appendCommand(
+  EXPECT_EQ(rt->libraries().appendCommand(
                 rc::wire::Command::CublasTrsmBatched, "cublasStrsmBatched", s,
                 [](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
                   return rc::wire::CreateCublasTrsmBatched(fbb, 1, stream, 0, 0,
