@@ -1,7 +1,7 @@
 // Calls whose answer only the GPU's driver knows, asked of rc-server in one
 // round trip each (docs/runtime-api.md, "Asked of the server"): the widest
 // 1D linear texture of a format, and the cluster occupancy of a kernel.
-// Launches with a cluster dimension stay refused (runtime_launch.cpp); the
+// Launches with a cluster dimension stay refused (core/kernel_launch.cpp); the
 // queries answer what the GPU says.
 #include "api/global.h"
 #include "protocol_generated.h"

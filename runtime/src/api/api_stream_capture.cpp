@@ -120,7 +120,7 @@ cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long *streamId) {
   return cudaSuccess;
 }
 
-// Every attribute a stream takes (runtime_stream_attrs.cpp), read from
+// Every attribute a stream takes (core/stream_attrs.cpp), read from
 // `src` and set on `dst` in order.
 cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
   const int attributes[] = {

@@ -1,4 +1,4 @@
-// Exported CUDA array, texture and surface calls (runtime_textures.cpp).
+// Exported CUDA array, texture and surface calls (core/arrays.cpp).
 #include "api/global.h"
 #include "api/texture_descriptors.h"
 #include "core/unsupported.h"

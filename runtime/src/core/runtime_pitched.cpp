@@ -2,7 +2,7 @@
 // and cudaMemcpy3D between pitched pointers, all built on the runtime's
 // allocation, memset and 2D copy (no wire command of their own).
 // cudaMemcpy3D with a CUDA array goes to the array copy
-// (runtime_textures.cpp), between two through device memory
+// (arrays.cpp), between two through device memory
 // (core/array_to_array.h).
 #include "core/runtime.h"
 
