@@ -10,8 +10,8 @@ namespace wire = rc::wire;
 
 int append(wire::Command type, const char *call, void *stream,
            const rc::rt::Runtime::CommandBuilder &build) {
-  return runtime().appendCommand(type, call, static_cast<cudaStream_t>(stream),
-                                 build);
+  return runtime().libraries().appendCommand(
+      type, call, static_cast<cudaStream_t>(stream), build);
 }
 
 // librc_cublas numbers its GEMM entry points as the wire does.

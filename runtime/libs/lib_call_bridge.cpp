@@ -6,7 +6,7 @@
 extern "C" int __rc_lib_call(const char *key, const char *params,
                              const RcLibArg *args, int count, int flags,
                              int *status) {
-  return rc::rt::runtime().libraryCall(key, params, args, count,
-                                       (flags & RC_LIB_SCALARS_ON_DEVICE) != 0,
-                                       status);
+  return rc::rt::runtime().libraries().libraryCall(
+      key, params, args, count, (flags & RC_LIB_SCALARS_ON_DEVICE) != 0,
+      status);
 }

@@ -17,7 +17,8 @@ cudaError_t __rc_cache_control(int evict, const char *const *hashes,
                                size_t count, char **json) {
   std::vector<std::string> named(hashes, hashes + count);
   std::string text;
-  cudaError_t err = runtime().cacheControl(evict != 0, named, &text);
+  cudaError_t err =
+      runtime().transfers().cacheControl(evict != 0, named, &text);
   if (err == cudaSuccess && json)
     *json = strdup(text.c_str());
   return rc::rt::record(err);

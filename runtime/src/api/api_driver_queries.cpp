@@ -1,7 +1,7 @@
 // Calls whose answer only the GPU's driver knows, asked of rc-server in one
 // round trip each (docs/runtime-api.md, "Asked of the server"): the widest
 // 1D linear texture of a format, and the cluster occupancy of a kernel.
-// Launches with a cluster dimension stay refused (runtime_launch.cpp); the
+// Launches with a cluster dimension stay refused (core/kernel_launch.cpp); the
 // queries answer what the GPU says.
 #include "api/global.h"
 #include "protocol_generated.h"
@@ -30,7 +30,7 @@ cudaError_t askClusters(const ClusterAsk &q, int *answer) {
   const char *call = q.potentialSize ? "cudaOccupancyMaxPotentialClusterSize"
                                      : "cudaOccupancyMaxActiveClusters";
   uint64_t value = 0;
-  cudaError_t err = runtime().askServer(
+  cudaError_t err = runtime().libraries().askServer(
       rc::wire::Command::ClusterOccupancy, call,
       [q](fb::FlatBufferBuilder &fbb, uint64_t) {
         auto grid = fbb.CreateVector(q.grid, 3);
@@ -53,7 +53,7 @@ cudaError_t clusterAskOf(const void *func, const cudaLaunchConfig_t *cfg,
                          bool potentialSize, ClusterAsk *q) {
   if (!cfg || (cfg->numAttrs && !cfg->attrs) || cfg->dynamicSmemBytes > ~0u)
     return cudaErrorInvalidValue;
-  if (cudaError_t err = runtime().stubToId(func, &q->kernel))
+  if (cudaError_t err = runtime().kernels().stubToId(func, &q->kernel))
     return err;
   q->potentialSize = potentialSize;
   const dim3 grid = cfg->gridDim, block = cfg->blockDim;
@@ -87,7 +87,7 @@ cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     return record(cudaErrorInvalidValue);
   const cudaChannelFormatDesc f = *fmtDesc;
   uint64_t width = 0;
-  cudaError_t err = runtime().askServer(
+  cudaError_t err = runtime().libraries().askServer(
       rc::wire::Command::TextureLinearWidth,
       "cudaDeviceGetTexture1DLinearMaxWidth",
       [f, device](fb::FlatBufferBuilder &fbb, uint64_t) {

@@ -10,35 +10,36 @@ extern "C" {
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func) {
   uint64_t id;
-  if (cudaError_t err = runtime().stubToId(func, &id))
+  if (cudaError_t err = runtime().kernels().stubToId(func, &id))
     return record(err);
-  return record(runtime().funcGetAttributes(attr, id));
+  return record(runtime().kernels().funcGetAttributes(attr, id));
 }
 
 cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr,
                                  int value) {
   uint64_t id;
-  if (cudaError_t err = runtime().stubToId(func, &id))
+  if (cudaError_t err = runtime().kernels().stubToId(func, &id))
     return record(err);
-  return record(runtime().funcSetAttribute(id, attr, value));
+  return record(runtime().kernels().funcSetAttribute(id, attr, value));
 }
 
 cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache config) {
   uint64_t id;
-  if (cudaError_t err = runtime().stubToId(func, &id))
+  if (cudaError_t err = runtime().kernels().stubToId(func, &id))
     return record(err);
   // Read as a number: a program may pass one that is no cudaFuncCache.
-  return record(runtime().funcSetCacheConfig(id, rc::rt::enumNumber(config)));
+  return record(
+      runtime().kernels().funcSetCacheConfig(id, rc::rt::enumNumber(config)));
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize,
     unsigned int flags) {
   uint64_t id;
-  if (cudaError_t err = runtime().stubToId(func, &id))
+  if (cudaError_t err = runtime().kernels().stubToId(func, &id))
     return record(err);
-  return record(runtime().occupancyMaxActiveBlocks(numBlocks, id, blockSize,
-                                                   dynamicSMemSize, flags));
+  return record(runtime().kernels().occupancyMaxActiveBlocks(
+      numBlocks, id, blockSize, dynamicSMemSize, flags));
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(

@@ -20,9 +20,9 @@ namespace {
 // The manifests' record of the kernel behind `stub`.
 cudaError_t kernelOf(const void *stub, const rc::manifest::Kernel **kernel) {
   uint64_t id = 0, moduleHash = 0;
-  if (cudaError_t err = runtime().stubToId(stub, &id))
+  if (cudaError_t err = runtime().kernels().stubToId(stub, &id))
     return err;
-  return runtime().kernelRecord(id, kernel, &moduleHash);
+  return runtime().kernels().kernelRecord(id, kernel, &moduleHash);
 }
 
 // A kernel handle of the runtime API names the kernel by its stub.
@@ -30,7 +30,7 @@ template <class Handle> cudaError_t handleOf(Handle *out, const void *stub) {
   if (!out || !stub)
     return cudaErrorInvalidValue;
   uint64_t id = 0;
-  if (cudaError_t err = runtime().stubToId(stub, &id))
+  if (cudaError_t err = runtime().kernels().stubToId(stub, &id))
     return err;
   *out = reinterpret_cast<Handle>(const_cast<void *>(stub));
   return cudaSuccess;
@@ -45,14 +45,14 @@ extern "C" {
 // cudaOccupancyAvailableDynamicSMemPerBlock's answer, all local.
 __attribute__((visibility("default"))) cudaError_t
 __rc_function_attributes(uint64_t id, cudaFuncAttributes *attr) {
-  return runtime().funcGetAttributes(attr, id);
+  return runtime().kernels().funcGetAttributes(attr, id);
 }
 
 __attribute__((visibility("default"))) cudaError_t
 __rc_function_occupancy(int *blocks, uint64_t id, int blockSize,
                         size_t dynamicSmem, unsigned flags) {
-  return runtime().occupancyMaxActiveBlocks(blocks, id, blockSize, dynamicSmem,
-                                            flags);
+  return runtime().kernels().occupancyMaxActiveBlocks(blocks, id, blockSize,
+                                                      dynamicSmem, flags);
 }
 
 __attribute__((visibility("default"))) cudaError_t __rc_function_available_smem(
@@ -60,12 +60,12 @@ __attribute__((visibility("default"))) cudaError_t __rc_function_available_smem(
   if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0)
     return cudaErrorInvalidValue;
   cudaFuncAttributes attr;
-  if (cudaError_t err = runtime().funcGetAttributes(&attr, id))
+  if (cudaError_t err = runtime().kernels().funcGetAttributes(&attr, id))
     return err;
   auto fits = [&](size_t bytes, bool *ok) {
     int blocks = 0;
-    cudaError_t err =
-        runtime().occupancyMaxActiveBlocks(&blocks, id, blockSize, bytes, 0);
+    cudaError_t err = runtime().kernels().occupancyMaxActiveBlocks(
+        &blocks, id, blockSize, bytes, 0);
     *ok = blocks >= numBlocks;
     return err;
   };
@@ -145,7 +145,7 @@ cudaError_t cudaFuncSetSharedMemConfig(const void *func,
       number > cudaSharedMemBankSizeEightByte)
     return record(cudaErrorInvalidValue);
   uint64_t id = 0;
-  return record(runtime().stubToId(func, &id));
+  return record(runtime().kernels().stubToId(func, &id));
 }
 
 // The most dynamic shared memory a block may take with `numBlocks` blocks
@@ -157,7 +157,7 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
                                                       int numBlocks,
                                                       int blockSize) {
   uint64_t id = 0;
-  if (cudaError_t err = runtime().stubToId(func, &id))
+  if (cudaError_t err = runtime().kernels().stubToId(func, &id))
     return record(err);
   return record(
       __rc_function_available_smem(dynamicSmemSize, id, numBlocks, blockSize));

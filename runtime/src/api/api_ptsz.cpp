@@ -60,39 +60,39 @@ cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol,
 
 cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
                                         const cudaStreamAttrValue *value) {
-  return record(
-      runtime().streamSetAttribute(s, rc::rt::enumNumber(attr), value, true));
+  return record(runtime().streams().streamSetAttribute(
+      s, rc::rt::enumNumber(attr), value, true));
 }
 
 cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
                                         cudaStreamAttrValue *value) {
-  return record(
-      runtime().streamGetAttribute(s, rc::rt::enumNumber(attr), value, true));
+  return record(runtime().streams().streamGetAttribute(
+      s, rc::rt::enumNumber(attr), value, true));
 }
 
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) {
-  return record(runtime().streamSynchronize(s, true));
+  return record(runtime().streams().streamSynchronize(s, true));
 }
 
 cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) {
-  cudaError_t e = runtime().streamQuery(s, true);
+  cudaError_t e = runtime().streams().streamQuery(s, true);
   return e == cudaErrorNotReady ? e : record(e);
 }
 
 cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e,
                                      unsigned int flags) {
-  return record(runtime().streamWaitEvent(s, e, flags, true));
+  return record(runtime().streams().streamWaitEvent(s, e, flags, true));
 }
 
 cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s) {
-  return record(runtime().eventRecord(e, s, true));
+  return record(runtime().streams().eventRecord(e, s, true));
 }
 
 cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s,
                                           unsigned int flags) {
   if (flags != 0)
     return record(cudaErrorInvalidValue);
-  return record(runtime().eventRecord(e, s, true));
+  return record(runtime().streams().eventRecord(e, s, true));
 }
 
 cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, int,

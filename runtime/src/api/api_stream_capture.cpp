@@ -32,8 +32,8 @@ cudaError_t captureInfo(cudaStream_t stream, cudaStreamCaptureStatus *status,
   if (!status)
     return cudaErrorInvalidValue;
   unsigned long long captureId = 0;
-  if (cudaError_t err =
-          runtime().streamIsCapturing(stream, status, &captureId, false))
+  if (cudaError_t err = runtime().graphs().streamIsCapturing(stream, status,
+                                                             &captureId, false))
     return err;
   if (id)
     *id = captureId;
@@ -42,7 +42,7 @@ cudaError_t captureInfo(cudaStream_t stream, cudaStreamCaptureStatus *status,
   uint64_t graphId = 0;
   if (*status == cudaStreamCaptureStatusActive) {
     uint64_t wire = 0;
-    if (cudaError_t err = runtime().wireStream(stream, false, &wire))
+    if (cudaError_t err = runtime().streams().wireStream(stream, false, &wire))
       return err;
     std::vector<uint64_t> handles;
     cudaError_t err = runtime().withGraphs([&](GraphState &graphs) {
@@ -90,7 +90,7 @@ cudaError_t updateDependencies(cudaStream_t stream, const cudaGraphNode_t *deps,
   if ((count && !deps) || flags > cudaStreamSetCaptureDependencies)
     return cudaErrorInvalidValue;
   uint64_t wire = 0;
-  if (cudaError_t err = runtime().wireStream(stream, false, &wire))
+  if (cudaError_t err = runtime().streams().wireStream(stream, false, &wire))
     return err;
   std::vector<uint64_t> handles = handlesOf(deps, count);
   return runtime().withGraphs([&](GraphState &graphs) {
@@ -114,13 +114,13 @@ cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long *streamId) {
   if (!streamId)
     return record(cudaErrorInvalidValue);
   uint64_t wire = 0;
-  if (cudaError_t err = runtime().wireStream(stream, false, &wire))
+  if (cudaError_t err = runtime().streams().wireStream(stream, false, &wire))
     return record(err);
   *streamId = wire;
   return cudaSuccess;
 }
 
-// Every attribute a stream takes (runtime_stream_attrs.cpp), read from
+// Every attribute a stream takes (core/stream_attrs.cpp), read from
 // `src` and set on `dst` in order.
 cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
   const int attributes[] = {
@@ -129,9 +129,11 @@ cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
       cudaLaunchAttributeMemSyncDomainMap, cudaLaunchAttributeMemSyncDomain};
   for (int a : attributes) {
     cudaLaunchAttributeValue value;
-    if (cudaError_t err = runtime().streamGetAttribute(src, a, &value, false))
+    if (cudaError_t err =
+            runtime().streams().streamGetAttribute(src, a, &value, false))
       return record(err);
-    if (cudaError_t err = runtime().streamSetAttribute(dst, a, &value, false))
+    if (cudaError_t err =
+            runtime().streams().streamSetAttribute(dst, a, &value, false))
       return record(err);
   }
   return cudaSuccess;
@@ -183,7 +185,7 @@ cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream,
           plainEdges(edgeData, numDeps, "cudaStreamBeginCaptureToGraph"))
     return record(err);
   uint64_t wire = 0;
-  if (cudaError_t err = runtime().wireStream(stream, false, &wire))
+  if (cudaError_t err = runtime().streams().wireStream(stream, false, &wire))
     return record(err);
   std::vector<uint64_t> handles = handlesOf(deps, numDeps);
   int number = rc::rt::enumNumber(mode);

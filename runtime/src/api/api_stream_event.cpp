@@ -9,7 +9,7 @@ using rc::rt::runtime;
 namespace {
 // A stream is created on the calling thread's device (api/stream_devices.h).
 cudaError_t createStream(cudaStream_t *stream, unsigned flags, int priority) {
-  cudaError_t err = runtime().streamCreate(stream, flags, priority);
+  cudaError_t err = runtime().streams().streamCreate(stream, flags, priority);
   int device = 0;
   if (err == cudaSuccess && runtime().getDevice(&device) == cudaSuccess)
     rc::rt::StreamDevices::instance().created(*stream, device);
@@ -46,86 +46,89 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {
   int priority;
   if (!flags)
     return record(cudaErrorInvalidValue);
-  return record(runtime().streamFlagsAndPriority(stream, flags, &priority));
+  return record(
+      runtime().streams().streamFlagsAndPriority(stream, flags, &priority));
 }
 
 // The attribute is read as a number: a program may pass any (enum_number.h).
 cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
                                    const cudaStreamAttrValue *value) {
-  return record(runtime().streamSetAttribute(stream, rc::rt::enumNumber(attr),
-                                             value, false));
+  return record(runtime().streams().streamSetAttribute(
+      stream, rc::rt::enumNumber(attr), value, false));
 }
 
 cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
                                    cudaStreamAttrValue *value) {
-  return record(runtime().streamGetAttribute(stream, rc::rt::enumNumber(attr),
-                                             value, false));
+  return record(runtime().streams().streamGetAttribute(
+      stream, rc::rt::enumNumber(attr), value, false));
 }
 
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority) {
   unsigned flags;
   if (!priority)
     return record(cudaErrorInvalidValue);
-  return record(runtime().streamFlagsAndPriority(stream, &flags, priority));
+  return record(
+      runtime().streams().streamFlagsAndPriority(stream, &flags, priority));
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  cudaError_t err = runtime().streamDestroy(stream);
+  cudaError_t err = runtime().streams().streamDestroy(stream);
   if (err == cudaSuccess)
     rc::rt::StreamDevices::instance().destroyed(stream);
   return record(err);
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  return record(runtime().streamSynchronize(stream, false));
+  return record(runtime().streams().streamSynchronize(stream, false));
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
   // NotReady is an answer, not an error: it does not become the last error.
-  cudaError_t e = runtime().streamQuery(stream, false);
+  cudaError_t e = runtime().streams().streamQuery(stream, false);
   return e == cudaErrorNotReady ? e : record(e);
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                 unsigned int flags) {
-  return record(runtime().streamWaitEvent(stream, event, flags, false));
+  return record(
+      runtime().streams().streamWaitEvent(stream, event, flags, false));
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event) {
-  return record(runtime().eventCreate(event, 0));
+  return record(runtime().streams().eventCreate(event, 0));
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
-  return record(runtime().eventCreate(event, flags));
+  return record(runtime().streams().eventCreate(event, flags));
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  return record(runtime().eventDestroy(event));
+  return record(runtime().streams().eventDestroy(event));
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  return record(runtime().eventRecord(event, stream, false));
+  return record(runtime().streams().eventRecord(event, stream, false));
 }
 
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
                                      unsigned int flags) {
   if (flags != 0) // cudaEventRecordExternal is a graph-capture flag
     return record(cudaErrorInvalidValue);
-  return record(runtime().eventRecord(event, stream, false));
+  return record(runtime().streams().eventRecord(event, stream, false));
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  return record(runtime().eventSynchronize(event));
+  return record(runtime().streams().eventSynchronize(event));
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  cudaError_t e = runtime().eventQuery(event);
+  cudaError_t e = runtime().streams().eventQuery(event);
   return e == cudaErrorNotReady ? e : record(e);
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                                  cudaEvent_t end) {
-  return record(runtime().eventElapsedTime(ms, start, end));
+  return record(runtime().streams().eventElapsedTime(ms, start, end));
 }
 
 } // extern "C"

@@ -1,4 +1,4 @@
-// Exported CUDA array, texture and surface calls (runtime_textures.cpp).
+// Exported CUDA array, texture and surface calls (core/arrays.cpp).
 #include "api/global.h"
 #include "api/texture_descriptors.h"
 #include "core/unsupported.h"
@@ -21,8 +21,9 @@ cudaError_t toArray2D(cudaArray_t dst, size_t wOffset, size_t hOffset,
   box.y = hOffset;
   box.width = width;
   box.height = height;
-  return record(runtime().arrayCopy(dst, box, true, const_cast<void *>(src),
-                                    spitch, height, kind, stream, call));
+  return record(runtime().arrays().arrayCopy(dst, box, true,
+                                             const_cast<void *>(src), spitch,
+                                             height, kind, stream, call));
 }
 
 cudaError_t fromArray2D(void *dst, size_t dpitch, cudaArray_const_t src,
@@ -34,8 +35,8 @@ cudaError_t fromArray2D(void *dst, size_t dpitch, cudaArray_const_t src,
   box.y = hOffset;
   box.width = width;
   box.height = height;
-  return record(runtime().arrayCopy(src, box, false, dst, dpitch, height, kind,
-                                    stream, call));
+  return record(runtime().arrays().arrayCopy(src, box, false, dst, dpitch,
+                                             height, kind, stream, call));
 }
 
 // Sparse and deferred-mapping arrays get their memory mapped in later
@@ -70,8 +71,8 @@ cudaError_t cudaMallocArray(cudaArray_t *array,
                             size_t height, unsigned int flags) {
   if (cudaError_t err = wholeArray(flags, "cudaMallocArray"))
     return record(err);
-  return record(
-      runtime().arrayCreate(array, desc, cudaExtent{width, height, 0}, flags));
+  return record(runtime().arrays().arrayCreate(
+      array, desc, cudaExtent{width, height, 0}, flags));
 }
 
 cudaError_t cudaMalloc3DArray(cudaArray_t *array,
@@ -79,23 +80,23 @@ cudaError_t cudaMalloc3DArray(cudaArray_t *array,
                               cudaExtent extent, unsigned int flags) {
   if (cudaError_t err = wholeArray(flags, "cudaMalloc3DArray"))
     return record(err);
-  return record(runtime().arrayCreate(array, desc, extent, flags));
+  return record(runtime().arrays().arrayCreate(array, desc, extent, flags));
 }
 
 cudaError_t cudaFreeArray(cudaArray_t array) {
-  return record(runtime().arrayFree(array));
+  return record(runtime().arrays().arrayFree(array));
 }
 
 cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc *desc, cudaExtent *extent,
                              unsigned int *flags, cudaArray_t array) {
-  return record(runtime().arrayInfo(array, desc, extent, flags));
+  return record(runtime().arrays().arrayInfo(array, desc, extent, flags));
 }
 
 cudaError_t cudaGetChannelDesc(cudaChannelFormatDesc *desc,
                                cudaArray_const_t array) {
   if (!desc)
     return record(cudaErrorInvalidValue);
-  return record(runtime().arrayInfo(array, desc, nullptr, nullptr));
+  return record(runtime().arrays().arrayInfo(array, desc, nullptr, nullptr));
 }
 
 cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
@@ -133,35 +134,35 @@ cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch,
 cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
                               const void *src, size_t count,
                               cudaMemcpyKind kind) {
-  return record(runtime().arrayCopyLinear(dst, wOffset, hOffset, true,
-                                          const_cast<void *>(src), count, kind,
-                                          nullptr, "cudaMemcpyToArray"));
+  return record(runtime().arrays().arrayCopyLinear(
+      dst, wOffset, hOffset, true, const_cast<void *>(src), count, kind,
+      nullptr, "cudaMemcpyToArray"));
 }
 
 cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset,
                                    size_t hOffset, const void *src,
                                    size_t count, cudaMemcpyKind kind,
                                    cudaStream_t stream) {
-  return record(runtime().arrayCopyLinear(dst, wOffset, hOffset, true,
-                                          const_cast<void *>(src), count, kind,
-                                          stream, "cudaMemcpyToArrayAsync"));
+  return record(runtime().arrays().arrayCopyLinear(
+      dst, wOffset, hOffset, true, const_cast<void *>(src), count, kind, stream,
+      "cudaMemcpyToArrayAsync"));
 }
 
 cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src,
                                 size_t wOffset, size_t hOffset, size_t count,
                                 cudaMemcpyKind kind) {
-  return record(runtime().arrayCopyLinear(src, wOffset, hOffset, false, dst,
-                                          count, kind, nullptr,
-                                          "cudaMemcpyFromArray"));
+  return record(runtime().arrays().arrayCopyLinear(src, wOffset, hOffset, false,
+                                                   dst, count, kind, nullptr,
+                                                   "cudaMemcpyFromArray"));
 }
 
 cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src,
                                      size_t wOffset, size_t hOffset,
                                      size_t count, cudaMemcpyKind kind,
                                      cudaStream_t stream) {
-  return record(runtime().arrayCopyLinear(src, wOffset, hOffset, false, dst,
-                                          count, kind, stream,
-                                          "cudaMemcpyFromArrayAsync"));
+  return record(runtime().arrays().arrayCopyLinear(src, wOffset, hOffset, false,
+                                                   dst, count, kind, stream,
+                                                   "cudaMemcpyFromArrayAsync"));
 }
 
 cudaError_t cudaCreateTextureObject(cudaTextureObject_t *texObject,
@@ -171,8 +172,8 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *texObject,
   if (!texObject)
     return record(cudaErrorInvalidValue);
   uint64_t handle = 0;
-  cudaError_t err =
-      runtime().textureCreate(&handle, resDesc, texDesc, resViewDesc, false);
+  cudaError_t err = runtime().arrays().textureCreate(&handle, resDesc, texDesc,
+                                                     resViewDesc, false);
   if (err == cudaSuccess) {
     *texObject = handle;
     TextureDescriptors::instance().made(handle, false, *resDesc, texDesc);
@@ -181,7 +182,7 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *texObject,
 }
 
 cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
-  cudaError_t err = runtime().textureDestroy(texObject, false);
+  cudaError_t err = runtime().arrays().textureDestroy(texObject, false);
   if (err == cudaSuccess)
     TextureDescriptors::instance().destroyed(texObject, false);
   return record(err);
@@ -192,8 +193,8 @@ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *surfObject,
   if (!surfObject)
     return record(cudaErrorInvalidValue);
   uint64_t handle = 0;
-  cudaError_t err =
-      runtime().textureCreate(&handle, resDesc, nullptr, nullptr, true);
+  cudaError_t err = runtime().arrays().textureCreate(&handle, resDesc, nullptr,
+                                                     nullptr, true);
   if (err == cudaSuccess) {
     *surfObject = handle;
     TextureDescriptors::instance().made(handle, true, *resDesc, nullptr);
@@ -202,7 +203,7 @@ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *surfObject,
 }
 
 cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) {
-  cudaError_t err = runtime().textureDestroy(surfObject, true);
+  cudaError_t err = runtime().arrays().textureDestroy(surfObject, true);
   if (err == cudaSuccess)
     TextureDescriptors::instance().destroyed(surfObject, true);
   return record(err);
@@ -258,7 +259,8 @@ cudaError_t cudaArrayGetSparseProperties(cudaArraySparseProperties *props,
   cudaChannelFormatDesc desc;
   if (!props)
     return record(cudaErrorInvalidValue);
-  if (cudaError_t err = runtime().arrayInfo(array, &desc, nullptr, nullptr))
+  if (cudaError_t err =
+          runtime().arrays().arrayInfo(array, &desc, nullptr, nullptr))
     return record(err);
   return record(cudaErrorInvalidValue);
 }
@@ -274,7 +276,8 @@ cudaArrayGetMemoryRequirements(cudaArrayMemoryRequirements *requirements,
     return record(err);
   if (device < 0 || device >= count)
     return record(cudaErrorInvalidDevice);
-  if (cudaError_t err = runtime().arrayInfo(array, &desc, nullptr, nullptr))
+  if (cudaError_t err =
+          runtime().arrays().arrayInfo(array, &desc, nullptr, nullptr))
     return record(err);
   return record(cudaErrorInvalidValue);
 }
@@ -286,7 +289,8 @@ cudaError_t cudaArrayGetPlane(cudaArray_t *plane, cudaArray_t array,
   cudaChannelFormatDesc desc;
   if (!plane)
     return record(cudaErrorInvalidValue);
-  if (cudaError_t err = runtime().arrayInfo(array, &desc, nullptr, nullptr))
+  if (cudaError_t err =
+          runtime().arrays().arrayInfo(array, &desc, nullptr, nullptr))
     return record(err);
   (void)planeIdx;
   return record(cudaErrorInvalidValue);

@@ -14,27 +14,29 @@ extern "C" {
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
                                    cudaStreamCaptureMode mode) {
-  return record(runtime().streamBeginCapture(stream, mode, false));
+  return record(runtime().graphs().streamBeginCapture(stream, mode, false));
 }
 cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
                                         cudaStreamCaptureMode mode) {
-  return record(runtime().streamBeginCapture(stream, mode, true));
+  return record(runtime().graphs().streamBeginCapture(stream, mode, true));
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
-  return record(runtime().streamEndCapture(stream, graph, false));
+  return record(runtime().graphs().streamEndCapture(stream, graph, false));
 }
 cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *graph) {
-  return record(runtime().streamEndCapture(stream, graph, true));
+  return record(runtime().graphs().streamEndCapture(stream, graph, true));
 }
 
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
                                   cudaStreamCaptureStatus *status) {
-  return record(runtime().streamIsCapturing(stream, status, nullptr, false));
+  return record(
+      runtime().graphs().streamIsCapturing(stream, status, nullptr, false));
 }
 cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
                                        cudaStreamCaptureStatus *status) {
-  return record(runtime().streamIsCapturing(stream, status, nullptr, true));
+  return record(
+      runtime().graphs().streamIsCapturing(stream, status, nullptr, true));
 }
 
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
@@ -49,7 +51,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
         "cudaGraphInstantiate with cudaGraphInstantiateFlagDeviceLaunch"));
   if (flags & ~known)
     return record(cudaErrorInvalidValue);
-  if (cudaError_t err = runtime().graphInstantiate(exec, graph))
+  if (cudaError_t err = runtime().graphs().graphInstantiate(exec, graph))
     return record(err);
   // The exec answers its flags and holds its graph's user objects.
   runtime().withGraphs([&](rc::rt::GraphState &graphs) {
@@ -67,26 +69,26 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec,
 
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 cudaGraphExecUpdateResultInfo *info) {
-  return record(runtime().graphExecUpdate(exec, graph, info));
+  return record(runtime().graphs().graphExecUpdate(exec, graph, info));
 }
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
-  return record(runtime().graphLaunch(exec, stream, false));
+  return record(runtime().graphs().graphLaunch(exec, stream, false));
 }
 cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t stream) {
-  return record(runtime().graphLaunch(exec, stream, true));
+  return record(runtime().graphs().graphLaunch(exec, stream, true));
 }
 
 // A graph's and an exec's references to user objects go with them.
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  cudaError_t err = runtime().graphDestroy(graph);
+  cudaError_t err = runtime().graphs().graphDestroy(graph);
   if (err == cudaSuccess)
     UserObjects::instance().ownerGone(handleId(graph));
   return record(err);
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
-  cudaError_t err = runtime().graphExecDestroy(exec);
+  cudaError_t err = runtime().graphs().graphExecDestroy(exec);
   if (err == cudaSuccess)
     UserObjects::instance().ownerGone(handleId(exec));
   return record(err);

@@ -18,9 +18,9 @@ cudaError_t kernelNode(const cudaKernelNodeParams *p, const char *call,
   if (!p)
     return cudaErrorInvalidValue;
   uint64_t id;
-  if (cudaError_t err = runtime().stubToId(p->func, &id))
+  if (cudaError_t err = runtime().kernels().stubToId(p->func, &id))
     return err;
-  return runtime().kernelNode(id, *p, call, out);
+  return runtime().graphs().kernelNode(id, *p, call, out);
 }
 
 cudaError_t hostNode(const cudaHostNodeParams *p, GraphNode *out) {
@@ -36,14 +36,14 @@ cudaError_t memcpyNode(const cudaMemcpy3DParms *p, const char *call,
                        GraphNode *out) {
   if (!p)
     return cudaErrorInvalidValue;
-  return runtime().memcpy3DNode(*p, call, out);
+  return runtime().graphs().memcpy3DNode(*p, call, out);
 }
 
 cudaError_t memsetNode(const cudaMemsetParams *p, const char *call,
                        GraphNode *out) {
   if (!p)
     return cudaErrorInvalidValue;
-  return runtime().memsetNode(*p, call, out);
+  return runtime().graphs().memsetNode(*p, call, out);
 }
 
 // CUDA 12's generic parameters, for the node kinds served.
@@ -95,7 +95,8 @@ cudaError_t add(cudaError_t made, cudaGraphNode_t *node, cudaGraph_t graph,
                 const cudaGraphNode_t *deps, size_t count, GraphNode n) {
   if (made != cudaSuccess)
     return made;
-  return runtime().graphAddNode(node, graph, deps, count, std::move(n));
+  return runtime().graphs().graphAddNode(node, graph, deps, count,
+                                         std::move(n));
 }
 
 // A memory allocation node's memory exists from now on: it goes again if
@@ -104,7 +105,7 @@ cudaError_t addAllocation(cudaGraphNode_t *node, cudaGraph_t graph,
                           const cudaGraphNode_t *deps, size_t count,
                           cudaMemAllocNodeParams *params, const char *call) {
   GraphNode n;
-  if (cudaError_t err = runtime().graphMemAllocNode(params, call, &n))
+  if (cudaError_t err = runtime().graphs().graphMemAllocNode(params, call, &n))
     return record(err);
   cudaError_t err = add(cudaSuccess, node, graph, deps, count, std::move(n));
   if (err != cudaSuccess) {
@@ -119,7 +120,7 @@ cudaError_t addAllocation(cudaGraphNode_t *node, cudaGraph_t graph,
 extern "C" {
 
 cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags) {
-  return record(runtime().graphCreate(graph, flags));
+  return record(runtime().graphs().graphCreate(graph, flags));
 }
 
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph,
@@ -143,8 +144,8 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
                                      void *dst, const void *src, size_t bytes,
                                      cudaMemcpyKind kind) {
   GraphNode n;
-  cudaError_t made = runtime().memcpyNode(dst, src, bytes, kind,
-                                          "cudaGraphAddMemcpyNode1D", &n);
+  cudaError_t made = runtime().graphs().memcpyNode(
+      dst, src, bytes, kind, "cudaGraphAddMemcpyNode1D", &n);
   return record(add(made, node, graph, deps, count, std::move(n)));
 }
 
@@ -180,7 +181,7 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                     const cudaGraphNode_t *deps, size_t count,
                                     void *dptr) {
   GraphNode n;
-  cudaError_t made = runtime().graphMemFreeNode(dptr, &n);
+  cudaError_t made = runtime().graphs().graphMemFreeNode(dptr, &n);
   return record(add(made, node, graph, deps, count, std::move(n)));
 }
 
@@ -188,12 +189,13 @@ cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
                                            cudaMemAllocNodeParams *params) {
   if (!params)
     return record(cudaErrorInvalidValue);
-  return record(runtime().graphMemoryNodeParams(node, params, nullptr));
+  return record(
+      runtime().graphs().graphMemoryNodeParams(node, params, nullptr));
 }
 
 cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node,
                                           void *dptr_out) {
-  return record(runtime().graphMemoryNodeParams(
+  return record(runtime().graphs().graphMemoryNodeParams(
       node, nullptr, static_cast<void **>(dptr_out)));
 }
 
@@ -201,20 +203,22 @@ cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node,
 // for a trim to return.
 cudaError_t cudaDeviceGraphMemTrim(int device) {
   uint64_t ignored = 0;
-  return record(runtime().graphMemAttribute(
+  return record(runtime().graphs().graphMemAttribute(
       device, cudaGraphMemAttrUsedMemCurrent, &ignored, false));
 }
 
 cudaError_t cudaDeviceGetGraphMemAttribute(int device,
                                            cudaGraphMemAttributeType attr,
                                            void *value) {
-  return record(runtime().graphMemAttribute(device, attr, value, false));
+  return record(
+      runtime().graphs().graphMemAttribute(device, attr, value, false));
 }
 
 cudaError_t cudaDeviceSetGraphMemAttribute(int device,
                                            cudaGraphMemAttributeType attr,
                                            void *value) {
-  return record(runtime().graphMemAttribute(device, attr, value, true));
+  return record(
+      runtime().graphs().graphMemAttribute(device, attr, value, true));
 }
 
 cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
@@ -233,36 +237,38 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
     return cudaGraphAddChildGraphNode(node, graph, deps, count,
                                       params->graph.graph);
   GraphNode n;
-  cudaError_t made = params && params->type == cudaGraphNodeTypeMemFree
-                         ? runtime().graphMemFreeNode(params->free.dptr, &n)
-                         : genericNode(params, "cudaGraphAddNode", &n);
+  cudaError_t made =
+      params && params->type == cudaGraphNodeTypeMemFree
+          ? runtime().graphs().graphMemFreeNode(params->free.dptr, &n)
+          : genericNode(params, "cudaGraphAddNode", &n);
   return record(add(made, node, graph, deps, count, std::move(n)));
 }
 
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph,
                                      const cudaGraphNode_t *from,
                                      const cudaGraphNode_t *to, size_t count) {
-  return record(runtime().graphAddDependencies(graph, from, to, count));
+  return record(
+      runtime().graphs().graphAddDependencies(graph, from, to, count));
 }
 
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
                               size_t *count) {
-  return record(runtime().graphGetNodes(graph, nodes, count, false));
+  return record(runtime().graphs().graphGetNodes(graph, nodes, count, false));
 }
 
 cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
                                   size_t *count) {
-  return record(runtime().graphGetNodes(graph, nodes, count, true));
+  return record(runtime().graphs().graphGetNodes(graph, nodes, count, true));
 }
 
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node,
                                  cudaGraphNodeType *type) {
-  return record(runtime().graphNodeGetType(node, type));
+  return record(runtime().graphs().graphNodeGetType(node, type));
 }
 
 // A clone holds references to its original's user objects too.
 cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph) {
-  cudaError_t err = runtime().graphClone(clone, graph);
+  cudaError_t err = runtime().graphs().graphClone(clone, graph);
   if (err == cudaSuccess)
     rc::rt::UserObjects::instance().copyReferences(rc::rt::handleId(graph),
                                                    rc::rt::handleId(*clone));
@@ -272,7 +278,7 @@ cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph) {
 cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *node,
                                      cudaGraphNode_t original,
                                      cudaGraph_t clone) {
-  return record(runtime().graphNodeFindInClone(node, original, clone));
+  return record(runtime().graphs().graphNodeFindInClone(node, original, clone));
 }
 
 // ---- new parameters for a graph's node --------------------------------------
@@ -282,7 +288,7 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
   GraphNode n;
   if (cudaError_t err = kernelNode(params, "cudaGraphKernelNodeSetParams", &n))
     return record(err);
-  return record(runtime().graphNodeSet(node, std::move(n)));
+  return record(runtime().graphs().graphNodeSet(node, std::move(n)));
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
@@ -290,17 +296,17 @@ cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
   GraphNode n;
   if (cudaError_t err = memcpyNode(params, "cudaGraphMemcpyNodeSetParams", &n))
     return record(err);
-  return record(runtime().graphNodeSet(node, std::move(n)));
+  return record(runtime().graphs().graphNodeSet(node, std::move(n)));
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
                                            const void *src, size_t bytes,
                                            cudaMemcpyKind kind) {
   GraphNode n;
-  if (cudaError_t err = runtime().memcpyNode(
+  if (cudaError_t err = runtime().graphs().memcpyNode(
           dst, src, bytes, kind, "cudaGraphMemcpyNodeSetParams1D", &n))
     return record(err);
-  return record(runtime().graphNodeSet(node, std::move(n)));
+  return record(runtime().graphs().graphNodeSet(node, std::move(n)));
 }
 
 cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
@@ -308,7 +314,7 @@ cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
   GraphNode n;
   if (cudaError_t err = memsetNode(params, "cudaGraphMemsetNodeSetParams", &n))
     return record(err);
-  return record(runtime().graphNodeSet(node, std::move(n)));
+  return record(runtime().graphs().graphNodeSet(node, std::move(n)));
 }
 
 cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
@@ -316,7 +322,7 @@ cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
   GraphNode n;
   if (cudaError_t err = hostNode(params, &n))
     return record(err);
-  return record(runtime().graphNodeSet(node, std::move(n)));
+  return record(runtime().graphs().graphNodeSet(node, std::move(n)));
 }
 
 cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node,
@@ -324,7 +330,7 @@ cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node,
   GraphNode n;
   if (cudaError_t err = genericNode(params, "cudaGraphNodeSetParams", &n))
     return record(err);
-  return record(runtime().graphNodeSet(node, std::move(n)));
+  return record(runtime().graphs().graphNodeSet(node, std::move(n)));
 }
 
 // ---- new parameters for an exec's node --------------------------------------
@@ -336,7 +342,7 @@ cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
   if (cudaError_t err =
           kernelNode(params, "cudaGraphExecKernelNodeSetParams", &n))
     return record(err);
-  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+  return record(runtime().graphs().graphExecNodeSet(exec, node, std::move(n)));
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t exec,
@@ -346,7 +352,7 @@ cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t exec,
   if (cudaError_t err =
           memcpyNode(params, "cudaGraphExecMemcpyNodeSetParams", &n))
     return record(err);
-  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+  return record(runtime().graphs().graphExecNodeSet(exec, node, std::move(n)));
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t exec,
@@ -354,10 +360,10 @@ cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t exec,
                                                const void *src, size_t bytes,
                                                cudaMemcpyKind kind) {
   GraphNode n;
-  if (cudaError_t err = runtime().memcpyNode(
+  if (cudaError_t err = runtime().graphs().memcpyNode(
           dst, src, bytes, kind, "cudaGraphExecMemcpyNodeSetParams1D", &n))
     return record(err);
-  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+  return record(runtime().graphs().graphExecNodeSet(exec, node, std::move(n)));
 }
 
 cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t exec,
@@ -367,7 +373,7 @@ cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t exec,
   if (cudaError_t err =
           memsetNode(params, "cudaGraphExecMemsetNodeSetParams", &n))
     return record(err);
-  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+  return record(runtime().graphs().graphExecNodeSet(exec, node, std::move(n)));
 }
 
 cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t exec,
@@ -376,7 +382,7 @@ cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t exec,
   GraphNode n;
   if (cudaError_t err = hostNode(params, &n))
     return record(err);
-  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+  return record(runtime().graphs().graphExecNodeSet(exec, node, std::move(n)));
 }
 
 cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t exec,
@@ -385,7 +391,7 @@ cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t exec,
   GraphNode n;
   if (cudaError_t err = genericNode(params, "cudaGraphExecNodeSetParams", &n))
     return record(err);
-  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+  return record(runtime().graphs().graphExecNodeSet(exec, node, std::move(n)));
 }
 
 } // extern "C"

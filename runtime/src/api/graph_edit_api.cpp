@@ -44,7 +44,8 @@ cudaError_t plainEdges(const cudaGraphEdgeData *data, size_t count,
 
 cudaError_t addNode(cudaGraphNode_t *node, cudaGraph_t graph,
                     const cudaGraphNode_t *deps, size_t count, GraphNode n) {
-  return runtime().graphAddNode(node, graph, deps, count, std::move(n));
+  return runtime().graphs().graphAddNode(node, graph, deps, count,
+                                         std::move(n));
 }
 
 cudaError_t eventNode(cudaEvent_t event, HostStep step, GraphNode *out) {
@@ -75,9 +76,10 @@ cudaError_t symbolCopyNode(void *linear, const void *symbol, size_t count,
   if (!direction)
     return cudaErrorInvalidMemcpyDirection;
   char *device = static_cast<char *>(at) + offset;
-  return toSymbol
-             ? runtime().memcpyNode(device, linear, count, kind, call, out)
-             : runtime().memcpyNode(linear, device, count, kind, call, out);
+  return toSymbol ? runtime().graphs().memcpyNode(device, linear, count, kind,
+                                                  call, out)
+                  : runtime().graphs().memcpyNode(linear, device, count, kind,
+                                                  call, out);
 }
 
 // A copy of an exec node the exec knows by `node`, and its index.
@@ -130,7 +132,7 @@ cudaError_t setExecNodeEvent(cudaGraphExec_t exec, cudaGraphNode_t node,
   if (n.host != step)
     return cudaErrorInvalidValue;
   n.event = event;
-  return runtime().graphExecNodeSet(exec, node, std::move(n));
+  return runtime().graphs().graphExecNodeSet(exec, node, std::move(n));
 }
 
 cudaError_t removeEdges(cudaGraph_t graph, const cudaGraphNode_t *from,
@@ -220,7 +222,8 @@ cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph,
   if (cudaError_t err =
           plainEdges(edgeData, count, "cudaGraphAddDependencies_v2"))
     return record(err);
-  return record(runtime().graphAddDependencies(graph, from, to, count));
+  return record(
+      runtime().graphs().graphAddDependencies(graph, from, to, count));
 }
 
 cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph,
@@ -336,7 +339,7 @@ cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t exec,
     return cudaSuccess;
   });
   for (size_t i = 0; !err && i < handles.size(); ++i)
-    err = runtime().graphExecNodeSet(
+    err = runtime().graphs().graphExecNodeSet(
         exec, toHandle<cudaGraphNode_t>(handles[i]), next.nodes[i]);
   return record(err);
 }
@@ -429,7 +432,7 @@ cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node,
           symbolCopyNode(const_cast<void *>(src), symbol, bytes, offset, kind,
                          true, "cudaGraphMemcpyNodeSetParamsToSymbol", &n))
     return record(err);
-  return record(runtime().graphNodeSet(node, std::move(n)));
+  return record(runtime().graphs().graphNodeSet(node, std::move(n)));
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node,
@@ -442,7 +445,7 @@ cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node,
           symbolCopyNode(dst, symbol, bytes, offset, kind, false,
                          "cudaGraphMemcpyNodeSetParamsFromSymbol", &n))
     return record(err);
-  return record(runtime().graphNodeSet(node, std::move(n)));
+  return record(runtime().graphs().graphNodeSet(node, std::move(n)));
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(
@@ -453,7 +456,7 @@ cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(
           symbolCopyNode(const_cast<void *>(src), symbol, bytes, offset, kind,
                          true, "cudaGraphExecMemcpyNodeSetParamsToSymbol", &n))
     return record(err);
-  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+  return record(runtime().graphs().graphExecNodeSet(exec, node, std::move(n)));
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(
@@ -464,7 +467,7 @@ cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(
           symbolCopyNode(dst, symbol, bytes, offset, kind, false,
                          "cudaGraphExecMemcpyNodeSetParamsFromSymbol", &n))
     return record(err);
-  return record(runtime().graphExecNodeSet(exec, node, std::move(n)));
+  return record(runtime().graphs().graphExecNodeSet(exec, node, std::move(n)));
 }
 
 // ---- nodes of an exec turned off and on
@@ -593,7 +596,7 @@ cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t exec,
 // only has to be one.
 cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t stream) {
   uint64_t wire = 0;
-  if (cudaError_t err = runtime().wireStream(stream, false, &wire))
+  if (cudaError_t err = runtime().streams().wireStream(stream, false, &wire))
     return record(err);
   return record(runtime().withGraphs([&](GraphState &graphs) {
     return graphs.exec(handleId(exec)) ? cudaSuccess : cudaErrorInvalidValue;

@@ -158,7 +158,8 @@ std::string dotLabel(const GraphNode &n, bool verbose) {
   if (n.type == rc::wire::Command::Launch) {
     const rc::manifest::Kernel *k = nullptr;
     uint64_t module = 0;
-    if (runtime().kernelRecord(n.kernelId, &k, &module) == cudaSuccess)
+    if (runtime().kernels().kernelRecord(n.kernelId, &k, &module) ==
+        cudaSuccess)
       label += "\\n" + rc::rt::KernelIndex::describe(k);
   }
   if (!verbose)
@@ -196,7 +197,8 @@ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
     return record(cudaErrorInvalidValue);
   const rc::manifest::Kernel *k = nullptr;
   uint64_t module = 0;
-  if (cudaError_t err = runtime().kernelRecord(n.kernelId, &k, &module))
+  if (cudaError_t err =
+          runtime().kernels().kernelRecord(n.kernelId, &k, &module))
     return record(err);
   std::lock_guard<std::mutex> lock(argumentsMu);
   KernelArguments &kept = arguments()[handleId(node)];

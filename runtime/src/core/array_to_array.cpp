@@ -45,16 +45,17 @@ cudaError_t copyArrayToArray(Runtime &rt, cudaArray_t dst, size_t dstX,
   Staging staging(rt);
   if (cudaError_t err = staging.allocate(bytes))
     return err;
-  if (cudaError_t err =
-          rt.arrayCopy(src, box, false, staging.ptr(), box.width, box.height,
-                       cudaMemcpyDeviceToDevice, stream, call))
+  if (cudaError_t err = rt.arrays().arrayCopy(
+          src, box, false, staging.ptr(), box.width, box.height,
+          cudaMemcpyDeviceToDevice, stream, call))
     return err;
   Runtime::ArrayBox to = box;
   to.x = dstX;
   to.y = dstY;
   to.z = dstZ;
-  return rt.arrayCopy(dst, to, true, staging.ptr(), box.width, box.height,
-                      cudaMemcpyDeviceToDevice, stream, call);
+  return rt.arrays().arrayCopy(dst, to, true, staging.ptr(), box.width,
+                               box.height, cudaMemcpyDeviceToDevice, stream,
+                               call);
 }
 
 cudaError_t copyArrayToArrayLinear(Runtime &rt, cudaArray_t dst, size_t dstX,
@@ -69,12 +70,13 @@ cudaError_t copyArrayToArrayLinear(Runtime &rt, cudaArray_t dst, size_t dstX,
   Staging staging(rt);
   if (cudaError_t err = staging.allocate(count))
     return err;
-  if (cudaError_t err =
-          rt.arrayCopyLinear(src, srcX, srcY, false, staging.ptr(), count,
-                             cudaMemcpyDeviceToDevice, stream, call))
+  if (cudaError_t err = rt.arrays().arrayCopyLinear(
+          src, srcX, srcY, false, staging.ptr(), count,
+          cudaMemcpyDeviceToDevice, stream, call))
     return err;
-  return rt.arrayCopyLinear(dst, dstX, dstY, true, staging.ptr(), count,
-                            cudaMemcpyDeviceToDevice, stream, call);
+  return rt.arrays().arrayCopyLinear(dst, dstX, dstY, true, staging.ptr(),
+                                     count, cudaMemcpyDeviceToDevice, stream,
+                                     call);
 }
 
 } // namespace rc::rt

@@ -3,6 +3,7 @@
 // (docs/graphs.md). Like captured graphs they live on the client until
 // cudaGraphInstantiate; a node is checked when it is made, as the stream
 // call it stands for would be.
+#include "core/graphs.h"
 #include "core/handle.h"
 #include "core/runtime.h"
 #include "core/unsupported.h"
@@ -11,38 +12,38 @@
 
 namespace rc::rt {
 
-cudaError_t Runtime::graphCreate(cudaGraph_t *graph, unsigned flags) {
+cudaError_t Graphs::graphCreate(cudaGraph_t *graph, unsigned flags) {
   if (!graph || flags != 0)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  uint64_t id = nextHandle_++;
-  graphs_.createGraph(id);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  uint64_t id = rt_.nextHandle_++;
+  state_.createGraph(id);
   *graph = toHandle<cudaGraph_t>(id);
   return cudaSuccess;
 }
 
-cudaError_t Runtime::kernelNode(uint64_t kernelId,
-                                const cudaKernelNodeParams &p, const char *call,
-                                GraphNode *out) {
+cudaError_t Graphs::kernelNode(uint64_t kernelId, const cudaKernelNodeParams &p,
+                               const char *call, GraphNode *out) {
   if (p.extra)
     return reportUnsupported(
         (std::string(call) + " with arguments in 'extra'").c_str());
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  return kernelNodeLocked(kernelId, p.gridDim, p.blockDim, p.kernelParams,
-                          p.sharedMemBytes, call, 0, out);
+  return rt_.kernels_.kernelNodeLocked(kernelId, p.gridDim, p.blockDim,
+                                       p.kernelParams, p.sharedMemBytes, call,
+                                       0, out);
 }
 
-cudaError_t Runtime::memcpyNode(void *dst, const void *src, size_t count,
-                                cudaMemcpyKind kind, const char *call,
-                                GraphNode *out) {
+cudaError_t Graphs::memcpyNode(void *dst, const void *src, size_t count,
+                               cudaMemcpyKind kind, const char *call,
+                               GraphNode *out) {
   if (!dst || !src)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  if (cudaError_t err = copyDirectionLocked(dst, src, count, &kind, call))
+  if (cudaError_t err = rt_.copyDirectionLocked(dst, src, count, &kind, call))
     return err;
   if (kind == cudaMemcpyHostToHost)
     return reportUnsupported(
@@ -61,8 +62,8 @@ size_t offsetOf(const cudaPitchedPtr &p, const cudaPos &pos) {
 // The memcpy node parameters programs pass are cudaMemcpy3DParms even for
 // plain 1D copies; those (and any copy whose rows are back to back on both
 // sides) become one contiguous copy.
-cudaError_t Runtime::memcpy3DNode(const cudaMemcpy3DParms &p, const char *call,
-                                  GraphNode *out) {
+cudaError_t Graphs::memcpy3DNode(const cudaMemcpy3DParms &p, const char *call,
+                                 GraphNode *out) {
   if (p.srcArray || p.dstArray)
     return reportUnsupported(
         (std::string(call) + " with a CUDA array").c_str());
@@ -87,8 +88,8 @@ cudaError_t Runtime::memcpy3DNode(const cudaMemcpy3DParms &p, const char *call,
 // A memset node sets elements of 1, 2 or 4 bytes; the wire's memset sets
 // bytes, which is the same whenever every byte of the element's value is
 // equal (zeroing, the common case).
-cudaError_t Runtime::memsetNode(const cudaMemsetParams &p, const char *call,
-                                GraphNode *out) {
+cudaError_t Graphs::memsetNode(const cudaMemsetParams &p, const char *call,
+                               GraphNode *out) {
   if (!p.dst ||
       (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4))
     return cudaErrorInvalidValue;
@@ -103,52 +104,52 @@ cudaError_t Runtime::memsetNode(const cudaMemsetParams &p, const char *call,
     return reportUnsupported(
         (std::string(call) + " with rows narrower than their pitch").c_str());
   const size_t size = rowBytes * p.height;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   if (cudaError_t err =
-          checkDeviceRangeLocked(call, "destination", p.dst, size))
+          rt_.checkDeviceRangeLocked(call, "destination", p.dst, size))
     return err;
   *out = GraphNode::memset(p.dst, byte, size);
   return cudaSuccess;
 }
 
-cudaError_t Runtime::graphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
-                                  const cudaGraphNode_t *deps, size_t count,
-                                  GraphNode n) {
+cudaError_t Graphs::graphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                 const cudaGraphNode_t *deps, size_t count,
+                                 GraphNode n) {
   if (!node || (count && !deps))
     return cudaErrorInvalidValue;
   std::vector<uint64_t> after(count);
   for (size_t i = 0; i < count; ++i)
     after[i] = handleId(deps[i]);
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   uint64_t handle = 0;
-  if (cudaError_t err = graphs_.addGraphNode(handleId(graph), std::move(n),
-                                             after.data(), count, &handle))
+  if (cudaError_t err = state_.addGraphNode(handleId(graph), std::move(n),
+                                            after.data(), count, &handle))
     return err;
   *node = toHandle<cudaGraphNode_t>(handle);
   return cudaSuccess;
 }
 
-cudaError_t Runtime::graphAddDependencies(cudaGraph_t graph,
-                                          const cudaGraphNode_t *from,
-                                          const cudaGraphNode_t *to,
-                                          size_t count) {
+cudaError_t Graphs::graphAddDependencies(cudaGraph_t graph,
+                                         const cudaGraphNode_t *from,
+                                         const cudaGraphNode_t *to,
+                                         size_t count) {
   if (count && (!from || !to))
     return cudaErrorInvalidValue;
   std::vector<uint64_t> f(count), t(count);
   for (size_t i = 0; i < count; ++i)
     f[i] = handleId(from[i]), t[i] = handleId(to[i]);
-  std::lock_guard<std::mutex> lock(mu_);
-  return graphs_.addDependencies(handleId(graph), f.data(), t.data(), count);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  return state_.addDependencies(handleId(graph), f.data(), t.data(), count);
 }
 
-cudaError_t Runtime::graphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
-                                   size_t *count, bool rootsOnly) {
+cudaError_t Graphs::graphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
+                                  size_t *count, bool rootsOnly) {
   if (!count)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  const Graph *g = graphs_.graph(handleId(graph));
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  const Graph *g = state_.graph(handleId(graph));
   if (!g)
     return cudaErrorInvalidValue;
   std::vector<uint64_t> found;
@@ -167,45 +168,45 @@ cudaError_t Runtime::graphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::graphNodeGetType(cudaGraphNode_t node,
-                                      cudaGraphNodeType *type) {
+cudaError_t Graphs::graphNodeGetType(cudaGraphNode_t node,
+                                     cudaGraphNodeType *type) {
   if (!type)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  const GraphNode *n = graphs_.node(handleId(node));
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  const GraphNode *n = state_.node(handleId(node));
   if (!n)
     return cudaErrorInvalidValue;
   *type = n->kind();
   return cudaSuccess;
 }
 
-cudaError_t Runtime::graphClone(cudaGraph_t *clone, cudaGraph_t graph) {
+cudaError_t Graphs::graphClone(cudaGraph_t *clone, cudaGraph_t graph) {
   if (!clone)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  uint64_t id = nextHandle_++;
-  if (!graphs_.cloneGraph(handleId(graph), id))
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  uint64_t id = rt_.nextHandle_++;
+  if (!state_.cloneGraph(handleId(graph), id))
     return cudaErrorInvalidValue;
   *clone = toHandle<cudaGraph_t>(id);
   return cudaSuccess;
 }
 
-cudaError_t Runtime::graphNodeFindInClone(cudaGraphNode_t *node,
-                                          cudaGraphNode_t original,
-                                          cudaGraph_t clone) {
+cudaError_t Graphs::graphNodeFindInClone(cudaGraphNode_t *node,
+                                         cudaGraphNode_t original,
+                                         cudaGraph_t clone) {
   if (!node)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  uint64_t h = graphs_.nodeInClone(handleId(original), handleId(clone));
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  uint64_t h = state_.nodeInClone(handleId(original), handleId(clone));
   if (!h)
     return cudaErrorInvalidValue;
   *node = toHandle<cudaGraphNode_t>(h);
   return cudaSuccess;
 }
 
-cudaError_t Runtime::graphNodeSet(cudaGraphNode_t node, GraphNode n) {
-  std::lock_guard<std::mutex> lock(mu_);
-  GraphNode *current = graphs_.node(handleId(node));
+cudaError_t Graphs::graphNodeSet(cudaGraphNode_t node, GraphNode n) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  GraphNode *current = state_.node(handleId(node));
   if (!current || current->kind() != n.kind())
     return cudaErrorInvalidValue;
   *current = std::move(n);
@@ -214,12 +215,12 @@ cudaError_t Runtime::graphNodeSet(cudaGraphNode_t node, GraphNode n) {
 
 // CUDA's rules for an exec node's new parameters are those of
 // cudaGraphExecUpdate for that one node; the graph node keeps its own.
-cudaError_t Runtime::graphExecNodeSet(cudaGraphExec_t exec,
-                                      cudaGraphNode_t node, GraphNode n) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+cudaError_t Graphs::graphExecNodeSet(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                     GraphNode n) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  Exec *e = graphs_.exec(handleId(exec));
+  Exec *e = state_.exec(handleId(exec));
   if (!e)
     return cudaErrorInvalidValue;
   auto at = std::find(e->handles.begin(), e->handles.end(), handleId(node));

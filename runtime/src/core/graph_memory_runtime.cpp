@@ -4,6 +4,7 @@
 // exec holds the node any more and the program freed it (a free node's
 // launch, cudaFree or cudaFreeAsync). Launches move no memory: an
 // allocation that a launch leaves live is simply still there.
+#include "core/graphs.h"
 #include "core/handle.h"
 #include "core/runtime.h"
 
@@ -15,12 +16,12 @@ namespace {
 uint64_t addrOf(const void *p) { return uint64_t(uintptr_t(p)); }
 } // namespace
 
-cudaError_t Runtime::graphAllocationLocked(size_t size, const char *call,
-                                           GraphNode *out) {
+cudaError_t Graphs::graphAllocationLocked(size_t size, const char *call,
+                                          GraphNode *out) {
   if (size == 0)
     return cudaErrorInvalidValue;
   void *p = nullptr;
-  if (cudaError_t err = mallocLocked(&p, size, call))
+  if (cudaError_t err = rt_.mallocLocked(&p, size, call))
     return err;
   graphAllocs_[addrOf(p)] = GraphAllocation{size, false};
   *out = GraphNode();
@@ -30,8 +31,8 @@ cudaError_t Runtime::graphAllocationLocked(size_t size, const char *call,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::graphMemAllocNode(cudaMemAllocNodeParams *p,
-                                       const char *call, GraphNode *out) {
+cudaError_t Graphs::graphMemAllocNode(cudaMemAllocNodeParams *p,
+                                      const char *call, GraphNode *out) {
   if (!p)
     return cudaErrorInvalidValue;
   const cudaMemPoolProps &pool = p->poolProps;
@@ -39,8 +40,8 @@ cudaError_t Runtime::graphMemAllocNode(cudaMemAllocNodeParams *p,
       pool.handleTypes != cudaMemHandleTypeNone ||
       pool.location.type != cudaMemLocationTypeDevice)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = connectedDeviceLocked(pool.location.id))
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.connectedDeviceLocked(pool.location.id))
     return err;
   // The allocation is on the location's device, as CUDA puts it.
   int &current = threadDevice();
@@ -53,8 +54,8 @@ cudaError_t Runtime::graphMemAllocNode(cudaMemAllocNodeParams *p,
   return err;
 }
 
-cudaError_t Runtime::graphMemFreeNode(void *dptr, GraphNode *out) {
-  std::lock_guard<std::mutex> lock(mu_);
+cudaError_t Graphs::graphMemFreeNode(void *dptr, GraphNode *out) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   if (!graphAllocs_.count(addrOf(dptr)))
     return cudaErrorInvalidValue; // CUDA: only graph allocations
   *out = GraphNode();
@@ -63,11 +64,11 @@ cudaError_t Runtime::graphMemFreeNode(void *dptr, GraphNode *out) {
   return cudaSuccess;
 }
 
-cudaError_t Runtime::graphMemoryNodeParams(cudaGraphNode_t node,
-                                           cudaMemAllocNodeParams *alloc,
-                                           void **freed) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const GraphNode *n = graphs_.node(handleId(node));
+cudaError_t Graphs::graphMemoryNodeParams(cudaGraphNode_t node,
+                                          cudaMemAllocNodeParams *alloc,
+                                          void **freed) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  const GraphNode *n = state_.node(handleId(node));
   MemoryStep want = alloc ? MemoryStep::Alloc : MemoryStep::Free;
   if (!n || n->memory != want || (!alloc && !freed))
     return cudaErrorInvalidValue;
@@ -79,20 +80,21 @@ cudaError_t Runtime::graphMemoryNodeParams(cudaGraphNode_t node,
   *alloc = cudaMemAllocNodeParams();
   alloc->poolProps.allocType = cudaMemAllocationTypePinned;
   alloc->poolProps.location.type = cudaMemLocationTypeDevice;
-  auto dev = allocDevice_.find(n->dst);
-  alloc->poolProps.location.id = dev == allocDevice_.end() ? 0 : dev->second;
+  auto dev = rt_.allocDevice_.find(n->dst);
+  alloc->poolProps.location.id =
+      dev == rt_.allocDevice_.end() ? 0 : dev->second;
   alloc->bytesize = n->size;
   alloc->dptr = addr;
   return cudaSuccess;
 }
 
-cudaError_t Runtime::graphMemAttribute(int device,
-                                       cudaGraphMemAttributeType attr,
-                                       void *value, bool set) {
+cudaError_t Graphs::graphMemAttribute(int device,
+                                      cudaGraphMemAttributeType attr,
+                                      void *value, bool set) {
   if (!value)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = connectedDeviceLocked(device))
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.connectedDeviceLocked(device))
     return err;
   auto *out = static_cast<uint64_t *>(value);
   bool high = attr == cudaGraphMemAttrUsedMemHigh ||
@@ -105,8 +107,8 @@ cudaError_t Runtime::graphMemAttribute(int device,
   }
   uint64_t current = 0;
   for (const auto &a : graphAllocs_) {
-    auto dev = allocDevice_.find(a.first);
-    if (dev != allocDevice_.end() && dev->second == device)
+    auto dev = rt_.allocDevice_.find(a.first);
+    if (dev != rt_.allocDevice_.end() && dev->second == device)
       current += a.second.size;
   }
   uint64_t &highest = graphMemHigh_[device];
@@ -124,7 +126,7 @@ cudaError_t Runtime::graphMemAttribute(int device,
   return cudaErrorInvalidValue;
 }
 
-bool Runtime::freeGraphMemoryLocked(void *ptr) {
+bool Graphs::freeGraphMemoryLocked(void *ptr) {
   auto it = graphAllocs_.find(addrOf(ptr));
   if (it == graphAllocs_.end())
     return false;
@@ -133,16 +135,16 @@ bool Runtime::freeGraphMemoryLocked(void *ptr) {
   return true;
 }
 
-void Runtime::releaseGraphMemoryLocked(uint64_t addr) {
+void Graphs::releaseGraphMemoryLocked(uint64_t addr) {
   auto it = graphAllocs_.find(addr);
   if (it == graphAllocs_.end() || it->second.live ||
-      graphs_.holdsAllocation(addr))
+      state_.holdsAllocation(addr))
     return;
   graphAllocs_.erase(it);
-  freeLocked(reinterpret_cast<void *>(uintptr_t(addr)));
+  rt_.freeLocked(reinterpret_cast<void *>(uintptr_t(addr)));
 }
 
-void Runtime::graphMemoryOfExecLocked(const Graph &g, Exec *exec) {
+void Graphs::graphMemoryOfExecLocked(const Graph &g, Exec *exec) {
   std::vector<uint64_t> allocated, freed;
   for (const GraphNode &n : g.nodes) {
     if (n.memory == MemoryStep::Alloc)
@@ -159,7 +161,7 @@ void Runtime::graphMemoryOfExecLocked(const Graph &g, Exec *exec) {
       exec->frees.push_back(f);
 }
 
-void Runtime::launchedGraphMemoryLocked(const Exec &exec) {
+void Graphs::launchedGraphMemoryLocked(const Exec &exec) {
   for (uint64_t a : exec.leavesLive)
     if (graphAllocs_.count(a))
       graphAllocs_[a].live = true;

@@ -1,18 +1,43 @@
 // The client runtime core: one connection to rc-server, local state (device
-// snapshot, allocation table, stream/event handles) and the batch that async
-// work is appended to. The exported CUDA API (api_*.cpp) is a thin layer over
-// one global instance; tests build their own with an injected connection.
+// snapshot, allocation table) and the batch that async work is appended to,
+// with roles that keep their own state beside it: Streams (streams.h:
+// streams and events), Kernels (kernels.h: launches, function attributes,
+// driver-API modules), Graphs (graphs.h: capture and graphs), Vmm (vmm.h:
+// the driver's virtual memory calls), Arrays (arrays.h: CUDA arrays,
+// texture and surface objects), Libraries (libraries.h: library calls
+// and commands forwarded) and the TransferEngine (transfer_engine.h: how a
+// copy's bytes travel). The exported CUDA API (api_*.cpp) is a thin layer
+// over one global instance, reaching a role through its accessor
+// (runtime().streams().streamCreate(...)); tests build their own with an
+// injected connection.
 //
-// Locking: every public method takes mu_; private helpers named *Locked or
-// documented as such expect it held.
+// Locking: one lock, mu_, the connection's. Every public method of the
+// Runtime and of its roles takes it; private helpers named *Locked or
+// documented as such expect it held. A role's state is guarded by mu_ too,
+// so no role has a lock of its own and there is no lock order to keep:
+// the roles' calls append to the one batch and wait for its replies, and a
+// call that does so with a role lock held would order that lock before
+// mu_ while a reply handler touching the role's state would order it
+// after. A role that later takes a lock of its own takes it inside mu_
+// only (mu_ first), holds it across no append, round trip or call into
+// another role, and says so here. Two other mutexes exist, both leaves:
+// flusherMu_ (runtime_flusher.cpp; taken with mu_ held or alone, never
+// the other way round) and WorkerPool's own (worker_pool.h).
 #ifndef RC_RT_RUNTIME_H
 #define RC_RT_RUNTIME_H
 
+#include "core/arrays.h"
 #include "core/batch.h"
+#include "core/graphs.h"
 #include "core/host_memory.h"
+#include "core/kernels.h"
+#include "core/libraries.h"
 #include "core/link_emulation.h"
 #include "core/managed_memory.h"
+#include "core/streams.h"
 #include "core/traffic_stats.h"
+#include "core/transfer_engine.h"
+#include "core/vmm.h"
 #include "core/worker_pool.h"
 #include "graphs/graph_state.h"
 #include "manifests/kernel_index.h"
@@ -124,6 +149,16 @@ using ManifestLoader = std::function<void(KernelIndex &)>;
 Connector urlConnector(std::string url, std::string keyFile);
 
 class Runtime {
+  // The roles work on the connection, the batch and each other's tables
+  // under the runtime's lock (see "Locking" above).
+  friend class Arrays;
+  friend class Graphs;
+  friend class Kernels;
+  friend class Libraries;
+  friend class Streams;
+  friend class TransferEngine;
+  friend class Vmm;
+
 public:
   Runtime(Connector connect, ManifestLoader manifests, Options opts);
   ~Runtime();
@@ -141,12 +176,8 @@ public:
   bool shutdownAtExit(TrafficStats *stats);
   static constexpr std::chrono::milliseconds kExitLockWait{250};
 
-  // ---- the server's content cache (rc-cache) ----------------------------
-  // What the cache holds in this client's namespace, as rc-server's JSON
-  // (docs/server-internals/content-cache.md, "Content cache"); with `evict`,
-  // drops the chunks named (32-digit hashes; none: all of them) first.
-  cudaError_t cacheControl(bool evict, const std::vector<std::string> &hashes,
-                           std::string *json);
+  // ---- how copies' bytes travel; the content cache (rc-cache) ----------
+  TransferEngine &transfers() { return transfers_; }
 
   // ---- device (answered locally) ---------------------------------------
   cudaError_t deviceCount(int *count);
@@ -209,135 +240,21 @@ public:
                                size_t offset, cudaMemcpyKind kind,
                                cudaStream_t stream, bool async, bool perThread);
 
-  // ---- streams and events ----------------------------------------------
-  cudaError_t streamCreate(cudaStream_t *stream, unsigned flags, int priority);
-  // cudaStreamGetFlags / GetPriority: what the stream was created with
-  // (the legacy and per-thread streams: 0 and 0), answered locally.
-  cudaError_t streamFlagsAndPriority(cudaStream_t stream, unsigned *flags,
-                                     int *priority);
-  cudaError_t streamDestroy(cudaStream_t stream);
-  // cudaStreamSetAttribute / GetAttribute (runtime_stream_attrs.cpp).
-  cudaError_t streamSetAttribute(cudaStream_t stream, int attribute,
-                                 const cudaLaunchAttributeValue *value,
-                                 bool perThread);
-  cudaError_t streamGetAttribute(cudaStream_t stream, int attribute,
-                                 cudaLaunchAttributeValue *value,
-                                 bool perThread);
-  cudaError_t streamSynchronize(cudaStream_t stream, bool perThread);
-  cudaError_t streamQuery(cudaStream_t stream, bool perThread);
-  cudaError_t streamWaitEvent(cudaStream_t stream, cudaEvent_t event,
-                              unsigned flags, bool perThread);
-  cudaError_t eventCreate(cudaEvent_t *event, unsigned flags);
-  cudaError_t eventDestroy(cudaEvent_t event);
-  cudaError_t eventRecord(cudaEvent_t event, cudaStream_t stream,
-                          bool perThread);
-  cudaError_t eventSynchronize(cudaEvent_t event);
-  cudaError_t eventQuery(cudaEvent_t event);
-  cudaError_t eventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+  // ---- streams and events (streams.h) ----------------------------------
+  Streams &streams() { return streams_; }
 
-  // ---- launches ---------------------------------------------------------
-  cudaError_t launch(uint64_t id, dim3 grid, dim3 block, void **args,
-                     size_t shmem, cudaStream_t stream, bool perThread);
-  cudaError_t launchStub(const void *stub, dim3 grid, dim3 block, void **args,
-                         size_t shmem, cudaStream_t stream, bool perThread);
-  cudaError_t launchEx(const cudaLaunchConfig_t *cfg, uint64_t id, void **args,
-                       bool perThread);
-  cudaError_t stubToId(const void *stub, uint64_t *id);
-  // The manifests' record of kernel `id` (its name and parameter layout)
-  // and its module's fatbin hash; the record lives as long as the runtime.
-  cudaError_t kernelRecord(uint64_t id, const manifest::Kernel **kernel,
-                           uint64_t *moduleHash);
+  // ---- kernels: launches, attributes, driver-API modules (kernels.h) --
+  Kernels &kernels() { return kernels_; }
 
-  // ---- graphs (graph_runtime.cpp, docs/graphs.md) ----------------------
-  cudaError_t streamBeginCapture(cudaStream_t stream,
-                                 cudaStreamCaptureMode mode, bool perThread);
-  cudaError_t streamEndCapture(cudaStream_t stream, cudaGraph_t *graph,
-                               bool perThread);
-  cudaError_t streamIsCapturing(cudaStream_t stream,
-                                cudaStreamCaptureStatus *status,
-                                unsigned long long *id, bool perThread);
-  cudaError_t graphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph);
-  cudaError_t graphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
-                              cudaGraphExecUpdateResultInfo *info);
-  cudaError_t graphLaunch(cudaGraphExec_t exec, cudaStream_t stream,
-                          bool perThread);
-  cudaError_t graphDestroy(cudaGraph_t graph);
-  cudaError_t graphExecDestroy(cudaGraphExec_t exec);
-
+  // ---- graphs (graphs.h, docs/graphs.md) ------------------------------
+  Graphs &graphs() { return graphs_; }
   // Graph queries and edits that ask nothing of the server
   // (api/graph_edit_api.cpp, graphs/graph_edits.cpp) run `edit` on the
   // graph state under the runtime lock, with no method of their own here.
   template <class Edit> auto withGraphs(Edit &&edit) {
     std::lock_guard<std::mutex> lock(mu_);
-    return edit(graphs_);
+    return edit(graphs_.stateLocked());
   }
-  // The ID the wire (and the graph state) knows `stream` by: 0 for the
-  // legacy stream, the thread's own for the per-thread one (created on
-  // first use); cudaErrorInvalidResourceHandle for no stream of ours.
-  cudaError_t wireStream(cudaStream_t stream, bool perThread, uint64_t *id);
-
-  // ---- graphs built node by node (graph_build_runtime.cpp) -------------
-  cudaError_t graphCreate(cudaGraph_t *graph, unsigned flags);
-  // A node is built first, checked like the stream call it stands for
-  // (launch configuration and arguments, device ranges); `call` names the
-  // API in messages.
-  cudaError_t kernelNode(uint64_t kernelId, const cudaKernelNodeParams &p,
-                         const char *call, GraphNode *out);
-  cudaError_t memcpyNode(void *dst, const void *src, size_t count,
-                         cudaMemcpyKind kind, const char *call, GraphNode *out);
-  cudaError_t memcpy3DNode(const cudaMemcpy3DParms &p, const char *call,
-                           GraphNode *out);
-  cudaError_t memsetNode(const cudaMemsetParams &p, const char *call,
-                         GraphNode *out);
-  cudaError_t graphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
-                           const cudaGraphNode_t *deps, size_t count,
-                           GraphNode n);
-  cudaError_t graphAddDependencies(cudaGraph_t graph,
-                                   const cudaGraphNode_t *from,
-                                   const cudaGraphNode_t *to, size_t count);
-  // cudaGraphGetNodes, or cudaGraphGetRootNodes with `rootsOnly`.
-  cudaError_t graphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
-                            size_t *count, bool rootsOnly);
-  cudaError_t graphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *type);
-  cudaError_t graphClone(cudaGraph_t *clone, cudaGraph_t graph);
-  cudaError_t graphNodeFindInClone(cudaGraphNode_t *node,
-                                   cudaGraphNode_t original, cudaGraph_t clone);
-  // ---- graph memory nodes (graph_memory_runtime.cpp) -------------------
-  // cudaGraphAddMemAllocNode's node: allocated now, p->dptr set.
-  cudaError_t graphMemAllocNode(cudaMemAllocNodeParams *p, const char *call,
-                                GraphNode *out);
-  // cudaGraphAddMemFreeNode's node: dptr must be a graph allocation.
-  cudaError_t graphMemFreeNode(void *dptr, GraphNode *out);
-  // cudaGraphMemAllocNodeGetParams (alloc) / MemFreeNodeGetParams (freed).
-  cudaError_t graphMemoryNodeParams(cudaGraphNode_t node,
-                                    cudaMemAllocNodeParams *alloc,
-                                    void **freed);
-  // cudaDeviceGetGraphMemAttribute / SetGraphMemAttribute (set): a uint64_t.
-  cudaError_t graphMemAttribute(int device, cudaGraphMemAttributeType attr,
-                                void *value, bool set);
-
-  // New parameters for a node of a graph, or for the node an exec made of
-  // it; the node's kind (and a copy's memory types) must stay.
-  cudaError_t graphNodeSet(cudaGraphNode_t node, GraphNode n);
-  cudaError_t graphExecNodeSet(cudaGraphExec_t exec, cudaGraphNode_t node,
-                               GraphNode n);
-
-  // ---- kernels: attributes, occupancy (runtime_kernel_attrs.cpp) ------
-  // From HelloReply.kernel_attributes: answered locally.
-  cudaError_t funcGetAttributes(cudaFuncAttributes *attr, uint64_t id);
-  // Updates the local copy and batches FuncSetAttribute.
-  cudaError_t funcSetAttribute(uint64_t id, cudaFuncAttribute attr, int value);
-  // cudaFuncSetCacheConfig: on GPUs where L1 and shared memory share one
-  // array (Volta and later) a preference of carveout, sent as one.
-  // `config` is a cudaFuncCache as the program passed it, any number.
-  cudaError_t funcSetCacheConfig(uint64_t id, int config);
-  cudaError_t occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
-                                       int blockSize, size_t dynamicSmem,
-                                       unsigned flags);
-  // cudaLaunchCooperativeKernel / __rc_launch_cooperative_kernel.
-  cudaError_t launchCooperative(uint64_t id, dim3 grid, dim3 block, void **args,
-                                size_t shmem, cudaStream_t stream,
-                                bool perThread);
 
   // ---- 2D and peer copies (runtime_copy2d.cpp) --------------------------
   cudaError_t memcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -354,48 +271,9 @@ public:
                        bool async);
   cudaError_t memcpy3DArray(const cudaMemcpy3DParms *p, cudaStream_t stream,
                             bool async);
-  // ---- CUDA arrays, texture and surface objects (runtime_textures.cpp) --
-  // `extent` in elements (height 0: 1D, depth 0: 2D), as cudaMalloc3DArray.
-  cudaError_t arrayCreate(cudaArray_t *array, const cudaChannelFormatDesc *desc,
-                          cudaExtent extent, unsigned flags);
-  cudaError_t arrayFree(cudaArray_t array);
-  cudaError_t arrayInfo(cudaArray_const_t array, cudaChannelFormatDesc *desc,
-                        cudaExtent *extent, unsigned *flags);
-  // A box of `array` (x and width in bytes) to or from linear memory at
-  // `linear` (`pitch` bytes a row, `rows` rows a slice), host or device as
-  // `kind` says (cudaMemcpyDefault: as the pointer is).
-  struct ArrayBox {
-    size_t x = 0, y = 0, z = 0, width = 0, height = 1, depth = 1;
-  };
-  cudaError_t arrayCopy(cudaArray_const_t array, const ArrayBox &box,
-                        bool toArray, void *linear, size_t pitch, size_t rows,
-                        cudaMemcpyKind kind, cudaStream_t stream,
-                        const char *call);
-  // cudaMemcpyToArray / FromArray: `count` bytes from (x bytes, y) on,
-  // running on into the next rows.
-  cudaError_t arrayCopyLinear(cudaArray_const_t array, size_t x, size_t y,
-                              bool toArray, void *linear, size_t count,
-                              cudaMemcpyKind kind, cudaStream_t stream,
-                              const char *call);
-  cudaError_t textureCreate(uint64_t *object, const cudaResourceDesc *res,
-                            const cudaTextureDesc *tex,
-                            const cudaResourceViewDesc *view, bool surface);
-  cudaError_t textureDestroy(uint64_t object, bool surface);
-
-  // ---- driver-API modules (runtime_modules.cpp, docs/driver-api.md) ----
-  // An image (cubin, fatbin or NUL-terminated PTX) of `size` bytes goes to
-  // the server, which loads it: one round trip, so a JIT error is this
-  // call's.
-  cudaError_t moduleLoad(const void *image, size_t size, uint64_t *module);
-  cudaError_t moduleUnload(uint64_t module);
-  // One round trip: the server answers the kernel's parameter layout.
-  cudaError_t moduleFunction(uint64_t module, const char *name,
-                             uint64_t *function);
-  // Arguments as cuLaunchKernel takes them: `params` (one pointer per
-  // parameter) or `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE).
-  cudaError_t launchFunction(uint64_t function, dim3 grid, dim3 block,
-                             unsigned sharedMem, cudaStream_t stream,
-                             void **params, void **extra);
+  // ---- CUDA arrays, texture and surface objects (arrays.h) -------------
+  Arrays &arrays() { return arrays_; }
+  using ArrayBox = Arrays::ArrayBox;
 
   // cudaDeviceCanAccessPeer (from the handshake) and Enable/Disable.
   cudaError_t canAccessPeer(int *canAccess, int device, int peer);
@@ -415,43 +293,12 @@ public:
                                 cudaStreamCallback_t callback, void *data,
                                 unsigned flags, bool perThread);
 
-  // ---- driver VMM for librc_cuda (runtime_vmm.cpp) ----------------------
-  cudaError_t vmmAddressReserve(uint64_t *addr, size_t size, size_t alignment);
-  cudaError_t vmmAddressFree(uint64_t addr, size_t size);
-  // compression: a CUmemAllocationCompType (0: none); asking for one costs
-  // a round trip, for the driver's answer.
-  cudaError_t vmmCreate(uint64_t *handle, size_t size, int device,
-                        uint8_t compression = 0);
-  // cuMemGetAllocationPropertiesFromHandle: what cuMemCreate made.
-  cudaError_t vmmProperties(uint64_t handle, int *device, uint8_t *compression);
-  cudaError_t vmmRelease(uint64_t handle);
-  cudaError_t vmmMap(uint64_t addr, size_t size, size_t offset,
-                     uint64_t handle);
-  cudaError_t vmmUnmap(uint64_t addr, size_t size);
-  cudaError_t vmmSetAccess(uint64_t addr, size_t size,
-                           const std::vector<int> &devices);
+  // ---- driver VMM for librc_cuda (vmm.h) --------------------------------
+  Vmm &vmm() { return vmm_; }
 
-  // ---- vendor library calls (runtime_libcalls.cpp, docs/libraries.md) --
-  // One call of a served row (rc_lib_call_abi.h says what it does).
-  cudaError_t libraryCall(const char *key, const char *params,
-                          const RcLibArg *args, int count, bool scalarsOnDevice,
-                          int *status);
-
-  // ---- commands of libraries on top (librc_cublas) ---------------------
-  // runtime_append.cpp. Appends the command `build` serializes into the
-  // batch (given the wire id of `stream`); no round trip. `call` (a string
-  // literal) names it in error messages. On a capturing stream a command
-  // the command table marks as a graph node becomes one (`build` is kept:
-  // it must own what it serializes); any other is refused.
-  using CommandBuilder = LibraryCommand;
-  cudaError_t appendCommand(wire::Command type, const char *call,
-                            cudaStream_t stream, const CommandBuilder &build);
-  // A question for the server's driver (api/api_driver_queries.cpp): the
-  // command `build` serializes (given no stream: 0) is sent at once, on
-  // the current device, and *answer is its Result.addr; the server's
-  // refusal is the call's error.
-  cudaError_t askServer(wire::Command type, const char *call,
-                        const CommandBuilder &build, uint64_t *answer);
+  // ---- library forwarding (libraries.h, docs/libraries.md) -------------
+  Libraries &libraries() { return libraries_; }
+  using CommandBuilder = Libraries::CommandBuilder;
 
   // ---- observability (tests, RC_STATS) ---------------------------------
   uint64_t messagesSent();
@@ -491,9 +338,6 @@ private:
   // ensureConnectedLocked, then cudaErrorInvalidDevice unless `device` is
   // one of the session's devices.
   cudaError_t connectedDeviceLocked(int device);
-  // ensureConnectedLocked, then wireStreamLocked.
-  cudaError_t connectedStreamLocked(cudaStream_t s, bool perThread,
-                                    uint64_t *out);
   // On a refusal that may pass, *retryAfterMs says when to start over
   // (HelloReply.retry_after_ms; 0: it will not).
   cudaError_t handshakeLocked(std::string *error, uint32_t *retryAfterMs);
@@ -572,11 +416,9 @@ private:
   std::string describeOpLocked(uint64_t seq, uint32_t index);
   std::string opNameLocked(uint64_t seq, uint32_t index);
 
-  // runtime_streams.cpp
-  cudaError_t wireStreamLocked(cudaStream_t s, bool perThread, uint64_t *out);
-  cudaError_t wireEventLocked(cudaEvent_t e, uint64_t *out);
-  // Before any command for the device: selects the thread's device on the
-  // server, and sends managed memory the host wrote (uploadManagedLocked).
+  // runtime_sync.cpp. Before any command for the device: selects the thread's
+  // device on the server, and sends managed memory the host wrote
+  // (uploadManagedLocked).
   void ensureDeviceLocked();
 
   // runtime_memory.cpp
@@ -620,76 +462,11 @@ private:
   cudaError_t copyDirectionLocked(const void *dst, const void *src,
                                   size_t count, cudaMemcpyKind *kind,
                                   const char *call) const;
-  // An upload from pinned pages the server shares (runtime_memory.cpp).
-  cudaError_t uploadSharedLocked(void *dst, uint64_t region, uint64_t offset,
-                                 size_t count, uint64_t sid, bool async,
-                                 const char *call);
   cudaError_t memcpyLocked(void *dst, const void *src, size_t count,
                            cudaMemcpyKind kind, cudaStream_t stream, bool async,
                            bool perThread, const char *call);
-  // Whether an upload of n bytes is large enough for the upload ring (the
-  // session has one, RMA uploads are on).
-  bool ringUploadLocked(size_t n) const;
-  // One host-to-device piece through the upload ring: written there by RMA
-  // and its MemcpyH2DRing appended and sent; false
-  // (nothing appended) when the ring has no room now or the write failed,
-  // and the piece goes inline.
-  bool uploadThroughRingLocked(uint64_t dst, const uint8_t *src, size_t n,
-                               uint64_t stream, const char *call);
-  // The ring can take bytes up to `end` (asking the server how far its
-  // copies are when it looks full).
-  bool ringSpaceLocked(uint64_t end);
 
-  // graph_runtime.cpp. While `stream` captures, async work becomes a node
-  // instead of a command: *captured tells the caller not to append it.
-  cudaError_t captureLocked(uint64_t stream, GraphNode node, bool *captured);
-  // A vendor library call that queues device work on a capturing stream
-  // (runtime_libcalls.cpp): a graph node owning the encoded call.
-  cudaError_t captureLibraryCallLocked(uint64_t sid, const std::string &key,
-                                       std::vector<uint8_t> args,
-                                       bool scalarsOnDevice);
-  void sendExecUpdateLocked(uint64_t exec, const std::vector<uint32_t> &indices,
-                            const NodeList &nodes);
-  cudaError_t replayOnClient(const NodeList &steps, cudaStream_t stream,
-                             bool perThread);
-  // A device node as an ordinary command of `stream`.
-  cudaError_t appendNodeLocked(const GraphNode &n, cudaStream_t stream,
-                               bool perThread);
-  // Calls that CUDA forbids on a capturing stream (syncs, host copies):
-  // cudaErrorStreamCaptureUnsupported, and the capture is invalidated.
-  cudaError_t refuseInCaptureLocked(uint64_t stream, const char *call);
-
-  // graph_memory_runtime.cpp. An allocation node's memory, made now.
-  cudaError_t graphAllocationLocked(size_t size, const char *call,
-                                    GraphNode *out);
-  // ptr a graph allocation: the program freed it (cudaFree, cudaFreeAsync);
-  // else false.
-  bool freeGraphMemoryLocked(void *ptr);
-  // Frees `addr` for real once it is not live and nothing holds its node.
-  void releaseGraphMemoryLocked(uint64_t addr);
-  // The allocations an exec of `g` leaves live and frees, into *exec.
-  void graphMemoryOfExecLocked(const Graph &g, Exec *exec);
-  void launchedGraphMemoryLocked(const Exec &exec);
-
-  // runtime_launch.cpp. `flags`: kLaunchCooperative | kLaunchPdl.
-  static constexpr unsigned kLaunchCooperative = 1, kLaunchPdl = 2;
-  // The Launch node a launch stands for, checked as cudart checks it at the
-  // call (configuration, cooperative limits, arguments against the
-  // manifest's layout).
-  cudaError_t kernelNodeLocked(uint64_t id, dim3 grid, dim3 block, void **args,
-                               size_t shmem, const char *call, unsigned flags,
-                               GraphNode *out);
-  cudaError_t launchLocked(uint64_t id, dim3 grid, dim3 block, void **args,
-                           size_t shmem, cudaStream_t stream, bool perThread,
-                           const char *call, unsigned flags = 0);
-
-  // runtime_kernel_attrs.cpp: from the handshake reply.
-  void storeKernelAttributesLocked(const wire::HelloReply &reply);
-  // cudaErrorCooperativeLaunchTooLarge at the call when the grid cannot be
-  // co-resident (occupancy x SM count), as cudart reports it.
-  cudaError_t checkCooperativeLocked(uint64_t id, dim3 grid, dim3 block,
-                                     size_t shmem);
-  // runtime_streams.cpp: StreamQuery / EventQuery round trip.
+  // runtime_sync.cpp: StreamQuery / EventQuery round trip.
   cudaError_t queryLocked(wire::Command type, flatbuffers::Offset<void> cmd,
                           const char *call);
   // One command whose answer the call returns: sent at once, its Result's
@@ -742,133 +519,17 @@ private:
   std::map<std::pair<int, uint64_t>, uint64_t> symbolAddrs_;
   std::map<uint64_t, size_t> symbolRanges_; // addr -> size
   uint64_t nextHandle_ = 0x100;
-  struct StreamInfo {
-    unsigned flags;
-    int priority; // clamped to cudaDeviceGetStreamPriorityRange's, as CUDA does
-  };
-  std::map<uint64_t, StreamInfo> streams_;
-  // The server's word at Hello: every stream runs at this priority (the
-  // tenant's, rc-server --quotas priority=...); none: as asked.
-  std::optional<int> forcedStreamPriority_;
-  // What cudaStreamSetAttribute set, by (wire stream, attribute).
-  std::map<std::pair<uint64_t, int>, cudaLaunchAttributeValue> streamAttrs_;
-  std::map<uint64_t, unsigned> events_; // id -> flags
-  // cudaStreamPerThread of (thread, device): each device has its own.
-  std::map<std::pair<std::thread::id, int>, uint64_t> perThreadStreams_;
+  Streams streams_{*this};
+  Kernels kernels_{*this};
 
-  GraphState graphs_; // captures, graphs and execs (client-side)
-  // Graph memory by address: live when a launch left it allocated.
-  struct GraphAllocation {
-    size_t size = 0;
-    bool live = false;
-  };
-  std::map<uint64_t, GraphAllocation> graphAllocs_;
-  std::map<int, uint64_t> graphMemHigh_; // device -> high watermark
+  Graphs graphs_{*this};
 
-  std::unordered_map<uint64_t, cudaFuncAttributes> funcAttrs_; // kernel id
-  std::map<uint64_t, size_t> vmmMapped_; // cuMemMap'd ranges
-  uint64_t nextVmmHandle_ = 1;           // cuMemCreate handles
-  struct VmmAllocation {
-    int device = 0;
-    uint8_t compression = 0; // as the driver granted it
-  };
-  std::map<uint64_t, VmmAllocation> vmmAllocations_; // until cuMemRelease
-  // CUDA arrays: the cudaArray_t the application holds is the wire ID.
-  struct ArrayInfo {
-    cudaChannelFormatDesc desc{};
-    cudaExtent extent{};
-    unsigned flags = 0;
-    size_t rowBytes = 0, rows = 0, slices = 0;
-  };
-  std::map<uint64_t, ArrayInfo> arrays_;
-  uint64_t nextArray_ = 1;
-  std::map<uint64_t, bool> textureObjects_; // server handle -> is a surface
-  // Driver-API modules loaded, and their kernels' (offset, size) layouts.
-  // Vendor library objects and the stream each was given (captures refuse
-  // their calls), and the libraries' static tables (curandGetDirection-
-  // Vectors32), by row and arguments.
-  std::map<uint64_t, cudaStream_t> libObjectStreams_;
-  std::map<std::string, std::vector<uint8_t>> libTables_;
-  std::map<uint64_t, std::vector<uint64_t>> moduleFunctions_; // module -> fns
-  std::map<uint64_t, std::vector<std::pair<uint32_t, uint32_t>>>
-      functionLayouts_;
-  cudaError_t arrayLocked(cudaArray_const_t array, const ArrayInfo **out) const;
+  Vmm vmm_{*this};
+  Arrays arrays_{*this};
+  Libraries libraries_{*this};
 
-  // The session's upload ring (HelloReply.upload_ring): pieces are placed
-  // one after another, never wrapping; `written` and `released` are running
-  // byte counts (the server reports `released` in every reply). A piece
-  // goes by RMA to addr/key, or, with a server on this machine, is stored
-  // into `mapped`, the ring's shared file mapped here.
-  struct UploadRing {
-    uint64_t addr = 0, key = 0, size = 0; // size 0: no ring
-    uint64_t written = 0, released = 0;
-    std::shared_ptr<uint8_t> mapped; // unmapped with the last copy
-  } ring_;
-  // Takes the ring the server granted (mapping its file if it has one);
-  // without one that works, large uploads travel inline.
-  void useUploadRingLocked(const wire::RemoteMemory &ring);
-  // The server's content cache (HelloReply.content_cache): chunkBytes 0
-  // means none, or RC_CACHE=0. `uploads`: large uploads are named by hash
-  // (RC_CACHE and the link).
-  struct CacheOffer {
-    uint64_t chunkBytes = 0, minUpload = 0;
-    bool uploads = false;
-  } cacheOffer_;
-  bool cachedUploadLocked(size_t count) const {
-    return cacheOffer_.uploads && count >= cacheOffer_.minUpload;
-  }
-  // An upload named by its chunks' hashes; the chunks the server does not
-  // hold go as usual, each followed by its CacheInsert.
-  cudaError_t uploadCachedLocked(uint64_t dst, const uint8_t *src, size_t count,
-                                 uint64_t stream, const char *call);
-  // Chunk i of an upload of `count` bytes: its bytes, then its CacheInsert
-  // (waiting for its hash on `hashing` first, when one is given). Returns
-  // the chunk's size.
-  uint64_t sendChunkToKeepLocked(uint64_t dst, const uint8_t *src, size_t count,
-                                 size_t i,
-                                 const std::vector<ContentHash> &hashes,
-                                 WorkerPool::Job *hashing, uint64_t stream,
-                                 const char *call);
-  // Asked uploads in a row whose every chunk the cache missed (a cold
-  // cache: a model's first load). From kColdUploads on, uploads go unasked
-  // but every kProbeEvery-th, which asks again and ends the run on a hit.
-  static constexpr uint64_t kColdUploads = 2, kProbeEvery = 8;
-  uint64_t coldUploads_ = 0, unaskedInRow_ = 0;
-  // Device-to-host copies of at least kStagedReadbackMin into memory not
-  // shared with a server on this machine go through a staging block of
-  // kStagingBytes that is shared (runtime_memory.cpp): the GPU writes it at
-  // DMA speed and the bulk threads copy out of it, where the server wrote
-  // the application's pages one process-to-process copy at a time.
-  static constexpr size_t kStagedReadbackMin = 1 << 20;
-  static constexpr size_t kStagingBytes = 32 << 20;
-  struct ReadbackStaging {
-    uint64_t region = 0;
-    std::shared_ptr<uint8_t> mapped;
-    bool refused = false; // the server would not share one: not asked again
-  } staging_;
-  bool stagedReadbackLocked(const uint8_t *out, size_t count);
-  cudaError_t readBackStagedLocked(uint8_t *out, uint64_t src, size_t count,
-                                   uint64_t stream, const char *call);
-  // Sends `count` bytes for dst: through the upload ring in pieces, or
-  // inline in the batch.
-  void uploadBytesLocked(uint64_t dst, const uint8_t *src, size_t count,
-                         uint64_t stream, const char *call);
-  // Pieces placed in the ring a few at a time: into a ring mapped here
-  // (shm) copied by the bulk threads, each sent as soon as it is in; into
-  // one across tcp lanes written together, striped over the lanes, and
-  // then sent. Returns the bytes placed (fewer when the ring stays full).
-  size_t uploadPiecesToRingLocked(uint64_t dst, const uint8_t *src,
-                                  const std::vector<size_t> &pieces,
-                                  uint64_t stream, const char *call);
-  // Where a piece of n bytes goes in the ring (it never wraps), once the
-  // ring has room for it; false when it stays full.
-  bool placeInRingLocked(size_t n, uint64_t *offset);
-  // Appends a piece's MemcpyH2DRing and sends it;
-  // `end` is ring_.written just after the piece was placed.
-  void announceRingPieceLocked(uint64_t dst, uint64_t offset, size_t n,
-                               uint64_t end, uint64_t stream, const char *call);
-  WorkerPool bulk_;            // after opts_: made from opts_.bulkThreads
-  uint64_t batchRmaBytes_ = 0; // uploaded by RMA for the batch being built
+  // After opts_: made from opts_.bulkThreads.
+  TransferEngine transfers_;
 
   TrafficStats stats_;
   LinkEmulation link_{0, 0}; // set from opts_ at connect

@@ -96,7 +96,7 @@ int &threadDevice() {
 
 Runtime::Runtime(Connector connect, ManifestLoader manifests, Options opts)
     : connector_(std::move(connect)), manifestLoader_(std::move(manifests)),
-      opts_(opts), bulk_(opts.bulkThreads),
+      opts_(opts), transfers_(*this, opts.bulkThreads),
       link_(opts.emulateRttUs, opts.emulateGbps) {}
 
 Runtime::~Runtime() { shutdown(); }
@@ -117,14 +117,6 @@ cudaError_t Runtime::unavailableLocked() const {
   default:
     return cudaErrorNoDevice;
   }
-}
-
-// The connection, and the wire ID of stream `s` (wireStreamLocked).
-cudaError_t Runtime::connectedStreamLocked(cudaStream_t s, bool perThread,
-                                           uint64_t *out) {
-  if (cudaError_t err = ensureConnectedLocked())
-    return err;
-  return wireStreamLocked(s, perThread, out);
 }
 
 // The connection, and `device` one of the session's devices.
@@ -268,20 +260,12 @@ cudaError_t Runtime::handshakeLocked(std::string *error,
     *error = serverName_ + " has no GPU";
     return cudaErrorNoDevice;
   }
-  storeKernelAttributesLocked(*reply);
-  forcedStreamPriority_ = std::nullopt;
-  if (reply->stream_priority_set())
-    forcedStreamPriority_ = reply->stream_priority();
-  if (const wire::RemoteMemory *ring = reply->upload_ring())
-    useUploadRingLocked(*ring);
-  staging_ = {}; // a block of an earlier session is no longer shared
-  cacheOffer_ = {};
-  coldUploads_ = unaskedInRow_ = 0; // another server, another cache
-  const wire::ContentCacheOffer *cache = reply->content_cache();
-  using Uploads = Options::CacheUploads;
-  if (cache && opts_.cacheUploads != Uploads::Never && cache->chunk_bytes())
-    cacheOffer_ = {cache->chunk_bytes(), cache->min_upload(),
-                   opts_.cacheUploads == Uploads::Always || !conn_->sameHost()};
+  kernels_.storeAttributesLocked(*reply);
+  streams_.forcePriorityLocked(
+      reply->stream_priority_set()
+          ? std::optional<int>(reply->stream_priority())
+          : std::nullopt);
+  transfers_.startSessionLocked(*reply);
   return cudaSuccess;
 }
 

@@ -75,9 +75,9 @@ cudaError_t Runtime::memcpy2D(void *dst, size_t dpitch, const void *src,
   }
 
   uint64_t sid;
-  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = streams_.connectedStreamLocked(stream, perThread, &sid))
     return err;
-  if (cudaError_t err = refuseInCaptureLocked(sid, call))
+  if (cudaError_t err = graphs_.refuseInCaptureLocked(sid, call))
     return err;
   ensureDeviceLocked();
   // Device to host: rows of one chunk share a reply-wanted batch.

@@ -128,27 +128,13 @@ cudaError_t Runtime::deviceReset() {
   appendLocked(wire::Command::DeviceSynchronize,
                wire::CreateDeviceSynchronize(fbb).Union(),
                {"cudaDeviceReset", 0});
-  for (const auto &s : streams_)
-    appendLocked(wire::Command::StreamDestroy,
-                 wire::CreateStreamDestroy(fbb, s.first).Union(),
-                 {"cudaDeviceReset", 0});
-  for (const auto &s : perThreadStreams_)
-    appendLocked(wire::Command::StreamDestroy,
-                 wire::CreateStreamDestroy(fbb, s.second).Union(),
-                 {"cudaDeviceReset", 0});
-  for (const auto &e : events_)
-    appendLocked(wire::Command::EventDestroy,
-                 wire::CreateEventDestroy(fbb, e.first).Union(),
-                 {"cudaDeviceReset", 0});
+  streams_.destroyAllLocked("cudaDeviceReset");
   for (const auto &a : allocs_)
     appendLocked(wire::Command::Free, wire::CreateFree(fbb, a.first).Union(),
                  {"cudaDeviceReset", 0});
-  streams_.clear();
-  perThreadStreams_.clear();
-  events_.clear();
   managed_.unmapAll(); // their allocations are among allocs_
   managedAllocs_.clear();
-  graphAllocs_.clear(); // also among allocs_
+  graphs_.forgetGraphMemoryLocked(); // also among allocs_
   allocs_.clear();
   allocDevice_.clear();
   symbolAddrs_.clear();

@@ -43,15 +43,17 @@ cudaError_t Runtime::launchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
   {
     std::lock_guard<std::mutex> lock(mu_);
     uint64_t sid;
-    if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
+    if (cudaError_t err =
+            streams_.connectedStreamLocked(stream, perThread, &sid))
       return err;
-    if (graphs_.capturing(sid)) { // a host node (graph_runtime.cpp)
+    if (graphs_.stateLocked().capturing(
+            sid)) { // a host node (graph_runtime.cpp)
       GraphNode node;
       node.host = HostStep::Function;
       node.fn = fn;
       node.userData = data;
       bool captured;
-      return captureLocked(sid, std::move(node), &captured);
+      return graphs_.captureLocked(sid, std::move(node), &captured);
     }
     ensureDeviceLocked();
     appendLocked(wire::Command::StreamSynchronize,
@@ -79,9 +81,11 @@ cudaError_t Runtime::streamAddCallback(cudaStream_t stream,
   {
     std::lock_guard<std::mutex> lock(mu_);
     uint64_t sid;
-    if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
+    if (cudaError_t err =
+            streams_.connectedStreamLocked(stream, perThread, &sid))
       return err;
-    if (cudaError_t err = refuseInCaptureLocked(sid, "cudaStreamAddCallback"))
+    if (cudaError_t err =
+            graphs_.refuseInCaptureLocked(sid, "cudaStreamAddCallback"))
       return err;
     ensureDeviceLocked();
     appendLocked(wire::Command::StreamSynchronize,

@@ -11,6 +11,7 @@
 // client stores its pieces there instead of writing them by RMA, so the
 // server exposes none of its memory to RMA over shm.
 #include "core/runtime.h"
+#include "core/transfer_engine.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -84,7 +85,7 @@ void *Runtime::shareHostLocked(size_t size, uint64_t *sharedRegion) {
   return p;
 }
 
-void Runtime::useUploadRingLocked(const wire::RemoteMemory &ring) {
+void TransferEngine::useUploadRingLocked(const wire::RemoteMemory &ring) {
   ring_ = UploadRing();
   ring_.size = ring.size();
   if (!ring.file() || ring.file()->size() == 0) {

@@ -104,7 +104,7 @@ cudaError_t Runtime::memPrefetch(const void *p, size_t count,
                                  cudaStream_t stream, bool perThread) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t sid;
-  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = streams_.connectedStreamLocked(stream, perThread, &sid))
     return err;
   ManagedMirrors::Range r;
   if (!count || !managed_.find(p, count, &r))
@@ -119,7 +119,7 @@ cudaError_t Runtime::streamAttachMemory(cudaStream_t stream, void *p,
                                         bool perThread) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t sid;
-  if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = streams_.connectedStreamLocked(stream, perThread, &sid))
     return err;
   bool knownFlags = flags == cudaMemAttachGlobal ||
                     flags == cudaMemAttachHost || flags == cudaMemAttachSingle;

@@ -2,7 +2,7 @@
 // and cudaMemcpy3D between pitched pointers, all built on the runtime's
 // allocation, memset and 2D copy (no wire command of their own).
 // cudaMemcpy3D with a CUDA array goes to the array copy
-// (runtime_textures.cpp), between two through device memory
+// (arrays.cpp), between two through device memory
 // (core/array_to_array.h).
 #include "core/runtime.h"
 
@@ -118,9 +118,11 @@ namespace {
 cudaError_t copyBetweenArrays(Runtime &rt, const cudaMemcpy3DParms *p,
                               cudaStream_t stream, const char *call) {
   cudaChannelFormatDesc from, to;
-  if (cudaError_t err = rt.arrayInfo(p->srcArray, &from, nullptr, nullptr))
+  if (cudaError_t err =
+          rt.arrays().arrayInfo(p->srcArray, &from, nullptr, nullptr))
     return err;
-  if (cudaError_t err = rt.arrayInfo(p->dstArray, &to, nullptr, nullptr))
+  if (cudaError_t err =
+          rt.arrays().arrayInfo(p->dstArray, &to, nullptr, nullptr))
     return err;
   size_t element = rc::channelElementBytes(from.x, from.y, from.z, from.w);
   if (element != rc::channelElementBytes(to.x, to.y, to.z, to.w))
@@ -150,7 +152,7 @@ cudaError_t Runtime::memcpy3DArray(const cudaMemcpy3DParms *p,
   const cudaPos &arrayPos = toArray ? p->dstPos : p->srcPos;
   const cudaPos &linPos = toArray ? p->srcPos : p->dstPos;
   cudaChannelFormatDesc desc;
-  if (cudaError_t err = arrayInfo(array, &desc, nullptr, nullptr))
+  if (cudaError_t err = arrays_.arrayInfo(array, &desc, nullptr, nullptr))
     return err;
   size_t element = rc::channelElementBytes(desc.x, desc.y, desc.z, desc.w);
   const cudaExtent &e = p->extent;
@@ -168,8 +170,8 @@ cudaError_t Runtime::memcpy3DArray(const cudaMemcpy3DParms *p,
   size_t rows = lin.ysize ? lin.ysize : e.height;
   auto *linear = static_cast<uint8_t *>(lin.ptr) + linPos.z * lin.pitch * rows +
                  linPos.y * lin.pitch + linPos.x;
-  return arrayCopy(array, box, toArray, linear, lin.pitch, rows, p->kind,
-                   stream, call);
+  return arrays_.arrayCopy(array, box, toArray, linear, lin.pitch, rows,
+                           p->kind, stream, call);
 }
 
 } // namespace rc::rt

@@ -77,8 +77,8 @@ cudaError_t Runtime::sendBatchLocked(bool replyWanted, std::vector<Sink> sinks,
   }
   ++stats_.messages;
   stats_.bytesUp += size;
-  link_.sent(seq, size + batchRmaBytes_); // ring uploads crossed the link too
-  batchRmaBytes_ = 0;
+  // Ring uploads crossed the link too.
+  link_.sent(seq, size + transfers_.takeBatchRmaBytesLocked());
   if (replyWanted)
     sinks_[seq] = std::move(sinks);
   if (seqOut)
@@ -158,7 +158,7 @@ void Runtime::handleReplyLocked(const std::vector<uint8_t> &msg) {
         (m ? std::string(" (not a BatchReply)") : " (" + bad + ")"));
     return;
   }
-  ring_.released = std::max(ring_.released, r->ring_released());
+  transfers_.ringReleasedLocked(r->ring_released());
   if (r->device_output() && r->device_output()->size()) {
     // Device printf: CUDA writes it to the process's stdout when the work
     // is synchronized, and flushes; so does this, at the reply that
@@ -302,6 +302,74 @@ cudaError_t Runtime::roundTripLocked(std::vector<Sink> sinks, bool sync) {
       return code;
     }
   return cudaSuccess;
+}
+
+// Every command runs on the session's current device; a thread whose
+// cudaSetDevice differs from the last one sent gets a SetDevice first, and
+// managed memory the host wrote goes to the device before the command.
+void Runtime::ensureDeviceLocked() {
+  int dev = threadDevice();
+  if (dev != sentDevice_) {
+    appendLocked(wire::Command::SetDevice,
+                 wire::CreateSetDevice(batch_.fbb(), dev).Union(),
+                 {"cudaSetDevice", 0});
+    sentDevice_ = dev;
+  }
+  uploadManagedLocked();
+}
+
+cudaError_t Runtime::askLocked(wire::Command type,
+                               flatbuffers::Offset<void> cmd, const char *call,
+                               uint64_t *addr, double *value) {
+  bool filled = false;
+  Sink sink;
+  sink.index = appendLocked(type, cmd, {call, 0});
+  sink.addr = addr;
+  sink.value = value;
+  sink.filled = &filled;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  return filled ? cudaSuccess : cudaErrorUnknown;
+}
+
+// A query is a round trip whose result code is cudaSuccess or
+// cudaErrorNotReady; like cudart, it also reports errors of earlier work.
+cudaError_t Runtime::queryLocked(wire::Command type,
+                                 flatbuffers::Offset<void> cmd,
+                                 const char *call) {
+  int code = 0;
+  bool filled = false;
+  Sink sink;
+  sink.index = appendLocked(type, cmd, {call, 0});
+  sink.code = &code;
+  sink.filled = &filled;
+  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+    return err;
+  if (cudaError_t err = takePendingErrorLocked())
+    return err;
+  return filled ? errorFromWire(code) : cudaErrorUnknown;
+}
+
+cudaError_t Runtime::deviceSynchronize() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cudaError_t err = ensureConnectedLocked())
+    return err;
+  if (graphs_.stateLocked().anyCapture()) {
+    // Would wait on capturing streams: illegal, and fatal to the captures.
+    graphs_.stateLocked().invalidateAll();
+    std::fprintf(stderr, "remote-clang: cudaDeviceSynchronize during stream "
+                         "capture is not allowed; the capture is invalidated "
+                         "(cudaErrorStreamCaptureUnsupported)\n");
+    return cudaErrorStreamCaptureUnsupported;
+  }
+  ensureDeviceLocked();
+  auto cmd = wire::CreateDeviceSynchronize(batch_.fbb()).Union();
+  if (syncElidableLocked())
+    return downloadManagedLocked(elideSyncLocked(
+        wire::Command::DeviceSynchronize, cmd, "cudaDeviceSynchronize"));
+  appendLocked(wire::Command::DeviceSynchronize, cmd,
+               {"cudaDeviceSynchronize", 0});
+  return downloadManagedLocked(roundTripLocked({}, /*sync=*/true));
 }
 
 } // namespace rc::rt

@@ -45,7 +45,7 @@ protected:
 
 TEST_F(CublasClient, CommandsAreBatchedWithoutARoundTrip) {
   cudaStream_t s;
-  ASSERT_EQ(runtime->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(runtime->streams().streamCreate(&s, 0, 0), cudaSuccess);
   ASSERT_EQ(__rc_cublas_create(7), cudaSuccess);
   ASSERT_EQ(__rc_cublas_set_workspace(7, 0x5000, 4096), cudaSuccess);
   RcCublasGemm g = gemm(0.5f);

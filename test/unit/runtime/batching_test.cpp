@@ -32,7 +32,7 @@ cudaError_t launchScale(Runtime &rt, uint64_t id = kScale,
   float *p = reinterpret_cast<float *>(0x1000);
   int n = 4;
   void *args[] = {&p, &n};
-  return rt.launch(id, dim3(2), dim3(128), args, 0, s, false);
+  return rt.kernels().launch(id, dim3(2), dim3(128), args, 0, s, false);
 }
 } // namespace
 
@@ -57,8 +57,9 @@ TEST(RuntimeBatching, LocalQueriesCostNoMessage) {
   EXPECT_EQ(dev, 0);
   cudaStream_t s;
   cudaEvent_t e;
-  ASSERT_EQ(rt->streamCreate(&s, cudaStreamNonBlocking, 0), cudaSuccess);
-  ASSERT_EQ(rt->eventCreate(&e, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, cudaStreamNonBlocking, 0),
+            cudaSuccess);
+  ASSERT_EQ(rt->streams().eventCreate(&e, 0), cudaSuccess);
   EXPECT_EQ(state->hellos, 1);
   EXPECT_EQ(rt->messagesSent(), 0u) << "local queries must not send";
   EXPECT_EQ(state->batchCount(), 0u);
@@ -228,8 +229,9 @@ TEST(RuntimeBatching, ServerErrorSurfacesAtNextSyncNamingKernel) {
   int *p = nullptr;
   void *args[] = {&p};
   testing::internal::CaptureStderr();
-  ASSERT_EQ(rt->launch(kBad, dim3(1), dim3(1), args, 0, nullptr, false),
-            cudaSuccess)
+  ASSERT_EQ(
+      rt->kernels().launch(kBad, dim3(1), dim3(1), args, 0, nullptr, false),
+      cudaSuccess)
       << "a launch is async: its failure is not known at the call";
   EXPECT_EQ(rt->deviceSynchronize(), cudaErrorIllegalAddress);
   std::string err = testing::internal::GetCapturedStderr();
@@ -249,13 +251,15 @@ TEST(RuntimeBatching, UnsolicitedErrorIsKeptForTheNextSync) {
   int *p = nullptr;
   void *args[] = {&p};
   testing::internal::CaptureStderr();
-  ASSERT_EQ(rt->launch(kBad, dim3(1), dim3(1), args, 0, nullptr, false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->kernels().launch(kBad, dim3(1), dim3(1), args, 0, nullptr, false),
+      cudaSuccess);
   void *buf;
   // A non-sync round trip does not steal the launch's error...
   EXPECT_EQ(rt->malloc(&buf, 64), cudaSuccess);
   // ... the next sync returns it.
-  EXPECT_EQ(rt->streamSynchronize(nullptr, false), cudaErrorIllegalAddress);
+  EXPECT_EQ(rt->streams().streamSynchronize(nullptr, false),
+            cudaErrorIllegalAddress);
   testing::internal::GetCapturedStderr();
 }
 
@@ -270,8 +274,9 @@ TEST(RuntimeBatching, ServerErrorCodeOutsideCudaErrorIsUnknown) {
   int *p = nullptr;
   void *args[] = {&p};
   testing::internal::CaptureStderr();
-  ASSERT_EQ(rt->launch(kBad, dim3(1), dim3(1), args, 0, nullptr, false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->kernels().launch(kBad, dim3(1), dim3(1), args, 0, nullptr, false),
+      cudaSuccess);
   EXPECT_EQ(rt->deviceSynchronize(), cudaErrorUnknown);
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("(cudaErrorUnknown)"), std::string::npos) << err;
@@ -314,9 +319,9 @@ TEST(RuntimeBatching, ArgumentsPackedPerManifestLayout) {
   char c = 'x';
   float *p = reinterpret_cast<float *>(0x123456789aull);
   void *args[] = {&c, &s, &p};
-  ASSERT_EQ(
-      rt->launch(kId, dim3(3, 2, 1), dim3(32, 4, 1), args, 128, nullptr, false),
-      cudaSuccess);
+  ASSERT_EQ(rt->kernels().launch(kId, dim3(3, 2, 1), dim3(32, 4, 1), args, 128,
+                                 nullptr, false),
+            cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   std::lock_guard<std::mutex> l(state->mu);
   ASSERT_EQ(state->launches.size(), 1u);
@@ -348,12 +353,14 @@ TEST(RuntimeBatching, BadLaunchConfigurationFailsAtTheCall) {
   float *p = nullptr;
   int n = 0;
   void *args[] = {&p, &n};
-  EXPECT_EQ(rt->launch(kScale, dim3(1), dim3(2048), args, 0, nullptr, false),
+  EXPECT_EQ(rt->kernels().launch(kScale, dim3(1), dim3(2048), args, 0, nullptr,
+                                 false),
             cudaErrorInvalidConfiguration);
-  EXPECT_EQ(rt->launch(kScale, dim3(0), dim3(32), args, 0, nullptr, false),
-            cudaErrorInvalidConfiguration);
-  EXPECT_EQ(rt->launch(kScale, dim3(1), dim3(32), args, 0,
-                       reinterpret_cast<cudaStream_t>(0x77), false),
+  EXPECT_EQ(
+      rt->kernels().launch(kScale, dim3(0), dim3(32), args, 0, nullptr, false),
+      cudaErrorInvalidConfiguration);
+  EXPECT_EQ(rt->kernels().launch(kScale, dim3(1), dim3(32), args, 0,
+                                 reinterpret_cast<cudaStream_t>(0x77), false),
             cudaErrorInvalidResourceHandle);
 }
 
@@ -372,14 +379,15 @@ TEST(RuntimeBatching, LaunchExHonoursConfigAndRefusesByName) {
   cfg.dynamicSmemBytes = 256;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  EXPECT_EQ(rt->launchEx(&cfg, kScale, args, false), cudaSuccess);
+  EXPECT_EQ(rt->kernels().launchEx(&cfg, kScale, args, false), cudaSuccess);
   // Thread-block clusters have no wire field: refused by name.
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = 2;
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
   testing::internal::CaptureStderr();
-  EXPECT_EQ(rt->launchEx(&cfg, kScale, args, false), cudaErrorNotSupported);
+  EXPECT_EQ(rt->kernels().launchEx(&cfg, kScale, args, false),
+            cudaErrorNotSupported);
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("cudaLaunchAttributeClusterDimension is not supported"),
             std::string::npos)
@@ -403,7 +411,8 @@ TEST(RuntimeBatching, ConcurrentThreadsShareOneConnection) {
     threads.emplace_back([&] {
       for (int i = 0; i < 200; ++i)
         EXPECT_EQ(launchScale(*rt, kScale, cudaStreamPerThread), cudaSuccess);
-      EXPECT_EQ(rt->streamSynchronize(cudaStreamPerThread, false), cudaSuccess);
+      EXPECT_EQ(rt->streams().streamSynchronize(cudaStreamPerThread, false),
+                cudaSuccess);
     });
   for (auto &t : threads)
     t.join();

@@ -20,36 +20,39 @@ class RuntimeExtTest : public st::InProcessRuntimeTest {};
 TEST_F(RuntimeExtTest, FunctionAttributesAreLocalAndSettable) {
   cudaFuncAttributes a;
   uint64_t before = rt->messagesSent();
-  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  ASSERT_EQ(rt->kernels().funcGetAttributes(&a, m.scaleId), cudaSuccess);
   EXPECT_EQ(a.numRegs, 32);
   EXPECT_EQ(a.maxThreadsPerBlock, 1024);
   EXPECT_EQ(a.maxDynamicSharedSizeBytes, 48 * 1024);
   EXPECT_EQ(a.binaryVersion, 90);
-  EXPECT_EQ(rt->funcGetAttributes(&a, 0xdead), cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(rt->kernels().funcGetAttributes(&a, 0xdead),
+            cudaErrorInvalidDeviceFunction);
 
-  ASSERT_EQ(rt->funcSetAttribute(
+  ASSERT_EQ(rt->kernels().funcSetAttribute(
                 m.scaleId, cudaFuncAttributeMaxDynamicSharedMemorySize, 200000),
             cudaSuccess);
-  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  ASSERT_EQ(rt->kernels().funcGetAttributes(&a, m.scaleId), cudaSuccess);
   EXPECT_EQ(a.maxDynamicSharedSizeBytes, 200000);
   EXPECT_EQ(rt->messagesSent(), before) << "attributes cost no message";
   // Beyond the 227 KiB opt-in limit of the device: refused at the call.
-  EXPECT_EQ(rt->funcSetAttribute(
+  EXPECT_EQ(rt->kernels().funcSetAttribute(
                 m.scaleId, cudaFuncAttributeMaxDynamicSharedMemorySize, 300000),
             cudaErrorInvalidValue);
-  EXPECT_EQ(rt->funcSetAttribute(
+  EXPECT_EQ(rt->kernels().funcSetAttribute(
                 m.scaleId, cudaFuncAttributePreferredSharedMemoryCarveout, 101),
             cudaErrorInvalidValue);
   // cudaFuncSetCacheConfig is a carveout preference.
-  ASSERT_EQ(rt->funcSetCacheConfig(m.scaleId, cudaFuncCachePreferL1),
+  ASSERT_EQ(rt->kernels().funcSetCacheConfig(m.scaleId, cudaFuncCachePreferL1),
             cudaSuccess);
-  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  ASSERT_EQ(rt->kernels().funcGetAttributes(&a, m.scaleId), cudaSuccess);
   EXPECT_EQ(a.preferredShmemCarveout, 0);
-  ASSERT_EQ(rt->funcSetCacheConfig(m.scaleId, cudaFuncCachePreferShared),
-            cudaSuccess);
-  ASSERT_EQ(rt->funcGetAttributes(&a, m.scaleId), cudaSuccess);
+  ASSERT_EQ(
+      rt->kernels().funcSetCacheConfig(m.scaleId, cudaFuncCachePreferShared),
+      cudaSuccess);
+  ASSERT_EQ(rt->kernels().funcGetAttributes(&a, m.scaleId), cudaSuccess);
   EXPECT_EQ(a.preferredShmemCarveout, 100);
-  EXPECT_EQ(rt->funcSetCacheConfig(m.scaleId, 7), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->kernels().funcSetCacheConfig(m.scaleId, 7),
+            cudaErrorInvalidValue);
   // The batched FuncSetAttribute commands were accepted by the server.
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
@@ -100,23 +103,25 @@ TEST_F(RuntimeExtTest, DeviceLimitsAreSetAndReadInTheSession) {
 
 TEST_F(RuntimeExtTest, OccupancyFollowsTheAttributes) {
   int n = -1;
-  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 256, 0, 0),
+  ASSERT_EQ(rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 256, 0, 0),
             cudaSuccess);
   EXPECT_EQ(n, 8); // 32 registers, 256 threads on the Hopper-like device
   // 64 KiB of dynamic shared memory exceeds the default 48 KiB limit ...
-  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
+      cudaSuccess);
   EXPECT_EQ(n, 0);
   // ... until it is raised: (64 + 1) KiB per block in 228 KiB -> 3.
-  ASSERT_EQ(rt->funcSetAttribute(
+  ASSERT_EQ(rt->kernels().funcSetAttribute(
                 m.scaleId, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536),
             cudaSuccess);
-  ASSERT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 128, 64 << 10, 0),
+      cudaSuccess);
   EXPECT_EQ(n, 3);
-  EXPECT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 0, 0, 0),
+  EXPECT_EQ(rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 0, 0, 0),
             cudaErrorInvalidValue);
-  EXPECT_EQ(rt->occupancyMaxActiveBlocks(&n, m.scaleId, 32, 0, 4),
+  EXPECT_EQ(rt->kernels().occupancyMaxActiveBlocks(&n, m.scaleId, 32, 0, 4),
             cudaErrorInvalidValue);
 }
 
@@ -124,13 +129,13 @@ TEST_F(RuntimeExtTest, CooperativeAndPdlLaunchesCarryTheirFlags) {
   float *p = static_cast<float *>(deviceAlloc(256));
   int count = 64;
   void *args[] = {&p, &count};
-  ASSERT_EQ(rt->launchCooperative(m.scaleId, dim3(2), dim3(32), args, 0,
-                                  nullptr, false),
+  ASSERT_EQ(rt->kernels().launchCooperative(m.scaleId, dim3(2), dim3(32), args,
+                                            0, nullptr, false),
             cudaSuccess);
   // 8 blocks of 256 threads per SM x 132 SMs can be co-resident; one more
   // is refused at the call, as cudart does.
-  EXPECT_EQ(rt->launchCooperative(m.scaleId, dim3(8 * 132 + 1), dim3(256), args,
-                                  0, nullptr, false),
+  EXPECT_EQ(rt->kernels().launchCooperative(m.scaleId, dim3(8 * 132 + 1),
+                                            dim3(256), args, 0, nullptr, false),
             cudaErrorCooperativeLaunchTooLarge);
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -140,7 +145,7 @@ TEST_F(RuntimeExtTest, CooperativeAndPdlLaunchesCarryTheirFlags) {
   cfg.blockDim = dim3(64);
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  ASSERT_EQ(rt->launchEx(&cfg, m.scaleId, args, false), cudaSuccess);
+  ASSERT_EQ(rt->kernels().launchEx(&cfg, m.scaleId, args, false), cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   auto l = backend().launches();
   ASSERT_EQ(l.size(), 2u);
@@ -248,22 +253,25 @@ TEST_F(RuntimeExtTest, PitchedMemoryIn2DAnd3D) {
 // with, the priority clamped to the device's range; no message.
 TEST_F(RuntimeExtTest, StreamFlagsAndPriorityAreLocal) {
   cudaStream_t hi = nullptr, lo = nullptr;
-  ASSERT_EQ(rt->streamCreate(&hi, cudaStreamNonBlocking, -99), cudaSuccess);
-  ASSERT_EQ(rt->streamCreate(&lo, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&hi, cudaStreamNonBlocking, -99),
+            cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&lo, 0, 0), cudaSuccess);
   uint64_t sent = rt->messagesSent();
   unsigned flags = 7;
   int priority = 7;
-  ASSERT_EQ(rt->streamFlagsAndPriority(hi, &flags, &priority), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamFlagsAndPriority(hi, &flags, &priority),
+            cudaSuccess);
   EXPECT_EQ(flags, unsigned(cudaStreamNonBlocking));
   EXPECT_EQ(priority, -5);
-  ASSERT_EQ(rt->streamFlagsAndPriority(lo, &flags, &priority), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamFlagsAndPriority(lo, &flags, &priority),
+            cudaSuccess);
   EXPECT_EQ(flags, 0u);
   EXPECT_EQ(priority, 0);
-  ASSERT_EQ(rt->streamFlagsAndPriority(nullptr, &flags, &priority),
+  ASSERT_EQ(rt->streams().streamFlagsAndPriority(nullptr, &flags, &priority),
             cudaSuccess);
   EXPECT_EQ(rt->messagesSent(), sent);
-  ASSERT_EQ(rt->streamDestroy(lo), cudaSuccess);
-  EXPECT_EQ(rt->streamFlagsAndPriority(lo, &flags, &priority),
+  ASSERT_EQ(rt->streams().streamDestroy(lo), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamFlagsAndPriority(lo, &flags, &priority),
             cudaErrorInvalidResourceHandle);
 }
 
@@ -271,13 +279,14 @@ TEST_F(RuntimeExtTest, StreamFlagsAndPriorityAreLocal) {
 // it becomes a graph memory node (graph_memory_test.cpp).
 TEST_F(RuntimeExtTest, StreamOrderedAllocationOutsideCaptures) {
   cudaStream_t s = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, cudaStreamNonBlocking, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, cudaStreamNonBlocking, 0),
+            cudaSuccess);
   void *p = nullptr;
   ASSERT_EQ(rt->mallocAsync(&p, 256, s), cudaSuccess);
   ASSERT_NE(p, nullptr);
   ASSERT_EQ(rt->memset(p, 1, 256, s, false), cudaSuccess);
   ASSERT_EQ(rt->freeAsync(p, s), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
 }
 
 TEST_F(RuntimeExtTest, PeerCopiesWithinTheOneDevice) {
@@ -343,14 +352,14 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
   const size_t gran = 2 << 20, reserved = size_t(32) << 30;
   uint64_t base = 0;
   uint64_t trips = rt->roundTrips();
-  ASSERT_EQ(rt->vmmAddressReserve(&base, reserved, 0), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmAddressReserve(&base, reserved, 0), cudaSuccess);
   ASSERT_NE(base, 0u);
   for (int chunk = 0; chunk < 2; ++chunk) {
     uint64_t h = 0, at = base + chunk * gran;
-    ASSERT_EQ(rt->vmmCreate(&h, gran, 0), cudaSuccess);
-    ASSERT_EQ(rt->vmmMap(at, gran, 0, h), cudaSuccess);
-    ASSERT_EQ(rt->vmmRelease(h), cudaSuccess);
-    ASSERT_EQ(rt->vmmSetAccess(at, gran, {0}), cudaSuccess);
+    ASSERT_EQ(rt->vmm().vmmCreate(&h, gran, 0), cudaSuccess);
+    ASSERT_EQ(rt->vmm().vmmMap(at, gran, 0, h), cudaSuccess);
+    ASSERT_EQ(rt->vmm().vmmRelease(h), cudaSuccess);
+    ASSERT_EQ(rt->vmm().vmmSetAccess(at, gran, {0}), cudaSuccess);
   }
   EXPECT_EQ(rt->roundTrips(), trips + 1) << "only the reservation waits";
   // A buffer across the two chunks; cudaMemcpyDefault sees device memory.
@@ -364,11 +373,11 @@ TEST_F(RuntimeExtTest, VmmPoolGrowsLikeGgmls) {
       rt->memcpy(out.data(), p, 16, cudaMemcpyDefault, nullptr, false, false),
       cudaSuccess);
   EXPECT_EQ(out, in);
-  ASSERT_EQ(rt->vmmUnmap(base, 2 * gran), cudaSuccess);
-  ASSERT_EQ(rt->vmmAddressFree(base, reserved), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmUnmap(base, 2 * gran), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmAddressFree(base, reserved), cudaSuccess);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
   // A bad map is reported at the next sync, naming the call.
-  ASSERT_EQ(rt->vmmMap(base, gran, 0, 999), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmMap(base, gran, 0, 999), cudaSuccess);
   testing::internal::CaptureStderr();
   EXPECT_EQ(rt->deviceSynchronize(), cudaErrorInvalidValue);
   std::string err = testing::internal::GetCapturedStderr();
@@ -383,25 +392,27 @@ TEST_F(RuntimeExtTest, CompressibleVmmMemoryReportsWhatWasGranted) {
   const size_t gran = 2 << 20;
   uint64_t plain = 0, compressed = 0;
   uint64_t trips = rt->roundTrips();
-  ASSERT_EQ(rt->vmmCreate(&plain, gran, 0), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmCreate(&plain, gran, 0), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips);
-  ASSERT_EQ(rt->vmmCreate(&compressed, gran, 0, CU_MEM_ALLOCATION_COMP_GENERIC),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->vmm().vmmCreate(&compressed, gran, 0, CU_MEM_ALLOCATION_COMP_GENERIC),
+      cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips + 1);
   int device = -1;
   uint8_t compression = 9;
-  ASSERT_EQ(rt->vmmProperties(plain, &device, &compression), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmProperties(plain, &device, &compression), cudaSuccess);
   EXPECT_EQ(device, 0);
   EXPECT_EQ(compression, 0);
-  ASSERT_EQ(rt->vmmProperties(compressed, &device, &compression), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmProperties(compressed, &device, &compression),
+            cudaSuccess);
   EXPECT_EQ(compression, CU_MEM_ALLOCATION_COMP_GENERIC);
-  ASSERT_EQ(rt->vmmRelease(compressed), cudaSuccess);
-  EXPECT_EQ(rt->vmmProperties(compressed, &device, &compression),
+  ASSERT_EQ(rt->vmm().vmmRelease(compressed), cudaSuccess);
+  EXPECT_EQ(rt->vmm().vmmProperties(compressed, &device, &compression),
             cudaErrorInvalidValue);
-  ASSERT_EQ(rt->vmmRelease(plain), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmRelease(plain), cudaSuccess);
   // A compression type the driver does not define fails at the call.
   uint64_t bad = 0;
-  EXPECT_EQ(rt->vmmCreate(&bad, gran, 0, 7), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->vmm().vmmCreate(&bad, gran, 0, 7), cudaErrorInvalidValue);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
@@ -436,7 +447,7 @@ TEST_F(RuntimeExtTest, HostCoupledCapabilitiesAreAbsentBothWays) {
 // cudaCtxResetPersistingL2Cache is batched.
 TEST_F(RuntimeExtTest, StreamAttributesAreSetAndReadBack) {
   cudaStream_t s = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
   void *dev = nullptr;
   ASSERT_EQ(rt->malloc(&dev, 4096), cudaSuccess);
   uint64_t trips = rt->roundTrips();
@@ -446,38 +457,39 @@ TEST_F(RuntimeExtTest, StreamAttributesAreSetAndReadBack) {
   v.accessPolicyWindow.hitRatio = 0.6f;
   v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
   v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-  ASSERT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributeAccessPolicyWindow, &v,
-                                   false),
+  ASSERT_EQ(rt->streams().streamSetAttribute(
+                s, cudaLaunchAttributeAccessPolicyWindow, &v, false),
             cudaSuccess);
   cudaLaunchAttributeValue got = {};
-  ASSERT_EQ(rt->streamGetAttribute(s, cudaLaunchAttributeAccessPolicyWindow,
-                                   &got, false),
+  ASSERT_EQ(rt->streams().streamGetAttribute(
+                s, cudaLaunchAttributeAccessPolicyWindow, &got, false),
             cudaSuccess);
   EXPECT_EQ(got.accessPolicyWindow.base_ptr, dev);
   EXPECT_EQ(got.accessPolicyWindow.hitRatio, 0.6f);
-  ASSERT_EQ(rt->streamGetAttribute(s, cudaLaunchAttributeSynchronizationPolicy,
-                                   &got, false),
+  ASSERT_EQ(rt->streams().streamGetAttribute(
+                s, cudaLaunchAttributeSynchronizationPolicy, &got, false),
             cudaSuccess);
   EXPECT_EQ(got.syncPolicy, cudaSyncPolicyAuto) << "CUDA's default";
   EXPECT_EQ(rt->roundTrips(), trips) << "no round trip";
   v.accessPolicyWindow.num_bytes = 8192; // past the allocation
-  EXPECT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributeAccessPolicyWindow, &v,
-                                   false),
+  EXPECT_EQ(rt->streams().streamSetAttribute(
+                s, cudaLaunchAttributeAccessPolicyWindow, &v, false),
             cudaErrorInvalidValue);
   v.accessPolicyWindow.num_bytes = 4096;
   v.accessPolicyWindow.hitRatio = 1.5f;
-  EXPECT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributeAccessPolicyWindow, &v,
-                                   false),
+  EXPECT_EQ(rt->streams().streamSetAttribute(
+                s, cudaLaunchAttributeAccessPolicyWindow, &v, false),
             cudaErrorInvalidValue);
-  EXPECT_EQ(
-      rt->streamSetAttribute(s, cudaLaunchAttributeCooperative, &v, false),
-      cudaErrorInvalidValue)
+  EXPECT_EQ(rt->streams().streamSetAttribute(s, cudaLaunchAttributeCooperative,
+                                             &v, false),
+            cudaErrorInvalidValue)
       << "a launch attribute, not a stream's";
   v.priority = -3;
-  ASSERT_EQ(rt->streamSetAttribute(s, cudaLaunchAttributePriority, &v, false),
+  ASSERT_EQ(rt->streams().streamSetAttribute(s, cudaLaunchAttributePriority, &v,
+                                             false),
             cudaSuccess);
   ASSERT_EQ(rt->resetPersistingL2(), cudaSuccess);
-  EXPECT_EQ(rt->streamSynchronize(s, false), cudaSuccess)
+  EXPECT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess)
       << "the server took all three";
 }
 
@@ -491,21 +503,22 @@ TEST_F(RuntimeArrayTest, CopiesInAndOutKeepTheBytes) {
   cudaChannelFormatDesc f = {32, 0, 0, 0, cudaChannelFormatKindFloat};
   cudaArray_t a = nullptr;
   uint64_t trips = rt->roundTrips();
-  ASSERT_EQ(rt->arrayCreate(&a, &f, cudaExtent{5, 4, 0}, 0), cudaSuccess);
+  ASSERT_EQ(rt->arrays().arrayCreate(&a, &f, cudaExtent{5, 4, 0}, 0),
+            cudaSuccess);
   // 5 x 4 floats from a host layout of 7 floats a row.
   std::vector<float> host(7 * 4);
   std::iota(host.begin(), host.end(), 1.0f);
   rc::rt::Runtime::ArrayBox box;
   box.width = 5 * 4;
   box.height = 4;
-  ASSERT_EQ(rt->arrayCopy(a, box, true, host.data(), 7 * 4, 4,
-                          cudaMemcpyHostToDevice, nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, box, true, host.data(), 7 * 4, 4,
+                                   cudaMemcpyHostToDevice, nullptr, "test"),
             cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips) << "creating and filling are batched";
   // Back into a layout of 6 floats a row.
   std::vector<float> back(6 * 4, -1.0f);
-  ASSERT_EQ(rt->arrayCopy(a, box, false, back.data(), 6 * 4, 4,
-                          cudaMemcpyDeviceToHost, nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, box, false, back.data(), 6 * 4, 4,
+                                   cudaMemcpyDeviceToHost, nullptr, "test"),
             cudaSuccess);
   for (int y = 0; y < 4; ++y) {
     for (int x = 0; x < 5; ++x)
@@ -519,16 +532,17 @@ TEST_F(RuntimeArrayTest, CopiesInAndOutKeepTheBytes) {
   corner.width = 2 * 4;
   corner.height = 2;
   float four[4] = {};
-  ASSERT_EQ(rt->arrayCopy(a, corner, false, four, 8, 2, cudaMemcpyDeviceToHost,
-                          nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, corner, false, four, 8, 2,
+                                   cudaMemcpyDeviceToHost, nullptr, "test"),
             cudaSuccess);
   EXPECT_EQ(four[0], host[1 * 7 + 3]);
   EXPECT_EQ(four[3], host[2 * 7 + 4]);
   // cudaMemcpyFromArray: 7 floats from (4, 0) on run through row 1 into
   // row 2.
   float seven[7] = {};
-  ASSERT_EQ(rt->arrayCopyLinear(a, 4 * 4, 0, false, seven, sizeof seven,
-                                cudaMemcpyDeviceToHost, nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopyLinear(a, 4 * 4, 0, false, seven,
+                                         sizeof seven, cudaMemcpyDeviceToHost,
+                                         nullptr, "test"),
             cudaSuccess);
   EXPECT_EQ(seven[0], host[4]);
   EXPECT_EQ(seven[1], host[7]);
@@ -541,30 +555,31 @@ TEST_F(RuntimeArrayTest, CopiesInAndOutKeepTheBytes) {
   ASSERT_EQ(rt->memcpy(dev, ones.data(), 80, cudaMemcpyHostToDevice, nullptr,
                        false, false),
             cudaSuccess);
-  ASSERT_EQ(rt->arrayCopy(a, box, true, dev, 20, 4, cudaMemcpyDefault, nullptr,
-                          "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, box, true, dev, 20, 4, cudaMemcpyDefault,
+                                   nullptr, "test"),
             cudaSuccess);
-  ASSERT_EQ(rt->arrayCopy(a, corner, false, four, 8, 2, cudaMemcpyDefault,
-                          nullptr, "test"),
+  ASSERT_EQ(rt->arrays().arrayCopy(a, corner, false, four, 8, 2,
+                                   cudaMemcpyDefault, nullptr, "test"),
             cudaSuccess);
   EXPECT_EQ(four[0], 1.5f);
 
   cudaChannelFormatDesc got{};
   cudaExtent extent{};
-  ASSERT_EQ(rt->arrayInfo(a, &got, &extent, nullptr), cudaSuccess);
+  ASSERT_EQ(rt->arrays().arrayInfo(a, &got, &extent, nullptr), cudaSuccess);
   EXPECT_EQ(got.x, 32);
   EXPECT_EQ(extent.width, 5u);
   EXPECT_EQ(extent.height, 4u);
-  ASSERT_EQ(rt->arrayFree(a), cudaSuccess);
-  EXPECT_EQ(rt->arrayFree(a), cudaErrorInvalidResourceHandle);
+  ASSERT_EQ(rt->arrays().arrayFree(a), cudaSuccess);
+  EXPECT_EQ(rt->arrays().arrayFree(a), cudaErrorInvalidResourceHandle);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
 TEST_F(RuntimeArrayTest, LayeredArrayThroughMemcpy3D) {
   cudaChannelFormatDesc f = {8, 8, 0, 0, cudaChannelFormatKindUnsigned};
   cudaArray_t a = nullptr;
-  ASSERT_EQ(rt->arrayCreate(&a, &f, cudaExtent{3, 2, 4}, cudaArrayLayered),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->arrays().arrayCreate(&a, &f, cudaExtent{3, 2, 4}, cudaArrayLayered),
+      cudaSuccess);
   std::vector<uint8_t> host(3 * 2 * 2 * 4); // 2-byte elements
   std::iota(host.begin(), host.end(), uint8_t(0));
   cudaMemcpy3DParms up = {};
@@ -609,42 +624,44 @@ TEST_F(RuntimeArrayTest, LayeredArrayThroughMemcpy3D) {
 TEST_F(RuntimeArrayTest, BadArgumentsFailAtTheCall) {
   cudaArray_t a = nullptr;
   cudaChannelFormatDesc three = {8, 8, 8, 0, cudaChannelFormatKindUnsigned};
-  EXPECT_EQ(rt->arrayCreate(&a, &three, cudaExtent{4, 4, 0}, 0),
+  EXPECT_EQ(rt->arrays().arrayCreate(&a, &three, cudaExtent{4, 4, 0}, 0),
             cudaErrorInvalidChannelDescriptor);
   cudaChannelFormatDesc mixed = {8, 16, 0, 0, cudaChannelFormatKindUnsigned};
-  EXPECT_EQ(rt->arrayCreate(&a, &mixed, cudaExtent{4, 4, 0}, 0),
+  EXPECT_EQ(rt->arrays().arrayCreate(&a, &mixed, cudaExtent{4, 4, 0}, 0),
             cudaErrorInvalidChannelDescriptor);
   cudaChannelFormatDesc f = {32, 0, 0, 0, cudaChannelFormatKindSigned};
-  EXPECT_EQ(rt->arrayCreate(&a, &f, cudaExtent{0, 4, 0}, 0),
+  EXPECT_EQ(rt->arrays().arrayCreate(&a, &f, cudaExtent{0, 4, 0}, 0),
             cudaErrorInvalidValue);
-  ASSERT_EQ(rt->arrayCreate(&a, &f, cudaExtent{4, 4, 0}, 0), cudaSuccess);
+  ASSERT_EQ(rt->arrays().arrayCreate(&a, &f, cudaExtent{4, 4, 0}, 0),
+            cudaSuccess);
   int buf[32] = {};
   rc::rt::Runtime::ArrayBox box;
   box.x = 4;
   box.width = 16; // one element past the row
-  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 16, 1, cudaMemcpyHostToDevice,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, buf, 16, 1,
+                                   cudaMemcpyHostToDevice, nullptr, "test"),
             cudaErrorInvalidValue);
   box.x = 0;
   box.height = 5;
-  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 16, 5, cudaMemcpyHostToDevice,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, buf, 16, 5,
+                                   cudaMemcpyHostToDevice, nullptr, "test"),
             cudaErrorInvalidValue);
   box.height = 4;
-  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 8, 4, cudaMemcpyHostToDevice,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, buf, 8, 4,
+                                   cudaMemcpyHostToDevice, nullptr, "test"),
             cudaErrorInvalidPitchValue);
-  EXPECT_EQ(rt->arrayCopy(a, box, true, buf, 16, 4, cudaMemcpyDeviceToHost,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, buf, 16, 4,
+                                   cudaMemcpyDeviceToHost, nullptr, "test"),
             cudaErrorInvalidMemcpyDirection);
   void *dev = nullptr;
   ASSERT_EQ(rt->malloc(&dev, 32), cudaSuccess);
-  EXPECT_EQ(rt->arrayCopy(a, box, true, dev, 16, 4, cudaMemcpyDeviceToDevice,
-                          nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(a, box, true, dev, 16, 4,
+                                   cudaMemcpyDeviceToDevice, nullptr, "test"),
             cudaErrorInvalidValue)
       << "64 bytes from a 32-byte allocation";
-  EXPECT_EQ(rt->arrayCopy(reinterpret_cast<cudaArray_t>(0x999), box, true, buf,
-                          16, 4, cudaMemcpyHostToDevice, nullptr, "test"),
+  EXPECT_EQ(rt->arrays().arrayCopy(reinterpret_cast<cudaArray_t>(0x999), box,
+                                   true, buf, 16, 4, cudaMemcpyHostToDevice,
+                                   nullptr, "test"),
             cudaErrorInvalidResourceHandle);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess) << "nothing bad was sent";
 }
@@ -653,9 +670,10 @@ TEST_F(RuntimeArrayTest, BadArgumentsFailAtTheCall) {
 TEST_F(RuntimeArrayTest, TextureAndSurfaceObjects) {
   cudaChannelFormatDesc f = {32, 0, 0, 0, cudaChannelFormatKindFloat};
   cudaArray_t plain = nullptr, writable = nullptr;
-  ASSERT_EQ(rt->arrayCreate(&plain, &f, cudaExtent{8, 8, 0}, 0), cudaSuccess);
-  ASSERT_EQ(rt->arrayCreate(&writable, &f, cudaExtent{8, 8, 0},
-                            cudaArraySurfaceLoadStore),
+  ASSERT_EQ(rt->arrays().arrayCreate(&plain, &f, cudaExtent{8, 8, 0}, 0),
+            cudaSuccess);
+  ASSERT_EQ(rt->arrays().arrayCreate(&writable, &f, cudaExtent{8, 8, 0},
+                                     cudaArraySurfaceLoadStore),
             cudaSuccess);
   cudaResourceDesc res = {};
   res.resType = cudaResourceTypeArray;
@@ -666,14 +684,16 @@ TEST_F(RuntimeArrayTest, TextureAndSurfaceObjects) {
   tex.readMode = cudaReadModeElementType;
   tex.normalizedCoords = 1;
   uint64_t t = 0;
-  ASSERT_EQ(rt->textureCreate(&t, &res, &tex, nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->arrays().textureCreate(&t, &res, &tex, nullptr, false),
+            cudaSuccess);
   EXPECT_NE(t, 0u);
   uint64_t s = 0;
-  EXPECT_EQ(rt->textureCreate(&s, &res, nullptr, nullptr, true),
+  EXPECT_EQ(rt->arrays().textureCreate(&s, &res, nullptr, nullptr, true),
             cudaErrorInvalidValue)
       << "a surface needs cudaArraySurfaceLoadStore (the server says so)";
   res.res.array.array = writable;
-  ASSERT_EQ(rt->textureCreate(&s, &res, nullptr, nullptr, true), cudaSuccess);
+  ASSERT_EQ(rt->arrays().textureCreate(&s, &res, nullptr, nullptr, true),
+            cudaSuccess);
   EXPECT_NE(s, t);
 
   // Pitch2D over session memory: 8 x 8 floats, 64-byte rows.
@@ -687,24 +707,24 @@ TEST_F(RuntimeArrayTest, TextureAndSurfaceObjects) {
   pitched.res.pitch2D.height = 8;
   pitched.res.pitch2D.pitchInBytes = 64;
   uint64_t tp = 0;
-  ASSERT_EQ(rt->textureCreate(&tp, &pitched, &tex, nullptr, false),
+  ASSERT_EQ(rt->arrays().textureCreate(&tp, &pitched, &tex, nullptr, false),
             cudaSuccess);
   pitched.res.pitch2D.height = 9; // a row past the allocation
-  EXPECT_EQ(rt->textureCreate(&tp, &pitched, &tex, nullptr, false),
+  EXPECT_EQ(rt->arrays().textureCreate(&tp, &pitched, &tex, nullptr, false),
             cudaErrorInvalidValue);
   pitched.res.pitch2D.height = 8;
   pitched.res.pitch2D.pitchInBytes = 16; // shorter than a row
-  EXPECT_EQ(rt->textureCreate(&tp, &pitched, &tex, nullptr, false),
+  EXPECT_EQ(rt->arrays().textureCreate(&tp, &pitched, &tex, nullptr, false),
             cudaErrorInvalidPitchValue);
   cudaResourceViewDesc view = {};
-  EXPECT_EQ(rt->textureCreate(&tp, &res, &tex, &view, false),
+  EXPECT_EQ(rt->arrays().textureCreate(&tp, &res, &tex, &view, false),
             cudaErrorNotSupported);
 
-  EXPECT_EQ(rt->textureDestroy(t, true), cudaErrorInvalidValue)
+  EXPECT_EQ(rt->arrays().textureDestroy(t, true), cudaErrorInvalidValue)
       << "a texture is not a surface";
-  EXPECT_EQ(rt->textureDestroy(t, false), cudaSuccess);
-  EXPECT_EQ(rt->textureDestroy(t, false), cudaErrorInvalidValue);
-  EXPECT_EQ(rt->textureDestroy(s, true), cudaSuccess);
+  EXPECT_EQ(rt->arrays().textureDestroy(t, false), cudaSuccess);
+  EXPECT_EQ(rt->arrays().textureDestroy(t, false), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->arrays().textureDestroy(s, true), cudaSuccess);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
@@ -720,9 +740,11 @@ TEST_F(RuntimeExtTest, DevicePrintfReachesStdoutAtTheNextSync) {
   int n = 64;
   void *args[] = {&p, &n};
   testing::internal::CaptureStdout();
-  ASSERT_EQ(rt->launch(m.scaleId, dim3(3), dim3(32), args, 0, nullptr, false),
+  ASSERT_EQ(rt->kernels().launch(m.scaleId, dim3(3), dim3(32), args, 0, nullptr,
+                                 false),
             cudaSuccess);
-  ASSERT_EQ(rt->launch(m.scaleId, dim3(4), dim3(32), args, 0, nullptr, false),
+  ASSERT_EQ(rt->kernels().launch(m.scaleId, dim3(4), dim3(32), args, 0, nullptr,
+                                 false),
             cudaSuccess);
   std::fflush(stdout);
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "")

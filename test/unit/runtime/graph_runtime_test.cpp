@@ -17,12 +17,13 @@ TEST_F(GraphRuntimeTest, CaptureRecordsInsteadOfRunning) {
   uint64_t sentBefore = rt->messagesSent();
 
   EXPECT_EQ(status(s), cudaStreamCaptureStatusNone);
-  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->graphs().streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+      cudaSuccess);
   EXPECT_EQ(status(s), cudaStreamCaptureStatusActive);
   unsigned long long id = 0;
   cudaStreamCaptureStatus cs;
-  ASSERT_EQ(rt->streamIsCapturing(s, &cs, &id, false), cudaSuccess);
+  ASSERT_EQ(rt->graphs().streamIsCapturing(s, &cs, &id, false), cudaSuccess);
   EXPECT_NE(id, 0u);
   EXPECT_EQ(status(nullptr), cudaStreamCaptureStatusNone) << "legacy stream";
   ASSERT_EQ(rt->memset(a, 7, 256, s, false), cudaSuccess);
@@ -30,7 +31,7 @@ TEST_F(GraphRuntimeTest, CaptureRecordsInsteadOfRunning) {
             cudaSuccess);
   ASSERT_EQ(scale(b, 32, s), cudaSuccess);
   cudaGraph_t g = nullptr;
-  ASSERT_EQ(rt->streamEndCapture(s, &g, false), cudaSuccess);
+  ASSERT_EQ(rt->graphs().streamEndCapture(s, &g, false), cudaSuccess);
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(status(s), cudaStreamCaptureStatusNone);
   EXPECT_EQ(rt->messagesSent(), sentBefore) << "capture is local";
@@ -39,8 +40,8 @@ TEST_F(GraphRuntimeTest, CaptureRecordsInsteadOfRunning) {
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   EXPECT_EQ(read(b, 4), std::vector<uint8_t>(4, 0));
   EXPECT_EQ(backend().launches().size(), launchesBefore);
-  EXPECT_EQ(rt->graphDestroy(g), cudaSuccess);
-  EXPECT_EQ(rt->graphDestroy(g), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->graphs().graphDestroy(g), cudaSuccess);
+  EXPECT_EQ(rt->graphs().graphDestroy(g), cudaErrorInvalidValue);
 }
 
 TEST_F(GraphRuntimeTest, InstantiateOnceLaunchManyTimes) {
@@ -52,17 +53,17 @@ TEST_F(GraphRuntimeTest, InstantiateOnceLaunchManyTimes) {
     scale(b, 32, s);
   });
   cudaGraphExec_t e = nullptr;
-  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphInstantiate(&e, g), cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   size_t before = backend().launches().size();
   EXPECT_EQ(read(b + 64, 1)[0], 0) << "instantiating runs nothing";
 
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   size_t syncOnly = conn->sizes.back();
   for (int i = 0; i < 5; ++i) {
     size_t sent = conn->sizes.size();
-    ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-    ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+    ASSERT_EQ(rt->graphs().graphLaunch(e, s, false), cudaSuccess);
+    ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
     ASSERT_EQ(conn->sizes.size(), sent + 1);
     // GraphLaunch adds a few dozen bytes to the sync's message, whatever
     // the graph's size.
@@ -77,9 +78,9 @@ TEST_F(GraphRuntimeTest, InstantiateOnceLaunchManyTimes) {
   std::vector<uint8_t> got = read(b, 256);
   for (int i = 0; i < 256; ++i)
     ASSERT_EQ(got[i], i >= 64 && i < 128 ? 0x11 : 0) << i;
-  EXPECT_EQ(rt->graphExecDestroy(e), cudaSuccess);
-  EXPECT_EQ(rt->graphLaunch(e, s, false), cudaErrorInvalidValue);
-  EXPECT_EQ(rt->graphDestroy(g), cudaSuccess);
+  EXPECT_EQ(rt->graphs().graphExecDestroy(e), cudaSuccess);
+  EXPECT_EQ(rt->graphs().graphLaunch(e, s, false), cudaErrorInvalidValue);
+  EXPECT_EQ(rt->graphs().graphDestroy(g), cudaSuccess);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
@@ -95,7 +96,7 @@ TEST_F(GraphRuntimeTest, UpdateSendsOnlyTheChangedNodes) {
   };
   cudaGraph_t g1 = capture(body(a));
   cudaGraphExec_t e = nullptr;
-  ASSERT_EQ(rt->graphInstantiate(&e, g1), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphInstantiate(&e, g1), cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   size_t instantiateBytes = conn->sizes.back();
 
@@ -104,7 +105,7 @@ TEST_F(GraphRuntimeTest, UpdateSendsOnlyTheChangedNodes) {
   cudaGraph_t same = capture(body(a));
   uint64_t sent = rt->messagesSent();
   cudaGraphExecUpdateResultInfo info{};
-  ASSERT_EQ(rt->graphExecUpdate(e, same, &info), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphExecUpdate(e, same, &info), cudaSuccess);
   EXPECT_EQ(info.result, cudaGraphExecUpdateSuccess);
   EXPECT_EQ(rt->messagesSent(), sent);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
@@ -112,7 +113,7 @@ TEST_F(GraphRuntimeTest, UpdateSendsOnlyTheChangedNodes) {
 
   // One kernel argument changed: only that node travels.
   cudaGraph_t g2 = capture(body(b));
-  ASSERT_EQ(rt->graphExecUpdate(e, g2, &info), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphExecUpdate(e, g2, &info), cudaSuccess);
   EXPECT_EQ(info.result, cudaGraphExecUpdateSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   size_t updateBytes = conn->sizes.back() - syncOnly;
@@ -123,8 +124,8 @@ TEST_F(GraphRuntimeTest, UpdateSendsOnlyTheChangedNodes) {
   EXPECT_GT(instantiateBytes, size_t(kNodes) * 40);
 
   size_t before = backend().launches().size();
-  ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphLaunch(e, s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   auto launches = backend().launches();
   ASSERT_EQ(launches.size(), before + kNodes);
   for (int i = 0; i < kNodes; ++i)
@@ -132,8 +133,8 @@ TEST_F(GraphRuntimeTest, UpdateSendsOnlyTheChangedNodes) {
               uint64_t(uintptr_t(i == 7 ? b : a)))
         << i;
   for (cudaGraph_t g : {g1, same, g2})
-    EXPECT_EQ(rt->graphDestroy(g), cudaSuccess);
-  EXPECT_EQ(rt->graphExecDestroy(e), cudaSuccess);
+    EXPECT_EQ(rt->graphs().graphDestroy(g), cudaSuccess);
+  EXPECT_EQ(rt->graphs().graphExecDestroy(e), cudaSuccess);
 }
 
 TEST_F(GraphRuntimeTest, IncompatibleUpdatesFailLocallyLikeCuda) {
@@ -143,7 +144,7 @@ TEST_F(GraphRuntimeTest, IncompatibleUpdatesFailLocallyLikeCuda) {
     rt->memset(a, 1, 16, s, false);
   });
   cudaGraphExec_t e = nullptr;
-  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphInstantiate(&e, g), cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   uint64_t sent = rt->messagesSent();
 
@@ -153,7 +154,7 @@ TEST_F(GraphRuntimeTest, IncompatibleUpdatesFailLocallyLikeCuda) {
     scale(a, 32, s);
   });
   cudaGraphExecUpdateResultInfo info{};
-  EXPECT_EQ(rt->graphExecUpdate(e, longer, &info),
+  EXPECT_EQ(rt->graphs().graphExecUpdate(e, longer, &info),
             cudaErrorGraphExecUpdateFailure);
   EXPECT_EQ(info.result, cudaGraphExecUpdateErrorTopologyChanged);
 
@@ -161,15 +162,15 @@ TEST_F(GraphRuntimeTest, IncompatibleUpdatesFailLocallyLikeCuda) {
     rt->memset(a, 1, 16, s, false);
     scale(a, 32, s);
   });
-  EXPECT_EQ(rt->graphExecUpdate(e, swapped, &info),
+  EXPECT_EQ(rt->graphs().graphExecUpdate(e, swapped, &info),
             cudaErrorGraphExecUpdateFailure);
   EXPECT_EQ(info.result, cudaGraphExecUpdateErrorNodeTypeChanged);
   EXPECT_EQ(rt->messagesSent(), sent) << "decided without a round trip";
 
   // The exec is unchanged and still runs its original nodes.
   size_t before = backend().launches().size();
-  ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphLaunch(e, s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   EXPECT_EQ(backend().launches().size(), before + 1);
   EXPECT_EQ(read(a, 1)[0], 1);
 }
@@ -177,77 +178,86 @@ TEST_F(GraphRuntimeTest, IncompatibleUpdatesFailLocallyLikeCuda) {
 TEST_F(GraphRuntimeTest, IllegalCallsDuringCaptureInvalidateIt) {
   uint8_t *a = static_cast<uint8_t *>(alloc(256));
 
-  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
-            cudaSuccess);
-  EXPECT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
-            cudaErrorIllegalState);
+  ASSERT_EQ(
+      rt->graphs().streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+      cudaSuccess);
+  EXPECT_EQ(
+      rt->graphs().streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+      cudaErrorIllegalState);
   ASSERT_EQ(scale(a, 32, s), cudaSuccess);
-  EXPECT_EQ(rt->streamSynchronize(s, false), cudaErrorStreamCaptureUnsupported);
+  EXPECT_EQ(rt->streams().streamSynchronize(s, false),
+            cudaErrorStreamCaptureUnsupported);
   EXPECT_EQ(status(s), cudaStreamCaptureStatusInvalidated);
   EXPECT_EQ(scale(a, 32, s), cudaErrorStreamCaptureInvalidated);
   cudaGraph_t g = reinterpret_cast<cudaGraph_t>(1);
-  EXPECT_EQ(rt->streamEndCapture(s, &g, false),
+  EXPECT_EQ(rt->graphs().streamEndCapture(s, &g, false),
             cudaErrorStreamCaptureInvalidated);
   EXPECT_EQ(g, nullptr);
   EXPECT_EQ(status(s), cudaStreamCaptureStatusNone);
 
   // Stream callbacks are not graph nodes (CUDA too refuses them); device
   // sync is never legal.
-  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeGlobal, false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->graphs().streamBeginCapture(s, cudaStreamCaptureModeGlobal, false),
+      cudaSuccess);
   auto callback = [](cudaStream_t, cudaError_t, void *) {};
   EXPECT_EQ(rt->streamAddCallback(s, callback, nullptr, 0, false),
             cudaErrorStreamCaptureUnsupported);
-  EXPECT_EQ(rt->streamEndCapture(s, &g, false),
+  EXPECT_EQ(rt->graphs().streamEndCapture(s, &g, false),
             cudaErrorStreamCaptureInvalidated);
-  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeGlobal, false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->graphs().streamBeginCapture(s, cudaStreamCaptureModeGlobal, false),
+      cudaSuccess);
   EXPECT_EQ(rt->deviceSynchronize(), cudaErrorStreamCaptureUnsupported);
   EXPECT_EQ(status(s), cudaStreamCaptureStatusInvalidated);
-  EXPECT_EQ(rt->streamEndCapture(s, &g, false),
+  EXPECT_EQ(rt->graphs().streamEndCapture(s, &g, false),
             cudaErrorStreamCaptureInvalidated);
 
   // Neither the legacy stream nor a stream that is not capturing.
-  EXPECT_EQ(rt->streamBeginCapture(nullptr, cudaStreamCaptureModeGlobal, false),
+  EXPECT_EQ(rt->graphs().streamBeginCapture(nullptr,
+                                            cudaStreamCaptureModeGlobal, false),
             cudaErrorStreamCaptureUnsupported);
-  EXPECT_EQ(rt->streamEndCapture(s, &g, false), cudaErrorIllegalState);
+  EXPECT_EQ(rt->graphs().streamEndCapture(s, &g, false), cudaErrorIllegalState);
 
   // None of the refused work ran; the stream works normally again.
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   EXPECT_EQ(backend().launches().size(), 0u);
-  EXPECT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
 }
 
 TEST_F(GraphRuntimeTest, StreamsJoinACaptureThroughEvents) {
   uint8_t *a = static_cast<uint8_t *>(alloc(256));
   cudaStream_t s2;
   cudaEvent_t fork, join;
-  ASSERT_EQ(rt->streamCreate(&s2, 0, 0), cudaSuccess);
-  ASSERT_EQ(rt->eventCreate(&fork, cudaEventDisableTiming), cudaSuccess);
-  ASSERT_EQ(rt->eventCreate(&join, cudaEventDisableTiming), cudaSuccess);
-
-  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+  ASSERT_EQ(rt->streams().streamCreate(&s2, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventCreate(&fork, cudaEventDisableTiming),
             cudaSuccess);
+  ASSERT_EQ(rt->streams().eventCreate(&join, cudaEventDisableTiming),
+            cudaSuccess);
+
+  ASSERT_EQ(
+      rt->graphs().streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+      cudaSuccess);
   ASSERT_EQ(rt->memset(a, 3, 64, s, false), cudaSuccess);
-  ASSERT_EQ(rt->eventRecord(fork, s, false), cudaSuccess);
-  EXPECT_EQ(rt->eventQuery(fork), cudaErrorCapturedEvent);
-  ASSERT_EQ(rt->streamWaitEvent(s2, fork, 0, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventRecord(fork, s, false), cudaSuccess);
+  EXPECT_EQ(rt->streams().eventQuery(fork), cudaErrorCapturedEvent);
+  ASSERT_EQ(rt->streams().streamWaitEvent(s2, fork, 0, false), cudaSuccess);
   EXPECT_EQ(status(s2), cudaStreamCaptureStatusActive);
   ASSERT_EQ(
       rt->memcpy(a + 64, a, 64, cudaMemcpyDeviceToDevice, s2, true, false),
       cudaSuccess);
-  ASSERT_EQ(rt->eventRecord(join, s2, false), cudaSuccess);
-  ASSERT_EQ(rt->streamWaitEvent(s, join, 0, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventRecord(join, s2, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamWaitEvent(s, join, 0, false), cudaSuccess);
   cudaGraph_t g = nullptr;
-  EXPECT_EQ(rt->streamEndCapture(s2, &g, false),
+  EXPECT_EQ(rt->graphs().streamEndCapture(s2, &g, false),
             cudaErrorStreamCaptureUnmatched);
-  ASSERT_EQ(rt->streamEndCapture(s, &g, false), cudaSuccess);
+  ASSERT_EQ(rt->graphs().streamEndCapture(s, &g, false), cudaSuccess);
   EXPECT_EQ(status(s2), cudaStreamCaptureStatusNone);
 
   cudaGraphExec_t e;
-  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
-  ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphInstantiate(&e, g), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphLaunch(e, s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   std::vector<uint8_t> got = read(a, 128);
   EXPECT_EQ(got, std::vector<uint8_t>(128, 3));
 }
@@ -261,7 +271,7 @@ TEST_F(GraphRuntimeTest, ServerValidatesNodesAtInstantiate) {
     scale(reinterpret_cast<void *>(0x1234), 32, s);
   });
   cudaGraphExec_t e;
-  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphInstantiate(&e, g), cudaSuccess);
   testing::internal::CaptureStderr();
   EXPECT_EQ(rt->deviceSynchronize(), cudaErrorInvalidValue);
   std::string err = testing::internal::GetCapturedStderr();
@@ -282,7 +292,7 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   ASSERT_EQ(
       rt->memcpy(b, B, sizeof B, cudaMemcpyHostToDevice, nullptr, false, false),
       cudaSuccess);
-  ASSERT_EQ(rt->appendCommand(
+  ASSERT_EQ(rt->libraries().appendCommand(
                 rc::wire::Command::CublasCreate, "cublasCreate_v2", nullptr,
                 [](flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
                   return rc::wire::CreateCublasCreate(fbb, 1).Union();
@@ -304,16 +314,16 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   };
   cudaGraph_t g = capture([&] {
     EXPECT_EQ(rt->memset(c, 0xFF, 16, s, false), cudaSuccess);
-    EXPECT_EQ(rt->appendCommand(rc::wire::Command::CublasGemm, "cublasSgemm", s,
-                                gemm(2)),
+    EXPECT_EQ(rt->libraries().appendCommand(rc::wire::Command::CublasGemm,
+                                            "cublasSgemm", s, gemm(2)),
               cudaSuccess);
   });
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   std::vector<uint8_t> before = read(c, 16);
   EXPECT_EQ(before, std::vector<uint8_t>(16, 0)) << "capturing runs nothing";
   cudaGraphExec_t e = nullptr;
-  ASSERT_EQ(rt->graphInstantiate(&e, g), cudaSuccess);
-  ASSERT_EQ(rt->graphLaunch(e, s, false), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphInstantiate(&e, g), cudaSuccess);
+  ASSERT_EQ(rt->graphs().graphLaunch(e, s, false), cudaSuccess);
   std::vector<uint8_t> got = read(c, 16);
   float C[4];
   std::memcpy(C, got.data(), 16);
@@ -323,11 +333,12 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   EXPECT_EQ(C[2], 2 * (1 + 5));
   EXPECT_EQ(C[3], 2 * (2 + 6));
 
-  ASSERT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
-            cudaSuccess);
+  ASSERT_EQ(
+      rt->graphs().streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+      cudaSuccess);
   // TRSM is no graph node (the command table's graphNode column).
   testing::internal::CaptureStderr();
-  EXPECT_EQ(rt->appendCommand(
+  EXPECT_EQ(rt->libraries().appendCommand(
                 rc::wire::Command::CublasTrsmBatched, "cublasStrsmBatched", s,
                 [](flatbuffers::FlatBufferBuilder &fbb, uint64_t stream) {
                   return rc::wire::CreateCublasTrsmBatched(fbb, 1, stream, 0, 0,
@@ -339,10 +350,10 @@ TEST_F(GraphRuntimeTest, GemmsAreCapturedAsNodes) {
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("cublasStrsmBatched"), std::string::npos) << err;
   cudaGraph_t invalid = nullptr;
-  EXPECT_EQ(rt->streamEndCapture(s, &invalid, false),
+  EXPECT_EQ(rt->graphs().streamEndCapture(s, &invalid, false),
             cudaErrorStreamCaptureInvalidated);
-  EXPECT_EQ(rt->graphExecDestroy(e), cudaSuccess);
-  EXPECT_EQ(rt->graphDestroy(g), cudaSuccess);
+  EXPECT_EQ(rt->graphs().graphExecDestroy(e), cudaSuccess);
+  EXPECT_EQ(rt->graphs().graphDestroy(g), cudaSuccess);
 }
 
 } // namespace

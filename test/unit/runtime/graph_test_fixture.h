@@ -69,7 +69,7 @@ protected:
     opts.elideSyncs = false;
     rt = std::make_unique<Runtime>(connect, load, opts);
     ASSERT_EQ(rt->ensureConnected(), cudaSuccess);
-    ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+    ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
   }
   void TearDown() override {
     if (rt)
@@ -87,7 +87,8 @@ protected:
   }
   cudaError_t scale(void *p, int n, cudaStream_t stream) {
     void *args[] = {&p, &n};
-    return rt->launch(m.scaleId, dim3(1), dim3(32), args, 0, stream, false);
+    return rt->kernels().launch(m.scaleId, dim3(1), dim3(32), args, 0, stream,
+                                false);
   }
   std::vector<uint8_t> read(void *p, size_t n) {
     std::vector<uint8_t> out(n);
@@ -98,16 +99,18 @@ protected:
   }
   cudaStreamCaptureStatus status(cudaStream_t stream) {
     cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
-    EXPECT_EQ(rt->streamIsCapturing(stream, &st, nullptr, false), cudaSuccess);
+    EXPECT_EQ(rt->graphs().streamIsCapturing(stream, &st, nullptr, false),
+              cudaSuccess);
     return st;
   }
   // Captures `body` on s into a graph.
   template <typename F> cudaGraph_t capture(F body) {
-    EXPECT_EQ(rt->streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
-              cudaSuccess);
+    EXPECT_EQ(
+        rt->graphs().streamBeginCapture(s, cudaStreamCaptureModeRelaxed, false),
+        cudaSuccess);
     body();
     cudaGraph_t g = nullptr;
-    EXPECT_EQ(rt->streamEndCapture(s, &g, false), cudaSuccess);
+    EXPECT_EQ(rt->graphs().streamEndCapture(s, &g, false), cudaSuccess);
     EXPECT_NE(g, nullptr);
     return g;
   }

@@ -49,7 +49,8 @@ protected:
   cudaError_t launchOn(void *p, cudaStream_t s = nullptr) {
     int n = 16;
     void *args[] = {&p, &n};
-    return rt->launch(m.scaleId, dim3(1), dim3(16), args, 0, s, false);
+    return rt->kernels().launch(m.scaleId, dim3(1), dim3(16), args, 0, s,
+                                false);
   }
   std::vector<uint8_t> deviceBytes(const void *p, size_t n) {
     std::vector<uint8_t> out(n, 0x5A);
@@ -115,7 +116,7 @@ TEST_F(ManagedFenceTest, AnotherThreadIsRefusedWhileThisOnesKernelRuns) {
         t.join();
       },
       testing::KilledBySignal(SIGSEGV), refusal("read", p + 3, 64, p));
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
   std::thread t([p] { p[3] = 9; }); // the device is idle now
   t.join();
   EXPECT_EQ(p[3], 9);
@@ -146,9 +147,9 @@ TEST_F(ManagedFenceTest, HostSideCallsLeaveManagedMemoryOpen) {
   void *dev = deviceAlloc(64);
   cudaStream_t s = nullptr;
   cudaEvent_t e = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
-  ASSERT_EQ(rt->eventCreate(&e, 0), cudaSuccess);
-  ASSERT_EQ(rt->eventRecord(e, s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventCreate(&e, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventRecord(e, s, false), cudaSuccess);
   std::vector<uint8_t> bytes(64, 3);
   ASSERT_EQ(rt->memcpy(dev, bytes.data(), 64, cudaMemcpyHostToDevice, s,
                        /*async=*/true, false),
@@ -158,8 +159,8 @@ TEST_F(ManagedFenceTest, HostSideCallsLeaveManagedMemoryOpen) {
             cudaSuccess);
   p[0] = 5; // would die if anything above had fenced it
   EXPECT_EQ(p[0], 5);
-  EXPECT_EQ(rt->eventDestroy(e), cudaSuccess);
-  EXPECT_EQ(rt->streamDestroy(s), cudaSuccess);
+  EXPECT_EQ(rt->streams().eventDestroy(e), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamDestroy(s), cudaSuccess);
   EXPECT_EQ(rt->free(dev), cudaSuccess);
   EXPECT_EQ(rt->free(p), cudaSuccess);
 }
@@ -236,7 +237,7 @@ TEST_F(ManagedFenceTest, MemoryAttachedToTheHostStaysTheHosts) {
   // Attached to the device, the host's bytes go up before its next work,
   // and it is fenced like the rest.
   cudaStream_t s = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
   ASSERT_EQ(rt->streamAttachMemory(s, h, 0, cudaMemAttachSingle, false),
             cudaSuccess);
   ASSERT_EQ(launchOn(h, s), cudaSuccess);
@@ -245,7 +246,7 @@ TEST_F(ManagedFenceTest, MemoryAttachedToTheHostStaysTheHosts) {
   std::vector<uint8_t> seen = deviceBytes(h, 4096);
   EXPECT_EQ(seen[99], 0x31);
   EXPECT_EQ(seen[100], 7);
-  EXPECT_EQ(rt->streamDestroy(s), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamDestroy(s), cudaSuccess);
   EXPECT_EQ(rt->free(dev), cudaSuccess);
   EXPECT_EQ(rt->free(g), cudaSuccess);
   EXPECT_EQ(rt->free(h), cudaSuccess);
@@ -259,13 +260,13 @@ TEST_F(ManagedFenceTest, AttachingToTheHostTakesEffectAtTheNextSync) {
   auto *p = static_cast<uint8_t *>(managed(4096));
   void *other = managed(64);
   cudaStream_t s = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
   ASSERT_EQ(rt->memset(p, 0x5A, 4096, nullptr, false), cudaSuccess);
   ASSERT_EQ(rt->streamAttachMemory(s, p, 0, cudaMemAttachHost, false),
             cudaSuccess);
   EXPECT_EXIT(p[0] = 1, testing::KilledBySignal(SIGSEGV),
               refusal("wrote", p, 4096, p));
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   EXPECT_EQ(p[4095], 0x5A);
 
   ASSERT_EQ(launchOn(other), cudaSuccess);
@@ -278,7 +279,7 @@ TEST_F(ManagedFenceTest, AttachingToTheHostTakesEffectAtTheNextSync) {
   ASSERT_EQ(rt->streamAttachMemory(s, p, 0, cudaMemAttachGlobal, false),
             cudaSuccess);
   EXPECT_EQ(deviceBytes(p, 2), (std::vector<uint8_t>{1, 0x5A}));
-  EXPECT_EQ(rt->streamDestroy(s), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamDestroy(s), cudaSuccess);
   EXPECT_EQ(rt->free(other), cudaSuccess);
   EXPECT_EQ(rt->free(p), cudaSuccess);
 }
@@ -288,7 +289,7 @@ TEST_F(ManagedFenceTest, AttachingToTheHostTakesEffectAtTheNextSync) {
 TEST_F(ManagedFenceTest, HostFunctionsSeeWhatTheStreamWrote) {
   auto *p = static_cast<uint8_t *>(managed(256));
   cudaStream_t s = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
   ASSERT_EQ(rt->memset(p, 0x77, 256, s, false), cudaSuccess);
   struct Probe {
     uint8_t *p;
@@ -307,7 +308,7 @@ TEST_F(ManagedFenceTest, HostFunctionsSeeWhatTheStreamWrote) {
   };
   ASSERT_EQ(rt->streamAddCallback(s, callback, &probe, 0, false), cudaSuccess);
   EXPECT_EQ(probe.seen, 0x78);
-  EXPECT_EQ(rt->streamDestroy(s), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamDestroy(s), cudaSuccess);
   EXPECT_EQ(rt->free(p), cudaSuccess);
 }
 

@@ -64,12 +64,12 @@ TEST_F(ManagedRuntimeTest, DeviceWritesReachTheHostAtSynchronization) {
 
   // A stream synchronization and a successful query are points, too.
   cudaStream_t s = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
   ASSERT_EQ(rt->memset(host + 4096, 0xCD, 10, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   EXPECT_EQ(host[4096 + 9], 0xCD);
   ASSERT_EQ(rt->memset(host, 0xEF, 1, s, false), cudaSuccess);
-  ASSERT_EQ(rt->streamQuery(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamQuery(s, false), cudaSuccess);
   EXPECT_EQ(host[0], 0xEF);
   EXPECT_EQ(rt->free(p), cudaSuccess);
 }
@@ -163,7 +163,7 @@ TEST_F(ManagedRuntimeTest, PrefetchAndStreamAttachAsWithoutConcurrentAccess) {
   ASSERT_EQ(rt->mallocManaged(&p, 6000, cudaMemAttachGlobal), cudaSuccess);
   ASSERT_EQ(rt->malloc(&dev, 64), cudaSuccess);
   cudaStream_t s = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
   EXPECT_EQ(rt->memPrefetch(p, 6000, s, false), cudaErrorInvalidDevice);
   EXPECT_EQ(rt->memPrefetch(dev, 64, s, false), cudaErrorInvalidValue);
 

@@ -79,7 +79,7 @@ TEST(RuntimeMemory, AsyncReadLandsByTheStreamSync) {
   auto state = std::make_shared<FakeState>();
   auto rt = makeRuntime(state, quietOptions(), nullptr);
   cudaStream_t s;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
   void *d;
   ASSERT_EQ(rt->malloc(&d, 256), cudaSuccess);
   ASSERT_EQ(rt->memset(d, 0x5a, 256, s, false), cudaSuccess);
@@ -87,7 +87,7 @@ TEST(RuntimeMemory, AsyncReadLandsByTheStreamSync) {
   ASSERT_EQ(
       rt->memcpy(back.data(), d, 256, cudaMemcpyDeviceToHost, s, true, false),
       cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(s, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(s, false), cudaSuccess);
   EXPECT_EQ(back, std::vector<uint8_t>(256, 0x5a));
 }
 
@@ -100,15 +100,16 @@ TEST(RuntimeMemory, FreeAndHandlesAreCheckedAtTheCall) {
   EXPECT_EQ(rt->free(d), cudaSuccess);
   EXPECT_EQ(rt->free(d), cudaErrorInvalidValue) << "double free";
   EXPECT_EQ(rt->free(nullptr), cudaSuccess);
-  EXPECT_EQ(rt->streamSynchronize(reinterpret_cast<cudaStream_t>(0x999), false),
+  EXPECT_EQ(rt->streams().streamSynchronize(
+                reinterpret_cast<cudaStream_t>(0x999), false),
             cudaErrorInvalidResourceHandle);
-  EXPECT_EQ(
-      rt->eventRecord(reinterpret_cast<cudaEvent_t>(0x999), nullptr, false),
-      cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(rt->streams().eventRecord(reinterpret_cast<cudaEvent_t>(0x999),
+                                      nullptr, false),
+            cudaErrorInvalidResourceHandle);
   cudaStream_t s;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
-  ASSERT_EQ(rt->streamDestroy(s), cudaSuccess);
-  EXPECT_EQ(rt->streamDestroy(s), cudaErrorInvalidResourceHandle);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamDestroy(s), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamDestroy(s), cudaErrorInvalidResourceHandle);
   cudaPointerAttributes attr;
   void *d2;
   ASSERT_EQ(rt->malloc(&d2, 64), cudaSuccess);
@@ -124,22 +125,23 @@ TEST(RuntimeMemory, EventsTimeAndQuery) {
   auto state = std::make_shared<FakeState>();
   auto rt = makeRuntime(state, quietOptions(), nullptr);
   cudaEvent_t a, b, noTiming;
-  ASSERT_EQ(rt->eventCreate(&a, 0), cudaSuccess);
-  ASSERT_EQ(rt->eventCreate(&b, 0), cudaSuccess);
-  ASSERT_EQ(rt->eventCreate(&noTiming, cudaEventDisableTiming), cudaSuccess);
-  ASSERT_EQ(rt->eventRecord(a, nullptr, false), cudaSuccess);
-  ASSERT_EQ(rt->eventRecord(b, nullptr, false), cudaSuccess);
-  ASSERT_EQ(rt->eventSynchronize(b), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventCreate(&a, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventCreate(&b, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventCreate(&noTiming, cudaEventDisableTiming),
+            cudaSuccess);
+  ASSERT_EQ(rt->streams().eventRecord(a, nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventRecord(b, nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventSynchronize(b), cudaSuccess);
   float ms = 0;
-  ASSERT_EQ(rt->eventElapsedTime(&ms, a, b), cudaSuccess);
+  ASSERT_EQ(rt->streams().eventElapsedTime(&ms, a, b), cudaSuccess);
   EXPECT_FLOAT_EQ(ms, 1.5f);
-  EXPECT_EQ(rt->eventElapsedTime(&ms, a, noTiming),
+  EXPECT_EQ(rt->streams().eventElapsedTime(&ms, a, noTiming),
             cudaErrorInvalidResourceHandle);
-  EXPECT_EQ(rt->eventQuery(b), cudaSuccess);
-  EXPECT_EQ(rt->streamQuery(nullptr, false), cudaSuccess);
+  EXPECT_EQ(rt->streams().eventQuery(b), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamQuery(nullptr, false), cudaSuccess);
   cudaStream_t s;
-  ASSERT_EQ(rt->streamCreate(&s, 0, 0), cudaSuccess);
-  EXPECT_EQ(rt->streamWaitEvent(s, a, 0, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s, 0, 0), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamWaitEvent(s, a, 0, false), cudaSuccess);
 }
 
 TEST(RuntimeMemory, PerThreadDefaultStreamIsCreatedLazily) {

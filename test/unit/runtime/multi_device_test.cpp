@@ -21,7 +21,8 @@ protected:
   void launchScale(void *p, cudaStream_t stream) {
     int n = 4;
     void *args[] = {&p, &n};
-    ASSERT_EQ(rt->launch(m.scaleId, dim3(1), dim3(32), args, 0, stream, false),
+    ASSERT_EQ(rt->kernels().launch(m.scaleId, dim3(1), dim3(32), args, 0,
+                                   stream, false),
               cudaSuccess);
   }
   std::vector<uint8_t> read(const void *p, size_t n) {
@@ -65,7 +66,7 @@ TEST_F(MultiDeviceTest, LaunchesRunOnTheDeviceOfTheirStream) {
   ASSERT_EQ(rt->setDevice(1), cudaSuccess);
   void *b = deviceAlloc(64);
   cudaStream_t s1 = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s1, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s1, 0, 0), cudaSuccess);
   launchScale(b, nullptr); // device 1's legacy stream
   ASSERT_EQ(rt->setDevice(0), cudaSuccess);
   launchScale(a, nullptr); // device 0's
@@ -77,7 +78,7 @@ TEST_F(MultiDeviceTest, LaunchesRunOnTheDeviceOfTheirStream) {
   EXPECT_EQ(launches[0].device, 1);
   EXPECT_EQ(launches[1].device, 0);
   EXPECT_EQ(launches[2].device, 1);
-  ASSERT_EQ(rt->streamDestroy(s1), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamDestroy(s1), cudaSuccess);
   EXPECT_EQ(rt->deviceSynchronize(), cudaSuccess);
 }
 
@@ -91,7 +92,7 @@ TEST_F(MultiDeviceTest, PeerCopiesMoveBytesBetweenDevices) {
   void *b = deviceAlloc(in.size());
   void *c = deviceAlloc(in.size());
   cudaStream_t s1 = nullptr;
-  ASSERT_EQ(rt->streamCreate(&s1, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&s1, 0, 0), cudaSuccess);
   ASSERT_EQ(rt->memcpyPeer(b, 1, a, 0, in.size(), s1, true, false),
             cudaSuccess);
   EXPECT_EQ(read(b, in.size()), in);
@@ -102,7 +103,7 @@ TEST_F(MultiDeviceTest, PeerCopiesMoveBytesBetweenDevices) {
   EXPECT_EQ(read(c, in.size()), in);
   EXPECT_EQ(rt->memcpyPeer(b, 2, a, 0, 16, nullptr, false, false),
             cudaErrorInvalidDevice);
-  ASSERT_EQ(rt->streamDestroy(s1), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamDestroy(s1), cudaSuccess);
 }
 
 TEST_F(MultiDeviceTest, PeerAccessFollowsCudartsRules) {
@@ -137,11 +138,11 @@ TEST_F(MultiDeviceTest, VmmMemoryLivesOnTheRequestedDevice) {
   const size_t gran = 2 << 20;
   ASSERT_EQ(rt->setDevice(1), cudaSuccess);
   uint64_t base = 0, h = 0;
-  ASSERT_EQ(rt->vmmAddressReserve(&base, 4 * gran, 0), cudaSuccess);
-  ASSERT_EQ(rt->vmmCreate(&h, gran, 1), cudaSuccess);
-  ASSERT_EQ(rt->vmmMap(base, gran, 0, h), cudaSuccess);
-  ASSERT_EQ(rt->vmmRelease(h), cudaSuccess);
-  ASSERT_EQ(rt->vmmSetAccess(base, gran, {0, 1}), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmAddressReserve(&base, 4 * gran, 0), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmCreate(&h, gran, 1), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmMap(base, gran, 0, h), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmRelease(h), cudaSuccess);
+  ASSERT_EQ(rt->vmm().vmmSetAccess(base, gran, {0, 1}), cudaSuccess);
   std::vector<uint8_t> in(128, 0x5a);
   auto *pool = reinterpret_cast<void *>(uintptr_t(base));
   write(pool, in);
@@ -150,7 +151,7 @@ TEST_F(MultiDeviceTest, VmmMemoryLivesOnTheRequestedDevice) {
   ASSERT_EQ(rt->memcpyPeer(a, 0, pool, 1, in.size(), nullptr, false, false),
             cudaSuccess);
   EXPECT_EQ(read(a, in.size()), in);
-  EXPECT_EQ(rt->vmmCreate(&h, gran, 2), cudaErrorInvalidDevice);
+  EXPECT_EQ(rt->vmm().vmmCreate(&h, gran, 2), cudaErrorInvalidDevice);
 }
 
 } // namespace

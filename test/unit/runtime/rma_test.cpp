@@ -52,7 +52,7 @@ protected:
                          nullptr, async, false),
               cudaSuccess);
     if (async)
-      EXPECT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+      EXPECT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
     EXPECT_EQ(rt->free(d), cudaSuccess);
     return out;
   }
@@ -171,12 +171,13 @@ TEST_P(RmaTest, LargeUploadsAreWrittenIntoTheUploadRing) {
   // it (ggml's tensor upload) is elided, no round trip.
   void *d = nullptr;
   ASSERT_EQ(rt->malloc(&d, sent.size()), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess); // settled
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false),
+            cudaSuccess); // settled
   uint64_t before = rt->roundTrips();
   ASSERT_EQ(rt->memcpy(d, sent.data(), sent.size(), cudaMemcpyHostToDevice,
                        nullptr, /*async=*/true, false),
             cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), before);
   EXPECT_EQ(rt->trafficStats().bytesUpRma, 2 * sent.size());
 }

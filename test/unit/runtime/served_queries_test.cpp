@@ -99,9 +99,9 @@ TEST_F(ServedQueriesTest, ClusterOccupancyOfAModuleKernel) {
   const char ptx[] = ".version 8.4\n.target sm_90\n.address_size 64\n"
                      ".visible .entry k()\n{\n  ret;\n}\n";
   uint64_t module = 0, function = 0;
-  ASSERT_EQ(rc::rt::runtime().moduleLoad(ptx, sizeof ptx, &module),
+  ASSERT_EQ(rc::rt::runtime().kernels().moduleLoad(ptx, sizeof ptx, &module),
             cudaSuccess);
-  ASSERT_EQ(rc::rt::runtime().moduleFunction(module, "k", &function),
+  ASSERT_EQ(rc::rt::runtime().kernels().moduleFunction(module, "k", &function),
             cudaSuccess);
   const unsigned grid[3] = {8, 1, 1}, block[3] = {64, 1, 1},
                  cluster[3] = {8, 1, 1};

@@ -40,7 +40,7 @@ protected:
                          cudaMemcpyDeviceToHost, nullptr, async, false),
               cudaSuccess);
     if (async)
-      ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+      ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
     EXPECT_EQ(std::memcmp(host, sent.data() + offset, n), 0);
     EXPECT_EQ(rt->free(d), cudaSuccess);
   }
@@ -76,7 +76,7 @@ TEST_P(SharedHostTest, LargePinnedBlocksAreSharedOverShmOnly) {
   ASSERT_EQ(rt->mallocHost(&block, 1 << 20), cudaSuccess);
   readBackInto(static_cast<uint8_t *>(block), 1 << 20, 3, false);
   EXPECT_EQ(rt->freeHost(block), cudaSuccess);
-  EXPECT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess)
+  EXPECT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess)
       << "the server refused a region's release";
 }
 
@@ -106,7 +106,7 @@ TEST_P(SharedHostTest, LargeUploadsFromSharedBlocksCarryNoBytes) {
   ASSERT_EQ(rt->memcpy(dev, host + size - small, small, cudaMemcpyHostToDevice,
                        nullptr, false, false),
             cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
   auto after = rt->trafficStats();
   std::vector<uint8_t> want(host + 11, host + size);
   std::memcpy(want.data() + 100, host, asyncBytes);
@@ -127,7 +127,7 @@ TEST_P(SharedHostTest, LargeUploadsFromSharedBlocksCarryNoBytes) {
   }
   EXPECT_EQ(rt->free(d), cudaSuccess);
   EXPECT_EQ(rt->freeHost(block), cudaSuccess);
-  EXPECT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  EXPECT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
 }
 
 TEST_P(SharedHostTest, SmallBlocksStayPrivate) {

@@ -24,7 +24,8 @@ std::shared_ptr<rc::LoadedManifest> testManifest() {
 cudaError_t launchScale(Runtime &rt, void *p) {
   int n = 4;
   void *args[] = {&p, &n};
-  return rt.launch(kScale, dim3(2), dim3(128), args, 0, nullptr, false);
+  return rt.kernels().launch(kScale, dim3(2), dim3(128), args, 0, nullptr,
+                             false);
 }
 
 cudaError_t upload(Runtime &rt, void *dst) {
@@ -41,7 +42,7 @@ TEST(RuntimeSyncElision, SyncAfterUploadsIsABarrierNotARoundTrip) {
   ASSERT_EQ(rt->malloc(&buf, 4096), cudaSuccess);
   uint64_t trips = rt->roundTrips();
   ASSERT_EQ(upload(*rt, buf), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
   ASSERT_EQ(upload(*rt, buf), cudaSuccess);
   ASSERT_EQ(rt->deviceSynchronize(), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips) << "uploads need no wait";
@@ -49,7 +50,7 @@ TEST(RuntimeSyncElision, SyncAfterUploadsIsABarrierNotARoundTrip) {
 
   // The barriers still reach the server, in order, before the next work.
   ASSERT_EQ(launchScale(*rt, buf), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips + 1) << "a sync after a launch waits";
   std::lock_guard<std::mutex> l(state->mu);
   ASSERT_FALSE(state->batchSizes.empty());
@@ -68,7 +69,7 @@ TEST(RuntimeSyncElision, SyncWithReadBackOutstandingWaits) {
                        /*async=*/true, false),
             cudaSuccess);
   uint64_t trips = rt->roundTrips();
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips + 1)
       << "the host reads `back` after this sync: it must wait";
   EXPECT_EQ(rt->trafficStats().syncsElided, 0u);
@@ -83,7 +84,7 @@ TEST(RuntimeSyncElision, OffWhenDisabled) {
   ASSERT_EQ(rt->malloc(&buf, 4096), cudaSuccess);
   uint64_t trips = rt->roundTrips();
   ASSERT_EQ(upload(*rt, buf), cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips + 1);
 }
 
@@ -102,7 +103,7 @@ TEST(RuntimeSyncElision, SyncRightAfterAReadBackWaitsForItsReply) {
   ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost, nullptr,
                        /*async=*/true, false),
             cudaSuccess);
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
   EXPECT_EQ(rt->roundTrips(), trips + 1);
   EXPECT_EQ(rt->messagesSent(), messages + 1) << "no batch for the sync";
   EXPECT_EQ(back[0], 1) << "the payload landed before the sync returned";
@@ -114,7 +115,7 @@ TEST(RuntimeSyncElision, SyncRightAfterAReadBackWaitsForItsReply) {
             cudaSuccess);
   ASSERT_EQ(launchScale(*rt, buf), cudaSuccess);
   messages = rt->messagesSent();
-  ASSERT_EQ(rt->streamSynchronize(nullptr, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(nullptr, false), cudaSuccess);
   EXPECT_EQ(rt->messagesSent(), messages + 1) << "the launch and a real sync";
   std::lock_guard<std::mutex> l(state->mu);
   EXPECT_EQ(state->batchSizes.back(), 2u) << "launch, sync";
@@ -127,13 +128,13 @@ TEST(RuntimeSyncElision, SyncOfAnotherStreamAfterAReadBackStillSyncs) {
   void *buf;
   ASSERT_EQ(rt->malloc(&buf, 4096), cudaSuccess);
   cudaStream_t other = nullptr;
-  ASSERT_EQ(rt->streamCreate(&other, 0, 0), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamCreate(&other, 0, 0), cudaSuccess);
   ASSERT_EQ(launchScale(*rt, buf), cudaSuccess);
   char back[64] = {};
   ASSERT_EQ(rt->memcpy(back, buf, sizeof back, cudaMemcpyDeviceToHost, nullptr,
                        /*async=*/true, false),
             cudaSuccess);
   uint64_t messages = rt->messagesSent();
-  ASSERT_EQ(rt->streamSynchronize(other, false), cudaSuccess);
+  ASSERT_EQ(rt->streams().streamSynchronize(other, false), cudaSuccess);
   EXPECT_EQ(rt->messagesSent(), messages + 1) << "a real sync of `other`";
 }

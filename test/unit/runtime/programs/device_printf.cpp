@@ -92,8 +92,8 @@ int main(int argc, char **argv) {
   int n = 64;
   void *args[] = {&p, &n};
   auto launch = [&](unsigned grid, unsigned lines) {
-    if (gRuntime->launch(m.scaleId, dim3(grid), dim3(32 * lines), args, 0,
-                         nullptr, false) != cudaSuccess)
+    if (gRuntime->kernels().launch(m.scaleId, dim3(grid), dim3(32 * lines),
+                                   args, 0, nullptr, false) != cudaSuccess)
       std::fprintf(stderr, "FAIL: launch\n");
   };
   auto sync = [&] {

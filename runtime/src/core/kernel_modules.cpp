@@ -3,6 +3,7 @@
 // a kernel's parameter layout comes back from the server once per
 // cuModuleGetFunction, and launches pack their arguments by it and are
 // batched like any launch.
+#include "core/kernels.h"
 #include "core/runtime.h"
 
 #include <cstdio>
@@ -17,30 +18,30 @@ void *const kParamBufferSize = reinterpret_cast<void *>(2);
 void *const kParamEnd = reinterpret_cast<void *>(0);
 } // namespace
 
-cudaError_t Runtime::moduleLoad(const void *image, size_t size,
+cudaError_t Kernels::moduleLoad(const void *image, size_t size,
                                 uint64_t *module) {
   if (!image || !size || !module)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  ensureDeviceLocked();
-  uint64_t id = nextHandle_++;
-  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+  rt_.ensureDeviceLocked();
+  uint64_t id = rt_.nextHandle_++;
+  flatbuffers::FlatBufferBuilder &fbb = rt_.batch_.fbb();
   auto bytes = fbb.CreateVector(static_cast<const uint8_t *>(image), size);
-  appendLocked(wire::Command::ModuleLoad,
-               wire::CreateModuleLoad(fbb, id, bytes).Union(),
-               {"cuModuleLoadData", 0});
-  if (cudaError_t err = roundTripLocked({}, /*sync=*/false))
+  rt_.appendLocked(wire::Command::ModuleLoad,
+                   wire::CreateModuleLoad(fbb, id, bytes).Union(),
+                   {"cuModuleLoadData", 0});
+  if (cudaError_t err = rt_.roundTripLocked({}, /*sync=*/false))
     return err;
   moduleFunctions_[id];
   *module = id;
   return cudaSuccess;
 }
 
-cudaError_t Runtime::moduleUnload(uint64_t module) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = unavailableLocked())
+cudaError_t Kernels::moduleUnload(uint64_t module) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.unavailableLocked())
     return err;
   auto m = moduleFunctions_.find(module);
   if (m == moduleFunctions_.end())
@@ -50,33 +51,33 @@ cudaError_t Runtime::moduleUnload(uint64_t module) {
     funcAttrs_.erase(f);
   }
   moduleFunctions_.erase(m);
-  appendLocked(wire::Command::ModuleUnload,
-               wire::CreateModuleUnload(batch_.fbb(), module).Union(),
-               {"cuModuleUnload", 0});
-  afterAppendLocked();
+  rt_.appendLocked(wire::Command::ModuleUnload,
+                   wire::CreateModuleUnload(rt_.batch_.fbb(), module).Union(),
+                   {"cuModuleUnload", 0});
+  rt_.afterAppendLocked();
   return cudaSuccess;
 }
 
-cudaError_t Runtime::moduleFunction(uint64_t module, const char *name,
+cudaError_t Kernels::moduleFunction(uint64_t module, const char *name,
                                     uint64_t *function) {
   if (!name || !function)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   auto m = moduleFunctions_.find(module);
   if (m == moduleFunctions_.end())
     return cudaErrorInvalidResourceHandle;
-  uint64_t id = nextHandle_++;
+  uint64_t id = rt_.nextHandle_++;
   // A kernel has at most 32764 bytes of parameters (CUDA 12.1), so at most
   // that many parameters: (offset, size) each.
   std::vector<uint32_t> layout(2 * 32764);
   size_t got = 0;
-  Sink sink;
-  sink.index = appendLocked(
+  Runtime::Sink sink;
+  sink.index = rt_.appendLocked(
       wire::Command::ModuleFunction,
-      wire::CreateModuleFunction(batch_.fbb(), module,
-                                 batch_.fbb().CreateString(name), id)
+      wire::CreateModuleFunction(rt_.batch_.fbb(), module,
+                                 rt_.batch_.fbb().CreateString(name), id)
           .Union(),
       {"cuModuleGetFunction", 0});
   sink.payload = layout.data();
@@ -86,15 +87,15 @@ cudaError_t Runtime::moduleFunction(uint64_t module, const char *name,
   // occupancy calls then answer locally, as for the build's kernels.
   int32_t attrs[10] = {};
   size_t attrsGot = 0;
-  Sink attrSink;
-  attrSink.index =
-      appendLocked(wire::Command::FunctionAttributes,
-                   wire::CreateFunctionAttributes(batch_.fbb(), id).Union(),
-                   {"cuModuleGetFunction (attributes)", 0});
+  Runtime::Sink attrSink;
+  attrSink.index = rt_.appendLocked(
+      wire::Command::FunctionAttributes,
+      wire::CreateFunctionAttributes(rt_.batch_.fbb(), id).Union(),
+      {"cuModuleGetFunction (attributes)", 0});
   attrSink.payload = attrs;
   attrSink.payloadSize = sizeof attrs;
   attrSink.payloadGot = &attrsGot;
-  if (cudaError_t err = roundTripLocked({sink, attrSink}, /*sync=*/false))
+  if (cudaError_t err = rt_.roundTripLocked({sink, attrSink}, /*sync=*/false))
     return err;
   std::vector<std::pair<uint32_t, uint32_t>> &params = functionLayouts_[id];
   for (size_t i = 0; i + 1 < got / 4; i += 2)
@@ -118,11 +119,11 @@ cudaError_t Runtime::moduleFunction(uint64_t module, const char *name,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::launchFunction(uint64_t function, dim3 grid, dim3 block,
+cudaError_t Kernels::launchFunction(uint64_t function, dim3 grid, dim3 block,
                                     unsigned sharedMem, cudaStream_t stream,
                                     void **params, void **extra) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   auto f = functionLayouts_.find(function);
   if (f == functionLayouts_.end())
@@ -158,22 +159,22 @@ cudaError_t Runtime::launchFunction(uint64_t function, dim3 grid, dim3 block,
     return cudaErrorInvalidValue; // parameters, and nothing to fill them
   }
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, false, &sid))
+  if (cudaError_t err = rt_.streams_.wireStreamLocked(stream, false, &sid))
     return err;
-  if (graphs_.capturing(sid))
-    return refuseInCaptureLocked(sid, "cuLaunchKernel");
-  ensureDeviceLocked();
-  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+  if (rt_.graphs_.stateLocked().capturing(sid))
+    return rt_.graphs_.refuseInCaptureLocked(sid, "cuLaunchKernel");
+  rt_.ensureDeviceLocked();
+  flatbuffers::FlatBufferBuilder &fbb = rt_.batch_.fbb();
   uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
   auto gv = fbb.CreateVector(g, 3);
   auto bv = fbb.CreateVector(b, 3);
   auto av = fbb.CreateVector(args);
-  appendLocked(
+  rt_.appendLocked(
       wire::Command::LaunchFunction,
       wire::CreateLaunchFunction(fbb, function, gv, bv, sharedMem, sid, av)
           .Union(),
       {"cuLaunchKernel", 0});
-  afterAppendLocked();
+  rt_.afterAppendLocked();
   return cudaSuccess;
 }
 

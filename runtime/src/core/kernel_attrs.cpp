@@ -2,6 +2,7 @@
 // kernel's cudaFuncAttributes in HelloReply (cuKernelGetAttribute on its
 // device), cudaFuncSetAttribute updates the local copy and is batched to the
 // server, and occupancy comes from occupancy.cpp.
+#include "core/kernels.h"
 #include "core/occupancy.h"
 #include "core/runtime.h"
 #include "core/unsupported.h"
@@ -13,7 +14,7 @@
 
 namespace rc::rt {
 
-void Runtime::storeKernelAttributesLocked(const wire::HelloReply &reply) {
+void Kernels::storeAttributesLocked(const wire::HelloReply &reply) {
   if (!reply.kernel_attributes())
     return; // an older server: the calls below fail naming the kernel
   for (const wire::KernelAttributes *k : *reply.kernel_attributes()) {
@@ -43,11 +44,11 @@ cudaError_t noAttributes(const char *call, uint64_t id) {
 }
 } // namespace
 
-cudaError_t Runtime::funcGetAttributes(cudaFuncAttributes *attr, uint64_t id) {
+cudaError_t Kernels::funcGetAttributes(cudaFuncAttributes *attr, uint64_t id) {
   if (!attr)
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   auto it = funcAttrs_.find(id);
   if (it == funcAttrs_.end())
@@ -56,16 +57,16 @@ cudaError_t Runtime::funcGetAttributes(cudaFuncAttributes *attr, uint64_t id) {
   return cudaSuccess;
 }
 
-cudaError_t Runtime::funcSetAttribute(uint64_t id, cudaFuncAttribute attr,
+cudaError_t Kernels::funcSetAttribute(uint64_t id, cudaFuncAttribute attr,
                                       int value) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   auto it = funcAttrs_.find(id);
   if (it == funcAttrs_.end())
     return noAttributes("cudaFuncSetAttribute", id);
   cudaFuncAttributes &a = it->second;
-  const cudaDeviceProp &p = props_[threadDevice()];
+  const cudaDeviceProp &p = rt_.props_[threadDevice()];
   int driverAttr;
   switch (attr) {
   case cudaFuncAttributeMaxDynamicSharedMemorySize:
@@ -87,16 +88,17 @@ cudaError_t Runtime::funcSetAttribute(uint64_t id, cudaFuncAttribute attr,
                             "runtime");
     return cudaErrorNotSupported;
   }
-  ensureDeviceLocked();
-  appendLocked(
+  rt_.ensureDeviceLocked();
+  rt_.appendLocked(
       wire::Command::FuncSetAttribute,
-      wire::CreateFuncSetAttribute(batch_.fbb(), id, driverAttr, value).Union(),
+      wire::CreateFuncSetAttribute(rt_.batch_.fbb(), id, driverAttr, value)
+          .Union(),
       {"cudaFuncSetAttribute", id});
-  afterAppendLocked();
+  rt_.afterAppendLocked();
   return cudaSuccess;
 }
 
-cudaError_t Runtime::funcSetCacheConfig(uint64_t id, int config) {
+cudaError_t Kernels::funcSetCacheConfig(uint64_t id, int config) {
   int carveout;
   switch (config) {
   case cudaFuncCachePreferNone:
@@ -136,33 +138,33 @@ int blocksPerSM(const std::vector<int32_t> &deviceAttrs,
 }
 } // namespace
 
-cudaError_t Runtime::occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
+cudaError_t Kernels::occupancyMaxActiveBlocks(int *numBlocks, uint64_t id,
                                               int blockSize, size_t dynamicSmem,
                                               unsigned flags) {
   if (!numBlocks || blockSize <= 0 ||
       (flags & ~unsigned(cudaOccupancyDisableCachingOverride)))
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   auto it = funcAttrs_.find(id);
   if (it == funcAttrs_.end())
     return noAttributes("cudaOccupancyMaxActiveBlocksPerMultiprocessor", id);
-  *numBlocks =
-      blocksPerSM(attrs_[threadDevice()], it->second, blockSize, dynamicSmem);
+  *numBlocks = blocksPerSM(rt_.attrs_[threadDevice()], it->second, blockSize,
+                           dynamicSmem);
   return cudaSuccess;
 }
 
-cudaError_t Runtime::checkCooperativeLocked(uint64_t id, dim3 grid, dim3 block,
+cudaError_t Kernels::checkCooperativeLocked(uint64_t id, dim3 grid, dim3 block,
                                             size_t shmem) {
   auto it = funcAttrs_.find(id);
   if (it == funcAttrs_.end())
     return cudaSuccess; // unknown here: the server's launch decides
-  const cudaDeviceProp &p = props_[threadDevice()];
+  const cudaDeviceProp &p = rt_.props_[threadDevice()];
   unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
   unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
   int perSM =
-      blocksPerSM(attrs_[threadDevice()], it->second, int(threads), shmem);
+      blocksPerSM(rt_.attrs_[threadDevice()], it->second, int(threads), shmem);
   if (blocks > (unsigned long long)perSM * p.multiProcessorCount)
     return cudaErrorCooperativeLaunchTooLarge;
   return cudaSuccess;

@@ -3,6 +3,8 @@
 // are batched; reading one back and creating a texture or surface object
 // (whose handle is the server's) are round trips. An array copy is split
 // into pieces of at most opts_.chunkBytes, as other copies are.
+#include "core/arrays.h"
+
 #include "core/runtime.h"
 
 #include "core/enum_number.h"
@@ -40,8 +42,8 @@ bool fits(size_t a, size_t b, size_t limit) {
 
 } // namespace
 
-cudaError_t Runtime::arrayLocked(cudaArray_const_t array,
-                                 const ArrayInfo **out) const {
+cudaError_t Arrays::arrayLocked(cudaArray_const_t array,
+                                const ArrayInfo **out) const {
   auto it = arrays_.find(addrOf(array));
   if (it == arrays_.end())
     return cudaErrorInvalidResourceHandle;
@@ -49,9 +51,9 @@ cudaError_t Runtime::arrayLocked(cudaArray_const_t array,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::arrayCreate(cudaArray_t *array,
-                                 const cudaChannelFormatDesc *desc,
-                                 cudaExtent extent, unsigned flags) {
+cudaError_t Arrays::arrayCreate(cudaArray_t *array,
+                                const cudaChannelFormatDesc *desc,
+                                cudaExtent extent, unsigned flags) {
   if (!array || !desc)
     return cudaErrorInvalidValue;
   size_t element = elementBytes(*desc);
@@ -70,44 +72,46 @@ cudaError_t Runtime::arrayCreate(cudaArray_t *array,
       __builtin_mul_overflow(info.rowBytes, info.rows, &bytes) ||
       __builtin_mul_overflow(bytes, info.slices, &bytes))
     return cudaErrorMemoryAllocation;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  ensureDeviceLocked();
+  rt_.ensureDeviceLocked();
   uint64_t id = nextArray_++;
   wire::ChannelFormat format = wireFormat(*desc);
-  appendLocked(wire::Command::ArrayCreate,
-               wire::CreateArrayCreate(batch_.fbb(), id, &format, extent.width,
-                                       extent.height, extent.depth, flags)
-                   .Union(),
-               {"cudaMallocArray", 0});
-  afterAppendLocked();
+  rt_.appendLocked(wire::Command::ArrayCreate,
+                   wire::CreateArrayCreate(rt_.batch_.fbb(), id, &format,
+                                           extent.width, extent.height,
+                                           extent.depth, flags)
+                       .Union(),
+                   {"cudaMallocArray", 0});
+  rt_.afterAppendLocked();
   arrays_[id] = info;
   *array = reinterpret_cast<cudaArray_t>(uintptr_t(id));
   return cudaSuccess;
 }
 
-cudaError_t Runtime::arrayFree(cudaArray_t array) {
+cudaError_t Arrays::arrayFree(cudaArray_t array) {
   if (!array)
     return cudaSuccess;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   const ArrayInfo *info = nullptr;
   if (cudaError_t err = arrayLocked(array, &info))
     return err;
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  appendLocked(wire::Command::ArrayDestroy,
-               wire::CreateArrayDestroy(batch_.fbb(), addrOf(array)).Union(),
-               {"cudaFreeArray", 0});
-  afterAppendLocked();
+  rt_.appendLocked(
+      wire::Command::ArrayDestroy,
+      wire::CreateArrayDestroy(rt_.batch_.fbb(), addrOf(array)).Union(),
+      {"cudaFreeArray", 0});
+  rt_.afterAppendLocked();
   arrays_.erase(addrOf(array));
   return cudaSuccess;
 }
 
-cudaError_t Runtime::arrayInfo(cudaArray_const_t array,
-                               cudaChannelFormatDesc *desc, cudaExtent *extent,
-                               unsigned *flags) {
-  std::lock_guard<std::mutex> lock(mu_);
+cudaError_t Arrays::arrayInfo(cudaArray_const_t array,
+                              cudaChannelFormatDesc *desc, cudaExtent *extent,
+                              unsigned *flags) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   const ArrayInfo *info = nullptr;
   if (cudaError_t err = arrayLocked(array, &info))
     return err;
@@ -120,10 +124,10 @@ cudaError_t Runtime::arrayInfo(cudaArray_const_t array,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
-                               bool toArray, void *linear, size_t pitch,
-                               size_t rows, cudaMemcpyKind kind,
-                               cudaStream_t stream, const char *call) {
+cudaError_t Arrays::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
+                              bool toArray, void *linear, size_t pitch,
+                              size_t rows, cudaMemcpyKind kind,
+                              cudaStream_t stream, const char *call) {
   if (box.width == 0 || box.height == 0 || box.depth == 0)
     return cudaSuccess;
   if (!linear)
@@ -143,7 +147,7 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
                k == (toArray ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
   if (!known)
     return cudaErrorInvalidMemcpyDirection;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   const ArrayInfo *info = nullptr;
   if (cudaError_t err = arrayLocked(array, &info))
     return err;
@@ -151,27 +155,27 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
       !fits(box.y, box.height, info->rows) ||
       !fits(box.z, box.depth, info->slices))
     return cudaErrorInvalidValue;
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  bool device = k == cudaMemcpyDefault ? isDevicePointerLocked(linear)
+  bool device = k == cudaMemcpyDefault ? rt_.isDevicePointerLocked(linear)
                                        : k == cudaMemcpyDeviceToDevice;
   if (device)
-    if (cudaError_t err = checkDeviceRangeLocked(
+    if (cudaError_t err = rt_.checkDeviceRangeLocked(
             call, toArray ? "source" : "destination", linear, span))
       return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, false, &sid))
+  if (cudaError_t err = rt_.streams_.wireStreamLocked(stream, false, &sid))
     return err;
-  if (cudaError_t err = refuseInCaptureLocked(sid, call))
+  if (cudaError_t err = rt_.graphs_.refuseInCaptureLocked(sid, call))
     return err;
-  ensureDeviceLocked();
+  rt_.ensureDeviceLocked();
   uint64_t id = addrOf(array);
   auto append = [&](const ArrayBox &b,
                     flatbuffers::Offset<flatbuffers::Vector<uint8_t>> data,
                     uint64_t dev) {
-    return appendLocked(
+    return rt_.appendLocked(
         wire::Command::ArrayCopy,
-        wire::CreateArrayCopy(batch_.fbb(), id, b.x, b.y, b.z, b.width,
+        wire::CreateArrayCopy(rt_.batch_.fbb(), id, b.x, b.y, b.z, b.width,
                               b.height, b.depth, toArray, data, dev,
                               dev ? pitch : 0, dev ? rows : 0, sid)
             .Union(),
@@ -179,7 +183,7 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
   };
   if (device) { // the server copies between its memories, in order
     append(box, 0, addrOf(linear));
-    afterAppendLocked();
+    rt_.afterAppendLocked();
     return cudaSuccess;
   }
 
@@ -190,7 +194,7 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
     size_t offset; // of its first byte in `linear`
   };
   std::vector<Piece> pieces;
-  size_t chunk = std::max<size_t>(opts_.chunkBytes, 1);
+  size_t chunk = std::max<size_t>(rt_.opts_.chunkBytes, 1);
   for (size_t z = 0; z < box.depth; ++z) {
     size_t slice = z * rows * pitch;
     if (box.width <= chunk) {
@@ -215,21 +219,21 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
       for (size_t r = 0; r < p.box.height; ++r)
         std::memcpy(packed.data() + r * p.box.width,
                     bytes + p.offset + r * pitch, p.box.width);
-      append(p.box, batch_.fbb().CreateVector(packed), 0);
-      afterAppendLocked();
+      append(p.box, rt_.batch_.fbb().CreateVector(packed), 0);
+      rt_.afterAppendLocked();
     }
     return cudaSuccess;
   }
   // Array to host: each piece lands in a buffer of its own, then its rows
   // go where the program's pitch puts them.
   std::vector<std::vector<uint8_t>> landed(pieces.size());
-  ReadbackBatches batches(*this);
+  Runtime::ReadbackBatches batches(rt_);
   for (size_t i = 0; i < pieces.size(); ++i) {
     size_t n = pieces[i].box.width * pieces[i].box.height;
     if (cudaError_t err = batches.room(n))
       return err;
     landed[i].resize(n);
-    Sink sink;
+    Runtime::Sink sink;
     sink.index = append(pieces[i].box, 0, 0);
     sink.payload = landed[i].data();
     sink.payloadSize = n;
@@ -237,10 +241,10 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
   }
   if (cudaError_t err = batches.send())
     return err;
-  countRoundTripLocked(call);
-  if (cudaError_t err = waitSeqLocked(0, /*all=*/true))
+  rt_.countRoundTripLocked(call);
+  if (cudaError_t err = rt_.waitSeqLocked(0, /*all=*/true))
     return err;
-  if (cudaError_t err = takePendingErrorLocked())
+  if (cudaError_t err = rt_.takePendingErrorLocked())
     return err;
   for (size_t i = 0; i < pieces.size(); ++i)
     for (size_t r = 0; r < pieces[i].box.height; ++r)
@@ -250,13 +254,13 @@ cudaError_t Runtime::arrayCopy(cudaArray_const_t array, const ArrayBox &box,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::arrayCopyLinear(cudaArray_const_t array, size_t x,
-                                     size_t y, bool toArray, void *linear,
-                                     size_t count, cudaMemcpyKind kind,
-                                     cudaStream_t stream, const char *call) {
+cudaError_t Arrays::arrayCopyLinear(cudaArray_const_t array, size_t x, size_t y,
+                                    bool toArray, void *linear, size_t count,
+                                    cudaMemcpyKind kind, cudaStream_t stream,
+                                    const char *call) {
   size_t rowBytes;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(rt_.mu_);
     const ArrayInfo *info = nullptr;
     if (cudaError_t err = arrayLocked(array, &info))
       return err;
@@ -291,11 +295,10 @@ cudaError_t Runtime::arrayCopyLinear(cudaArray_const_t array, size_t x,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::textureCreate(uint64_t *object,
-                                   const cudaResourceDesc *res,
-                                   const cudaTextureDesc *tex,
-                                   const cudaResourceViewDesc *view,
-                                   bool surface) {
+cudaError_t Arrays::textureCreate(uint64_t *object, const cudaResourceDesc *res,
+                                  const cudaTextureDesc *tex,
+                                  const cudaResourceViewDesc *view,
+                                  bool surface) {
   const char *call =
       surface ? "cudaCreateSurfaceObject" : "cudaCreateTextureObject";
   if (!object || !res || (!surface && !tex))
@@ -307,8 +310,8 @@ cudaError_t Runtime::textureCreate(uint64_t *object,
     return reportUnsupported(
         surface ? "cudaCreateSurfaceObject of a mipmapped array"
                 : "cudaCreateTextureObject of a mipmapped array");
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   uint64_t array = 0, device = 0, width = 0, height = 0, pitch = 0;
   cudaChannelFormatDesc desc{};
@@ -321,8 +324,8 @@ cudaError_t Runtime::textureCreate(uint64_t *object,
     desc = res->res.linear.desc;
     device = addrOf(res->res.linear.devPtr);
     width = res->res.linear.sizeInBytes;
-    if (cudaError_t err = checkDeviceRangeLocked(call, "texture memory",
-                                                 res->res.linear.devPtr, width))
+    if (cudaError_t err = rt_.checkDeviceRangeLocked(
+            call, "texture memory", res->res.linear.devPtr, width))
       return err;
   } else if (!surface && type == cudaResourceTypePitch2D) {
     desc = res->res.pitch2D.desc;
@@ -335,15 +338,15 @@ cudaError_t Runtime::textureCreate(uint64_t *object,
         !pitchedSpan(pitch, width * element, height, &span))
       return element ? cudaErrorInvalidPitchValue
                      : cudaErrorInvalidChannelDescriptor;
-    if (cudaError_t err = checkDeviceRangeLocked(call, "texture memory",
-                                                 res->res.pitch2D.devPtr, span))
+    if (cudaError_t err = rt_.checkDeviceRangeLocked(
+            call, "texture memory", res->res.pitch2D.devPtr, span))
       return err;
   } else {
     return cudaErrorInvalidValue;
   }
-  ensureDeviceLocked();
+  rt_.ensureDeviceLocked();
   wire::ChannelFormat format = wireFormat(desc);
-  auto &fbb = batch_.fbb();
+  auto &fbb = rt_.batch_.fbb();
   flatbuffers::Offset<flatbuffers::Vector<int32_t>> modes;
   flatbuffers::Offset<flatbuffers::Vector<float>> border;
   if (!surface) {
@@ -353,7 +356,7 @@ cudaError_t Runtime::textureCreate(uint64_t *object,
     modes = fbb.CreateVector(m, 3);
     border = fbb.CreateVector(tex->borderColor, 4);
   }
-  uint32_t index = appendLocked(
+  uint32_t index = rt_.appendLocked(
       wire::Command::TextureCreate,
       wire::CreateTextureCreate(
           fbb, surface, type, array, device, &format, width, height, pitch,
@@ -366,11 +369,11 @@ cudaError_t Runtime::textureCreate(uint64_t *object,
       {call, 0});
   bool filled = false;
   uint64_t handle = 0;
-  Sink sink;
+  Runtime::Sink sink;
   sink.index = index;
   sink.addr = &handle;
   sink.filled = &filled;
-  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+  if (cudaError_t err = rt_.roundTripLocked({sink}, /*sync=*/false))
     return err;
   if (!filled)
     return cudaErrorUnknown;
@@ -379,18 +382,18 @@ cudaError_t Runtime::textureCreate(uint64_t *object,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::textureDestroy(uint64_t object, bool surface) {
-  std::lock_guard<std::mutex> lock(mu_);
+cudaError_t Arrays::textureDestroy(uint64_t object, bool surface) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   auto it = textureObjects_.find(object);
   if (it == textureObjects_.end() || it->second != surface)
     return cudaErrorInvalidValue;
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  appendLocked(
+  rt_.appendLocked(
       wire::Command::TextureDestroy,
-      wire::CreateTextureDestroy(batch_.fbb(), object, surface).Union(),
+      wire::CreateTextureDestroy(rt_.batch_.fbb(), object, surface).Union(),
       {surface ? "cudaDestroySurfaceObject" : "cudaDestroyTextureObject", 0});
-  afterAppendLocked();
+  rt_.afterAppendLocked();
   textureObjects_.erase(it);
   return cudaSuccess;
 }

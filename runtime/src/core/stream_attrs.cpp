@@ -27,7 +27,7 @@ bool takenByStreams(int attribute) {
 
 } // namespace
 
-cudaError_t Runtime::streamSetAttribute(cudaStream_t stream, int attribute,
+cudaError_t Streams::streamSetAttribute(cudaStream_t stream, int attribute,
                                         const cudaLaunchAttributeValue *value,
                                         bool perThread) {
   if (!value || !takenByStreams(attribute))
@@ -36,48 +36,48 @@ cudaError_t Runtime::streamSetAttribute(cudaStream_t stream, int attribute,
   if (attribute == cudaLaunchAttributeAccessPolicyWindow &&
       !(w.hitRatio >= 0.0f && w.hitRatio <= 1.0f))
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   uint64_t sid;
   if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
     return err;
   if (attribute == cudaLaunchAttributeAccessPolicyWindow && w.num_bytes)
-    if (cudaError_t err = checkDeviceRangeLocked("cudaStreamSetAttribute",
-                                                 "access policy window",
-                                                 w.base_ptr, w.num_bytes))
+    if (cudaError_t err = rt_.checkDeviceRangeLocked("cudaStreamSetAttribute",
+                                                     "access policy window",
+                                                     w.base_ptr, w.num_bytes))
       return err;
-  ensureDeviceLocked();
+  rt_.ensureDeviceLocked();
   int single = attribute == cudaLaunchAttributePriority ? value->priority
                : attribute == cudaLaunchAttributeSynchronizationPolicy
                    ? enumNumber(value->syncPolicy)
                    : enumNumber(value->memSyncDomain);
-  appendLocked(wire::Command::StreamAttribute,
-               wire::CreateStreamAttribute(
-                   batch_.fbb(), sid, attribute,
-                   uint64_t(uintptr_t(w.base_ptr)), w.num_bytes, w.hitRatio,
-                   enumNumber(w.hitProp), enumNumber(w.missProp), single,
-                   value->memSyncDomainMap.default_,
-                   value->memSyncDomainMap.remote)
-                   .Union(),
-               {"cudaStreamSetAttribute", 0});
-  afterAppendLocked();
-  cudaLaunchAttributeValue &kept = streamAttrs_[{sid, attribute}];
+  rt_.appendLocked(wire::Command::StreamAttribute,
+                   wire::CreateStreamAttribute(
+                       rt_.batch_.fbb(), sid, attribute,
+                       uint64_t(uintptr_t(w.base_ptr)), w.num_bytes, w.hitRatio,
+                       enumNumber(w.hitProp), enumNumber(w.missProp), single,
+                       value->memSyncDomainMap.default_,
+                       value->memSyncDomainMap.remote)
+                       .Union(),
+                   {"cudaStreamSetAttribute", 0});
+  rt_.afterAppendLocked();
+  cudaLaunchAttributeValue &kept = attrs_[{sid, attribute}];
   kept = *value;
-  if (attribute == cudaLaunchAttributePriority && forcedStreamPriority_)
-    kept.priority = *forcedStreamPriority_; // what the server set
+  if (attribute == cudaLaunchAttributePriority && forcedPriority_)
+    kept.priority = *forcedPriority_; // what the server set
   return cudaSuccess;
 }
 
-cudaError_t Runtime::streamGetAttribute(cudaStream_t stream, int attribute,
+cudaError_t Streams::streamGetAttribute(cudaStream_t stream, int attribute,
                                         cudaLaunchAttributeValue *value,
                                         bool perThread) {
   if (!value || !takenByStreams(attribute))
     return cudaErrorInvalidValue;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   uint64_t sid;
   if (cudaError_t err = connectedStreamLocked(stream, perThread, &sid))
     return err;
-  auto it = streamAttrs_.find({sid, attribute});
-  if (it != streamAttrs_.end()) {
+  auto it = attrs_.find({sid, attribute});
+  if (it != attrs_.end()) {
     *value = it->second;
     return cudaSuccess;
   }
@@ -85,8 +85,8 @@ cudaError_t Runtime::streamGetAttribute(cudaStream_t stream, int attribute,
   if (attribute == cudaLaunchAttributeSynchronizationPolicy)
     value->syncPolicy = cudaSyncPolicyAuto;
   if (attribute == cudaLaunchAttributePriority) {
-    auto s = streams_.find(sid);
-    value->priority = s != streams_.end() ? s->second.priority : 0;
+    auto s = created_.find(sid);
+    value->priority = s != created_.end() ? s->second.priority : 0;
   }
   if (attribute == cudaLaunchAttributeMemSyncDomainMap)
     value->memSyncDomainMap.remote = 1;

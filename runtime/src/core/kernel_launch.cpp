@@ -2,6 +2,7 @@
 // (cudaLaunchKernel the pass did not see), and cudaLaunchKernelExC configs.
 // Each becomes one Launch command in the batch: no round trip.
 #include "core/arg_pack.h"
+#include "core/kernels.h"
 #include "core/runtime.h"
 #include "core/unsupported.h"
 #include "manifests/startup_registry.h"
@@ -18,56 +19,57 @@ bool dimsFit(const dim3 &d, const int max[3]) {
 }
 } // namespace
 
-cudaError_t Runtime::launch(uint64_t id, dim3 grid, dim3 block, void **args,
+cudaError_t Kernels::launch(uint64_t id, dim3 grid, dim3 block, void **args,
                             size_t shmem, cudaStream_t stream, bool perThread) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   return launchLocked(id, grid, block, args, shmem, stream, perThread,
                       "launch");
 }
 
-cudaError_t Runtime::launchLocked(uint64_t id, dim3 grid, dim3 block,
+cudaError_t Kernels::launchLocked(uint64_t id, dim3 grid, dim3 block,
                                   void **args, size_t shmem,
                                   cudaStream_t stream, bool perThread,
                                   const char *call, unsigned flags) {
-  if (cudaError_t err = ensureConnectedLocked())
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   // Timed after connecting: the first call's connection set-up is not a
   // launch's cost.
-  ++stats_.launchCalls;
-  ScopedNs timed(stats_.launchNs);
+  ++rt_.stats_.launchCalls;
+  ScopedNs timed(rt_.stats_.launchNs);
   GraphNode node;
   if (cudaError_t err =
           kernelNodeLocked(id, grid, block, args, shmem, call, flags, &node))
     return err;
   uint64_t sid;
-  if (cudaError_t err = wireStreamLocked(stream, perThread, &sid))
+  if (cudaError_t err = rt_.streams_.wireStreamLocked(stream, perThread, &sid))
     return err;
-  if (graphs_.capturing(sid)) { // a graph node instead (graph_runtime.cpp)
+  if (rt_.graphs_.stateLocked().capturing(
+          sid)) { // a graph node instead (graph_runtime.cpp)
     bool captured;
-    return captureLocked(sid, std::move(node), &captured);
+    return rt_.graphs_.captureLocked(sid, std::move(node), &captured);
   }
-  ensureDeviceLocked();
-  appendLocked(wire::Command::Launch, node.command(batch_.fbb(), sid),
-               {"launch", id});
-  afterAppendLocked();
+  rt_.ensureDeviceLocked();
+  rt_.appendLocked(wire::Command::Launch, node.command(rt_.batch_.fbb(), sid),
+                   {"launch", id});
+  rt_.afterAppendLocked();
   return cudaSuccess;
 }
 
-cudaError_t Runtime::kernelNodeLocked(uint64_t id, dim3 grid, dim3 block,
+cudaError_t Kernels::kernelNodeLocked(uint64_t id, dim3 grid, dim3 block,
                                       void **args, size_t shmem,
                                       const char *call, unsigned flags,
                                       GraphNode *out) {
-  const manifest::Kernel *k = index_.kernel(id);
+  const manifest::Kernel *k = rt_.index_.kernel(id);
   if (!k) {
     std::fprintf(stderr,
                  "remote-clang: %s: kernel id 0x%016llx is in no loaded "
                  "manifest (%zu loaded; is <program>.rcm beside the binary, "
                  "or in RC_MANIFEST?)\n",
-                 call, (unsigned long long)id, index_.manifestCount());
+                 call, (unsigned long long)id, rt_.index_.manifestCount());
     return cudaErrorInvalidDeviceFunction;
   }
   // Configuration errors are reported at the call, as cudart does.
-  const cudaDeviceProp &p = props_[threadDevice()];
+  const cudaDeviceProp &p = rt_.props_[threadDevice()];
   unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
   if (!dimsFit(grid, p.maxGridSize) || !dimsFit(block, p.maxThreadsDim) ||
       threads > (unsigned long long)p.maxThreadsPerBlock ||
@@ -84,7 +86,7 @@ cudaError_t Runtime::kernelNodeLocked(uint64_t id, dim3 grid, dim3 block,
     return cudaErrorInvalidValue;
   }
   uint64_t hostAttached;
-  if (managed_.pointsIntoHostAttached(node.args, &hostAttached)) {
+  if (rt_.managed_.pointsIntoHostAttached(node.args, &hostAttached)) {
     std::fprintf(stderr,
                  "remote-clang: launch of %s: argument 0x%llx points into "
                  "managed memory attached to the host (cudaMemAttachHost), "
@@ -106,19 +108,19 @@ cudaError_t Runtime::kernelNodeLocked(uint64_t id, dim3 grid, dim3 block,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::kernelRecord(uint64_t id, const manifest::Kernel **kernel,
+cudaError_t Kernels::kernelRecord(uint64_t id, const manifest::Kernel **kernel,
                                   uint64_t *moduleHash) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
-  *kernel = index_.kernel(id);
-  *moduleHash = index_.moduleHashOf(id);
+  *kernel = rt_.index_.kernel(id);
+  *moduleHash = rt_.index_.moduleHashOf(id);
   return *kernel ? cudaSuccess : cudaErrorInvalidDeviceFunction;
 }
 
-cudaError_t Runtime::stubToId(const void *stub, uint64_t *id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+cudaError_t Kernels::stubToId(const void *stub, uint64_t *id) {
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
   uint64_t moduleHash;
   std::string name;
@@ -129,13 +131,14 @@ cudaError_t Runtime::stubToId(const void *stub, uint64_t *id) {
                  stub);
     return cudaErrorInvalidDeviceFunction;
   }
-  const manifest::Kernel *k = index_.kernelFor(moduleHash, name);
+  const manifest::Kernel *k = rt_.index_.kernelFor(moduleHash, name);
   if (!k) {
     // A kernel with external linkage that several translation units
     // instantiate (a header template: CUB's EmptyKernel) is one kernel by
     // the ODR; the merged manifest keeps it under one module, and the stub
     // the linker kept may have been registered by another.
-    const manifest::Kernel *same = index_.kernel(rc::symbolId(name, false, ""));
+    const manifest::Kernel *same =
+        rt_.index_.kernel(rc::symbolId(name, false, ""));
     if (same && same->name() && same->name()->str() == name)
       k = same;
   }
@@ -143,14 +146,14 @@ cudaError_t Runtime::stubToId(const void *stub, uint64_t *id) {
     std::fprintf(stderr,
                  "remote-clang: kernel %s (stub %p) is in no loaded manifest "
                  "(%zu loaded)\n",
-                 name.c_str(), stub, index_.manifestCount());
+                 name.c_str(), stub, rt_.index_.manifestCount());
     return cudaErrorInvalidDeviceFunction;
   }
   *id = k->id();
   return cudaSuccess;
 }
 
-cudaError_t Runtime::launchStub(const void *stub, dim3 grid, dim3 block,
+cudaError_t Kernels::launchStub(const void *stub, dim3 grid, dim3 block,
                                 void **args, size_t shmem, cudaStream_t stream,
                                 bool perThread) {
   uint64_t id;
@@ -162,7 +165,7 @@ cudaError_t Runtime::launchStub(const void *stub, dim3 grid, dim3 block,
 // Attributes are honoured (PDL and cooperative travel in the Launch
 // command), ignored when they only tune performance (the kernel computes
 // the same result without them), or refused by name.
-cudaError_t Runtime::launchEx(const cudaLaunchConfig_t *cfg, uint64_t id,
+cudaError_t Kernels::launchEx(const cudaLaunchConfig_t *cfg, uint64_t id,
                               void **args, bool perThread) {
   if (!cfg || (cfg->numAttrs && !cfg->attrs))
     return cudaErrorInvalidValue;
@@ -204,16 +207,16 @@ cudaError_t Runtime::launchEx(const cudaLaunchConfig_t *cfg, uint64_t id,
           "cudaLaunchKernelEx with an unknown launch attribute");
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   return launchLocked(id, cfg->gridDim, cfg->blockDim, args,
                       cfg->dynamicSmemBytes, cfg->stream, perThread,
                       "cudaLaunchKernelEx", flags);
 }
 
-cudaError_t Runtime::launchCooperative(uint64_t id, dim3 grid, dim3 block,
+cudaError_t Kernels::launchCooperative(uint64_t id, dim3 grid, dim3 block,
                                        void **args, size_t shmem,
                                        cudaStream_t stream, bool perThread) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(rt_.mu_);
   return launchLocked(id, grid, block, args, shmem, stream, perThread,
                       "cudaLaunchCooperativeKernel", kLaunchCooperative);
 }

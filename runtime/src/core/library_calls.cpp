@@ -3,6 +3,8 @@
 // encoded and batched, or sent in one round trip when it returns host
 // bytes (an `o` or `t` parameter), or kept as a node of the graph its
 // stream is capturing (docs/graphs.md, "Library calls in graphs").
+#include "core/libraries.h"
+
 #include "core/runtime.h"
 
 #include <cstdio>
@@ -42,9 +44,9 @@ bool mayChangeDeviceMemory(const std::vector<lib::ParamRule> &rules) {
 
 } // namespace
 
-cudaError_t Runtime::libraryCall(const char *key, const char *params,
-                                 const RcLibArg *args, int count,
-                                 bool scalarsOnDevice, int *status) {
+cudaError_t Libraries::libraryCall(const char *key, const char *params,
+                                   const RcLibArg *args, int count,
+                                   bool scalarsOnDevice, int *status) {
   *status = 0;
   std::vector<lib::ParamRule> rules;
   std::string why;
@@ -55,8 +57,8 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   }
   if (scalarsOnDevice)
     lib::scalarsOnDevice(&rules);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cudaError_t err = ensureConnectedLocked())
+  std::lock_guard<std::mutex> lock(rt_.mu_);
+  if (cudaError_t err = rt_.ensureConnectedLocked())
     return err;
 
   std::vector<uint8_t> fixed, inputs;
@@ -89,8 +91,8 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
       uint64_t sid = 0;
       if (a.valueBytes < 8)
         return cudaErrorInvalidValue;
-      if (cudaError_t err =
-              wireStreamLocked(valueOf<cudaStream_t>(a), false, &sid))
+      if (cudaError_t err = rt_.streams_.wireStreamLocked(
+              valueOf<cudaStream_t>(a), false, &sid))
         return err;
       size_t at = fixed.size();
       appendBytes(fixed, a.value, a.valueBytes);
@@ -108,15 +110,15 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
     case lib::Pass::Create: {
       if (!valueOf<void *>(a))
         return cudaErrorInvalidValue;
-      uint64_t id = nextHandle_++;
+      uint64_t id = rt_.nextHandle_++;
       created.push_back({&a, id});
       appendBytes(fixed, &id, 8);
       break;
     }
     case lib::Pass::Stream: {
       uint64_t sid = 0;
-      if (cudaError_t err =
-              wireStreamLocked(valueOf<cudaStream_t>(a), false, &sid))
+      if (cudaError_t err = rt_.streams_.wireStreamLocked(
+              valueOf<cudaStream_t>(a), false, &sid))
         return err;
       if (object)
         libObjectStreams_[object] = valueOf<cudaStream_t>(a);
@@ -177,8 +179,9 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   auto s = libObjectStreams_.find(object);
   uint64_t captureSid = 0;
   if (s != libObjectStreams_.end() &&
-      wireStreamLocked(s->second, false, &captureSid) == cudaSuccess &&
-      graphs_.capturing(captureSid)) {
+      rt_.streams_.wireStreamLocked(s->second, false, &captureSid) ==
+          cudaSuccess &&
+      rt_.graphs_.stateLocked().capturing(captureSid)) {
     bool deviceWork = false, lifetime = false;
     for (const lib::ParamRule &r : rules) {
       deviceWork |= r.pass == lib::Pass::Device;
@@ -189,21 +192,21 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
         std::string call = std::string(key) +
                            " (a library call that returns host values "
                            "cannot be captured into a graph)";
-        return refuseInCaptureLocked(captureSid, call.c_str());
+        return rt_.graphs_.refuseInCaptureLocked(captureSid, call.c_str());
       }
       return captureLibraryCallLocked(captureSid, key, std::move(fixed),
                                       scalarsOnDevice);
     }
   }
 
-  ensureDeviceLocked();
-  flatbuffers::FlatBufferBuilder &fbb = batch_.fbb();
+  rt_.ensureDeviceLocked();
+  flatbuffers::FlatBufferBuilder &fbb = rt_.batch_.fbb();
   auto cmd = wire::CreateLibCall(fbb, fbb.CreateString(key),
                                  fbb.CreateVector(fixed), scalarsOnDevice);
-  managed_.ignoreDeviceWork(!mayChangeDeviceMemory(rules));
-  uint32_t index = appendLocked(wire::Command::LibCall, cmd.Union(),
-                                {"vendor library call", 0});
-  managed_.ignoreDeviceWork(false);
+  rt_.managed_.ignoreDeviceWork(!mayChangeDeviceMemory(rules));
+  uint32_t index = rt_.appendLocked(wire::Command::LibCall, cmd.Union(),
+                                    {"vendor library call", 0});
+  rt_.managed_.ignoreDeviceWork(false);
   auto storeCreated = [&] {
     for (auto &[a, id] : created)
       std::memcpy(valueOf<void *>(*a), &id, sizeof id);
@@ -216,7 +219,7 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   if (outputs.empty()) {
     storeCreated();
     forgetDestroyed();
-    afterAppendLocked();
+    rt_.afterAppendLocked();
     return cudaSuccess;
   }
   uint64_t total = 0;
@@ -225,13 +228,13 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   std::vector<uint8_t> reply(total);
   size_t got = 0;
   int code = 0;
-  Sink sink;
+  Runtime::Sink sink;
   sink.index = index;
   sink.payload = reply.data();
   sink.payloadSize = reply.size();
   sink.payloadGot = &got;
   sink.code = &code;
-  if (cudaError_t err = roundTripLocked({sink}, /*sync=*/false))
+  if (cudaError_t err = rt_.roundTripLocked({sink}, /*sync=*/false))
     return err;
   *status = code;
   if (code != 0)
@@ -248,10 +251,10 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   for (const Output &o : outputs) {
     ManagedMirrors::Range mirror;
     void *to = valueOf<void *>(*o.arg);
-    if (o.pass != lib::Pass::Table && managed_.find(to, o.bytes, &mirror)) {
+    if (o.pass != lib::Pass::Table && rt_.managed_.find(to, o.bytes, &mirror)) {
       // Into managed memory: written as a copy into it is, where its
       // current copy is (the mirror may be fenced: not by this thread).
-      if (cudaError_t err = memcpyLocked(
+      if (cudaError_t err = rt_.memcpyLocked(
               to, from, o.bytes, cudaMemcpyHostToDevice, cudaStreamLegacy,
               /*async=*/true, /*perThread=*/false, key))
         return err;
@@ -272,10 +275,10 @@ cudaError_t Runtime::libraryCall(const char *key, const char *params,
   return cudaSuccess;
 }
 
-cudaError_t Runtime::captureLibraryCallLocked(uint64_t sid,
-                                              const std::string &key,
-                                              std::vector<uint8_t> args,
-                                              bool scalarsOnDevice) {
+cudaError_t Libraries::captureLibraryCallLocked(uint64_t sid,
+                                                const std::string &key,
+                                                std::vector<uint8_t> args,
+                                                bool scalarsOnDevice) {
   // The node owns the encoded call.
   LibraryCommand build = [key, args, scalarsOnDevice](
                              flatbuffers::FlatBufferBuilder &fbb, uint64_t) {
@@ -284,7 +287,7 @@ cudaError_t Runtime::captureLibraryCallLocked(uint64_t sid,
         .Union();
   };
   bool captured;
-  return captureLocked(
+  return rt_.graphs_.captureLocked(
       sid, GraphNode::libraryCommand(wire::Command::LibCall, std::move(build)),
       &captured);
 }
