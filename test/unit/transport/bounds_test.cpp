@@ -462,7 +462,9 @@ TEST(ShmKilledPeer, ServerSurvivesAClientKilledHoldingItsRegionLock) {
   EXPECT_LT(msSince(start), 5000);
   EXPECT_NE(s->lastError().find("exited"), std::string::npos) << s->lastError();
   // And the files the killed client could not remove are gone with it.
-  EXPECT_GT(shmFilesOf(child), 0);
+  // Not checked to be there first: any shm listener, another test's run
+  // beside this one included, removes the files of processes that are
+  // gone (ListenerRemovesRegionFilesOfProcessesThatAreGone).
   s.reset();
   EXPECT_EQ(shmFilesOf(child), 0);
 }
