@@ -22,10 +22,6 @@ namespace rc::server {
 
 namespace {
 
-OpStatus fail(int code, std::string detail) {
-  return OpStatus::fail(code, std::move(detail));
-}
-
 // Most pointers one batched call may carry: the server reads the arrays into
 // host memory, so bound them (ggml's largest batches are a few thousand).
 constexpr int kMaxBatchPointers = 1 << 20;
@@ -49,23 +45,24 @@ OpStatus BlasCommands::cublasHandle(uint64_t handle, uint64_t stream,
                                     NativeHandle *s) {
   auto it = cublasHandles_.find(handle);
   if (it == cublasHandles_.end())
-    return fail(kErrInvalidResourceHandle,
-                "unknown cuBLAS handle " + hexAddress(handle) +
-                    " (not created in this session, or destroyed)");
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "unknown cuBLAS handle " + hexAddress(handle) +
+                              " (not created in this session, or destroyed)");
   // A workspace freed behind cuBLAS's back would be written by every call.
   const BlasHandle &h = it->second;
   if (h.workspaceSize && !memory_.inSession(h.workspace, h.workspaceSize))
-    return fail(kErrInvalidValue,
-                "the handle's workspace " + hexAddress(h.workspace) + " + " +
-                    std::to_string(h.workspaceSize) +
-                    " bytes is no longer inside one allocation of this "
-                    "session (freed?)");
+    return OpStatus::fail(
+        kErrInvalidValue,
+        "the handle's workspace " + hexAddress(h.workspace) + " + " +
+            std::to_string(h.workspaceSize) +
+            " bytes is no longer inside one allocation of this "
+            "session (freed?)");
   OpStatus st = devices_.bindStream(stream, s);
   if (st.ok() && devices_.bound() != h.device)
-    return fail(kErrInvalidResourceHandle,
-                "the stream is on device " + std::to_string(devices_.bound()) +
-                    ", the cuBLAS handle on device " +
-                    std::to_string(h.device));
+    return OpStatus::fail(
+        kErrInvalidResourceHandle,
+        "the stream is on device " + std::to_string(devices_.bound()) +
+            ", the cuBLAS handle on device " + std::to_string(h.device));
   return st;
 }
 
@@ -90,11 +87,12 @@ OpStatus BlasCommands::readPointerArray(const char *role, uint64_t array,
   for (int i = 0; i < count; ++i) {
     uint64_t p = (*out)[size_t(i)];
     if (!memory_.inSession(p, matrixBytes))
-      return fail(kErrInvalidValue,
-                  std::string(role) + "[" + std::to_string(i) + "] = " +
-                      hexAddress(p) + ": " + std::to_string(matrixBytes) +
-                      " bytes there are not inside one allocation of this "
-                      "session");
+      return OpStatus::fail(
+          kErrInvalidValue,
+          std::string(role) + "[" + std::to_string(i) + "] = " + hexAddress(p) +
+              ": " + std::to_string(matrixBytes) +
+              " bytes there are not inside one allocation of this "
+              "session");
   }
   return OpStatus::success();
 }
@@ -103,14 +101,14 @@ OpStatus BlasCommands::gemm(const wire::CublasGemm &c, std::string *what) {
   BlasGemm g;
   g.api = GemmApi(int(c.api()));
   if (int(c.api()) > int(wire::CublasGemmApi::MAX))
-    return fail(kErrInvalidValue,
-                "unknown gemm entry point " + std::to_string(int(c.api())));
+    return OpStatus::fail(kErrInvalidValue, "unknown gemm entry point " +
+                                                std::to_string(int(c.api())));
   *what = gemmApiName(g.api);
   OpStatus st = cublasHandle(c.handle(), c.stream(), &g.stream);
   if (!st.ok())
     return st;
   if (!c.a() || !c.b() || !c.c())
-    return fail(kErrInvalidValue, "missing matrix operand");
+    return OpStatus::fail(kErrInvalidValue, "missing matrix operand");
   auto operand = [](const wire::CublasOperand &o) {
     return BlasOperand{o.ptr(), o.ld(), o.stride(), o.type()};
   };
@@ -125,39 +123,41 @@ OpStatus BlasCommands::gemm(const wire::CublasGemm &c, std::string *what) {
 
   for (int t : {g.transA, g.transB})
     if (t != kOpN && t != kOpT && t != kOpC)
-      return fail(kErrInvalidValue,
-                  "invalid cublasOperation_t " + std::to_string(t));
+      return OpStatus::fail(kErrInvalidValue,
+                            "invalid cublasOperation_t " + std::to_string(t));
   if (g.m < 0 || g.n < 0 || g.k < 0 || g.batchCount < 0)
-    return fail(kErrInvalidValue, "negative m, n, k or batch count");
+    return OpStatus::fail(kErrInvalidValue, "negative m, n, k or batch count");
   bool single = g.api == GemmApi::Sgemm ||
                 g.api == GemmApi::SgemmStridedBatched ||
                 g.api == GemmApi::SgemmBatched;
   if (single && (g.a.type != CUDA_R_32F || g.b.type != CUDA_R_32F ||
                  g.c.type != CUDA_R_32F))
-    return fail(kErrInvalidValue, "the Sgemm calls take CUDA_R_32F only");
+    return OpStatus::fail(kErrInvalidValue,
+                          "the Sgemm calls take CUDA_R_32F only");
   size_t scalar = blasScalarSize(g.computeType);
   if (scalar == 0)
-    return fail(kErrNotSupported, "compute type " +
-                                      std::to_string(g.computeType) +
-                                      " is not supported by remote-clang");
+    return OpStatus::fail(kErrNotSupported,
+                          "compute type " + std::to_string(g.computeType) +
+                              " is not supported by remote-clang");
   if (!blasGemmAlgoKnown(g.algo))
-    return fail(kErrInvalidValue,
-                "unknown cublasGemmAlgo_t " + std::to_string(g.algo));
+    return OpStatus::fail(kErrInvalidValue,
+                          "unknown cublasGemmAlgo_t " + std::to_string(g.algo));
   if (!blasMathModeKnown(g.mathMode))
-    return fail(kErrInvalidValue,
-                "unknown cublasMath_t " + std::to_string(g.mathMode));
+    return OpStatus::fail(kErrInvalidValue,
+                          "unknown cublasMath_t " + std::to_string(g.mathMode));
   size_t na = c.alpha() ? c.alpha()->size() : 0;
   size_t nb = c.beta() ? c.beta()->size() : 0;
   // Device scalars come as their addresses, each of one scalar inside the
   // session's memory.
   size_t wire = c.scalars_on_device() ? 8 : scalar;
   if (na != wire || nb != wire)
-    return fail(kErrInvalidValue,
-                "alpha/beta of " + std::to_string(na) + "/" +
-                    std::to_string(nb) + " bytes, " +
-                    (c.scalars_on_device()
-                         ? "device scalars take 8 (their addresses)"
-                         : "the compute type takes " + std::to_string(scalar)));
+    return OpStatus::fail(
+        kErrInvalidValue,
+        "alpha/beta of " + std::to_string(na) + "/" + std::to_string(nb) +
+            " bytes, " +
+            (c.scalars_on_device()
+                 ? "device scalars take 8 (their addresses)"
+                 : "the compute type takes " + std::to_string(scalar)));
   std::memcpy(g.alpha, c.alpha()->data(), na);
   std::memcpy(g.beta, c.beta()->data(), nb);
   if ((g.scalarsOnDevice = c.scalars_on_device())) {
@@ -185,13 +185,15 @@ OpStatus BlasCommands::gemm(const wire::CublasGemm &c, std::string *what) {
   for (Check &ck : checks) {
     size_t es = blasTypeSize(ck.op.type);
     if (es == 0)
-      return fail(kErrNotSupported, std::string(ck.role) + " has unsupported " +
-                                        blasTypeName(ck.op.type));
+      return OpStatus::fail(kErrNotSupported, std::string(ck.role) +
+                                                  " has unsupported " +
+                                                  blasTypeName(ck.op.type));
     if (ck.op.ld < std::max<int64_t>(1, ck.shape.rows))
-      return fail(kErrInvalidValue, std::string("ld") + char(ck.role[0] + 32) +
-                                        " = " + std::to_string(ck.op.ld) +
-                                        " < rows of " + ck.role + " (" +
-                                        std::to_string(ck.shape.rows) + ")");
+      return OpStatus::fail(kErrInvalidValue,
+                            std::string("ld") + char(ck.role[0] + 32) + " = " +
+                                std::to_string(ck.op.ld) + " < rows of " +
+                                ck.role + " (" + std::to_string(ck.shape.rows) +
+                                ")");
     i128 elems =
         ck.touched ? matrixElems(ck.shape.rows, ck.shape.cols, ck.op.ld) : 0;
     if (isPointerArrayApi(g.api)) {
@@ -199,11 +201,13 @@ OpStatus BlasCommands::gemm(const wire::CublasGemm &c, std::string *what) {
                                    : &ck.op == &g.b ? &g.bPtrs
                                                     : &g.cPtrs;
       if (g.batchCount > kMaxBatchPointers)
-        return fail(kErrInvalidValue,
-                    "batch count " + std::to_string(g.batchCount) +
-                        " exceeds " + std::to_string(kMaxBatchPointers));
+        return OpStatus::fail(kErrInvalidValue,
+                              "batch count " + std::to_string(g.batchCount) +
+                                  " exceeds " +
+                                  std::to_string(kMaxBatchPointers));
       if (elems * i128(es) > i128(UINT64_MAX / 2))
-        return fail(kErrInvalidValue, std::string(ck.role) + " is too large");
+        return OpStatus::fail(kErrInvalidValue,
+                              std::string(ck.role) + " is too large");
       // A graph node's arrays are written by the nodes before it: they are
       // read and checked when the graph runs (graph_commands.cpp).
       st = gemmCheckOnly_
@@ -225,19 +229,19 @@ OpStatus BlasCommands::gemm(const wire::CublasGemm &c, std::string *what) {
     i128 bytes = (hi - lo) * i128(es);
     if (start < 0 || bytes > i128(UINT64_MAX) ||
         !memory_.inSession(uint64_t(start), uint64_t(bytes)))
-      return fail(kErrInvalidValue,
-                  std::string(ck.role) + " range " +
-                      hexAddress(uint64_t(start)) + " + " +
-                      std::to_string(uint64_t(bytes)) +
-                      " bytes (the elements this call touches) is not "
-                      "inside one allocation of this session");
+      return OpStatus::fail(
+          kErrInvalidValue,
+          std::string(ck.role) + " range " + hexAddress(uint64_t(start)) +
+              " + " + std::to_string(uint64_t(bytes)) +
+              " bytes (the elements this call touches) is not "
+              "inside one allocation of this session");
   }
   if (gemmCheckOnly_)
     return OpStatus::success(); // a graph node being checked (checkNode)
   std::string why;
   BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
-    return fail(kErrNotSupported, why);
+    return OpStatus::fail(kErrNotSupported, why);
   return blas->gemm(c.handle(), g);
 }
 
@@ -256,16 +260,18 @@ OpStatus BlasCommands::handle(const wire::CublasTrsmBatched &c,
       (t.uplo != kFillLower && t.uplo != kFillUpper) ||
       (t.trans != kOpN && t.trans != kOpT && t.trans != kOpC) ||
       (t.diag != kDiagNonUnit && t.diag != kDiagUnit))
-    return fail(kErrInvalidValue, "invalid side, fill mode, operation or diag");
+    return OpStatus::fail(kErrInvalidValue,
+                          "invalid side, fill mode, operation or diag");
   if (!blasMathModeKnown(t.mathMode))
-    return fail(kErrInvalidValue,
-                "unknown cublasMath_t " + std::to_string(t.mathMode));
+    return OpStatus::fail(kErrInvalidValue,
+                          "unknown cublasMath_t " + std::to_string(t.mathMode));
   if (t.m < 0 || t.n < 0 || t.batchCount < 0 ||
       t.batchCount > kMaxBatchPointers)
-    return fail(kErrInvalidValue, "bad m, n or batch count");
+    return OpStatus::fail(kErrInvalidValue, "bad m, n or batch count");
   int64_t order = t.side == kSideLeft ? t.m : t.n; // A is order x order
   if (t.lda < std::max<int64_t>(1, order) || t.ldb < std::max(1, t.m))
-    return fail(kErrInvalidValue, "lda or ldb smaller than the matrix rows");
+    return OpStatus::fail(kErrInvalidValue,
+                          "lda or ldb smaller than the matrix rows");
   bool touched = t.m && t.n;
   uint64_t aBytes =
       touched ? uint64_t(matrixElems(order, order, t.lda)) * 4 : 0;
@@ -280,7 +286,7 @@ OpStatus BlasCommands::handle(const wire::CublasTrsmBatched &c,
   std::string why;
   BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
-    return fail(kErrNotSupported, why);
+    return OpStatus::fail(kErrNotSupported, why);
   return blas->trsmBatched(c.handle(), t);
 }
 
@@ -308,16 +314,16 @@ OpStatus BlasCommands::handle(const wire::CublasLuBatched &c,
               : lu.type == kLuC64F ? 3
                                    : -1;
   if (which < 0)
-    return fail(kErrInvalidValue,
-                "getrf/getri of cudaDataType " + std::to_string(lu.type));
+    return OpStatus::fail(kErrInvalidValue, "getrf/getri of cudaDataType " +
+                                                std::to_string(lu.type));
   *a.what = names[lu.inverse][which];
   if (!blasMathModeKnown(lu.mathMode))
-    return fail(kErrInvalidValue,
-                "unknown cublasMath_t " + std::to_string(lu.mathMode));
+    return OpStatus::fail(kErrInvalidValue, "unknown cublasMath_t " +
+                                                std::to_string(lu.mathMode));
   if (lu.n < 0 || lu.batchCount < 0 || lu.batchCount > kMaxBatchPointers)
-    return fail(kErrInvalidValue, "bad n or batch count");
+    return OpStatus::fail(kErrInvalidValue, "bad n or batch count");
   if (lu.lda < std::max(1, lu.n) || (lu.inverse && lu.ldc < std::max(1, lu.n)))
-    return fail(kErrInvalidValue, "lda or ldc smaller than n");
+    return OpStatus::fail(kErrInvalidValue, "lda or ldc smaller than n");
   if (lu.batchCount == 0)
     return st;
   uint64_t es = blasTypeSize(lu.type);
@@ -342,19 +348,20 @@ OpStatus BlasCommands::handle(const wire::CublasLuBatched &c,
   std::string why;
   BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
-    return fail(kErrNotSupported, why);
+    return OpStatus::fail(kErrNotSupported, why);
   return blas->luBatched(c.handle(), lu);
 }
 
 OpStatus BlasCommands::handle(const wire::CublasCreate &c, CommandAnswer &) {
   uint64_t h = c.handle();
   if (h == 0 || cublasHandles_.count(h))
-    return fail(kErrInvalidValue, "cuBLAS handle " + hexAddress(h) +
-                                      " is reserved or already in use");
+    return OpStatus::fail(kErrInvalidValue,
+                          "cuBLAS handle " + hexAddress(h) +
+                              " is reserved or already in use");
   std::string why;
   BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
-    return fail(kErrNotSupported, why);
+    return OpStatus::fail(kErrNotSupported, why);
   OpStatus st = blas->create(h);
   if (st.ok())
     cublasHandles_[h] = BlasHandle{devices_.bound(), 0, 0};
@@ -365,8 +372,8 @@ OpStatus BlasCommands::handle(const wire::CublasDestroy &c, CommandAnswer &) {
   uint64_t h = c.handle();
   auto it = cublasHandles_.find(h);
   if (it == cublasHandles_.end())
-    return fail(kErrInvalidResourceHandle,
-                "unknown cuBLAS handle " + hexAddress(h));
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "unknown cuBLAS handle " + hexAddress(h));
   OpStatus st = devices_.bind(it->second.device);
   if (!st.ok())
     return st;
@@ -382,8 +389,8 @@ OpStatus BlasCommands::handle(const wire::CublasSetWorkspace &c,
                               CommandAnswer &) {
   auto it = cublasHandles_.find(c.handle());
   if (it == cublasHandles_.end())
-    return fail(kErrInvalidResourceHandle,
-                "unknown cuBLAS handle " + hexAddress(c.handle()));
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "unknown cuBLAS handle " + hexAddress(c.handle()));
   OpStatus st = devices_.bind(it->second.device);
   if (!st.ok() ||
       (c.size() &&

@@ -23,10 +23,6 @@ namespace rc::server {
 
 namespace {
 
-OpStatus fail(int code, std::string detail) {
-  return OpStatus::fail(code, std::move(detail));
-}
-
 // A node whose CUDA nodes the library makes: a cuBLAS GEMM, a row's call.
 bool isLibraryNode(wire::Command type) {
   return type == wire::Command::CublasGemm || type == wire::Command::LibCall;
@@ -204,13 +200,14 @@ OpStatus GraphCommands::checkNode(const wire::CommandEntry *node, uint32_t i,
   default: {
     // The command table's graphNode column lists the ones handled above.
     const wire::CommandInfo *info = wire::commandInfo(out->type);
-    return fail(kErrInvalidValue,
-                "node " + std::to_string(i) + ": " +
-                    (info ? std::string(info->api)
-                          : "command type " + std::to_string(int(out->type))) +
-                    " cannot be a graph node (kernel launches, memsets, "
-                    "device-to-device copies, cuBLAS GEMMs and vendor "
-                    "library calls can)");
+    return OpStatus::fail(
+        kErrInvalidValue,
+        "node " + std::to_string(i) + ": " +
+            (info ? std::string(info->api)
+                  : "command type " + std::to_string(int(out->type))) +
+            " cannot be a graph node (kernel launches, memsets, "
+            "device-to-device copies, cuBLAS GEMMs and vendor "
+            "library calls can)");
   }
   }
 }
@@ -260,8 +257,9 @@ OpStatus GraphCommands::buildCudaGraph(GraphExec &g) {
 OpStatus GraphCommands::handle(const wire::GraphInstantiate &c,
                                CommandAnswer &) {
   if (c.exec() == 0 || graphExecs_.count(c.exec()))
-    return fail(kErrInvalidValue, "graph exec handle " + hexAddress(c.exec()) +
-                                      " is reserved or already in use");
+    return OpStatus::fail(kErrInvalidValue,
+                          "graph exec handle " + hexAddress(c.exec()) +
+                              " is reserved or already in use");
   const auto *nodes = c.nodes();
   bool replayed = !devices_.ctx()->graphs();
   for (uint32_t i = 0; nodes && i < nodes->size(); ++i) {
@@ -287,8 +285,8 @@ OpStatus GraphCommands::handle(const wire::GraphExecUpdate &c,
                                CommandAnswer &) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
-    return fail(kErrInvalidResourceHandle,
-                "unknown graph exec " + hexAddress(c.exec()));
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "unknown graph exec " + hexAddress(c.exec()));
   GraphExec &g = *it->second;
   OpStatus bound = devices_.bind(g.device);
   if (!bound.ok())
@@ -297,25 +295,28 @@ OpStatus GraphCommands::handle(const wire::GraphExecUpdate &c,
   const auto *nodes = c.nodes();
   size_t n = idx ? idx->size() : 0;
   if (n != (nodes ? nodes->size() : 0))
-    return fail(kErrInvalidValue, "indices and nodes differ in length");
+    return OpStatus::fail(kErrInvalidValue,
+                          "indices and nodes differ in length");
   // All checks first: an update is applied completely or not at all.
   std::vector<CheckedNode> checked(n);
   std::map<uint32_t, const wire::CommandEntry *> changes;
   for (uint32_t j = 0; j < n; ++j) {
     uint32_t i = idx->Get(j);
     if (i >= g.size())
-      return fail(kErrInvalidValue, "node index " + std::to_string(i) +
-                                        " is past the graph's " +
-                                        std::to_string(g.size()) + " nodes");
+      return OpStatus::fail(kErrInvalidValue,
+                            "node index " + std::to_string(i) +
+                                " is past the graph's " +
+                                std::to_string(g.size()) + " nodes");
     OpStatus st = checkNode(nodes->Get(j), i, &checked[j]);
     if (!st.ok())
       return st;
     // The client decides compatibility as CUDA does; a node whose type
     // changes is a client bug, never applied.
     if (checked[j].type != g.list()->Get(i)->cmd_type())
-      return fail(kErrInvalidValue, "node " + std::to_string(i) +
-                                        " changes type: the update is "
-                                        "incompatible (re-instantiate)");
+      return OpStatus::fail(kErrInvalidValue,
+                            "node " + std::to_string(i) +
+                                " changes type: the update is "
+                                "incompatible (re-instantiate)");
     changes[i] = nodes->Get(j);
   }
   bool libraryChanged = false, pointerArrays = false;
@@ -353,10 +354,11 @@ OpStatus GraphCommands::handle(const wire::GraphExecUpdate &c,
       uint32_t i = idx->Get(j);
       const CheckedNode &k = checked[j];
       if (!g.nodes[i])
-        return fail(kErrNotSupported,
-                    "node " + std::to_string(i) +
-                        " was an empty copy or memset when instantiated; "
-                        "it cannot be updated (re-instantiate)");
+        return OpStatus::fail(
+            kErrNotSupported,
+            "node " + std::to_string(i) +
+                " was an empty copy or memset when instantiated; "
+                "it cannot be updated (re-instantiate)");
       OpStatus st =
           k.type == wire::Command::Launch
               ? gd->setKernel(g.native, g.nodes[i], *k.kernel, k.cfg,
@@ -377,18 +379,19 @@ OpStatus GraphCommands::handle(const wire::GraphExecUpdate &c,
 OpStatus GraphCommands::handle(const wire::GraphLaunch &c, CommandAnswer &) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
-    return fail(kErrInvalidResourceHandle,
-                "unknown graph exec " + hexAddress(c.exec()));
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "unknown graph exec " + hexAddress(c.exec()));
   NativeHandle s = 0;
   GraphExec &g = *it->second;
   OpStatus st = devices_.bindStream(c.stream(), &s);
   if (!st.ok())
     return st;
   if (devices_.bound() != g.device)
-    return fail(kErrInvalidValue,
-                "graph exec " + hexAddress(c.exec()) + " belongs to device " +
-                    std::to_string(g.device) + ", the stream to device " +
-                    std::to_string(devices_.bound()));
+    return OpStatus::fail(kErrInvalidValue,
+                          "graph exec " + hexAddress(c.exec()) +
+                              " belongs to device " + std::to_string(g.device) +
+                              ", the stream to device " +
+                              std::to_string(devices_.bound()));
   // Faults of a graph's kernels surface at a later sync: name the graph.
   devices_.noteLaunch("graph exec " + hexAddress(c.exec()) + " (" +
                       std::to_string(g.size()) + " nodes)");
@@ -416,8 +419,8 @@ OpStatus GraphCommands::handle(const wire::GraphExecDestroy &c,
                                CommandAnswer &) {
   auto it = graphExecs_.find(c.exec());
   if (it == graphExecs_.end())
-    return fail(kErrInvalidResourceHandle,
-                "unknown graph exec " + hexAddress(c.exec()));
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "unknown graph exec " + hexAddress(c.exec()));
   OpStatus st = devices_.bind(it->second->device);
   if (st.ok() && it->second->native)
     st = devices_.ctx()->graphs()->destroy(it->second->native);

@@ -6,14 +6,6 @@
 
 namespace rc::server {
 
-namespace {
-
-OpStatus fail(int code, std::string detail) {
-  return OpStatus::fail(code, std::move(detail));
-}
-
-} // namespace
-
 void HostTransfers::setLimits(uint64_t maxSharedBytes, BudgetSet pinned) {
   pinnedBudgets_ = std::move(pinned);
   sharedHost_.setLimits(maxSharedBytes, pinnedBudgets_);
@@ -61,7 +53,7 @@ void HostTransfers::finishSharedUploads() {
 
 OpStatus HostTransfers::handle(const wire::MemcpyH2DRing &c, CommandAnswer &) {
   if (!uploadRing_)
-    return fail(kErrInvalidValue, "this session has no upload ring");
+    return OpStatus::fail(kErrInvalidValue, "this session has no upload ring");
   NativeHandle s = 0;
   OpStatus st;
   if (!(st = devices_.bindStream(c.stream(), &s)).ok() ||

@@ -21,10 +21,6 @@ namespace rc::server {
 
 namespace {
 
-OpStatus fail(int code, std::string detail) {
-  return OpStatus::fail(code, std::move(detail));
-}
-
 // Only the attributes cudaFuncSetAttribute can set.
 bool settable(int attribute) {
   return attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ||
@@ -51,11 +47,12 @@ OpStatus KernelCommands::handle(const wire::FuncSetAttribute &c,
   std::string why;
   const KernelInfo *k = sessionKernel(c.kernel_id(), &why);
   if (!k)
-    return fail(kErrInvalidDeviceFunction, why);
+    return OpStatus::fail(kErrInvalidDeviceFunction, why);
   *a.what += " (" + k->demangled + ")";
   if (!settable(c.attribute()))
-    return fail(kErrInvalidValue, "attribute " + std::to_string(c.attribute()) +
-                                      " cannot be set");
+    return OpStatus::fail(kErrInvalidValue, "attribute " +
+                                                std::to_string(c.attribute()) +
+                                                " cannot be set");
   return devices_.ctx()->setKernelAttribute(*k, c.attribute(), c.value());
 }
 
@@ -69,7 +66,8 @@ KernelCommands::launchConfig(const flatbuffers::Vector<uint32_t> *grid,
                              LaunchConfig *out) {
   LaunchConfig &cfg = *out;
   if (!grid || grid->size() != 3 || !block || block->size() != 3)
-    return fail(kErrInvalidConfiguration, "grid and block need 3 dimensions");
+    return OpStatus::fail(kErrInvalidConfiguration,
+                          "grid and block need 3 dimensions");
   OpStatus st = devices_.bindStream(stream, &cfg.stream);
   if (!st.ok())
     return st;
@@ -79,8 +77,8 @@ KernelCommands::launchConfig(const flatbuffers::Vector<uint32_t> *grid,
     cfg.grid[i] = grid->Get(i);
     cfg.block[i] = block->Get(i);
     if (cfg.grid[i] == 0 || cfg.block[i] == 0)
-      return fail(kErrInvalidConfiguration,
-                  "grid or block dimension of size 0");
+      return OpStatus::fail(kErrInvalidConfiguration,
+                            "grid or block dimension of size 0");
     threads *= cfg.block[i];
   }
   auto attrOr = [&](CUdevice_attribute a, int32_t dflt) {
@@ -90,16 +88,17 @@ KernelCommands::launchConfig(const flatbuffers::Vector<uint32_t> *grid,
   const uint64_t maxThreads =
       attrOr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
   if (threads > maxThreads)
-    return fail(kErrInvalidConfiguration, std::to_string(threads) +
-                                              " threads per block exceed " +
-                                              std::to_string(maxThreads));
+    return OpStatus::fail(kErrInvalidConfiguration,
+                          std::to_string(threads) +
+                              " threads per block exceed " +
+                              std::to_string(maxThreads));
   for (int i = 0; i < 3; ++i) {
     auto blockAttr =
         CUdevice_attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + i);
     auto gridAttr = CUdevice_attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + i);
     if (cfg.block[i] > attrOr(blockAttr, 1024) ||
         cfg.grid[i] > attrOr(gridAttr, 65535))
-      return fail(
+      return OpStatus::fail(
           kErrInvalidConfiguration,
           "grid (" + std::to_string(cfg.grid[0]) + "," +
               std::to_string(cfg.grid[1]) + "," + std::to_string(cfg.grid[2]) +
@@ -111,10 +110,10 @@ KernelCommands::launchConfig(const flatbuffers::Vector<uint32_t> *grid,
   const uint64_t maxShared =
       attrOr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 49152);
   if (cfg.sharedMem > maxShared)
-    return fail(kErrInvalidValue,
-                std::to_string(cfg.sharedMem) +
-                    " bytes of dynamic shared memory exceed " +
-                    std::to_string(maxShared));
+    return OpStatus::fail(kErrInvalidValue,
+                          std::to_string(cfg.sharedMem) +
+                              " bytes of dynamic shared memory exceed " +
+                              std::to_string(maxShared));
   return OpStatus::success();
 }
 
@@ -125,9 +124,10 @@ OpStatus KernelCommands::stageArgs(const flatbuffers::Vector<uint8_t> *args,
                                    uint32_t argsSize) {
   size_t got = args ? args->size() : 0;
   if (got != argsSize)
-    return fail(kErrInvalidValue, std::to_string(got) +
-                                      " bytes of arguments, the kernel takes " +
-                                      std::to_string(argsSize));
+    return OpStatus::fail(kErrInvalidValue,
+                          std::to_string(got) +
+                              " bytes of arguments, the kernel takes " +
+                              std::to_string(argsSize));
   argBuffer_.assign(argsSize + 16, 0);
   if (got)
     std::memcpy(argBuffer_.data(), args->data(), got);
@@ -138,7 +138,7 @@ OpStatus KernelCommands::launch(const wire::Launch &c, std::string *what) {
   std::string why;
   const KernelInfo *k = sessionKernel(c.kernel_id(), &why);
   if (!k)
-    return fail(kErrInvalidDeviceFunction, why);
+    return OpStatus::fail(kErrInvalidDeviceFunction, why);
   *what = "launch of " + k->describe();
 
   LaunchConfig cfg;
@@ -154,7 +154,8 @@ OpStatus KernelCommands::launch(const wire::Launch &c, std::string *what) {
   cfg.cooperative = c.cooperative();
   cfg.programmaticSerialization = c.programmatic_serialization();
   if (cfg.cooperative && !attrOr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0))
-    return fail(kErrNotSupported, "the device has no cooperative launch");
+    return OpStatus::fail(kErrNotSupported,
+                          "the device has no cooperative launch");
 
   if (!(st = stageArgs(c.args(), k->argsSize)).ok())
     return st;
@@ -165,7 +166,7 @@ OpStatus KernelCommands::launch(const wire::Launch &c, std::string *what) {
       // One past the end is a valid pointer value (end iterators), so a
       // pointer is checked as a zero-length range.
       if (ptr != 0 && !memory_.inSession(ptr, 0))
-        return fail(
+        return OpStatus::fail(
             kErrInvalidValue,
             "parameter " + std::to_string(pi) + " (" + k->params[pi].name +
                 ") pointer " + hexAddress(ptr) +
@@ -186,11 +187,12 @@ OpStatus KernelCommands::handle(const wire::Launch &c, CommandAnswer &a) {
 
 OpStatus KernelCommands::handle(const wire::ModuleLoad &c, CommandAnswer &) {
   if (c.module_id() == 0 || modules_.count(c.module_id()))
-    return fail(kErrInvalidValue,
-                "module handle " + hexAddress(c.module_id()) +
-                    (c.module_id() ? " is already in use" : " is null"));
+    return OpStatus::fail(
+        kErrInvalidValue,
+        "module handle " + hexAddress(c.module_id()) +
+            (c.module_id() ? " is already in use" : " is null"));
   if (!c.image() || c.image()->size() == 0)
-    return fail(kErrInvalidValue, "an empty module image");
+    return OpStatus::fail(kErrInvalidValue, "an empty module image");
   NativeHandle native = 0;
   OpStatus st = devices_.backend().loadModule(c.image()->data(),
                                               c.image()->size(), &native);
@@ -202,9 +204,9 @@ OpStatus KernelCommands::handle(const wire::ModuleLoad &c, CommandAnswer &) {
 OpStatus KernelCommands::handle(const wire::ModuleUnload &c, CommandAnswer &) {
   auto m = modules_.find(c.module_id());
   if (m == modules_.end())
-    return fail(kErrInvalidResourceHandle,
-                "module handle " + hexAddress(c.module_id()) +
-                    " names no module of this session");
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "module handle " + hexAddress(c.module_id()) +
+                              " names no module of this session");
   for (auto k = moduleKernels_.begin(); k != moduleKernels_.end();)
     k = k->second.module == c.module_id() ? moduleKernels_.erase(k)
                                           : std::next(k);
@@ -219,16 +221,16 @@ OpStatus KernelCommands::handle(const wire::ModuleFunction &c,
                                 CommandAnswer &a) {
   auto m = modules_.find(c.module_id());
   if (m == modules_.end())
-    return fail(kErrInvalidResourceHandle,
-                "module handle " + hexAddress(c.module_id()) +
-                    " names no module of this session");
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "module handle " + hexAddress(c.module_id()) +
+                              " names no module of this session");
   if (c.function() == 0 || moduleKernels_.count(c.function()))
-    return fail(kErrInvalidValue, "function handle " +
-                                      hexAddress(c.function()) +
-                                      " is null or already in use");
+    return OpStatus::fail(kErrInvalidValue, "function handle " +
+                                                hexAddress(c.function()) +
+                                                " is null or already in use");
   std::string name = c.name() ? c.name()->str() : "";
   if (name.empty())
-    return fail(kErrInvalidValue, "no kernel name");
+    return OpStatus::fail(kErrInvalidValue, "no kernel name");
   ModuleKernel mk;
   mk.module = c.module_id();
   OpStatus st = devices_.backend().moduleKernel(m->second, name, &mk.kernel);
@@ -253,9 +255,9 @@ OpStatus KernelCommands::handle(const wire::FunctionAttributes &c,
                                 CommandAnswer &a) {
   auto f = moduleKernels_.find(c.function());
   if (f == moduleKernels_.end())
-    return fail(kErrInvalidResourceHandle,
-                "function handle " + hexAddress(c.function()) +
-                    " names no kernel of this session's modules");
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "function handle " + hexAddress(c.function()) +
+                              " names no kernel of this session's modules");
   const KernelAttrs &k = f->second.kernel.attrs;
   const int32_t values[] = {k.numRegs,           k.maxThreadsPerBlock,
                             k.sharedSizeBytes,   k.constSizeBytes,
@@ -272,9 +274,9 @@ OpStatus KernelCommands::handle(const wire::LaunchFunction &c,
                                 CommandAnswer &a) {
   auto f = moduleKernels_.find(c.function());
   if (f == moduleKernels_.end())
-    return fail(kErrInvalidResourceHandle,
-                "function handle " + hexAddress(c.function()) +
-                    " names no kernel of this session's modules");
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "function handle " + hexAddress(c.function()) +
+                              " names no kernel of this session's modules");
   const KernelInfo &k = f->second.kernel;
   *a.what = "cuLaunchKernel of " + k.name;
   LaunchConfig cfg;

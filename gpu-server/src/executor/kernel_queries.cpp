@@ -10,10 +10,6 @@ namespace rc::server {
 
 namespace {
 
-OpStatus fail(int code, std::string detail) {
-  return OpStatus::fail(code, std::move(detail));
-}
-
 // cudaClusterSchedulingPolicy: Default, Spread, LoadBalancing.
 constexpr int kLastSchedulingPolicy = 2;
 
@@ -24,15 +20,17 @@ OpStatus clusterOf(const wire::ClusterOccupancy &c, ClusterQuery *q) {
   if (!cluster)
     return OpStatus::success();
   if (cluster->size() != 3)
-    return fail(kErrInvalidValue, "a cluster dimension needs 3 sizes");
+    return OpStatus::fail(kErrInvalidValue,
+                          "a cluster dimension needs 3 sizes");
   int zeros = 0;
   for (int i = 0; i < 3; ++i)
     zeros += (q->cluster[i] = cluster->Get(i)) == 0;
   if (zeros != 0 && zeros != 3)
-    return fail(kErrInvalidClusterSize,
-                "cluster dimension (" + std::to_string(q->cluster[0]) + "," +
-                    std::to_string(q->cluster[1]) + "," +
-                    std::to_string(q->cluster[2]) + ") has a size of 0");
+    return OpStatus::fail(
+        kErrInvalidClusterSize,
+        "cluster dimension (" + std::to_string(q->cluster[0]) + "," +
+            std::to_string(q->cluster[1]) + "," +
+            std::to_string(q->cluster[2]) + ") has a size of 0");
   return OpStatus::success();
 }
 
@@ -49,9 +47,10 @@ OpStatus KernelCommands::driverQuery(const wire::CommandEntry &entry,
     if (const wire::ChannelFormat *f = c->format())
       format = ChannelFormat{f->x(), f->y(), f->z(), f->w(), f->kind()};
     if (!format.elementBytes())
-      return fail(kErrInvalidChannelDescriptor,
-                  "a texture reads 1, 2 or 4 channels of 8, 16 or 32 bits "
-                  "each");
+      return OpStatus::fail(
+          kErrInvalidChannelDescriptor,
+          "a texture reads 1, 2 or 4 channels of 8, 16 or 32 bits "
+          "each");
     if (!(st =
               devices_.ctx()->textures()->linearWidth1D(format, &a.result.addr))
              .ok())
@@ -75,7 +74,7 @@ OpStatus KernelCommands::driverQuery(const wire::CommandEntry &entry,
     kernel = sessionKernel(c->kernel(), &why);
   }
   if (!kernel)
-    return fail(kErrInvalidDeviceFunction, why);
+    return OpStatus::fail(kErrInvalidDeviceFunction, why);
   *a.what += " (" +
              (kernel->demangled.empty() ? kernel->name : kernel->demangled) +
              ")";
@@ -83,8 +82,9 @@ OpStatus KernelCommands::driverQuery(const wire::CommandEntry &entry,
   q.potentialSize = c->potential_size();
   q.schedulingPolicy = c->scheduling_policy();
   if (q.schedulingPolicy < 0 || q.schedulingPolicy > kLastSchedulingPolicy)
-    return fail(kErrInvalidValue, "cluster scheduling policy " +
-                                      std::to_string(q.schedulingPolicy));
+    return OpStatus::fail(kErrInvalidValue,
+                          "cluster scheduling policy " +
+                              std::to_string(q.schedulingPolicy));
   // Stream 0 of the current device: the configuration's stream only says
   // which context, and the query runs on the current device.
   if (!(st = clusterOf(*c, &q)).ok() ||

@@ -21,10 +21,6 @@ namespace rc::server {
 
 namespace {
 
-OpStatus fail(int code, std::string detail) {
-  return OpStatus::fail(code, std::move(detail));
-}
-
 // Bytes of a parameter's fixed part in LibCall.args.
 uint64_t fixedBytes(const lib::ParamRule &r, const lib::ParamShape &t) {
   switch (r.pass) {
@@ -78,8 +74,9 @@ OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
   lib::LibraryCatalog &catalog = lib::LibraryCatalog::instance();
   const lib::CatalogRow *row = catalog.find(key);
   if (!row)
-    return fail(kErrNotSupported,
-                "rc-server does not serve the library call '" + key + "'");
+    return OpStatus::fail(kErrNotSupported,
+                          "rc-server does not serve the library call '" + key +
+                              "'");
   *a.what = row->function;
   OpStatus st = devices_.bind(devices_.current());
   if (!st.ok())
@@ -87,25 +84,28 @@ OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
   std::vector<lib::ParamRule> rules = row->rules;
   if (c.scalars_on_device()) {
     if (!row->library->inBlasContext)
-      return fail(kErrInvalidValue,
-                  row->function + ": only cuBLAS calls have device scalars "
-                                  "(a pointer mode)");
+      return OpStatus::fail(kErrInvalidValue,
+                            row->function +
+                                ": only cuBLAS calls have device scalars "
+                                "(a pointer mode)");
     rc::lib::scalarsOnDevice(&rules);
   }
   const bool asNode = devices_.streamOverride() || checkOnly_;
   for (size_t i = 0; asNode && i < rules.size(); ++i)
     if (!nodeParameter(rules[i].pass))
-      return fail(kErrInvalidValue,
-                  row->function + " cannot be a graph node: it returns host "
-                                  "values, or makes or destroys an object");
+      return OpStatus::fail(kErrInvalidValue,
+                            row->function +
+                                " cannot be a graph node: it returns host "
+                                "values, or makes or destroys an object");
   const std::vector<lib::ParamShape> &types = row->signature.params;
   const size_t n = rules.size();
   const uint8_t *args = c.args() ? c.args()->data() : nullptr;
   const uint64_t size = c.args() ? c.args()->size() : 0;
   auto malformed = [&] {
-    return fail(kErrInvalidValue, row->function + ": its arguments (" +
-                                      std::to_string(size) +
-                                      " bytes) do not match its parameters");
+    return OpStatus::fail(kErrInvalidValue,
+                          row->function + ": its arguments (" +
+                              std::to_string(size) +
+                              " bytes) do not match its parameters");
   };
 
   // Fixed parts first, then counts, then the extent of every pointer.
@@ -128,10 +128,10 @@ OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
     };
     if (!lib::paramExtent(rules, i, types[i].pointeeBytes, uint64_t(1) << 40,
                           paramBytes, &extent[i]))
-      return fail(kErrInvalidValue, row->function + ": parameter " +
-                                        std::to_string(i) +
-                                        " covers too many bytes, or its "
-                                        "data type names none");
+      return OpStatus::fail(kErrInvalidValue,
+                            row->function + ": parameter " + std::to_string(i) +
+                                " covers too many bytes, or its "
+                                "data type names none");
   }
 
   std::vector<lib::Slot> slots(n);
@@ -157,9 +157,10 @@ OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
     case lib::Pass::Destroy: {
       auto o = libObjects_.find(readU64(args + at[i]));
       if (o == libObjects_.end() || o->second.type != types[i].object)
-        return fail(kErrInvalidResourceHandle,
-                    role(i) + ": " + hexAddress(readU64(args + at[i])) +
-                        " names no object of its type in this session");
+        return OpStatus::fail(
+            kErrInvalidResourceHandle,
+            role(i) + ": " + hexAddress(readU64(args + at[i])) +
+                " names no object of its type in this session");
       // The call runs in the context its objects were made in.
       if (!(st = devices_.bind(o->second.device)).ok())
         return st;
@@ -169,9 +170,9 @@ OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
     case lib::Pass::Create: {
       uint64_t id = readU64(args + at[i]);
       if (id == 0 || libObjects_.count(id))
-        return fail(kErrInvalidValue, role(i) + ": object handle " +
-                                          hexAddress(id) +
-                                          " is null or already in use");
+        return OpStatus::fail(kErrInvalidValue,
+                              role(i) + ": object handle " + hexAddress(id) +
+                                  " is null or already in use");
       s.pointer = s.value; // the library stores the new object here
       break;
     }
@@ -237,16 +238,17 @@ OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
       uint64_t have = found == hostWork_.end() ? 0 : found->second.size();
       uint64_t grow = hostWorkBytes_ > have ? hostWorkBytes_ - have : 0;
       if (hostWorkBytes_ == 0 || grow > kMaxHostWorkBytes - hostWorkHeld_)
-        return fail(kErrInvalidValue,
-                    role(i) + ": a host work buffer of " +
-                        std::to_string(hostWorkBytes_) +
-                        " bytes (the size an earlier call of this session "
-                        "reported) beside " +
-                        std::to_string(hostWorkHeld_) +
-                        " bytes this session's buffers hold; rc-server keeps "
-                        "up to " +
-                        std::to_string(kMaxHostWorkBytes) +
-                        " bytes of them per session");
+        return OpStatus::fail(
+            kErrInvalidValue,
+            role(i) + ": a host work buffer of " +
+                std::to_string(hostWorkBytes_) +
+                " bytes (the size an earlier call of this session "
+                "reported) beside " +
+                std::to_string(hostWorkHeld_) +
+                " bytes this session's buffers hold; rc-server keeps "
+                "up to " +
+                std::to_string(kMaxHostWorkBytes) +
+                " bytes of them per session");
       std::vector<uint8_t> &work = hostWork_[key];
       work.resize(have + grow);
       hostWorkHeld_ += grow;
@@ -261,7 +263,7 @@ OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
   std::string why;
   void *symbol = librarySymbolOf(*row, &why);
   if (!symbol)
-    return fail(kErrNotSupported, why);
+    return OpStatus::fail(kErrNotSupported, why);
   if (checkOnly_)
     return OpStatus::success();
 
@@ -300,8 +302,8 @@ OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
     // Batched: the client already went on; a failure fails the batch
     // (NPP's positive statuses are warnings).
     if (row->library->positiveIsWarning ? status < 0 : status != 0)
-      return fail(kErrUnknown,
-                  row->function + " returned status " + std::to_string(status));
+      return OpStatus::fail(kErrUnknown, row->function + " returned status " +
+                                             std::to_string(status));
     return OpStatus::success();
   }
   // The client waits for the status and for what the call wrote.
@@ -311,7 +313,7 @@ OpStatus LibraryCalls::handle(const wire::LibCall &c, CommandAnswer &a) {
       const uint8_t *table;
       std::memcpy(&table, slots[i].value, sizeof table);
       if (!table)
-        return fail(kErrUnknown, row->function + " gave no table");
+        return OpStatus::fail(kErrUnknown, row->function + " gave no table");
       out.insert(out.end(), table, table + extent[i]);
     } else if (returnsBytes(rules[i].pass)) {
       out.insert(out.end(), buffers[i].begin(), buffers[i].end());
@@ -355,7 +357,7 @@ LibraryCalls::invokeLibraryCall(const lib::CatalogRow &row,
   void *setStream = nullptr;
   if (devices_.streamOverride() && setter &&
       !(setStream = librarySymbolOf(*setter, &why)))
-    return fail(kErrNotSupported, why);
+    return OpStatus::fail(kErrNotSupported, why);
   SetPointerMode setMode = nullptr;
   if (scalarsOnDevice) {
     BlasContext *blas = devices_.ctx()->blas(&why);
@@ -363,9 +365,10 @@ LibraryCalls::invokeLibraryCall(const lib::CatalogRow &row,
                          blas->librarySymbol("cublasSetPointerMode_v2"))
                    : nullptr;
     if (!setMode)
-      return fail(kErrNotSupported,
-                  row.function + " with device scalars: no "
-                                 "cublasSetPointerMode_v2 on this device");
+      return OpStatus::fail(kErrNotSupported,
+                            row.function +
+                                " with device scalars: no "
+                                "cublasSetPointerMode_v2 on this device");
   }
   auto moveTo = [&](void *stream) {
     lib::Slot args[2];
@@ -398,11 +401,11 @@ OpStatus LibraryCalls::cublasRowHandle(uint64_t handle, void **out) {
   std::string why;
   BlasContext *blas = devices_.ctx()->blas(&why);
   if (!blas)
-    return fail(kErrNotSupported, why);
+    return OpStatus::fail(kErrNotSupported, why);
   if (!(*out = blas->nativeHandle(handle)))
-    return fail(kErrInvalidResourceHandle,
-                "cuBLAS handle " + hexAddress(handle) +
-                    " names no handle of this session");
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "cuBLAS handle " + hexAddress(handle) +
+                              " names no handle of this session");
   return OpStatus::success();
 }
 

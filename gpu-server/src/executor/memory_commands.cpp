@@ -4,14 +4,6 @@
 
 namespace rc::server {
 
-namespace {
-
-OpStatus fail(int code, std::string detail) {
-  return OpStatus::fail(code, std::move(detail));
-}
-
-} // namespace
-
 OpStatus MemoryCommands::copyD2D(uint64_t dst, uint64_t src, uint64_t size,
                                  NativeHandle s) {
   int from = 0, to = 0;
@@ -36,7 +28,7 @@ OpStatus MemoryCommands::variable(uint64_t id, const VariableInfo **out) {
   std::string why;
   const VariableInfo *v = names_.variable(id, &why);
   if (!v)
-    return fail(kErrInvalidSymbol, why);
+    return OpStatus::fail(kErrInvalidSymbol, why);
   *out = v;
   return OpStatus::success();
 }
@@ -56,13 +48,14 @@ OpStatus MemoryCommands::symbol(const VariableInfo &v, uint64_t *addr) {
 
 OpStatus MemoryCommands::handle(const wire::Malloc &c, CommandAnswer &a) {
   if (c.size() > devices_.boundDevice().totalMem)
-    return fail(kErrMemoryAllocation,
-                std::to_string(c.size()) + " bytes exceed the device memory");
+    return OpStatus::fail(kErrMemoryAllocation,
+                          std::to_string(c.size()) +
+                              " bytes exceed the device memory");
   std::string why;
   std::shared_ptr<const HeldBytes> charge =
       HeldBytes::take(memory_.budgets(), c.size(), &why);
   if (!charge)
-    return fail(kErrMemoryAllocation, why);
+    return OpStatus::fail(kErrMemoryAllocation, why);
   uint64_t addr = 0;
   OpStatus st = devices_.ctx()->malloc(c.size(), &addr);
   if (!st.ok())
@@ -81,8 +74,9 @@ OpStatus MemoryCommands::handle(const wire::Free &c, CommandAnswer &) {
     return OpStatus::success(); // cudaFree(nullptr) is a no-op
   const AllocationTable::Range *r = memory_.allocation(c.addr());
   if (!r)
-    return fail(kErrInvalidValue,
-                hexAddress(c.addr()) + " is not an allocation of this session");
+    return OpStatus::fail(kErrInvalidValue,
+                          hexAddress(c.addr()) +
+                              " is not an allocation of this session");
   // The content cache's copies back run on a stream of their own: none
   // may read memory that is gone.
   cache_.settleCopies(true);
@@ -148,10 +142,11 @@ OpStatus MemoryCommands::handle(const wire::SymbolWrite &c, CommandAnswer &a) {
     return st;
   *a.what += " (" + v->name + ")";
   if (c.offset() > v->size || n > v->size - c.offset())
-    return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
-                                      " + " + std::to_string(n) +
-                                      " bytes exceed the variable's " +
-                                      std::to_string(v->size) + " bytes");
+    return OpStatus::fail(kErrInvalidValue,
+                          "offset " + std::to_string(c.offset()) + " + " +
+                              std::to_string(n) +
+                              " bytes exceed the variable's " +
+                              std::to_string(v->size) + " bytes");
   NativeHandle s = 0;
   if (!(st = devices_.bindStream(c.stream(), &s)).ok() ||
       !(st = symbol(*v, &base)).ok() || n == 0)
@@ -167,10 +162,11 @@ OpStatus MemoryCommands::handle(const wire::SymbolRead &c, CommandAnswer &a) {
     return st;
   *a.what += " (" + v->name + ")";
   if (c.offset() > v->size || c.size() > v->size - c.offset())
-    return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
-                                      " + " + std::to_string(c.size()) +
-                                      " bytes exceed the variable's " +
-                                      std::to_string(v->size) + " bytes");
+    return OpStatus::fail(kErrInvalidValue,
+                          "offset " + std::to_string(c.offset()) + " + " +
+                              std::to_string(c.size()) +
+                              " bytes exceed the variable's " +
+                              std::to_string(v->size) + " bytes");
   NativeHandle s = 0;
   if (!(st = devices_.bindStream(c.stream(), &s)).ok() ||
       !(st = symbol(*v, &base)).ok())

@@ -6,18 +6,11 @@
 
 namespace rc::server {
 
-namespace {
-
-OpStatus fail(int code, std::string detail) {
-  return OpStatus::fail(code, std::move(detail));
-}
-
-} // namespace
-
 OpStatus StreamCommands::handle(const wire::StreamCreate &c, CommandAnswer &) {
   if (c.stream() <= kPerThreadStreamHandle || devices_.findStream(c.stream()))
-    return fail(kErrInvalidValue, "stream handle " + hexAddress(c.stream()) +
-                                      " is reserved or already in use");
+    return OpStatus::fail(kErrInvalidValue,
+                          "stream handle " + hexAddress(c.stream()) +
+                              " is reserved or already in use");
   NativeHandle s = 0;
   OpStatus st = devices_.ctx()->streamCreate(
       c.flags(), devices_.streamPriority(c.priority()), &s);
@@ -29,8 +22,8 @@ OpStatus StreamCommands::handle(const wire::StreamCreate &c, CommandAnswer &) {
 OpStatus StreamCommands::handle(const wire::StreamDestroy &c, CommandAnswer &) {
   const OnDevice *found = devices_.findStream(c.stream());
   if (!found)
-    return fail(kErrInvalidResourceHandle,
-                "unknown stream " + hexAddress(c.stream()));
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "unknown stream " + hexAddress(c.stream()));
   const OnDevice stream = *found;
   OpStatus st;
   if (!(st = devices_.bind(stream.device)).ok())
@@ -73,8 +66,9 @@ OpStatus StreamCommands::handle(const wire::DeviceSynchronize &,
 
 OpStatus StreamCommands::handle(const wire::EventCreate &c, CommandAnswer &) {
   if (c.event() == 0 || devices_.findEvent(c.event()))
-    return fail(kErrInvalidValue, "event handle " + hexAddress(c.event()) +
-                                      " is reserved or already in use");
+    return OpStatus::fail(kErrInvalidValue,
+                          "event handle " + hexAddress(c.event()) +
+                              " is reserved or already in use");
   NativeHandle e = 0;
   OpStatus st = devices_.ctx()->eventCreate(c.flags(), &e);
   if (st.ok())
@@ -85,8 +79,8 @@ OpStatus StreamCommands::handle(const wire::EventCreate &c, CommandAnswer &) {
 OpStatus StreamCommands::handle(const wire::EventDestroy &c, CommandAnswer &) {
   const OnDevice *event = devices_.findEvent(c.event());
   if (!event)
-    return fail(kErrInvalidResourceHandle,
-                "unknown event " + hexAddress(c.event()));
+    return OpStatus::fail(kErrInvalidResourceHandle,
+                          "unknown event " + hexAddress(c.event()));
   OpStatus st;
   if (!(st = devices_.bind(event->device)).ok() ||
       !(st = devices_.ctx()->eventDestroy(event->native)).ok())
@@ -190,11 +184,12 @@ OpStatus StreamCommands::doPeerAccess(const wire::PeerAccess &c) {
   if (!st.ok())
     return st;
   if (c.peer() == devices_.bound())
-    return fail(kErrInvalidDevice, "a device is not its own peer");
+    return OpStatus::fail(kErrInvalidDevice, "a device is not its own peer");
   if (!devices_.backend().canAccessPeer(devices_.bound(), c.peer()))
-    return fail(kErrPeerAccessUnsupported,
-                "device " + std::to_string(devices_.bound()) +
-                    " cannot access device " + std::to_string(c.peer()));
+    return OpStatus::fail(kErrPeerAccessUnsupported,
+                          "device " + std::to_string(devices_.bound()) +
+                              " cannot access device " +
+                              std::to_string(c.peer()));
   DeviceContext *peer = nullptr, *self = devices_.ctx();
   if (!(st = devices_.contextOf(c.peer(), &peer)).ok() ||
       !(st = devices_.bind(devices_.bound())).ok())
@@ -221,9 +216,10 @@ OpStatus StreamCommands::handle(const wire::StreamAttribute &c,
     v.missProperty = c.miss_property();
     if (!(v.hitRatio >= 0.0f && v.hitRatio <= 1.0f) || v.hitProperty < 0 ||
         v.hitProperty > 2 || v.missProperty < 0 || v.missProperty > 2)
-      return fail(kErrInvalidValue,
-                  "access policy window: hit ratio outside [0, 1] or an "
-                  "unknown access property");
+      return OpStatus::fail(
+          kErrInvalidValue,
+          "access policy window: hit ratio outside [0, 1] or an "
+          "unknown access property");
     if (v.windowBytes && !(st = memory_.checkRange("access policy window",
                                                    v.windowBase, v.windowBytes))
                               .ok())
@@ -241,8 +237,9 @@ OpStatus StreamCommands::handle(const wire::StreamAttribute &c,
     v.domainRemote = c.domain_remote();
     break;
   default:
-    return fail(kErrInvalidValue, "attribute " + std::to_string(v.attribute) +
-                                      " is not one a stream takes");
+    return OpStatus::fail(kErrInvalidValue, "attribute " +
+                                                std::to_string(v.attribute) +
+                                                " is not one a stream takes");
   }
   return devices_.ctx()->streamSetAttribute(s, v);
 }

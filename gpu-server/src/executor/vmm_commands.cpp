@@ -9,10 +9,6 @@ namespace rc::server {
 
 namespace {
 
-OpStatus fail(int code, std::string detail) {
-  return OpStatus::fail(code, std::move(detail));
-}
-
 constexpr uint64_t kMaxReserveAlignment = uint64_t(1) << 40;
 
 std::string range(uint64_t addr, uint64_t size) {
@@ -20,9 +16,10 @@ std::string range(uint64_t addr, uint64_t size) {
 }
 
 OpStatus notWholeMappings(uint64_t addr, uint64_t size) {
-  return fail(kErrInvalidValue, range(addr, size) +
-                                    " is not a run of whole mappings of "
-                                    "this session");
+  return OpStatus::fail(kErrInvalidValue,
+                        range(addr, size) +
+                            " is not a run of whole mappings of "
+                            "this session");
 }
 
 } // namespace
@@ -30,14 +27,14 @@ OpStatus notWholeMappings(uint64_t addr, uint64_t size) {
 OpStatus VmmCommands::handle(const wire::MemAddressReserve &c,
                              CommandAnswer &a) {
   if (c.size() == 0)
-    return fail(kErrInvalidValue, "size 0");
+    return OpStatus::fail(kErrInvalidValue, "size 0");
   // 0 (the granularity) or a power of two, as the driver takes it; at
   // most 1 TiB, so that rounding an address up cannot wrap around.
   if ((c.alignment() & (c.alignment() - 1)) != 0 ||
       c.alignment() > kMaxReserveAlignment)
-    return fail(kErrInvalidValue,
-                "alignment " + std::to_string(c.alignment()) +
-                    " is not 0 or a power of two up to 1 TiB");
+    return OpStatus::fail(kErrInvalidValue,
+                          "alignment " + std::to_string(c.alignment()) +
+                              " is not 0 or a power of two up to 1 TiB");
   uint64_t addr = 0;
   OpStatus st =
       devices_.ctx()->memAddressReserve(c.size(), c.alignment(), &addr);
@@ -51,13 +48,14 @@ OpStatus VmmCommands::handle(const wire::MemAddressReserve &c,
 
 OpStatus VmmCommands::handle(const wire::MemAddressFree &c, CommandAnswer &) {
   if (!memory_.vmm().isReservation(c.addr(), c.size()))
-    return fail(kErrInvalidValue, range(c.addr(), c.size()) +
-                                      " is not a reservation of this session");
+    return OpStatus::fail(kErrInvalidValue,
+                          range(c.addr(), c.size()) +
+                              " is not a reservation of this session");
   uint64_t mapped = 0;
   if (memory_.vmm().firstMappingIn(c.addr(), c.size(), &mapped))
-    return fail(kErrInvalidValue, "the range still has a mapping at " +
-                                      hexAddress(mapped) +
-                                      " (cuMemUnmap it first)");
+    return OpStatus::fail(kErrInvalidValue,
+                          "the range still has a mapping at " +
+                              hexAddress(mapped) + " (cuMemUnmap it first)");
   OpStatus st = devices_.ctx()->memAddressFree(c.addr(), c.size());
   if (st.ok())
     memory_.vmm().removeReservation(c.addr());
@@ -66,27 +64,29 @@ OpStatus VmmCommands::handle(const wire::MemAddressFree &c, CommandAnswer &) {
 
 OpStatus VmmCommands::handle(const wire::MemCreate &c, CommandAnswer &a) {
   if (c.handle() == 0 || memory_.vmm().physical(c.handle()))
-    return fail(kErrInvalidValue, "allocation handle " +
-                                      hexAddress(c.handle()) +
-                                      " is reserved or already in use");
+    return OpStatus::fail(kErrInvalidValue,
+                          "allocation handle " + hexAddress(c.handle()) +
+                              " is reserved or already in use");
   // Physical memory lives on prop.location.id's device.
   OpStatus st = devices_.bind(c.device());
   if (!st.ok())
     return st;
   if (c.size() == 0 || c.size() > devices_.boundDevice().totalMem)
-    return fail(kErrMemoryAllocation, std::to_string(c.size()) +
-                                          " bytes: zero or more than the "
-                                          "device memory");
+    return OpStatus::fail(kErrMemoryAllocation,
+                          std::to_string(c.size()) +
+                              " bytes: zero or more than the "
+                              "device memory");
   VmmTable::Physical p;
   p.size = c.size();
   p.device = devices_.bound();
   std::string why;
   if (!(p.charge = HeldBytes::take(memory_.budgets(), c.size(), &why)))
-    return fail(kErrMemoryAllocation, why);
+    return OpStatus::fail(kErrMemoryAllocation, why);
   if (c.compression() != 0 && c.compression() != CU_MEM_ALLOCATION_COMP_GENERIC)
-    return fail(kErrInvalidValue, "compression type " +
-                                      std::to_string(c.compression()) +
-                                      " is not CU_MEM_ALLOCATION_COMP_GENERIC");
+    return OpStatus::fail(kErrInvalidValue,
+                          "compression type " +
+                              std::to_string(c.compression()) +
+                              " is not CU_MEM_ALLOCATION_COMP_GENERIC");
   bool compressed = false;
   st = devices_.ctx()->memCreate(c.size(), c.compression() != 0, &p.native,
                                  &compressed);
@@ -102,8 +102,8 @@ OpStatus VmmCommands::handle(const wire::MemCreate &c, CommandAnswer &a) {
 OpStatus VmmCommands::handle(const wire::MemRelease &c, CommandAnswer &) {
   const VmmTable::Physical *p = memory_.vmm().physical(c.handle());
   if (!p)
-    return fail(kErrInvalidValue,
-                "unknown allocation handle " + hexAddress(c.handle()));
+    return OpStatus::fail(kErrInvalidValue, "unknown allocation handle " +
+                                                hexAddress(c.handle()));
   // Mappings keep the memory alive, as in CUDA: only the handle goes.
   OpStatus st = devices_.bind(p->device);
   if (!st.ok())
@@ -117,20 +117,23 @@ OpStatus VmmCommands::handle(const wire::MemRelease &c, CommandAnswer &) {
 OpStatus VmmCommands::handle(const wire::MemMap &c, CommandAnswer &) {
   const VmmTable::Physical *p = memory_.vmm().physical(c.handle());
   if (!p)
-    return fail(kErrInvalidValue,
-                "unknown allocation handle " + hexAddress(c.handle()));
+    return OpStatus::fail(kErrInvalidValue, "unknown allocation handle " +
+                                                hexAddress(c.handle()));
   if (c.size() == 0 || c.offset() > p->size || c.size() > p->size - c.offset())
-    return fail(kErrInvalidValue, "offset " + std::to_string(c.offset()) +
-                                      " + " + std::to_string(c.size()) +
-                                      " bytes exceed the allocation's " +
-                                      std::to_string(p->size));
+    return OpStatus::fail(kErrInvalidValue,
+                          "offset " + std::to_string(c.offset()) + " + " +
+                              std::to_string(c.size()) +
+                              " bytes exceed the allocation's " +
+                              std::to_string(p->size));
   if (!memory_.vmm().insideOneReservation(c.addr(), c.size()))
-    return fail(kErrInvalidValue, range(c.addr(), c.size()) +
-                                      " is not inside one reservation of "
-                                      "this session");
+    return OpStatus::fail(kErrInvalidValue,
+                          range(c.addr(), c.size()) +
+                              " is not inside one reservation of "
+                              "this session");
   if (memory_.vmm().overlapsMapping(c.addr(), c.size()))
-    return fail(kErrInvalidValue,
-                range(c.addr(), c.size()) + " overlaps an existing mapping");
+    return OpStatus::fail(kErrInvalidValue,
+                          range(c.addr(), c.size()) +
+                              " overlaps an existing mapping");
   OpStatus st =
       devices_.ctx()->memMap(c.addr(), c.size(), c.offset(), p->native);
   if (st.ok())
