@@ -42,6 +42,16 @@ const KernelInfo *KernelCommands::sessionKernel(uint64_t id,
   return names_.kernel(id, why);
 }
 
+const KernelInfo *KernelCommands::moduleKernel(uint64_t function,
+                                               std::string *why) const {
+  auto f = moduleKernels_.find(function);
+  if (f != moduleKernels_.end())
+    return &f->second.kernel;
+  *why = "function handle " + hexAddress(function) +
+         " names no kernel of this session's modules";
+  return nullptr;
+}
+
 OpStatus KernelCommands::handle(const wire::FuncSetAttribute &c,
                                 CommandAnswer &a) {
   std::string why;
@@ -253,12 +263,11 @@ OpStatus KernelCommands::handle(const wire::ModuleFunction &c,
 // The attributes the backend read when the kernel was looked up.
 OpStatus KernelCommands::handle(const wire::FunctionAttributes &c,
                                 CommandAnswer &a) {
-  auto f = moduleKernels_.find(c.function());
-  if (f == moduleKernels_.end())
-    return OpStatus::fail(kErrInvalidResourceHandle,
-                          "function handle " + hexAddress(c.function()) +
-                              " names no kernel of this session's modules");
-  const KernelAttrs &k = f->second.kernel.attrs;
+  std::string why;
+  const KernelInfo *kernel = moduleKernel(c.function(), &why);
+  if (!kernel)
+    return OpStatus::fail(kErrInvalidResourceHandle, why);
+  const KernelAttrs &k = kernel->attrs;
   const int32_t values[] = {k.numRegs,           k.maxThreadsPerBlock,
                             k.sharedSizeBytes,   k.constSizeBytes,
                             k.localSizeBytes,    k.ptxVersion,
@@ -272,12 +281,11 @@ OpStatus KernelCommands::handle(const wire::FunctionAttributes &c,
 
 OpStatus KernelCommands::handle(const wire::LaunchFunction &c,
                                 CommandAnswer &a) {
-  auto f = moduleKernels_.find(c.function());
-  if (f == moduleKernels_.end())
-    return OpStatus::fail(kErrInvalidResourceHandle,
-                          "function handle " + hexAddress(c.function()) +
-                              " names no kernel of this session's modules");
-  const KernelInfo &k = f->second.kernel;
+  std::string why;
+  const KernelInfo *kernel = moduleKernel(c.function(), &why);
+  if (!kernel)
+    return OpStatus::fail(kErrInvalidResourceHandle, why);
+  const KernelInfo &k = *kernel;
   *a.what = "cuLaunchKernel of " + k.name;
   LaunchConfig cfg;
   OpStatus st =

@@ -52,6 +52,9 @@ public:
 private:
   // The session's kernel `id`, or null with *why.
   const KernelInfo *sessionKernel(uint64_t id, std::string *why) const;
+  // The kernel a driver-API module gave function handle `function`, or
+  // null with *why.
+  const KernelInfo *moduleKernel(uint64_t function, std::string *why) const;
   OpStatus stageArgs(const flatbuffers::Vector<uint8_t> *args,
                      uint32_t argsSize);
   OpStatus launchConfig(const flatbuffers::Vector<uint32_t> *grid,

@@ -3,7 +3,6 @@
 // occupancy of a kernel. They change nothing; the answer is Result.addr.
 #include "backend/texture_device.h"
 #include "executor/kernel_commands.h"
-#include "rc/hex.h"
 #include "rc/server/errors.h"
 
 namespace rc::server {
@@ -63,16 +62,10 @@ OpStatus KernelCommands::driverQuery(const wire::CommandEntry &entry,
                                 : "cudaOccupancyMaxActiveClusters";
   const KernelInfo *kernel = nullptr;
   std::string why;
-  if (c->module_function()) {
-    auto f = moduleKernels_.find(c->kernel());
-    if (f != moduleKernels_.end())
-      kernel = &f->second.kernel;
-    else
-      why = "function handle " + hexAddress(c->kernel()) +
-            " names no kernel of this session's modules";
-  } else {
+  if (c->module_function())
+    kernel = moduleKernel(c->kernel(), &why);
+  else
     kernel = sessionKernel(c->kernel(), &why);
-  }
   if (!kernel)
     return OpStatus::fail(kErrInvalidDeviceFunction, why);
   *a.what += " (" +
